@@ -1,0 +1,90 @@
+// One member cluster as the scheduler sees it: its nodes, what is free on each
+// (allocatable minus what the agent reported allocated minus what the hub has
+// reserved but the agent has not yet reported), and an index of nodes by free
+// GPUs so that a gang fit looks at few nodes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hub/resources.hpp"
+
+namespace gantry::hub {
+
+using Labels = protocol::Labels;
+using NodeIndex = std::uint32_t;
+
+struct NodeSpec {
+  std::string name;
+  Labels labels;
+  ResourceVector allocatable;
+  ResourceVector allocated;
+};
+
+struct Node {
+  std::string name;
+  Labels labels;
+  ResourceVector allocatable;
+  ResourceVector free;
+};
+
+class ClusterState {
+ public:
+  explicit ClusterState(std::string name);
+
+  const std::string& name() const { return name_; }
+  bool ready() const { return ready_; }
+  void set_ready(bool ready) { ready_ = ready; }
+  const Labels& labels() const { return labels_; }
+  void set_labels(Labels labels) { labels_ = std::move(labels); }
+
+  // Replaces every node from a usage report: free = allocatable - allocated.
+  // Bumps report_generation().
+  void set_nodes(const std::vector<NodeSpec>& nodes);
+  std::uint64_t report_generation() const { return report_generation_; }
+
+  std::size_t node_count() const { return nodes_.size(); }
+  const Node& node(NodeIndex index) const { return nodes_[index]; }
+  std::optional<NodeIndex> find_node(const std::string& name) const;
+
+  // Moves resources out of / back into a node's free pool, keeping totals and
+  // the free-GPU index current. O(1).
+  void take(NodeIndex index, const ResourceVector& amount);
+  void give(NodeIndex index, const ResourceVector& amount);
+
+  const ResourceVector& total_allocatable() const { return total_allocatable_; }
+  const ResourceVector& total_free() const { return total_free_; }
+  // Largest per-node allocatable, per resource (a replica larger than this can
+  // never fit in this cluster).
+  const ResourceVector& largest_node() const { return largest_node_; }
+  std::int64_t max_node_gpus() const { return largest_node_.gpus(); }
+
+  // Nodes whose free whole GPUs equal `gpus` (0 .. max_node_gpus()).
+  const std::vector<NodeIndex>& nodes_with_free_gpus(std::int64_t gpus) const {
+    return free_gpu_buckets_[static_cast<std::size_t>(gpus)];
+  }
+  // Count of nodes with at least `gpus` free whole GPUs; O(max_node_gpus).
+  std::size_t count_nodes_with_at_least(std::int64_t gpus) const;
+
+ private:
+  void bucket_insert(NodeIndex index);
+  void bucket_erase(NodeIndex index);
+  std::size_t bucket_of(const Node& node) const;
+
+  std::string name_;
+  bool ready_ = false;
+  Labels labels_;
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, NodeIndex> node_by_name_;
+  ResourceVector total_allocatable_;
+  ResourceVector total_free_;
+  ResourceVector largest_node_;
+  std::uint64_t report_generation_ = 0;
+  std::vector<std::vector<NodeIndex>> free_gpu_buckets_;
+  std::vector<std::uint32_t> position_in_bucket_;
+};
+
+}  // namespace gantry::hub

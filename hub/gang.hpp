@@ -1,0 +1,39 @@
+// The shape of a gang: what placement needs to know about a job, without the
+// job's containers, commands or names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hub/resources.hpp"
+
+namespace gantry::hub {
+
+struct TaskShape {
+  std::string name;
+  std::int32_t replicas = 1;
+  ResourceVector per_replica;  // sum of the containers' requests
+  protocol::Labels node_selector;
+};
+
+struct GangShape {
+  std::vector<TaskShape> tasks;
+  // Replicas that must start together; 1 <= min_available <= total_replicas().
+  std::int32_t min_available = 1;
+
+  std::int32_t total_replicas() const;
+  ResourceVector total() const;  // every replica
+  // Resources of the min_available cheapest replicas: no cluster with less
+  // free than this can admit the gang.
+  ResourceVector minimum() const;
+};
+
+// A one-task gang of `replicas` replicas, each asking for `per_replica`.
+GangShape make_uniform_gang(std::int32_t replicas, const ResourceVector& per_replica);
+
+// The ITP-trace convention: g <= gpus_per_node GPUs run as one replica; more
+// run as ceil(g / gpus_per_node) replicas of gpus_per_node GPUs each.
+GangShape make_gpu_gang(std::int64_t gpus, std::int64_t gpus_per_node);
+
+}  // namespace gantry::hub

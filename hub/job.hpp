@@ -1,0 +1,93 @@
+// A job as the scheduling core tracks it: its gang shape, where it is in its
+// life, and why it is waiting. The full Volcano spec rides along (shared,
+// immutable) only so the hub can hand it to an agent; the core never reads it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hub/gang.hpp"
+#include "protocol/messages.hpp"
+
+namespace gantry::hub {
+
+using TimeMs = std::int64_t;
+using JobId = std::uint32_t;
+using QueueIndex = std::uint32_t;
+using ClusterIndex = std::uint32_t;
+using DispatchId = std::uint64_t;
+inline constexpr ClusterIndex kNoCluster = ~ClusterIndex{0};
+
+enum class JobPhase : std::uint8_t {
+  kPending,     // queued, waiting for a place
+  kDispatched,  // sent to a cluster, waiting for its agent to admit
+  kRunning,     // admitted by the agent
+  kCompleted,
+  kFailed,
+  kAborted,  // cancelled
+};
+// Volcano phase name shown to users (kDispatched shows as "Pending").
+std::string_view phase_name(JobPhase phase);
+bool is_terminal(JobPhase phase);
+
+// Why a job is not running, kept as numbers and turned into text only when
+// someone asks (describe / get), so a failed decision never allocates.
+struct PendingReason {
+  enum class Kind : std::uint8_t {
+    kNone,
+    kNotYetConsidered,
+    kBehindQueueHead,        // strict FIFO: an older job of the queue waits first
+    kNoReadyCluster,
+    kExceedsEveryCluster,    // larger than any cluster's total allocatable
+    kInsufficientCapacity,   // no cluster has that much free now
+    kGangDoesNotFitNodes,    // enough in total, not on nodes
+    kRejectedByCluster,      // the agent refused the dispatch
+    kClusterLost,            // its cluster went away; requeued
+    kNoAllowedCluster,       // pinned to clusters that do not exist / are not ready
+  };
+  Kind kind = Kind::kNotYetConsidered;
+  ResourceId resource = 0;           // the resource short
+  ClusterIndex cluster = kNoCluster; // the best cluster found
+  std::int64_t needed = 0;           // milli-units or replicas, by kind
+  std::int64_t available = 0;        // best found
+  std::int32_t replicas_needed = 0;
+  std::int32_t replicas_placed = 0;
+};
+
+struct JobRequest {
+  std::string name;
+  std::string queue = "default";
+  std::int32_t priority = 0;
+  GangShape gang;
+  std::vector<std::string> allowed_clusters;  // empty: any cluster
+  std::shared_ptr<const protocol::JobSpec> spec;  // optional: what agents get
+};
+
+struct Job {
+  std::string name;
+  QueueIndex queue = 0;
+  std::int32_t priority = 0;
+  std::uint64_t sequence = 0;  // submission order, breaks ties
+  TimeMs submitted_ms = 0;
+  TimeMs started_ms = 0;
+  TimeMs finished_ms = 0;
+  GangShape gang;
+  std::vector<ClusterIndex> allowed_clusters;  // empty: any
+  std::shared_ptr<const protocol::JobSpec> spec;
+
+  JobPhase phase = JobPhase::kPending;
+  PendingReason reason;
+  std::string message;  // last message from the agent (why it failed, ...)
+  std::int32_t requeues = 0;
+  DispatchId dispatch = 0;        // current dispatch, 0 when none
+  ClusterIndex cluster = kNoCluster;  // where it runs / ran
+  // A cluster that rejected this job is skipped until it reports again.
+  ClusterIndex rejected_by = kNoCluster;
+  std::uint64_t rejected_at_generation = 0;
+  std::vector<protocol::TaskStatus> tasks;
+};
+
+}  // namespace gantry::hub

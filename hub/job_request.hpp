@@ -1,0 +1,18 @@
+// Turns a parsed Volcano JobSpec into what the core schedules.
+#pragma once
+
+#include <memory>
+
+#include "hub/job.hpp"
+
+namespace gantry::hub {
+
+// Annotation that pins a job to clusters: "gantry.io/clusters: a,b".
+inline constexpr const char* kClustersAnnotation = "gantry.io/clusters";
+
+// Builds the gang shape (per-replica requests = sum of container requests),
+// resolves minAvailable (0 = all replicas). Throws FieldError naming the field
+// when minAvailable exceeds the replicas or a task has no replicas.
+JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec);
+
+}  // namespace gantry::hub

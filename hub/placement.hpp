@@ -1,0 +1,43 @@
+// Node-level gang fit inside one cluster. A gang fits when at least
+// min_available replicas can each be put on a node that has room for the whole
+// replica (and matches its node selector). Placement is greedy best-fit,
+// largest replicas first, over the cluster's free-GPU index.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hub/cluster_state.hpp"
+#include "hub/gang.hpp"
+
+namespace gantry::hub {
+
+struct NodeAssignment {
+  std::uint32_t task = 0;  // index into GangShape::tasks
+  NodeIndex node = 0;
+  ResourceVector amount;  // what this replica takes on the node
+};
+
+struct FitResult {
+  bool fits = false;
+  std::int32_t placed = 0;  // replicas that found a node (best effort)
+};
+
+// Reusable scratch so a decision does not allocate once warmed up.
+class GangPlacer {
+ public:
+  // On success takes the resources from `cluster` and appends one entry per
+  // placed replica to `out` (cleared first). On failure `cluster` is unchanged.
+  FitResult place(ClusterState& cluster, const GangShape& gang, std::vector<NodeAssignment>& out);
+  // Like place(), but always leaves `cluster` unchanged.
+  FitResult check(ClusterState& cluster, const GangShape& gang);
+
+ private:
+  std::vector<NodeAssignment> scratch_;
+  std::vector<std::uint32_t> task_order_;
+};
+
+// Gives back what place() took.
+void release(ClusterState& cluster, const std::vector<NodeAssignment>& assignment);
+
+}  // namespace gantry::hub

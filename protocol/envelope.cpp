@@ -1,0 +1,109 @@
+#include "protocol/envelope.hpp"
+
+#include <exception>
+
+namespace gantry::protocol {
+
+std::string encode_frame(MessageType type, std::uint64_t seq, std::string_view payload) {
+  msgpack::sbuffer buffer;
+  msgpack::packer<msgpack::sbuffer> packer(buffer);
+  packer.pack_array(4);
+  packer.pack(kProtocolVersion);
+  packer.pack(static_cast<std::uint16_t>(type));
+  packer.pack(seq);
+  packer.pack_bin(static_cast<std::uint32_t>(payload.size()));
+  packer.pack_bin_body(payload.data(), static_cast<std::uint32_t>(payload.size()));
+  return std::string(buffer.data(), buffer.size());
+}
+
+namespace {
+
+bool read_header(const msgpack::object& root, Envelope& out, DecodeError& error) {
+  if (root.type != msgpack::type::ARRAY || root.via.array.size != 4) {
+    error = {"bad_frame", "frame is not a 4-element envelope array"};
+    return false;
+  }
+  const msgpack::object* items = root.via.array.ptr;
+  if (items[0].type != msgpack::type::POSITIVE_INTEGER ||
+      items[1].type != msgpack::type::POSITIVE_INTEGER ||
+      items[2].type != msgpack::type::POSITIVE_INTEGER || items[3].type != msgpack::type::BIN) {
+    error = {"bad_frame", "envelope fields have the wrong types"};
+    return false;
+  }
+  const std::uint64_t version = items[0].via.u64;
+  const std::uint64_t type = items[1].via.u64;
+  out.seq = items[2].via.u64;
+  if (version != kProtocolVersion) {
+    error = {"bad_version", "protocol version " + std::to_string(version) + " is not supported (this peer speaks " +
+                                std::to_string(kProtocolVersion) + ")"};
+    return false;
+  }
+  if (type > 0xFFFF || !is_known_message_type(static_cast<std::uint16_t>(type))) {
+    error = {"unknown_type", "message type " + std::to_string(type) + " is unknown"};
+    return false;
+  }
+  out.version = static_cast<std::uint16_t>(version);
+  out.type = static_cast<MessageType>(type);
+  out.payload.assign(items[3].via.bin.ptr, items[3].via.bin.size);
+  return true;
+}
+
+}  // namespace
+
+std::optional<Envelope> decode_envelope(std::string_view frame, DecodeError& error) {
+  if (frame.empty()) {
+    error = {"bad_frame", "empty frame"};
+    return std::nullopt;
+  }
+  try {
+    std::size_t offset = 0;
+    msgpack::object_handle handle = msgpack::unpack(frame.data(), frame.size(), offset);
+    if (offset != frame.size()) {
+      error = {"bad_frame", "trailing bytes after the envelope"};
+      return std::nullopt;
+    }
+    Envelope envelope;
+    if (!read_header(handle.get(), envelope, error)) return std::nullopt;
+    return envelope;
+  } catch (const std::exception& e) {
+    error = {"bad_frame", std::string("undecodable frame: ") + e.what()};
+    return std::nullopt;
+  }
+}
+
+std::string encode_error(std::uint64_t seq, const DecodeError& error) {
+  return encode(ErrorReply{error.code, error.message}, seq);
+}
+
+bool is_known_message_type(std::uint16_t raw) {
+  return !message_type_name(static_cast<MessageType>(raw)).empty() && raw != 0;
+}
+
+std::string_view message_type_name(MessageType type) {
+  switch (type) {
+    case MessageType::kUnknown: return "Unknown";
+    case MessageType::kHello: return "Hello";
+    case MessageType::kWelcome: return "Welcome";
+    case MessageType::kHeartbeat: return "Heartbeat";
+    case MessageType::kUsageReport: return "UsageReport";
+    case MessageType::kDispatch: return "Dispatch";
+    case MessageType::kAdmit: return "Admit";
+    case MessageType::kReject: return "Reject";
+    case MessageType::kStatusUpdate: return "StatusUpdate";
+    case MessageType::kCancel: return "Cancel";
+    case MessageType::kErrorReply: return "ErrorReply";
+    case MessageType::kSubmitJobRequest: return "SubmitJobRequest";
+    case MessageType::kSubmitJobReply: return "SubmitJobReply";
+    case MessageType::kListRequest: return "ListRequest";
+    case MessageType::kListReply: return "ListReply";
+    case MessageType::kDescribeRequest: return "DescribeRequest";
+    case MessageType::kDescribeReply: return "DescribeReply";
+    case MessageType::kCancelRequest: return "CancelRequest";
+    case MessageType::kApplyRequest: return "ApplyRequest";
+    case MessageType::kDeleteRequest: return "DeleteRequest";
+    case MessageType::kAdminResult: return "AdminResult";
+  }
+  return "";
+}
+
+}  // namespace gantry::protocol

@@ -1,0 +1,297 @@
+// Every message that crosses a process boundary in Gantry: hub <-> agent and
+// hub <-> gantryctl. One place, so that a reader sees the whole wire contract.
+//
+// Conventions:
+// - Resource quantities are int64 *milli-units* keyed by resource name
+//   ("cpu": 1500 is 1.5 cores, "memory": 1024000 is 1 KiB, "nvidia.com/gpu":
+//   8000 is 8 GPUs), as Kubernetes' MilliValue. Converting to display units is
+//   the console's job.
+// - Timestamps are int64 milliseconds since the Unix epoch, set by the process
+//   that owns the clock (never by the pure core).
+// - Structs use MSGPACK_DEFINE_MAP so a newer peer may add fields: an older
+//   peer ignores keys it does not know, and missing keys keep their defaults.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <msgpack.hpp>
+#include <string>
+#include <vector>
+
+namespace gantry::protocol {
+
+constexpr std::uint16_t kProtocolVersion = 1;
+
+using ResourceList = std::map<std::string, std::int64_t>;  // name -> milli-units
+using Labels = std::map<std::string, std::string>;
+
+// ---------------------------------------------------------------- job spec
+struct EnvVar {
+  std::string name;
+  std::string value;
+  MSGPACK_DEFINE_MAP(name, value);
+};
+
+struct ContainerSpec {
+  std::string name;
+  std::string image;
+  std::vector<std::string> command;
+  std::vector<std::string> args;
+  std::vector<EnvVar> env;
+  ResourceList requests;
+  ResourceList limits;
+  MSGPACK_DEFINE_MAP(name, image, command, args, env, requests, limits);
+};
+
+struct TaskSpec {
+  std::string name;
+  std::int32_t replicas = 1;
+  Labels node_selector;  // template.spec.nodeSelector, e.g. nvidia.com/gpu.product
+  std::vector<ContainerSpec> containers;
+  MSGPACK_DEFINE_MAP(name, replicas, node_selector, containers);
+};
+
+// A Volcano Job (batch.volcano.sh/v1alpha1), reduced to what Gantry uses.
+struct JobSpec {
+  std::string name;
+  std::string queue = "default";
+  std::string priority_class;  // spec.priorityClassName
+  std::int32_t priority = 0;   // resolved priority value
+  std::int32_t min_available = 0;  // 0 = all replicas
+  std::int32_t max_retry = 3;
+  Labels annotations;  // metadata.annotations (gantry.io/sim-duration, ...)
+  std::vector<TaskSpec> tasks;
+  MSGPACK_DEFINE_MAP(name, queue, priority_class, priority, min_available, max_retry,
+                     annotations, tasks);
+};
+
+// ---------------------------------------------------------------- status
+// Volcano job phases, as strings on the wire and in gantryctl output.
+namespace phase {
+inline constexpr const char* kPending = "Pending";
+inline constexpr const char* kRunning = "Running";
+inline constexpr const char* kRestarting = "Restarting";
+inline constexpr const char* kCompleted = "Completed";
+inline constexpr const char* kFailed = "Failed";
+inline constexpr const char* kAborted = "Aborted";
+}  // namespace phase
+
+struct TaskStatus {
+  std::string name;
+  std::int32_t pending = 0;
+  std::int32_t running = 0;
+  std::int32_t succeeded = 0;
+  std::int32_t failed = 0;
+  MSGPACK_DEFINE_MAP(name, pending, running, succeeded, failed);
+};
+
+// ---------------------------------------------------------------- agent <-> hub
+struct NodeUsage {
+  std::string name;
+  Labels labels;
+  ResourceList allocatable;
+  ResourceList allocated;
+  std::string gpu_model;  // also present as label nvidia.com/gpu.product
+  MSGPACK_DEFINE_MAP(name, labels, allocatable, allocated, gpu_model);
+};
+
+// agent -> hub, first message of a session and after every reconnect.
+struct Hello {
+  std::string cluster;
+  Labels labels;
+  std::string agent_version;
+  std::vector<std::uint64_t> running_dispatches;  // what the agent still runs
+  MSGPACK_DEFINE_MAP(cluster, labels, agent_version, running_dispatches);
+};
+
+// hub -> agent, answer to Hello.
+struct Welcome {
+  std::uint64_t hub_epoch = 0;  // changes on every hub start
+  std::int32_t heartbeat_interval_ms = 1000;
+  std::int32_t heartbeat_liveness = 3;  // missed intervals before the peer is dead
+  MSGPACK_DEFINE_MAP(hub_epoch, heartbeat_interval_ms, heartbeat_liveness);
+};
+
+// both directions; the hub echoes each agent heartbeat so agents notice a dead hub.
+struct Heartbeat {
+  std::string cluster;
+  std::uint64_t hub_epoch = 0;
+  MSGPACK_DEFINE_MAP(cluster, hub_epoch);
+};
+
+// agent -> hub, on register and whenever allocation changes.
+struct UsageReport {
+  std::string cluster;
+  std::vector<NodeUsage> nodes;
+  // Dispatches whose resources are already counted in `allocated`; the hub drops
+  // its own reservation for these.
+  std::vector<std::uint64_t> accounted_dispatches;
+  MSGPACK_DEFINE_MAP(cluster, nodes, accounted_dispatches);
+};
+
+// hub -> agent: run (part of) a job. task_replicas: task name -> replicas here.
+struct Dispatch {
+  std::uint64_t dispatch_id = 0;
+  JobSpec job;
+  std::map<std::string, std::int32_t> task_replicas;
+  MSGPACK_DEFINE_MAP(dispatch_id, job, task_replicas);
+};
+
+// agent -> hub: the whole gang fit and was started.
+struct Admit {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  MSGPACK_DEFINE_MAP(dispatch_id, job);
+};
+
+// agent -> hub: the gang does not fit here now; the hub requeues it.
+struct Reject {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  std::string reason;
+  MSGPACK_DEFINE_MAP(dispatch_id, job, reason);
+};
+
+// agent -> hub: progress of an admitted dispatch.
+struct StatusUpdate {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  std::string phase;  // protocol::phase
+  std::vector<TaskStatus> tasks;
+  std::string message;
+  MSGPACK_DEFINE_MAP(dispatch_id, job, phase, tasks, message);
+};
+
+// hub -> agent: stop a dispatch (kill its processes).
+struct Cancel {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  MSGPACK_DEFINE_MAP(dispatch_id, job);
+};
+
+// Either direction: answer to a frame that could not be handled.
+struct ErrorReply {
+  std::string code;  // "bad_version", "unknown_type", "bad_payload", "not_registered", ...
+  std::string message;
+  MSGPACK_DEFINE_MAP(code, message);
+};
+
+// ---------------------------------------------------------------- console <-> hub
+struct SubmitJobRequest {
+  std::string yaml;  // a Volcano Job document
+  MSGPACK_DEFINE_MAP(yaml);
+};
+
+struct SubmitJobReply {
+  bool ok = false;
+  std::string job;
+  std::string error;  // names the field and value when the YAML is refused
+  MSGPACK_DEFINE_MAP(ok, job, error);
+};
+
+// What gantryctl get ... lists.
+struct ListRequest {
+  std::string kind;  // "jobs" | "clusters" | "queues"
+  MSGPACK_DEFINE_MAP(kind);
+};
+
+struct JobInfo {
+  std::string name;
+  std::string queue;
+  std::string phase;
+  std::vector<std::string> clusters;  // where it runs or ran
+  std::string reason;                 // why it is pending / failed
+  std::int32_t priority = 0;
+  std::int32_t min_available = 0;
+  std::int32_t replicas = 0;
+  std::int32_t requeues = 0;
+  ResourceList requests;  // whole gang
+  std::int64_t submitted_ms = 0;
+  std::int64_t started_ms = 0;
+  std::int64_t finished_ms = 0;
+  std::vector<TaskStatus> tasks;
+  MSGPACK_DEFINE_MAP(name, queue, phase, clusters, reason, priority, min_available, replicas,
+                     requeues, requests, submitted_ms, started_ms, finished_ms, tasks);
+};
+
+struct ClusterInfo {
+  std::string name;
+  bool ready = false;
+  std::int32_t nodes = 0;
+  Labels labels;
+  ResourceList capacity;
+  ResourceList allocated;
+  std::int64_t last_seen_ms = 0;
+  MSGPACK_DEFINE_MAP(name, ready, nodes, labels, capacity, allocated, last_seen_ms);
+};
+
+struct QueueInfo {
+  std::string name;
+  std::string parent;
+  std::int32_t weight = 1;
+  std::int32_t priority = 0;
+  std::string state;  // Open | Closed
+  bool reclaimable = true;
+  ResourceList allocated;
+  ResourceList deserved;
+  ResourceList capability;
+  ResourceList guarantee;
+  ResourceList pending;
+  double share = 0.0;
+  MSGPACK_DEFINE_MAP(name, parent, weight, priority, state, reclaimable, allocated, deserved,
+                     capability, guarantee, pending, share);
+};
+
+struct ListReply {
+  bool ok = true;
+  std::string error;
+  std::vector<JobInfo> jobs;
+  std::vector<ClusterInfo> clusters;
+  std::vector<QueueInfo> queues;
+  MSGPACK_DEFINE_MAP(ok, error, jobs, clusters, queues);
+};
+
+struct DescribeRequest {
+  std::string kind;  // "job" | "queue" | "cluster"
+  std::string name;
+  MSGPACK_DEFINE_MAP(kind, name);
+};
+
+struct DescribeReply {
+  bool ok = false;
+  std::string error;
+  JobInfo job;
+  QueueInfo queue;
+  ClusterInfo cluster;
+  JobSpec spec;
+  std::vector<std::string> events;  // human-readable history, oldest first
+  MSGPACK_DEFINE_MAP(ok, error, job, queue, cluster, spec, events);
+};
+
+struct CancelRequest {
+  std::string kind;  // "job"
+  std::string name;
+  MSGPACK_DEFINE_MAP(kind, name);
+};
+
+// apply -f (queues) and delete queue.
+struct ApplyRequest {
+  std::string yaml;
+  MSGPACK_DEFINE_MAP(yaml);
+};
+
+struct DeleteRequest {
+  std::string kind;  // "queue"
+  std::string name;
+  MSGPACK_DEFINE_MAP(kind, name);
+};
+
+// Generic answer for cancel / apply / delete.
+struct AdminResult {
+  bool ok = false;
+  std::string message;
+  std::string error;
+  MSGPACK_DEFINE_MAP(ok, message, error);
+};
+
+}  // namespace gantry::protocol

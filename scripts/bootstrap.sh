@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian bookworm package Gantry's build, tests and examples need.
+# Idempotent: does nothing when everything is already installed.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  libcaf-dev libboost-dev
+  libzmq3-dev cppzmq-dev libsodium-dev
+  libmsgpack-cxx-dev libspdlog-dev libyaml-cpp-dev libsqlite3-dev
+  libgtest-dev
+  python3 python3-torch   # the gang end-to-end test rendezvous with real gloo
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "bootstrap: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
