@@ -1,1 +1,166 @@
-// being written
+#include "config/volcano_job.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <regex>
+#include <set>
+
+#include "config/yaml_fields.hpp"
+#include "hub/field_error.hpp"
+#include "hub/quantity.hpp"
+
+namespace gantry::config {
+
+using hub::FieldError;
+
+namespace {
+
+constexpr const char* kApiVersion = "batch.volcano.sh/v1alpha1";
+
+// Volcano Job fields Gantry accepts. Fields Gantry does not act on yet
+// (policies, plugins, ...) are accepted so real Volcano jobs load; anything
+// else is a typo or a field from another API and is refused.
+const std::set<std::string> kTopFields{"apiVersion", "kind", "metadata", "spec", "status"};
+const std::set<std::string> kMetadataFields{"name", "namespace", "labels", "annotations", "generateName"};
+const std::set<std::string> kSpecFields{
+    "queue",   "minAvailable", "priorityClassName", "priority", "maxRetry", "tasks",
+    "schedulerName", "policies", "plugins", "volumes", "ttlSecondsAfterFinished", "minSuccess",
+    "runningEstimate", "networkTopology"};
+const std::set<std::string> kTaskFields{"name",     "replicas",  "minAvailable", "template",
+                                        "policies", "maxRetry", "dependsOn",    "topologyPolicy"};
+
+void check_name(const std::string& field, const std::string& name) {
+  static const std::regex kDns1123(R"([a-z0-9]([-a-z0-9.]*[a-z0-9])?)");
+  if (name.empty()) throw FieldError(field, "", "is required");
+  if (name.size() > 253 || !std::regex_match(name, kDns1123))
+    throw FieldError(field, name,
+                     "must be a DNS-1123 name: lowercase letters, digits, '-' and '.', "
+                     "starting and ending with a letter or digit");
+}
+
+protocol::ResourceList read_resources(const YAML::Node& node, const std::string& field) {
+  protocol::ResourceList out;
+  if (!node) return out;
+  require_map(node, field);
+  for (const auto& entry : node) {
+    const std::string name = entry.first.as<std::string>();
+    const std::string item = field + "." + name;
+    const std::string text = scalar_text(entry.second, item);
+    try {
+      out[name] = hub::parse_quantity_milli(text);
+    } catch (const std::invalid_argument& e) {
+      throw FieldError(item, text, "is not a valid quantity");
+    }
+  }
+  return out;
+}
+
+protocol::ContainerSpec read_container(const YAML::Node& node, const std::string& field) {
+  require_map(node, field);
+  protocol::ContainerSpec container;
+  container.name = optional_string(node, "name", field);
+  container.image = optional_string(node, "image", field);
+  container.command = string_list(node["command"], field + ".command");
+  container.args = string_list(node["args"], field + ".args");
+  if (const YAML::Node env = node["env"]) {
+    require_sequence(env, field + ".env");
+    for (std::size_t i = 0; i < env.size(); ++i) {
+      const std::string item = field + ".env[" + std::to_string(i) + "]";
+      require_map(env[i], item);
+      protocol::EnvVar var{optional_string(env[i], "name", item), optional_string(env[i], "value", item)};
+      if (var.name.empty()) throw FieldError(item + ".name", "", "is required");
+      container.env.push_back(std::move(var));
+    }
+  }
+  if (const YAML::Node resources = node["resources"]) {
+    require_map(resources, field + ".resources");
+    container.requests = read_resources(resources["requests"], field + ".resources.requests");
+    container.limits = read_resources(resources["limits"], field + ".resources.limits");
+    // Kubernetes: a limit without a request makes the request equal the limit.
+    for (const auto& [name, milli] : container.limits) container.requests.emplace(name, milli);
+  }
+  return container;
+}
+
+protocol::TaskSpec read_task(const YAML::Node& node, const std::string& field) {
+  require_map(node, field);
+  reject_unknown(node, kTaskFields, field);
+  protocol::TaskSpec task;
+  task.name = optional_string(node, "name", field);
+  check_name(field + ".name", task.name);
+  task.replicas = optional_int(node, "replicas", field, 1);
+  if (task.replicas < 1) throw FieldError(field + ".replicas", std::to_string(task.replicas), "must be at least 1");
+  const std::string template_field = field + ".template";
+  const YAML::Node pod = node["template"]["spec"];
+  if (!pod) throw FieldError(template_field + ".spec", "", "is required");
+  const std::string pod_field = template_field + ".spec";
+  require_map(pod, pod_field);
+  if (const YAML::Node selector = pod["nodeSelector"]) task.node_selector = string_map(selector, pod_field + ".nodeSelector");
+  const YAML::Node containers = pod["containers"];
+  if (!containers || containers.size() == 0)
+    throw FieldError(pod_field + ".containers", "", "a task needs at least one container");
+  require_sequence(containers, pod_field + ".containers");
+  for (std::size_t i = 0; i < containers.size(); ++i)
+    task.containers.push_back(read_container(containers[i], pod_field + ".containers[" + std::to_string(i) + "]"));
+  return task;
+}
+
+void read_spec(const YAML::Node& spec, protocol::JobSpec& job, const PriorityClasses& classes) {
+  require_map(spec, "spec");
+  reject_unknown(spec, kSpecFields, "spec");
+  job.queue = optional_string(spec, "queue", "spec");
+  if (job.queue.empty()) job.queue = "default";
+  job.min_available = optional_int(spec, "minAvailable", "spec", 0);
+  if (job.min_available < 0) throw FieldError("spec.minAvailable", std::to_string(job.min_available), "must not be negative");
+  job.max_retry = optional_int(spec, "maxRetry", "spec", 3);
+  job.priority_class = optional_string(spec, "priorityClassName", "spec");
+  auto known = classes.find(job.priority_class);
+  if (known == classes.end()) throw FieldError("spec.priorityClassName", job.priority_class, "unknown PriorityClass");
+  job.priority = spec["priority"] ? optional_int(spec, "priority", "spec", 0) : known->second;
+  const YAML::Node tasks = spec["tasks"];
+  if (!tasks || tasks.size() == 0) throw FieldError("spec.tasks", "", "a job needs at least one task");
+  require_sequence(tasks, "spec.tasks");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const std::string field = "spec.tasks[" + std::to_string(i) + "]";
+    protocol::TaskSpec task = read_task(tasks[i], field);
+    if (!names.insert(task.name).second) throw FieldError(field + ".name", task.name, "duplicate task name");
+    job.tasks.push_back(std::move(task));
+  }
+  std::int32_t replicas = 0;
+  for (const auto& task : job.tasks) replicas += task.replicas;
+  if (job.min_available > replicas)
+    throw FieldError("spec.minAvailable", std::to_string(job.min_available),
+                     "exceeds the job's " + std::to_string(replicas) + " replicas");
+}
+
+}  // namespace
+
+const PriorityClasses& default_priority_classes() {
+  static const PriorityClasses classes{
+      {"", 0}, {"default-priority", 0}, {"high-priority", 1000}, {"low-priority", -1000}};
+  return classes;
+}
+
+protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses& classes) {
+  const YAML::Node root = load_document(yaml);
+  reject_unknown(root, kTopFields, "");
+  const std::string api_version = optional_string(root, "apiVersion", "");
+  if (api_version != kApiVersion) throw FieldError("apiVersion", api_version, std::string("must be ") + kApiVersion);
+  const std::string kind = optional_string(root, "kind", "");
+  if (kind != "Job") throw FieldError("kind", kind, "must be Job");
+  protocol::JobSpec job;
+  const YAML::Node metadata = root["metadata"];
+  if (!metadata) throw FieldError("metadata.name", "", "is required");
+  require_map(metadata, "metadata");
+  reject_unknown(metadata, kMetadataFields, "metadata");
+  job.name = optional_string(metadata, "name", "metadata");
+  check_name("metadata.name", job.name);
+  if (const YAML::Node annotations = metadata["annotations"]) job.annotations = string_map(annotations, "metadata.annotations");
+  const YAML::Node spec = root["spec"];
+  if (!spec) throw FieldError("spec", "", "is required");
+  read_spec(spec, job, classes);
+  return job;
+}
+
+}  // namespace gantry::config

@@ -1,1 +1,82 @@
-// being written
+#include "hub/cluster_state.hpp"
+
+#include <algorithm>
+
+namespace gantry::hub {
+
+ClusterState::ClusterState(std::string name) : name_(std::move(name)), free_gpu_buckets_(1) {}
+
+void ClusterState::set_nodes(const std::vector<NodeSpec>& nodes) {
+  nodes_.clear();
+  node_by_name_.clear();
+  total_allocatable_ = {};
+  total_free_ = {};
+  largest_node_ = {};
+  nodes_.reserve(nodes.size());
+  for (const NodeSpec& spec : nodes) {
+    Node node{spec.name, spec.labels, spec.allocatable, spec.allocatable - spec.allocated};
+    total_allocatable_ += node.allocatable;
+    total_free_ += node.free;
+    largest_node_ = largest_node_.max_with(node.allocatable);
+    node_by_name_[node.name] = static_cast<NodeIndex>(nodes_.size());
+    nodes_.push_back(std::move(node));
+  }
+  free_gpu_buckets_.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, max_node_gpus())) + 1, {});
+  position_in_bucket_.assign(nodes_.size(), 0);
+  for (NodeIndex i = 0; i < nodes_.size(); ++i) bucket_insert(i);
+  ++report_generation_;
+}
+
+std::optional<NodeIndex> ClusterState::find_node(const std::string& name) const {
+  auto it = node_by_name_.find(name);
+  if (it == node_by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ClusterState::take(NodeIndex index, const ResourceVector& amount) {
+  bucket_erase(index);
+  nodes_[index].free -= amount;
+  total_free_ -= amount;
+  bucket_insert(index);
+}
+
+void ClusterState::give(NodeIndex index, const ResourceVector& amount) {
+  bucket_erase(index);
+  nodes_[index].free += amount;
+  total_free_ += amount;
+  bucket_insert(index);
+}
+
+std::size_t ClusterState::count_nodes_with_at_least(std::int64_t gpus) const {
+  std::size_t count = 0;
+  for (std::size_t b = static_cast<std::size_t>(std::max<std::int64_t>(0, gpus));
+       b < free_gpu_buckets_.size(); ++b)
+    count += free_gpu_buckets_[b].size();
+  return count;
+}
+
+// Free GPUs can exceed the largest node's allocatable only transiently (never in
+// practice) and go negative when an agent reports more allocated than the hub
+// expected; both are clamped so every node stays indexed.
+std::size_t ClusterState::bucket_of(const Node& node) const {
+  const std::int64_t gpus = std::clamp<std::int64_t>(node.free.gpus(), 0,
+                                                     static_cast<std::int64_t>(free_gpu_buckets_.size()) - 1);
+  return static_cast<std::size_t>(gpus);
+}
+
+void ClusterState::bucket_insert(NodeIndex index) {
+  auto& bucket = free_gpu_buckets_[bucket_of(nodes_[index])];
+  position_in_bucket_[index] = static_cast<std::uint32_t>(bucket.size());
+  bucket.push_back(index);
+}
+
+void ClusterState::bucket_erase(NodeIndex index) {
+  auto& bucket = free_gpu_buckets_[bucket_of(nodes_[index])];
+  const std::uint32_t position = position_in_bucket_[index];
+  const NodeIndex moved = bucket.back();
+  bucket[position] = moved;
+  position_in_bucket_[moved] = position;
+  bucket.pop_back();
+}
+
+}  // namespace gantry::hub

@@ -1,1 +1,55 @@
-// being written
+#include "hub/gang.hpp"
+
+#include <algorithm>
+
+namespace gantry::hub {
+
+std::int32_t GangShape::total_replicas() const {
+  std::int32_t total = 0;
+  for (const TaskShape& task : tasks) total += task.replicas;
+  return total;
+}
+
+ResourceVector GangShape::total() const {
+  ResourceVector sum;
+  for (const TaskShape& task : tasks) sum += task.per_replica * task.replicas;
+  return sum;
+}
+
+ResourceVector GangShape::minimum() const {
+  // Cheapest replicas first, judged by GPUs then CPU: a lower bound, not exact,
+  // which is all a quick reject needs.
+  std::vector<const TaskShape*> order;
+  for (const TaskShape& task : tasks) order.push_back(&task);
+  std::sort(order.begin(), order.end(), [](const TaskShape* a, const TaskShape* b) {
+    if (a->per_replica.get(kGpu) != b->per_replica.get(kGpu))
+      return a->per_replica.get(kGpu) < b->per_replica.get(kGpu);
+    return a->per_replica.get(kCpu) < b->per_replica.get(kCpu);
+  });
+  ResourceVector sum;
+  std::int32_t remaining = min_available;
+  for (const TaskShape* task : order) {
+    const std::int32_t take = std::min(remaining, task->replicas);
+    sum += task->per_replica * take;
+    remaining -= take;
+    if (remaining == 0) break;
+  }
+  return sum;
+}
+
+GangShape make_uniform_gang(std::int32_t replicas, const ResourceVector& per_replica) {
+  GangShape gang;
+  gang.tasks.push_back(TaskShape{"worker", replicas, per_replica, {}});
+  gang.min_available = replicas;
+  return gang;
+}
+
+GangShape make_gpu_gang(std::int64_t gpus, std::int64_t gpus_per_node) {
+  const std::int64_t replicas = gpus <= gpus_per_node ? 1 : (gpus + gpus_per_node - 1) / gpus_per_node;
+  const std::int64_t per_replica = gpus <= gpus_per_node ? gpus : gpus_per_node;
+  ResourceVector request;
+  request.set(kGpu, per_replica * kMilli);
+  return make_uniform_gang(static_cast<std::int32_t>(replicas), request);
+}
+
+}  // namespace gantry::hub

@@ -75,6 +75,8 @@ struct Job {
   TimeMs started_ms = 0;
   TimeMs finished_ms = 0;
   GangShape gang;
+  ResourceVector total;    // gang.total(), computed once at submit
+  ResourceVector minimum;  // gang.minimum(), computed once at submit
   std::vector<ClusterIndex> allowed_clusters;  // empty: any
   std::shared_ptr<const protocol::JobSpec> spec;
 

@@ -1,1 +1,56 @@
-// being written
+#include "hub/job_request.hpp"
+
+#include <sstream>
+
+#include "hub/field_error.hpp"
+
+namespace gantry::hub {
+
+namespace {
+
+ResourceVector replica_request(const protocol::TaskSpec& task) {
+  ResourceVector sum;
+  for (const protocol::ContainerSpec& container : task.containers)
+    sum += ResourceVector::from_list(container.requests);
+  return sum;
+}
+
+std::vector<std::string> split_clusters(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream stream(list);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    const auto begin = item.find_first_not_of(' ');
+    const auto end = item.find_last_not_of(' ');
+    if (begin != std::string::npos) out.push_back(item.substr(begin, end - begin + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
+  JobRequest request;
+  request.name = spec->name;
+  request.queue = spec->queue.empty() ? "default" : spec->queue;
+  request.priority = spec->priority;
+  if (spec->tasks.empty()) throw FieldError("spec.tasks", "", "a job needs at least one task");
+  for (std::size_t i = 0; i < spec->tasks.size(); ++i) {
+    const protocol::TaskSpec& task = spec->tasks[i];
+    if (task.replicas < 1)
+      throw FieldError("spec.tasks[" + std::to_string(i) + "].replicas", std::to_string(task.replicas),
+                       "must be at least 1");
+    request.gang.tasks.push_back(TaskShape{task.name, task.replicas, replica_request(task), task.node_selector});
+  }
+  const std::int32_t total = request.gang.total_replicas();
+  if (spec->min_available < 0 || spec->min_available > total)
+    throw FieldError("spec.minAvailable", std::to_string(spec->min_available),
+                     "must be between 1 and the job's " + std::to_string(total) + " replicas");
+  request.gang.min_available = spec->min_available == 0 ? total : spec->min_available;
+  auto pinned = spec->annotations.find(kClustersAnnotation);
+  if (pinned != spec->annotations.end()) request.allowed_clusters = split_clusters(pinned->second);
+  request.spec = std::move(spec);
+  return request;
+}
+
+}  // namespace gantry::hub

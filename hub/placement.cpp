@@ -1,1 +1,106 @@
-// being written
+#include "hub/placement.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+
+namespace gantry::hub {
+
+namespace {
+
+bool matches_selector(const Node& node, const Labels& selector) {
+  for (const auto& [key, value] : selector) {
+    auto it = node.labels.find(key);
+    if (it == node.labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+std::int64_t whole_gpus_needed(const ResourceVector& request) {
+  return (request.get(kGpu) + kMilli - 1) / kMilli;
+}
+
+// Best fit by GPUs: the node with the fewest free GPUs that still holds the
+// replica, so large holes stay open for large replicas. CPU-only replicas go
+// to nodes with the fewest free GPUs for the same reason.
+std::optional<NodeIndex> find_node_for(const ClusterState& cluster, const TaskShape& task) {
+  const std::int64_t gpus = whole_gpus_needed(task.per_replica);
+  for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket) {
+    for (NodeIndex index : cluster.nodes_with_free_gpus(bucket)) {
+      const Node& node = cluster.node(index);
+      if (task.per_replica.fits_in(node.free) && matches_selector(node, task.node_selector))
+        return index;
+    }
+  }
+  return std::nullopt;
+}
+
+// Necessary condition, O(max GPUs per node): enough GPU slots of the task's size
+// across the cluster's nodes. Rejects most hopeless gangs without touching a node.
+bool enough_gpu_slots(const ClusterState& cluster, const GangShape& gang) {
+  if (gang.min_available < gang.total_replicas()) return true;  // elastic: no simple bound
+  for (const TaskShape& task : gang.tasks) {
+    const std::int64_t gpus = whole_gpus_needed(task.per_replica);
+    if (gpus == 0) continue;
+    std::int64_t slots = 0;
+    for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket)
+      slots += static_cast<std::int64_t>(cluster.nodes_with_free_gpus(bucket).size()) * (bucket / gpus);
+    if (slots < task.replicas) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
+                            std::vector<NodeAssignment>& out) {
+  out.clear();
+  if (!enough_gpu_slots(cluster, gang)) return FitResult{false, 0};
+  task_order_.resize(gang.tasks.size());
+  std::iota(task_order_.begin(), task_order_.end(), 0u);
+  std::sort(task_order_.begin(), task_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const ResourceVector& ra = gang.tasks[a].per_replica;
+    const ResourceVector& rb = gang.tasks[b].per_replica;
+    if (ra.get(kGpu) != rb.get(kGpu)) return ra.get(kGpu) > rb.get(kGpu);
+    if (ra.get(kCpu) != rb.get(kCpu)) return ra.get(kCpu) > rb.get(kCpu);
+    return a < b;
+  });
+  std::int32_t unplaced_left = gang.total_replicas();
+  std::int32_t placed = 0;
+  bool hopeless = false;
+  for (std::uint32_t task_index : task_order_) {
+    const TaskShape& task = gang.tasks[task_index];
+    std::int32_t r = 0;
+    for (; r < task.replicas; ++r) {
+      std::optional<NodeIndex> node = find_node_for(cluster, task);
+      if (!node) break;  // identical replicas: the rest of this task cannot fit either
+      cluster.take(*node, task.per_replica);
+      out.push_back(NodeAssignment{task_index, *node, task.per_replica});
+      ++placed;
+    }
+    unplaced_left -= task.replicas;
+    if (placed + unplaced_left < gang.min_available) {
+      hopeless = true;
+      break;
+    }
+  }
+  if (hopeless || placed < gang.min_available) {
+    release(cluster, out);
+    out.clear();
+    return FitResult{false, placed};
+  }
+  return FitResult{true, placed};
+}
+
+FitResult GangPlacer::check(ClusterState& cluster, const GangShape& gang) {
+  FitResult result = place(cluster, gang, scratch_);
+  if (result.fits) release(cluster, scratch_);
+  scratch_.clear();
+  return result;
+}
+
+void release(ClusterState& cluster, const std::vector<NodeAssignment>& assignment) {
+  for (const NodeAssignment& entry : assignment) cluster.give(entry.node, entry.amount);
+}
+
+}  // namespace gantry::hub

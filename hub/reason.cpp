@@ -1,1 +1,107 @@
-// being written
+// Why a job is pending: computed as numbers on a failed placement (no
+// allocation), rendered as text only when asked.
+#include <algorithm>
+
+#include "hub/quantity.hpp"
+#include "hub/scheduler.hpp"
+
+namespace gantry::hub {
+
+namespace {
+
+using Kind = PendingReason::Kind;
+
+// The first resource where `need` exceeds `have`, or the GPU if none does.
+ResourceId short_resource(const ResourceVector& need, const ResourceVector& have) {
+  ResourceId which = kGpu;
+  need.first_excess(have, which);
+  return which;
+}
+
+std::string amount(ResourceId resource, std::int64_t milli) {
+  const std::string name = ResourceNames::name(resource);
+  return format_quantity(name, milli) + " " + name;
+}
+
+}  // namespace
+
+void SchedulerCore::record_failure(Job& job) {
+  PendingReason reason;
+  bool any_ready = false;
+  ClusterIndex biggest = kNoCluster;   // most allocatable of the short resource
+  ClusterIndex roomiest = kNoCluster;  // most free of the short resource
+  bool fits_some_cluster = false;
+  for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
+    const ClusterState& cluster = clusters_[c];
+    if (!cluster.ready() || !cluster_allowed(job, c)) continue;
+    any_ready = true;
+    if (job.minimum.fits_in(cluster.total_allocatable())) fits_some_cluster = true;
+    const ResourceId r = short_resource(job.minimum, cluster.total_allocatable());
+    if (biggest == kNoCluster || cluster.total_allocatable().get(r) > clusters_[biggest].total_allocatable().get(r))
+      biggest = c;
+    const ResourceId f = short_resource(job.minimum, cluster.total_free());
+    if (roomiest == kNoCluster || cluster.total_free().get(f) > clusters_[roomiest].total_free().get(f))
+      roomiest = c;
+  }
+  if (!any_ready) {
+    reason.kind = job.allowed_clusters.empty() ? Kind::kNoReadyCluster : Kind::kNoAllowedCluster;
+  } else if (!fits_some_cluster) {
+    reason.kind = Kind::kExceedsEveryCluster;
+    reason.cluster = biggest;
+    reason.resource = short_resource(job.minimum, clusters_[biggest].total_allocatable());
+    reason.needed = job.minimum.get(reason.resource);
+    reason.available = clusters_[biggest].total_allocatable().get(reason.resource);
+  } else if (closest_cluster_ == kNoCluster) {
+    reason.kind = Kind::kInsufficientCapacity;
+    reason.cluster = roomiest;
+    reason.resource = short_resource(job.minimum, clusters_[roomiest].total_free());
+    reason.needed = job.minimum.get(reason.resource);
+    reason.available = clusters_[roomiest].total_free().get(reason.resource);
+  } else {
+    reason.kind = Kind::kGangDoesNotFitNodes;
+    reason.cluster = closest_cluster_;
+    reason.replicas_placed = closest_placed_;
+  }
+  reason.replicas_needed = job.gang.min_available;
+  job.reason = reason;
+}
+
+std::string SchedulerCore::reason_text(const Job& job) const {
+  const PendingReason& r = job.reason;
+  const std::string cluster = r.cluster == kNoCluster ? "" : clusters_[r.cluster].name();
+  switch (r.kind) {
+    case Kind::kNone:
+      return job.phase == JobPhase::kDispatched ? "dispatched to " + cluster + ", waiting for admission"
+                                                : job.message;
+    case Kind::kNotYetConsidered: return "waiting for the next scheduling pass";
+    case Kind::kBehindQueueHead:
+      return "waiting behind the head of queue " + queues_[job.queue].name + " (strict FIFO)";
+    case Kind::kNoReadyCluster: return "no member cluster is ready";
+    case Kind::kNoAllowedCluster: return "none of the clusters it may run on (gantry.io/clusters) is ready";
+    case Kind::kExceedsEveryCluster:
+      return "larger than every cluster: needs " + amount(r.resource, r.needed) + " for " +
+             std::to_string(r.replicas_needed) + " replicas, the largest cluster (" + cluster + ") has " +
+             amount(r.resource, r.available) + " allocatable";
+    case Kind::kInsufficientCapacity:
+      return "not enough free capacity: needs " + amount(r.resource, r.needed) +
+             ", the most free in one cluster is " + amount(r.resource, r.available) + " (" + cluster + ")";
+    case Kind::kGangDoesNotFitNodes: {
+      std::string shape;
+      for (const TaskShape& task : job.gang.tasks) {
+        if (!shape.empty()) shape += " + ";
+        shape += std::to_string(task.replicas) + " x {" + task.per_replica.to_string() + "}";
+      }
+      return "gang does not fit on nodes: needs " + std::to_string(r.replicas_needed) + " replicas (" +
+             shape + ") each on one node; best cluster " + cluster + " fits " +
+             std::to_string(r.replicas_placed);
+    }
+    case Kind::kRejectedByCluster:
+      return "rejected by cluster " + cluster + ": " + job.message + "; requeued (" +
+             std::to_string(job.requeues) + ")";
+    case Kind::kClusterLost:
+      return "cluster " + cluster + " was lost; requeued (" + std::to_string(job.requeues) + ")";
+  }
+  return "";
+}
+
+}  // namespace gantry::hub

@@ -1,1 +1,109 @@
-// being written
+#include "hub/resources.hpp"
+
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "hub/quantity.hpp"
+
+namespace gantry::hub {
+
+namespace {
+
+struct NameTable {
+  std::mutex mutex;
+  std::vector<std::string> names{"cpu", "memory", std::string(kGpuResourceName)};
+};
+
+NameTable& table() {
+  static NameTable instance;
+  return instance;
+}
+
+}  // namespace
+
+ResourceId ResourceNames::intern(std::string_view name) {
+  NameTable& t = table();
+  std::lock_guard lock(t.mutex);
+  for (std::size_t i = 0; i < t.names.size(); ++i)
+    if (t.names[i] == name) return static_cast<ResourceId>(i);
+  if (t.names.size() >= kMaxResources)
+    throw std::length_error("resource \"" + std::string(name) + "\": at most " +
+                            std::to_string(kMaxResources) + " distinct resource names are supported");
+  t.names.emplace_back(name);
+  return static_cast<ResourceId>(t.names.size() - 1);
+}
+
+bool ResourceNames::find(std::string_view name, ResourceId& id) {
+  NameTable& t = table();
+  std::lock_guard lock(t.mutex);
+  for (std::size_t i = 0; i < t.names.size(); ++i) {
+    if (t.names[i] == name) {
+      id = static_cast<ResourceId>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string ResourceNames::name(ResourceId id) {
+  NameTable& t = table();
+  std::lock_guard lock(t.mutex);
+  return id < t.names.size() ? t.names[id] : "resource#" + std::to_string(id);
+}
+
+std::size_t ResourceNames::count() {
+  NameTable& t = table();
+  std::lock_guard lock(t.mutex);
+  return t.names.size();
+}
+
+ResourceVector ResourceVector::from_list(const protocol::ResourceList& list) {
+  ResourceVector out;
+  for (const auto& [name, milli] : list) out.values_[ResourceNames::intern(name)] += milli;
+  return out;
+}
+
+protocol::ResourceList ResourceVector::to_list() const {
+  protocol::ResourceList out;
+  for (std::size_t i = 0; i < kMaxResources; ++i)
+    if (values_[i] != 0) out[ResourceNames::name(static_cast<ResourceId>(i))] = values_[i];
+  return out;
+}
+
+bool ResourceVector::first_excess(const ResourceVector& limit, ResourceId& which) const {
+  for (std::size_t i = 0; i < kMaxResources; ++i) {
+    if (values_[i] > limit.values_[i]) {
+      which = static_cast<ResourceId>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+ResourceVector ResourceVector::max_with(const ResourceVector& other) const {
+  ResourceVector out;
+  for (std::size_t i = 0; i < kMaxResources; ++i)
+    out.values_[i] = std::max(values_[i], other.values_[i]);
+  return out;
+}
+
+ResourceVector ResourceVector::min_with(const ResourceVector& other) const {
+  ResourceVector out;
+  for (std::size_t i = 0; i < kMaxResources; ++i)
+    out.values_[i] = std::min(values_[i], other.values_[i]);
+  return out;
+}
+
+std::string ResourceVector::to_string() const {
+  std::string out;
+  for (std::size_t i = 0; i < kMaxResources; ++i) {
+    if (values_[i] == 0) continue;
+    const std::string name = ResourceNames::name(static_cast<ResourceId>(i));
+    if (!out.empty()) out += ", ";
+    out += name + "=" + format_quantity(name, values_[i]);
+  }
+  return out.empty() ? "nothing" : out;
+}
+
+}  // namespace gantry::hub

@@ -129,8 +129,12 @@ class SchedulerCore {
   std::uint64_t next_sequence_ = 1;
   DispatchId next_dispatch_ = 1;
   GangPlacer placer_;
+  std::vector<NodeAssignment> assignment_scratch_;
   std::vector<Decision> decisions_;
   std::vector<ClusterIndex> candidates_;
+  // The cluster that came closest in the last failed try_place (for reasons).
+  ClusterIndex closest_cluster_ = kNoCluster;
+  std::int32_t closest_placed_ = -1;
 };
 
 }  // namespace gantry::hub
