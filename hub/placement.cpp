@@ -35,19 +35,20 @@ std::optional<NodeIndex> find_node_for(const ClusterState& cluster, const TaskSh
   return std::nullopt;
 }
 
-// Necessary condition, O(max GPUs per node): enough GPU slots of the task's size
-// across the cluster's nodes. Rejects most hopeless gangs without touching a node.
-bool enough_gpu_slots(const ClusterState& cluster, const GangShape& gang) {
-  if (gang.min_available < gang.total_replicas()) return true;  // elastic: no simple bound
+// Necessary condition, O(max GPUs per node): enough GPU slots of each task's
+// size across the cluster's nodes. Rejects most hopeless gangs without touching
+// a node. Returns how many replicas the slots could hold at most.
+std::int32_t gpu_slot_bound(const ClusterState& cluster, const GangShape& gang) {
+  std::int32_t bound = gang.total_replicas();
   for (const TaskShape& task : gang.tasks) {
     const std::int64_t gpus = whole_gpus_needed(task.per_replica);
     if (gpus == 0) continue;
     std::int64_t slots = 0;
     for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket)
       slots += static_cast<std::int64_t>(cluster.nodes_with_free_gpus(bucket).size()) * (bucket / gpus);
-    if (slots < task.replicas) return false;
+    if (slots < task.replicas) bound -= task.replicas - static_cast<std::int32_t>(slots);
   }
-  return true;
+  return bound;
 }
 
 }  // namespace
@@ -55,7 +56,8 @@ bool enough_gpu_slots(const ClusterState& cluster, const GangShape& gang) {
 FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
                             std::vector<NodeAssignment>& out) {
   out.clear();
-  if (!enough_gpu_slots(cluster, gang)) return FitResult{false, 0};
+  const std::int32_t bound = gpu_slot_bound(cluster, gang);
+  if (bound < gang.min_available) return FitResult{false, bound};
   task_order_.resize(gang.tasks.size());
   std::iota(task_order_.begin(), task_order_.end(), 0u);
   std::sort(task_order_.begin(), task_order_.end(), [&](std::uint32_t a, std::uint32_t b) {

@@ -1,0 +1,199 @@
+#include <gtest/gtest.h>
+
+#include "hub/field_error.hpp"
+#include "hub/scheduler.hpp"
+#include "tests/core/core_fixtures.hpp"
+
+namespace gantry::hub {
+namespace {
+
+using testing::gpus;
+using testing::nodes;
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  ClusterIndex add_ready_cluster(const std::string& name, const std::vector<NodeSpec>& specs) {
+    const ClusterIndex c = core.add_cluster(name);
+    core.report_usage(c, specs, {});
+    core.set_cluster_ready(c, true, now);
+    return c;
+  }
+  JobId submit_gpus(const std::string& name, std::int64_t gpu_count, std::vector<std::string> pinned = {}) {
+    JobRequest request;
+    request.name = name;
+    request.gang = make_gpu_gang(gpu_count, 8);
+    request.allowed_clusters = std::move(pinned);
+    return core.submit(std::move(request), now);
+  }
+  std::vector<std::string> scheduled_names() {
+    std::vector<std::string> names;
+    for (const Decision& d : core.schedule(now)) names.push_back(core.job(d.job).name);
+    return names;
+  }
+  const Job& job(const std::string& name) { return core.job(*core.find_job(name)); }
+
+  SchedulerCore core;
+  TimeMs now = 1000;
+};
+
+TEST_F(SchedulerTest, PlacesJobOnTheOnlyClusterThatFits) {
+  add_ready_cluster("small", nodes(4, 4));
+  const ClusterIndex big = add_ready_cluster("gpu8", nodes(2, 8));
+  submit_gpus("needs-eight", 8);
+  ASSERT_EQ(scheduled_names(), std::vector<std::string>{"needs-eight"});
+  EXPECT_EQ(job("needs-eight").cluster, big);
+  EXPECT_EQ(job("needs-eight").phase, JobPhase::kDispatched);
+}
+
+TEST_F(SchedulerTest, JobLargerThanEveryClusterStaysPendingNamingTheShortfall) {
+  add_ready_cluster("a", nodes(2, 8));
+  add_ready_cluster("b", nodes(1, 8));
+  submit_gpus("huge", 64);
+  EXPECT_TRUE(scheduled_names().empty());
+  const Job& huge = job("huge");
+  EXPECT_EQ(huge.phase, JobPhase::kPending);
+  EXPECT_EQ(huge.reason.kind, PendingReason::Kind::kExceedsEveryCluster);
+  const std::string text = core.reason_text(huge);
+  EXPECT_NE(text.find("64 nvidia.com/gpu"), std::string::npos) << text;
+  EXPECT_NE(text.find("16 nvidia.com/gpu"), std::string::npos) << text;
+  EXPECT_NE(text.find("(a)"), std::string::npos) << text;
+}
+
+TEST_F(SchedulerTest, StrictFifoHeadBlocksBestEffortSkips) {
+  add_ready_cluster("c", nodes(1, 8));
+  submit_gpus("first", 6);
+  submit_gpus("big", 8);
+  submit_gpus("small", 2);
+  core.set_queue_strategy(0, QueueStrategy::kStrictFifo);
+  EXPECT_EQ(scheduled_names(), std::vector<std::string>{"first"});
+  EXPECT_EQ(job("small").reason.kind, PendingReason::Kind::kBehindQueueHead);
+  core.set_queue_strategy(0, QueueStrategy::kBestEffortFifo);
+  EXPECT_EQ(scheduled_names(), std::vector<std::string>{"small"});
+  EXPECT_EQ(job("big").reason.kind, PendingReason::Kind::kInsufficientCapacity);
+}
+
+TEST_F(SchedulerTest, HigherPriorityGoesFirst) {
+  add_ready_cluster("c", nodes(1, 8));
+  submit_gpus("old-low", 8);
+  JobRequest urgent;
+  urgent.name = "new-high";
+  urgent.priority = 1000;
+  urgent.gang = make_gpu_gang(8, 8);
+  core.submit(std::move(urgent), now);
+  EXPECT_EQ(scheduled_names(), std::vector<std::string>{"new-high"});
+}
+
+TEST_F(SchedulerTest, FinishedJobFreesItsResources) {
+  add_ready_cluster("c", nodes(1, 8));
+  submit_gpus("one", 8);
+  submit_gpus("two", 8);
+  ASSERT_EQ(scheduled_names(), std::vector<std::string>{"one"});
+  core.admitted(job("one").dispatch, now);
+  EXPECT_EQ(job("one").phase, JobPhase::kRunning);
+  EXPECT_TRUE(scheduled_names().empty());
+  core.finished(job("one").dispatch, JobPhase::kCompleted, "", now + 10);
+  EXPECT_EQ(job("one").phase, JobPhase::kCompleted);
+  EXPECT_EQ(scheduled_names(), std::vector<std::string>{"two"});
+}
+
+TEST_F(SchedulerTest, RejectedJobIsRequeuedAndSkipsThatClusterUntilItReportsAgain) {
+  const ClusterIndex c = add_ready_cluster("c", nodes(1, 8));
+  submit_gpus("job", 8);
+  ASSERT_EQ(scheduled_names().size(), 1u);
+  core.rejected(job("job").dispatch, "node-0 has 0 free nvidia.com/gpu", now);
+  EXPECT_EQ(job("job").phase, JobPhase::kPending);
+  EXPECT_EQ(job("job").requeues, 1);
+  EXPECT_NE(core.reason_text(job("job")).find("rejected by cluster c"), std::string::npos);
+  EXPECT_TRUE(scheduled_names().empty()) << "no redispatch loop to the cluster that refused";
+  core.report_usage(c, nodes(1, 8), {});
+  EXPECT_EQ(scheduled_names().size(), 1u);
+}
+
+TEST_F(SchedulerTest, ReservationHeldUntilTheAgentAccountsForIt) {
+  const ClusterIndex c = add_ready_cluster("c", nodes(1, 8));
+  submit_gpus("a", 8);
+  ASSERT_EQ(scheduled_names().size(), 1u);
+  const DispatchId dispatch = job("a").dispatch;
+  core.report_usage(c, nodes(1, 8), {});  // a report from before the agent started it
+  EXPECT_EQ(core.cluster(c).total_free().gpus(), 0) << "hub reservation stays on top of the report";
+  std::vector<NodeSpec> busy = nodes(1, 8);
+  busy[0].allocated = gpus(8);
+  core.report_usage(c, busy, {dispatch});
+  EXPECT_EQ(core.cluster(c).total_free().gpus(), 0) << "counted once, not twice";
+  EXPECT_FALSE(core.find_dispatch(dispatch)->reserved);
+}
+
+TEST_F(SchedulerTest, LostClusterRequeuesItsJobs) {
+  const ClusterIndex c = add_ready_cluster("c", nodes(1, 8));
+  add_ready_cluster("d", nodes(1, 4));
+  submit_gpus("a", 8);
+  ASSERT_EQ(scheduled_names().size(), 1u);
+  core.admitted(job("a").dispatch, now);
+  const std::vector<JobId> requeued = core.set_cluster_ready(c, false, now);
+  ASSERT_EQ(requeued.size(), 1u);
+  EXPECT_EQ(job("a").phase, JobPhase::kPending);
+  EXPECT_EQ(job("a").reason.kind, PendingReason::Kind::kClusterLost);
+  EXPECT_TRUE(scheduled_names().empty());
+  EXPECT_EQ(job("a").reason.kind, PendingReason::Kind::kExceedsEveryCluster);
+}
+
+TEST_F(SchedulerTest, PinnedJobOnlyRunsWhereAllowed) {
+  add_ready_cluster("east", nodes(1, 8));
+  submit_gpus("west-only", 1, {"west"});
+  EXPECT_TRUE(scheduled_names().empty());
+  EXPECT_EQ(job("west-only").reason.kind, PendingReason::Kind::kNoAllowedCluster);
+  add_ready_cluster("west", nodes(1, 8));
+  EXPECT_EQ(scheduled_names(), std::vector<std::string>{"west-only"});
+}
+
+TEST_F(SchedulerTest, CancelPendingAndRunning) {
+  add_ready_cluster("c", nodes(1, 8));
+  submit_gpus("runs", 8);
+  submit_gpus("waits", 8);
+  ASSERT_EQ(scheduled_names().size(), 1u);
+  const DispatchId dispatch = job("runs").dispatch;
+  EXPECT_EQ(core.cancel("waits", now), std::nullopt);
+  EXPECT_EQ(job("waits").phase, JobPhase::kAborted);
+  EXPECT_EQ(core.cancel("runs", now), dispatch);
+  EXPECT_EQ(job("runs").phase, JobPhase::kAborted);
+  EXPECT_EQ(core.pending_count(), 0u);
+  EXPECT_THROW(core.cancel("nobody", now), std::out_of_range);
+}
+
+TEST_F(SchedulerTest, DuplicateOrMalformedJobsAreRefusedNamingTheField) {
+  submit_gpus("same", 1);
+  try {
+    submit_gpus("same", 1);
+    FAIL();
+  } catch (const FieldError& e) {
+    EXPECT_EQ(e.field(), "metadata.name");
+    EXPECT_EQ(e.value(), "same");
+  }
+  JobRequest bad;
+  bad.name = "bad";
+  bad.gang = make_uniform_gang(2, gpus(1));
+  bad.gang.min_available = 3;
+  EXPECT_THROW(core.submit(std::move(bad), now), FieldError);
+}
+
+TEST_F(SchedulerTest, GangThatDoesNotFitNodesSaysHowCloseItCame) {
+  std::vector<NodeSpec> specs = nodes(3, 8);
+  add_ready_cluster("c", specs);
+  submit_gpus("fill", 6);
+  ASSERT_EQ(scheduled_names().size(), 1u);
+  submit_gpus("three-nodes", 24);  // 18 GPUs free in total: not enough anywhere
+  EXPECT_TRUE(scheduled_names().empty());
+  EXPECT_EQ(job("three-nodes").reason.kind, PendingReason::Kind::kInsufficientCapacity);
+  JobRequest sixes;  // 3 x 6 GPUs = 18 = the free total, but only two nodes have 6 free
+  sixes.name = "three-sixes";
+  sixes.gang = make_uniform_gang(3, gpus(6));
+  core.submit(std::move(sixes), now);
+  EXPECT_TRUE(scheduled_names().empty());
+  const std::string text = core.reason_text(job("three-sixes"));
+  EXPECT_EQ(job("three-sixes").reason.kind, PendingReason::Kind::kGangDoesNotFitNodes);
+  EXPECT_NE(text.find("needs 3 replicas"), std::string::npos) << text;
+  EXPECT_NE(text.find("best cluster c fits 2"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace gantry::hub
