@@ -127,3 +127,28 @@ TEST(VolcanoJob, SyntaxErrorsSayWhere) {
 
 }  // namespace
 }  // namespace gantry::config
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gantry::config {
+namespace {
+
+TEST(VolcanoJob, EveryExampleJobParses) {
+  const std::filesystem::path dir = std::filesystem::path(GANTRY_SOURCE_DIR) / "examples" / "jobs";
+  int parsed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    std::ifstream file(entry.path());
+    std::stringstream text;
+    text << file.rdbuf();
+    const protocol::JobSpec job = parse_volcano_job(text.str());
+    EXPECT_EQ(job.name + ".yaml", entry.path().filename().string()) << "file named after its job";
+    ++parsed;
+  }
+  EXPECT_GE(parsed, 5);
+}
+
+}  // namespace
+}  // namespace gantry::config
