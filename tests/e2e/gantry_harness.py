@@ -1,0 +1,139 @@
+"""Starts real Gantry processes (hub, agents) on free loopback ports and drives
+them through the real gantryctl binary. Shared by the end-to-end tests."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+BIN_DIR = os.environ["GANTRY_BIN_DIR"]
+SOURCE_DIR = os.environ["GANTRY_SOURCE_DIR"]
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(condition, what, deadline_s=60.0, interval_s=0.05):
+    """Polls `condition` until it returns a truthy value; fails naming `what`.
+    The deadline only bounds a hung run: the event itself ends the wait."""
+    end = time.monotonic() + deadline_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(interval_s)
+
+
+class Cluster:
+    """A hub plus agents, all real processes; everything is stopped on close()."""
+
+    def __init__(self, heartbeat_ms=200, liveness=3):
+        self.workdir = tempfile.mkdtemp(prefix="gantry-e2e-")
+        self.agents_endpoint = f"tcp://127.0.0.1:{free_port()}"
+        self.admin_endpoint = f"tcp://127.0.0.1:{free_port()}"
+        self.heartbeat_ms = heartbeat_ms
+        self.liveness = liveness
+        self.processes = {}
+        self._start_hub()
+
+    # ------------------------------------------------------------ processes
+    def _spawn(self, name, argv):
+        log = open(os.path.join(self.workdir, f"{name}.log"), "wb")
+        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.processes[name] = process
+        return process
+
+    def _start_hub(self):
+        self._spawn("hub", [
+            os.path.join(BIN_DIR, "gantry-hub"), "--agents", self.agents_endpoint, "--admin",
+            self.admin_endpoint, "--state", os.path.join(self.workdir, "state"), "--heartbeat-ms",
+            str(self.heartbeat_ms), "--liveness", str(self.liveness)])
+        wait_until(lambda: self.ctl("get", "clusters", check=False).returncode == 0, "the hub to answer")
+
+    def start_agent(self, cluster, inventory, executor="sim"):
+        inventory_path = inventory if os.path.isabs(inventory) else os.path.join(
+            SOURCE_DIR, "examples", "inventories", inventory)
+        return self._spawn(f"agent-{cluster}", [
+            os.path.join(BIN_DIR, "gantry-agent"), "--hub", self.agents_endpoint, "--cluster", cluster,
+            "--inventory", inventory_path, "--executor", executor, "--heartbeat-ms",
+            str(self.heartbeat_ms), "--liveness", str(self.liveness), "--work-dir",
+            os.path.join(self.workdir, f"agent-{cluster}")])
+
+    def kill(self, name):
+        process = self.processes.pop(name)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+    def close(self):
+        for name, process in list(self.processes.items()):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if os.environ.get("GANTRY_KEEP_E2E") is None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def log(self, name):
+        with open(os.path.join(self.workdir, f"{name}.log"), "rb") as f:
+            return f.read().decode(errors="replace")
+
+    # ------------------------------------------------------------ gantryctl
+    def ctl(self, *args, input_text=None, check=True):
+        result = subprocess.run([os.path.join(BIN_DIR, "gantryctl"), "--hub", self.admin_endpoint, *args],
+                                input=input_text, capture_output=True, text=True, timeout=60)
+        if check and result.returncode != 0:
+            raise AssertionError(f"gantryctl {' '.join(args)} failed ({result.returncode}): "
+                                 f"{result.stdout}{result.stderr}")
+        return result
+
+    def get(self, kind):
+        return json.loads(self.ctl("get", kind, "-o", "json").stdout)
+
+    def job(self, name):
+        for job in self.get("jobs"):
+            if job["name"] == name:
+                return job
+        raise AssertionError(f"job {name} not listed")
+
+    def submit(self, yaml_text):
+        return self.ctl("submit", "-f", "-", input_text=yaml_text).stdout.strip()
+
+    def wait_ready_clusters(self, count):
+        wait_until(lambda: sum(1 for c in self.get("clusters") if c["ready"]) >= count,
+                   f"{count} ready clusters")
+
+
+def job_yaml(name, tasks, min_available=0, annotations=None, queue="default"):
+    """tasks: list of (task name, replicas, requests dict, command list or None, node selector dict)."""
+    lines = ["apiVersion: batch.volcano.sh/v1alpha1", "kind: Job", "metadata:", f"  name: {name}"]
+    if annotations:
+        lines.append("  annotations:")
+        lines += [f'    {k}: "{v}"' for k, v in annotations.items()]
+    lines += ["spec:", f"  queue: {queue}"]
+    if min_available:
+        lines.append(f"  minAvailable: {min_available}")
+    lines.append("  tasks:")
+    for task_name, replicas, requests, command, selector in tasks:
+        lines += [f"    - name: {task_name}", f"      replicas: {replicas}", "      template:",
+                  "        spec:"]
+        if selector:
+            lines.append("          nodeSelector: " + json.dumps(selector))
+        lines += ["          containers:", "            - name: main", "              image: none"]
+        if command:
+            lines.append("              command: " + json.dumps(command))
+        lines.append("              resources:")
+        lines.append("                requests: " + json.dumps({k: str(v) for k, v in requests.items()}))
+    return "\n".join(lines) + "\n"
