@@ -16,6 +16,8 @@ namespace gantry::hub {
 
 using Labels = protocol::Labels;
 using NodeIndex = std::uint32_t;
+// Who a node is held for (a JobId in the scheduler); kNoOwner when free to all.
+inline constexpr std::uint32_t kNoOwner = ~std::uint32_t{0};
 
 struct NodeSpec {
   std::string name;
@@ -69,6 +71,13 @@ class ClusterState {
   // Count of nodes with at least `gpus` free whole GPUs; O(max_node_gpus).
   std::size_t count_nodes_with_at_least(std::int64_t gpus) const;
 
+  // Nodes held for one waiting job (starvation reservations): placement of any
+  // other job skips them. Cleared by set_nodes() and clear_reservations().
+  void reserve_node(NodeIndex index, std::uint32_t owner);
+  void clear_reservations();
+  bool has_reservations() const { return reserved_nodes_ > 0; }
+  std::uint32_t reserved_for(NodeIndex index) const { return reserved_for_[index]; }
+
  private:
   void bucket_insert(NodeIndex index);
   void bucket_erase(NodeIndex index);
@@ -85,6 +94,8 @@ class ClusterState {
   std::uint64_t report_generation_ = 0;
   std::vector<std::vector<NodeIndex>> free_gpu_buckets_;
   std::vector<std::uint32_t> position_in_bucket_;
+  std::vector<std::uint32_t> reserved_for_;
+  std::size_t reserved_nodes_ = 0;
 };
 
 }  // namespace gantry::hub

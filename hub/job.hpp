@@ -47,6 +47,9 @@ struct PendingReason {
     kRejectedByCluster,      // the agent refused the dispatch
     kClusterLost,            // its cluster went away; requeued
     kNoAllowedCluster,       // pinned to clusters that do not exist / are not ready
+    kQueueAtCapability,      // its queue (or an ancestor) would exceed capability
+    kGuaranteedToOthers,     // what is free is promised to other queues' guarantees
+    kPreempted,              // evicted to make room for another job; requeued
   };
   Kind kind = Kind::kNotYetConsidered;
   ResourceId resource = 0;           // the resource short
@@ -55,6 +58,8 @@ struct PendingReason {
   std::int64_t available = 0;        // best found
   std::int32_t replicas_needed = 0;
   std::int32_t replicas_placed = 0;
+  QueueIndex queue = 0;         // kQueueAtCapability: the queue at its cap
+  JobId by_job = 0;             // kPreempted: the job that took the place
 };
 
 struct JobRequest {
@@ -64,6 +69,9 @@ struct JobRequest {
   GangShape gang;
   std::vector<std::string> allowed_clusters;  // empty: any cluster
   std::shared_ptr<const protocol::JobSpec> spec;  // optional: what agents get
+  // Pending longer than this, the job gets nodes reserved (Volcano's
+  // sla-waiting-time). -1: the queue's default; 0: never.
+  std::int64_t sla_waiting_ms = -1;
 };
 
 struct Job {
@@ -84,6 +92,8 @@ struct Job {
   PendingReason reason;
   std::string message;  // last message from the agent (why it failed, ...)
   std::int32_t requeues = 0;
+  std::int32_t preemptions = 0;
+  std::int64_t sla_waiting_ms = 0;  // resolved at submit; 0 = none
   DispatchId dispatch = 0;        // current dispatch, 0 when none
   ClusterIndex cluster = kNoCluster;  // where it runs / ran
   // A cluster that rejected this job is skipped until it reports again.

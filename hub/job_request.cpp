@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "hub/duration.hpp"
 #include "hub/field_error.hpp"
 
 namespace gantry::hub {
@@ -47,6 +48,14 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
     throw FieldError("spec.minAvailable", std::to_string(spec->min_available),
                      "must be between 1 and the job's " + std::to_string(total) + " replicas");
   request.gang.min_available = spec->min_available == 0 ? total : spec->min_available;
+  auto sla = spec->annotations.find(kSlaWaitingTimeAnnotation);
+  if (sla != spec->annotations.end()) {
+    try {
+      request.sla_waiting_ms = parse_duration_ms(sla->second);
+    } catch (const std::invalid_argument& e) {
+      throw FieldError(std::string("metadata.annotations.") + kSlaWaitingTimeAnnotation, sla->second, e.what());
+    }
+  }
   auto pinned = spec->annotations.find(kClustersAnnotation);
   if (pinned != spec->annotations.end()) request.allowed_clusters = split_clusters(pinned->second);
   request.spec = std::move(spec);

@@ -9,6 +9,8 @@ namespace gantry::hub {
 
 // Annotation that pins a job to clusters: "gantry.io/clusters: a,b".
 inline constexpr const char* kClustersAnnotation = "gantry.io/clusters";
+// Volcano's SLA plugin annotation: pending longer than this, nodes are held.
+inline constexpr const char* kSlaWaitingTimeAnnotation = "sla-waiting-time";
 
 // Builds the gang shape (per-replica requests = sum of container requests),
 // resolves minAvailable (0 = all replicas). Throws FieldError naming the field

@@ -23,10 +23,14 @@ std::int64_t whole_gpus_needed(const ResourceVector& request) {
 // Best fit by GPUs: the node with the fewest free GPUs that still holds the
 // replica, so large holes stay open for large replicas. CPU-only replicas go
 // to nodes with the fewest free GPUs for the same reason.
-std::optional<NodeIndex> find_node_for(const ClusterState& cluster, const TaskShape& task) {
+std::optional<NodeIndex> find_node_for(const ClusterState& cluster, const TaskShape& task,
+                                       std::uint32_t requester) {
   const std::int64_t gpus = whole_gpus_needed(task.per_replica);
+  const bool reservations = cluster.has_reservations();
   for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket) {
     for (NodeIndex index : cluster.nodes_with_free_gpus(bucket)) {
+      if (reservations && cluster.reserved_for(index) != kNoOwner && cluster.reserved_for(index) != requester)
+        continue;
       const Node& node = cluster.node(index);
       if (task.per_replica.fits_in(node.free) && matches_selector(node, task.node_selector))
         return index;
@@ -54,7 +58,7 @@ std::int32_t gpu_slot_bound(const ClusterState& cluster, const GangShape& gang) 
 }  // namespace
 
 FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
-                            std::vector<NodeAssignment>& out) {
+                            std::vector<NodeAssignment>& out, std::uint32_t requester) {
   out.clear();
   const std::int32_t bound = gpu_slot_bound(cluster, gang);
   if (bound < gang.min_available) return FitResult{false, bound};
@@ -74,7 +78,7 @@ FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
     const TaskShape& task = gang.tasks[task_index];
     std::int32_t r = 0;
     for (; r < task.replicas; ++r) {
-      std::optional<NodeIndex> node = find_node_for(cluster, task);
+      std::optional<NodeIndex> node = find_node_for(cluster, task, requester);
       if (!node) break;  // identical replicas: the rest of this task cannot fit either
       cluster.take(*node, task.per_replica);
       out.push_back(NodeAssignment{task_index, *node, task.per_replica});
@@ -94,8 +98,8 @@ FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
   return FitResult{true, placed};
 }
 
-FitResult GangPlacer::check(ClusterState& cluster, const GangShape& gang) {
-  FitResult result = place(cluster, gang, scratch_);
+FitResult GangPlacer::check(ClusterState& cluster, const GangShape& gang, std::uint32_t requester) {
+  FitResult result = place(cluster, gang, scratch_, requester);
   if (result.fits) release(cluster, scratch_);
   scratch_.clear();
   return result;

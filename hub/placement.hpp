@@ -28,9 +28,11 @@ class GangPlacer {
  public:
   // On success takes the resources from `cluster` and appends one entry per
   // placed replica to `out` (cleared first). On failure `cluster` is unchanged.
-  FitResult place(ClusterState& cluster, const GangShape& gang, std::vector<NodeAssignment>& out);
+  // Nodes reserved for someone other than `requester` are skipped.
+  FitResult place(ClusterState& cluster, const GangShape& gang, std::vector<NodeAssignment>& out,
+                  std::uint32_t requester = kNoOwner);
   // Like place(), but always leaves `cluster` unchanged.
-  FitResult check(ClusterState& cluster, const GangShape& gang);
+  FitResult check(ClusterState& cluster, const GangShape& gang, std::uint32_t requester = kNoOwner);
 
  private:
   std::vector<NodeAssignment> scratch_;

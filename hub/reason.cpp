@@ -69,13 +69,19 @@ void SchedulerCore::record_failure(Job& job) {
 std::string SchedulerCore::reason_text(const Job& job) const {
   const PendingReason& r = job.reason;
   const std::string cluster = r.cluster == kNoCluster ? "" : clusters_[r.cluster].name();
+  const QueueNode& queue = queues_.node(job.queue);
+  // Behind a strict-FIFO head is derived, not stored: no pass walks the tail.
+  if (job.phase == JobPhase::kPending && queue.spec.strategy == QueueStrategy::kStrictFifo &&
+      !queue.pending_jobs.empty() && queue.pending_jobs.begin()->job != job_index(job)) {
+    const Job& head = jobs_[queue.pending_jobs.begin()->job];
+    return "waiting behind the head of queue " + queue.spec.name + " (strict FIFO): " + head.name;
+  }
   switch (r.kind) {
     case Kind::kNone:
       return job.phase == JobPhase::kDispatched ? "dispatched to " + cluster + ", waiting for admission"
                                                 : job.message;
     case Kind::kNotYetConsidered: return "waiting for the next scheduling pass";
-    case Kind::kBehindQueueHead:
-      return "waiting behind the head of queue " + queues_[job.queue].name + " (strict FIFO)";
+    case Kind::kBehindQueueHead: return "waiting behind the head of queue " + queue.spec.name + " (strict FIFO)";
     case Kind::kNoReadyCluster: return "no member cluster is ready";
     case Kind::kNoAllowedCluster: return "none of the clusters it may run on (gantry.io/clusters) is ready";
     case Kind::kExceedsEveryCluster:
@@ -100,6 +106,16 @@ std::string SchedulerCore::reason_text(const Job& job) const {
              std::to_string(job.requeues) + ")";
     case Kind::kClusterLost:
       return "cluster " + cluster + " was lost; requeued (" + std::to_string(job.requeues) + ")";
+    case Kind::kQueueAtCapability:
+      return "queue " + queues_.node(r.queue).spec.name + " at capability: " + ResourceNames::name(r.resource) +
+             " would reach " + format_quantity(ResourceNames::name(r.resource), r.needed) + " of " +
+             format_quantity(ResourceNames::name(r.resource), r.available);
+    case Kind::kGuaranteedToOthers:
+      return "the free capacity is guaranteed to other queues: needs " + amount(r.resource, r.needed) + ", " +
+             amount(r.resource, r.available) + " usable by queue " + queue.spec.name;
+    case Kind::kPreempted:
+      return "preempted on cluster " + cluster + " to make room for job " + jobs_[r.by_job].name + "; requeued (" +
+             std::to_string(job.requeues) + ", preempted " + std::to_string(job.preemptions) + " times)";
   }
   return "";
 }

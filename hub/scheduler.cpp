@@ -1,3 +1,6 @@
+// Cluster, queue and job bookkeeping of the scheduling core; the pass itself
+// is in scheduler_pass.cpp, evictions in preemption.cpp, starvation guards in
+// starvation.cpp.
 #include "hub/scheduler.hpp"
 
 #include <algorithm>
@@ -8,7 +11,7 @@
 namespace gantry::hub {
 
 SchedulerCore::SchedulerCore(SchedulerOptions options) : options_(options) {
-  ensure_queue("default");
+  set_queue_strategy(*queues_.find("default"), options_.default_strategy);
 }
 
 // ------------------------------------------------------------------ clusters
@@ -67,20 +70,36 @@ std::vector<JobId> SchedulerCore::set_cluster_ready(ClusterIndex index, bool rea
   return requeued;
 }
 
+ResourceVector SchedulerCore::pool_capacity() const {
+  ResourceVector total;
+  for (const ClusterState& cluster : clusters_)
+    if (cluster.ready()) total += cluster.total_allocatable();
+  return total;
+}
+
 // ------------------------------------------------------------------ queues
 
-QueueIndex SchedulerCore::ensure_queue(std::string_view name) {
-  auto it = queue_by_name_.find(std::string(name));
-  if (it != queue_by_name_.end()) return it->second;
-  const QueueIndex index = static_cast<QueueIndex>(queues_.size());
-  queues_.push_back(Queue{std::string(name), options_.default_strategy, {}});
-  queue_by_name_.emplace(std::string(name), index);
+QueueIndex SchedulerCore::apply_queue(const QueueSpec& spec) {
+  const QueueIndex index = queues_.apply(spec);
+  refresh_queues();
   return index;
 }
 
-void SchedulerCore::set_queue_strategy(QueueIndex queue, QueueStrategy strategy) {
-  queues_[queue].strategy = strategy;
+void SchedulerCore::delete_queue(std::string_view name) { queues_.remove(name); }
+
+QueueIndex SchedulerCore::ensure_queue(std::string_view name) {
+  if (auto existing = queues_.find(name)) return *existing;
+  QueueSpec spec;
+  spec.name = std::string(name);
+  spec.strategy = options_.default_strategy;
+  return apply_queue(spec);
 }
+
+void SchedulerCore::set_queue_strategy(QueueIndex queue, QueueStrategy strategy) {
+  queues_.node(queue).spec.strategy = strategy;
+}
+
+void SchedulerCore::refresh_queues() { queues_.refresh(pool_capacity()); }
 
 // ------------------------------------------------------------------ jobs
 
@@ -93,15 +112,23 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
   if (request.gang.min_available < 1 || request.gang.min_available > total)
     throw FieldError("spec.minAvailable", std::to_string(request.gang.min_available),
                      "must be between 1 and the job's " + std::to_string(total) + " replicas");
+  const std::optional<QueueIndex> queue = queues_.find(request.queue);
+  if (!queue) throw FieldError("spec.queue", request.queue, "no such queue");
+  if (!queues_.is_leaf(*queue))
+    throw FieldError("spec.queue", request.queue, "the queue has child queues; submit to a leaf queue");
+  if (!queues_.node(*queue).spec.open)
+    throw FieldError("spec.queue", request.queue, "the queue is Closed and accepts no new jobs");
   Job job;
   job.name = std::move(request.name);
-  job.queue = ensure_queue(request.queue);
+  job.queue = *queue;
   job.priority = request.priority;
   job.sequence = next_sequence_++;
   job.submitted_ms = now;
   job.total = request.gang.total();
   job.minimum = request.gang.minimum();
   job.gang = std::move(request.gang);
+  job.sla_waiting_ms =
+      request.sla_waiting_ms >= 0 ? request.sla_waiting_ms : queues_.node(*queue).spec.sla_waiting_ms;
   for (const std::string& cluster : request.allowed_clusters)
     job.allowed_clusters.push_back(add_cluster(cluster));
   job.spec = std::move(request.spec);
@@ -115,36 +142,20 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
 void SchedulerCore::enqueue(JobId id) {
   Job& job = jobs_[id];
   job.phase = JobPhase::kPending;
-  queues_[job.queue].pending.insert(PendingKey{-job.priority, job.sequence, id});
+  QueueNode& queue = queues_.node(job.queue);
+  queue.pending_jobs.insert(PendingKey{-job.priority, job.sequence, id});
+  queue.pending += job.total;
+  if (job.sla_waiting_ms > 0) sla_watch_.insert(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   ++pending_total_;
 }
 
 void SchedulerCore::dequeue(JobId id) {
   const Job& job = jobs_[id];
-  if (queues_[job.queue].pending.erase(PendingKey{-job.priority, job.sequence, id})) --pending_total_;
-}
-
-const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
-  decisions_.clear();
-  for (Queue& queue : queues_) {
-    bool head_blocked = false;
-    for (auto it = queue.pending.begin(); it != queue.pending.end();) {
-      const JobId id = it->job;
-      if (head_blocked) {
-        jobs_[id].reason = PendingReason{PendingReason::Kind::kBehindQueueHead};
-        ++it;
-        continue;
-      }
-      if (try_place(id, now)) {
-        it = queue.pending.erase(it);
-        --pending_total_;
-        continue;
-      }
-      head_blocked = queue.strategy == QueueStrategy::kStrictFifo;
-      ++it;
-    }
-  }
-  return decisions_;
+  QueueNode& queue = queues_.node(job.queue);
+  if (!queue.pending_jobs.erase(PendingKey{-job.priority, job.sequence, id})) return;
+  queue.pending -= job.total;
+  if (job.sla_waiting_ms > 0) sla_watch_.erase(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
+  --pending_total_;
 }
 
 bool SchedulerCore::cluster_allowed(const Job& job, ClusterIndex cluster) const {
@@ -153,49 +164,27 @@ bool SchedulerCore::cluster_allowed(const Job& job, ClusterIndex cluster) const 
          job.allowed_clusters.end();
 }
 
-// Tries the clusters that could hold the gang, most packed first (best fit
-// keeps whole empty clusters for the largest gangs), and commits the first
-// node-level fit as a dispatch.
-bool SchedulerCore::try_place(JobId id, TimeMs /*now*/) {
+// Turns the placement in assignment_scratch_ into a dispatch the agent will get.
+void SchedulerCore::commit_dispatch(JobId id, ClusterIndex cluster) {
   Job& job = jobs_[id];
-  candidates_.clear();
-  for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
-    const ClusterState& cluster = clusters_[c];
-    if (!cluster.ready() || !cluster_allowed(job, c)) continue;
-    if (job.rejected_by == c && job.rejected_at_generation == cluster.report_generation()) continue;
-    if (!job.minimum.fits_in(cluster.total_free())) continue;
-    candidates_.push_back(c);
+  dequeue(id);
+  const DispatchId dispatch_id = next_dispatch_++;
+  Dispatch dispatch{dispatch_id, id, cluster, assignment_scratch_, {}, true,
+                    std::vector<std::int32_t>(job.gang.tasks.size(), 0)};
+  for (const NodeAssignment& entry : dispatch.assignment) {
+    ++dispatch.task_replicas[entry.task];
+    dispatch.amount += entry.amount;
   }
-  std::sort(candidates_.begin(), candidates_.end(), [&](ClusterIndex a, ClusterIndex b) {
-    const auto free_a = clusters_[a].total_free().get(kGpu);
-    const auto free_b = clusters_[b].total_free().get(kGpu);
-    return free_a != free_b ? free_a < free_b : a < b;
-  });
-  closest_cluster_ = kNoCluster;
-  closest_placed_ = -1;
-  for (ClusterIndex c : candidates_) {
-    const FitResult fit = placer_.place(clusters_[c], job.gang, assignment_scratch_);
-    if (!fit.fits) {
-      if (fit.placed > closest_placed_) {
-        closest_placed_ = fit.placed;
-        closest_cluster_ = c;
-      }
-      continue;
-    }
-    const DispatchId dispatch_id = next_dispatch_++;
-    Dispatch dispatch{dispatch_id, id, c, assignment_scratch_, true,
-                      std::vector<std::int32_t>(job.gang.tasks.size(), 0)};
-    for (const NodeAssignment& entry : dispatch.assignment) ++dispatch.task_replicas[entry.task];
-    dispatches_.emplace(dispatch_id, std::move(dispatch));
-    job.phase = JobPhase::kDispatched;
-    job.dispatch = dispatch_id;
-    job.cluster = c;
-    job.reason = PendingReason{PendingReason::Kind::kNone};
-    decisions_.push_back(Decision{Decision::Kind::kDispatch, id, dispatch_id, c});
-    return true;
-  }
-  record_failure(job);
-  return false;
+  queues_.add_allocation(job.queue, dispatch.amount);
+  queues_.node(job.queue).running.insert(
+      RunningKey{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id});
+  pool_free_ -= dispatch.amount;
+  dispatches_.emplace(dispatch_id, std::move(dispatch));
+  job.phase = JobPhase::kDispatched;
+  job.dispatch = dispatch_id;
+  job.cluster = cluster;
+  job.reason = PendingReason{PendingReason::Kind::kNone};
+  decisions_.push_back(Decision{Decision::Kind::kDispatch, id, dispatch_id, cluster});
 }
 
 void SchedulerCore::admitted(DispatchId dispatch_id, TimeMs now) {
@@ -260,10 +249,21 @@ std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs no
   return running;
 }
 
+// Gives back what the dispatch holds: node resources the hub reserved itself
+// (an accounted dispatch is freed by the agent's next report), and its share
+// of its queue's allocation.
 void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   auto it = dispatches_.find(dispatch_id);
   if (it == dispatches_.end()) return;
-  if (it->second.reserved) release(clusters_[it->second.cluster], it->second.assignment);
+  const Dispatch& dispatch = it->second;
+  if (dispatch.reserved) {
+    release(clusters_[dispatch.cluster], dispatch.assignment);
+    pool_free_ += dispatch.amount;
+  }
+  const Job& job = jobs_[dispatch.job];
+  queues_.remove_allocation(job.queue, dispatch.amount);
+  queues_.node(job.queue).running.erase(
+      RunningKey{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id});
   dispatches_.erase(it);
 }
 

@@ -1,7 +1,24 @@
 // The scheduling core: clusters, queues, jobs and the pass that decides which
-// pending job goes to which cluster. Pure and deterministic: no threads, no
-// sockets, no clock reads; every entry point takes `now`. The hub's scheduler
-// actor, the simulator and the benchmarks all drive this same class.
+// pending job goes to which cluster, and which running jobs must make room.
+// Pure and deterministic: no threads, no sockets, no clock reads; every entry
+// point takes `now`. The hub's scheduler actor, the simulator and the
+// benchmarks all drive this same class.
+//
+// A pass (schedule()):
+//  1. jobs pending longer than their SLA waiting time are tried first, oldest
+//     deadline first; one that still does not fit gets nodes reserved, which
+//     no other job may take (starvation guard);
+//  2. then queues are served in hierarchical weighted-DRF order (among
+//     siblings: higher spec.priority first, then lower allocated dominant
+//     share / weight), one job at a time, each queue's jobs by priority then
+//     submission; a strict-FIFO queue stops at its first job that cannot run,
+//     a best-effort queue skips it;
+//  3. a job passes its queues' capabilities and the guarantees promised to
+//     other queues, then needs a node-level gang fit in one allowed cluster;
+//  4. failing that, once per queue per pass, whole running gangs are evicted
+//     when that makes it fit: from reclaimable queues above their deserved
+//     share when its own queue stays within deserved (reclaim), or of lower
+//     priority in its own queue (preemption); lowest priority, newest first.
 #pragma once
 
 #include <cstdint>
@@ -15,25 +32,25 @@
 #include "hub/cluster_state.hpp"
 #include "hub/job.hpp"
 #include "hub/placement.hpp"
+#include "hub/queue_tree.hpp"
 
 namespace gantry::hub {
-
-enum class QueueStrategy : std::uint8_t {
-  kStrictFifo,      // the head job blocks its queue until it fits
-  kBestEffortFifo,  // jobs that do not fit now are skipped
-};
 
 struct Dispatch {
   DispatchId id = 0;
   JobId job = 0;
   ClusterIndex cluster = kNoCluster;
-  std::vector<NodeAssignment> assignment;  // resources reserved on nodes
+  std::vector<NodeAssignment> assignment;  // resources held on nodes
+  ResourceVector amount;                   // sum of the assignment
   bool reserved = true;  // false once the agent's report accounts for it
   std::vector<std::int32_t> task_replicas;  // per GangShape task
 };
 
 struct Decision {
-  enum class Kind : std::uint8_t { kDispatch };
+  enum class Kind : std::uint8_t {
+    kDispatch,  // send the job to the cluster
+    kEvict,     // stop the dispatch on the cluster; the job is already requeued
+  };
   Kind kind = Kind::kDispatch;
   JobId job = 0;
   DispatchId dispatch = 0;
@@ -42,6 +59,8 @@ struct Decision {
 
 struct SchedulerOptions {
   QueueStrategy default_strategy = QueueStrategy::kBestEffortFifo;
+  bool reclaim = true;     // evict borrowers for queues below their deserved share
+  bool preemption = true;  // evict lower-priority jobs of the same queue
 };
 
 class SchedulerCore {
@@ -61,17 +80,29 @@ class SchedulerCore {
   // Going not-ready requeues every job dispatched to or running on the cluster;
   // returns those jobs.
   std::vector<JobId> set_cluster_ready(ClusterIndex cluster, bool ready, TimeMs now);
+  // Sum of the ready clusters' allocatable: the pool queues share.
+  ResourceVector pool_capacity() const;
 
   // ---- queues
+  // Creates or updates a queue; throws FieldError naming the field.
+  QueueIndex apply_queue(const QueueSpec& spec);
+  // Throws FieldError when the queue cannot be deleted.
+  void delete_queue(std::string_view name);
+  // Creates a leaf under root with defaults if missing.
   QueueIndex ensure_queue(std::string_view name);
+  std::optional<QueueIndex> find_queue(std::string_view name) const { return queues_.find(name); }
   void set_queue_strategy(QueueIndex queue, QueueStrategy strategy);
+  const QueueTree& queues() const { return queues_; }
   std::size_t queue_count() const { return queues_.size(); }
-  const std::string& queue_name(QueueIndex queue) const { return queues_[queue].name; }
-  std::size_t queue_pending(QueueIndex queue) const { return queues_[queue].pending.size(); }
+  const std::string& queue_name(QueueIndex queue) const { return queues_.node(queue).spec.name; }
+  std::size_t queue_pending(QueueIndex queue) const { return queues_.node(queue).pending_jobs.size(); }
+  // Refreshes deserved shares for the current pool (done by every pass too).
+  void refresh_queues();
 
   // ---- jobs
-  // Throws FieldError ("metadata.name") when the name is taken or empty, and
-  // ("spec.minAvailable") when the gang is malformed.
+  // Throws FieldError: "metadata.name" when the name is taken or empty,
+  // "spec.minAvailable" when the gang is malformed, "spec.queue" when the
+  // queue does not exist, is closed or is not a leaf.
   JobId submit(JobRequest request, TimeMs now);
   // One scheduling pass. The returned decisions are valid until the next call.
   const std::vector<Decision>& schedule(TimeMs now);
@@ -93,38 +124,64 @@ class SchedulerCore {
   std::optional<JobId> find_job(std::string_view name) const;
   const Dispatch* find_dispatch(DispatchId id) const;
   std::string reason_text(const Job& job) const;
-  // Resources held by dispatched and running jobs, per cluster.
+  // Resources held on the cluster, by Gantry jobs and anything else its agent reports.
   ResourceVector allocated_on(ClusterIndex cluster) const;
   std::size_t pending_count() const { return pending_total_; }
 
  private:
-  struct PendingKey {
+  struct ActiveKey {
     std::int32_t negative_priority;
+    double share;
+    QueueIndex queue;
+    auto operator<=>(const ActiveKey&) const = default;
+  };
+  struct SlaKey {
+    TimeMs deadline;
     std::uint64_t sequence;
     JobId job;
-    auto operator<=>(const PendingKey&) const = default;
+    auto operator<=>(const SlaKey&) const = default;
   };
-  struct Queue {
-    std::string name;
-    QueueStrategy strategy = QueueStrategy::kBestEffortFifo;
-    std::set<PendingKey> pending;
+  struct EvictionPlan {
+    ClusterIndex cluster = kNoCluster;
+    std::vector<DispatchId> victims;
   };
 
+  // job bookkeeping (scheduler.cpp)
   void enqueue(JobId id);
   void dequeue(JobId id);
-  bool try_place(JobId id, TimeMs now);
-  void record_failure(Job& job);
   void release_dispatch(DispatchId id);
   void requeue(JobId id, PendingReason reason, TimeMs now);
   bool cluster_allowed(const Job& job, ClusterIndex cluster) const;
+  void commit_dispatch(JobId id, ClusterIndex cluster);
+  // the pass (scheduler_pass.cpp)
+  void begin_pass();
+  void activate(QueueIndex leaf);
+  void deactivate(QueueIndex leaf);
+  void reposition(QueueIndex leaf);
+  QueueIndex pick_queue() const;
+  void serve_queues(TimeMs now);
+  bool attempt(JobId id, TimeMs now);
+  bool passes_queue_limits(Job& job);
+  bool try_place(JobId id);
+  // eviction (preemption.cpp)
+  bool make_room(JobId id, TimeMs now);
+  std::vector<DispatchId> eviction_candidates(const Job& job) const;
+  EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, const std::vector<DispatchId>& candidates);
+  void evict(DispatchId victim, JobId for_job, TimeMs now);
+  // starvation (starvation.cpp)
+  void serve_starving(TimeMs now);
+  void reserve_nodes_for(JobId id);
+  // reasons (reason.cpp)
+  void record_failure(Job& job);
+  JobId job_index(const Job& job) const { return static_cast<JobId>(&job - jobs_.data()); }
 
   SchedulerOptions options_;
   std::vector<ClusterState> clusters_;
-  std::vector<Queue> queues_;
-  std::unordered_map<std::string, QueueIndex> queue_by_name_;
+  QueueTree queues_;
   std::vector<Job> jobs_;
   std::unordered_map<std::string, JobId> job_by_name_;
   std::unordered_map<DispatchId, Dispatch> dispatches_;
+  std::set<SlaKey> sla_watch_;  // pending jobs with an SLA waiting time
   std::size_t pending_total_ = 0;
   std::uint64_t next_sequence_ = 1;
   DispatchId next_dispatch_ = 1;
@@ -132,6 +189,12 @@ class SchedulerCore {
   std::vector<NodeAssignment> assignment_scratch_;
   std::vector<Decision> decisions_;
   std::vector<ClusterIndex> candidates_;
+  // Per-pass state, indexed by QueueIndex.
+  std::vector<std::set<ActiveKey>> active_children_;
+  std::vector<char> active_;
+  std::vector<char> tried_eviction_;
+  std::vector<std::set<PendingKey>::iterator> cursor_;
+  ResourceVector pool_free_;  // free in ready clusters, kept current in a pass
   // The cluster that came closest in the last failed try_place (for reasons).
   ClusterIndex closest_cluster_ = kNoCluster;
   std::int32_t closest_placed_ = -1;

@@ -64,10 +64,12 @@ TEST_F(SchedulerTest, StrictFifoHeadBlocksBestEffortSkips) {
   submit_gpus("first", 6);
   submit_gpus("big", 8);
   submit_gpus("small", 2);
-  core.set_queue_strategy(0, QueueStrategy::kStrictFifo);
+  core.set_queue_strategy(*core.find_queue("default"), QueueStrategy::kStrictFifo);
   EXPECT_EQ(scheduled_names(), std::vector<std::string>{"first"});
-  EXPECT_EQ(job("small").reason.kind, PendingReason::Kind::kBehindQueueHead);
-  core.set_queue_strategy(0, QueueStrategy::kBestEffortFifo);
+  EXPECT_NE(core.reason_text(job("small")).find("waiting behind the head of queue default (strict FIFO): big"),
+            std::string::npos)
+      << core.reason_text(job("small"));
+  core.set_queue_strategy(*core.find_queue("default"), QueueStrategy::kBestEffortFifo);
   EXPECT_EQ(scheduled_names(), std::vector<std::string>{"small"});
   EXPECT_EQ(job("big").reason.kind, PendingReason::Kind::kInsufficientCapacity);
 }

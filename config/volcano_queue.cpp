@@ -1,0 +1,115 @@
+#include "config/volcano_queue.hpp"
+
+#include <set>
+
+#include "config/yaml_fields.hpp"
+#include "hub/duration.hpp"
+#include "hub/field_error.hpp"
+#include "hub/quantity.hpp"
+
+namespace gantry::config {
+
+using hub::FieldError;
+
+namespace {
+
+constexpr const char* kApiVersion = "scheduling.volcano.sh/v1beta1";
+
+const std::set<std::string> kTopFields{"apiVersion", "kind", "metadata", "spec", "status"};
+const std::set<std::string> kMetadataFields{"name", "labels", "annotations"};
+// Accepted Volcano fields Gantry does not act on: affinity, type, extendClusters.
+const std::set<std::string> kSpecFields{"weight",  "capability", "deserved", "guarantee", "reclaimable",
+                                        "parent",  "priority",   "dequeueStrategy", "state", "affinity",
+                                        "type",    "extendClusters"};
+
+hub::ResourceBound read_bound(const YAML::Node& node, const std::string& field) {
+  hub::ResourceBound bound;
+  if (!node || node.IsNull()) return bound;
+  require_map(node, field);
+  for (const auto& entry : node) {
+    const std::string name = entry.first.as<std::string>();
+    const std::string item = field + "." + name;
+    const std::string text = scalar_text(entry.second, item);
+    std::int64_t milli = 0;
+    try {
+      milli = hub::parse_quantity_milli(text);
+    } catch (const std::invalid_argument&) {
+      throw FieldError(item, text, "is not a valid non-negative quantity");
+    }
+    try {
+      bound.set(hub::ResourceNames::intern(name), milli);
+    } catch (const std::length_error& e) {
+      throw FieldError(item, text, e.what());
+    }
+  }
+  return bound;
+}
+
+bool read_bool(const YAML::Node& parent, const std::string& key, const std::string& field, bool fallback) {
+  const YAML::Node node = parent[key];
+  if (!node || node.IsNull()) return fallback;
+  const std::string text = scalar_text(node, field + "." + key);
+  if (text == "true") return true;
+  if (text == "false") return false;
+  throw FieldError(field + "." + key, text, "must be true or false");
+}
+
+bool read_open(const std::string& text, const std::string& field) {
+  if (text.empty() || text == "Open") return true;
+  if (text == "Closed") return false;
+  throw FieldError(field, text, "must be Open or Closed");
+}
+
+void read_spec(const YAML::Node& spec, hub::QueueSpec& queue) {
+  require_map(spec, "spec");
+  reject_unknown(spec, kSpecFields, "spec");
+  queue.weight = optional_int(spec, "weight", "spec", 1);
+  queue.priority = optional_int(spec, "priority", "spec", 0);
+  queue.capability = read_bound(spec["capability"], "spec.capability");
+  queue.deserved = read_bound(spec["deserved"], "spec.deserved");
+  if (const YAML::Node guarantee = spec["guarantee"]) {
+    require_map(guarantee, "spec.guarantee");
+    reject_unknown(guarantee, {"resource"}, "spec.guarantee");
+    queue.guarantee = read_bound(guarantee["resource"], "spec.guarantee.resource");
+  }
+  queue.reclaimable = read_bool(spec, "reclaimable", "spec", true);
+  queue.parent = optional_string(spec, "parent", "spec");
+  if (queue.parent.empty()) queue.parent = "root";
+  const std::string strategy = optional_string(spec, "dequeueStrategy", "spec");
+  if (strategy == "fifo") queue.strategy = hub::QueueStrategy::kStrictFifo;
+  else if (strategy.empty() || strategy == "traverse") queue.strategy = hub::QueueStrategy::kBestEffortFifo;
+  else throw FieldError("spec.dequeueStrategy", strategy, "must be fifo or traverse");
+  queue.open = read_open(optional_string(spec, "state", "spec"), "spec.state");
+}
+
+}  // namespace
+
+hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
+  const YAML::Node root = load_document(yaml);
+  reject_unknown(root, kTopFields, "");
+  const std::string api_version = optional_string(root, "apiVersion", "");
+  if (api_version != kApiVersion) throw FieldError("apiVersion", api_version, std::string("must be ") + kApiVersion);
+  const std::string kind = optional_string(root, "kind", "");
+  if (kind != "Queue") throw FieldError("kind", kind, "must be Queue");
+  hub::QueueSpec queue;
+  const YAML::Node metadata = root["metadata"];
+  if (!metadata) throw FieldError("metadata.name", "", "is required");
+  require_map(metadata, "metadata");
+  reject_unknown(metadata, kMetadataFields, "metadata");
+  queue.name = optional_string(metadata, "name", "metadata");
+  if (queue.name.empty()) throw FieldError("metadata.name", "", "is required");
+  const protocol::Labels annotations = string_map(metadata["annotations"], "metadata.annotations");
+  if (auto sla = annotations.find("sla-waiting-time"); sla != annotations.end()) {
+    try {
+      queue.sla_waiting_ms = hub::parse_duration_ms(sla->second);
+    } catch (const std::invalid_argument& e) {
+      throw FieldError("metadata.annotations.sla-waiting-time", sla->second, e.what());
+    }
+  }
+  if (const YAML::Node spec = root["spec"]) read_spec(spec, queue);
+  if (const YAML::Node status = root["status"]; status && status.IsMap())
+    if (status["state"]) queue.open = read_open(optional_string(status, "state", "status"), "status.state");
+  return queue;
+}
+
+}  // namespace gantry::config

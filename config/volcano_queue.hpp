@@ -1,0 +1,19 @@
+// Parses a Volcano Queue document (apiVersion scheduling.volcano.sh/v1beta1,
+// kind Queue) into the core's QueueSpec.
+#pragma once
+
+#include <string_view>
+
+#include "hub/queue_spec.hpp"
+
+namespace gantry::config {
+
+// Fields: metadata.name, metadata.annotations["sla-waiting-time"] (default for
+// the queue's jobs), spec.weight, spec.capability, spec.deserved,
+// spec.guarantee.resource, spec.reclaimable, spec.parent, spec.priority,
+// spec.dequeueStrategy (fifo = strict FIFO, traverse = skip what does not fit,
+// the default), and status.state (Open | Closed; spec.state is accepted too).
+// Throws hub::FieldError naming the field and value.
+hub::QueueSpec parse_volcano_queue(std::string_view yaml);
+
+}  // namespace gantry::config

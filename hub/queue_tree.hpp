@@ -1,0 +1,108 @@
+// The hierarchy of queues under an implicit `root`, what each may use
+// (capability), deserves (deserved, by weight where unset) and is promised
+// (guarantee), what each holds now, and the weighted dominant-resource order in
+// which a scheduling pass serves them (hierarchical DRF, as Mesos' sorter).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "hub/job.hpp"
+#include "hub/queue_spec.hpp"
+
+namespace gantry::hub {
+
+inline constexpr QueueIndex kRootQueue = 0;
+inline constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max() / 4;
+
+struct PendingKey {
+  std::int32_t negative_priority;
+  std::uint64_t sequence;
+  JobId job;
+  auto operator<=>(const PendingKey&) const = default;
+};
+
+// Running (or dispatched) jobs of a queue in eviction order: lowest priority
+// first, newest first.
+struct RunningKey {
+  std::int32_t priority;
+  std::int64_t negative_sequence;
+  DispatchId dispatch;
+  auto operator<=>(const RunningKey&) const = default;
+};
+
+struct QueueNode {
+  QueueSpec spec;
+  QueueIndex parent = kRootQueue;
+  std::vector<QueueIndex> children;
+  bool deleted = false;
+  // Derived from the specs and the pool's capacity by QueueTree::refresh().
+  ResourceVector capability;  // kUnbounded where nothing bounds it
+  ResourceVector deserved;
+  ResourceVector guarantee;
+  // Bookkeeping kept current by the scheduler.
+  ResourceVector allocated;  // this queue and its descendants
+  ResourceVector pending;    // requests of its own pending jobs
+  std::set<PendingKey> pending_jobs;
+  std::set<RunningKey> running;  // own dispatched or running jobs
+  // Sum over children of max(0, guarantee - allocated): what they are promised
+  // but do not use, which no one else may take.
+  ResourceVector children_unused_guarantee;
+  double share = 0.0;  // weighted dominant share, refreshed by the pass
+};
+
+class QueueTree {
+ public:
+  QueueTree();
+
+  // Creates or updates a queue. Throws FieldError naming the field when the
+  // spec is invalid on its own or against its parent, siblings or children.
+  QueueIndex apply(const QueueSpec& spec);
+  // Throws FieldError when the queue is root, default, has children or jobs.
+  void remove(std::string_view name);
+  std::optional<QueueIndex> find(std::string_view name) const;
+  std::size_t size() const { return nodes_.size(); }
+  const QueueNode& node(QueueIndex index) const { return nodes_[index]; }
+  QueueNode& node(QueueIndex index) { return nodes_[index]; }
+  bool is_leaf(QueueIndex index) const { return nodes_[index].children.empty(); }
+
+  // Recomputes capability / deserved of every queue for a pool of `capacity`.
+  void refresh(const ResourceVector& capacity);
+  const ResourceVector& capacity() const { return capacity_; }
+
+  // Adds (or with negative sign removes) what a job of `leaf` holds.
+  void add_allocation(QueueIndex leaf, const ResourceVector& amount);
+  void remove_allocation(QueueIndex leaf, const ResourceVector& amount);
+
+  // False (and the queue and resource) when `amount` more would take `leaf`
+  // or one of its ancestors past its capability.
+  bool within_capability(QueueIndex leaf, const ResourceVector& amount, QueueIndex& capped,
+                         ResourceId& resource) const;
+  // Guarantees of queues outside `leaf`'s path that they do not use now.
+  ResourceVector reserved_for_others(QueueIndex leaf) const;
+  // allocated + amount <= deserved on every resource `amount` uses.
+  bool within_deserved(QueueIndex leaf, const ResourceVector& amount) const;
+  // allocated > deserved on some resource `of` uses.
+  bool overused(QueueIndex leaf, const ResourceVector& of) const;
+
+  double weighted_share(QueueIndex index) const;
+
+ private:
+  void validate(const QueueSpec& spec, std::optional<QueueIndex> existing) const;
+  void validate_against_parent(const QueueSpec& spec) const;
+  void validate_against_children(const QueueSpec& spec, QueueIndex existing) const;
+  void refresh_node(QueueIndex index);
+  void adjust_unused_guarantee(QueueIndex index, const ResourceVector& before);
+  static ResourceVector unused_guarantee(const QueueNode& node);
+
+  std::vector<QueueNode> nodes_;
+  std::unordered_map<std::string, QueueIndex> by_name_;
+  ResourceVector capacity_;
+};
+
+}  // namespace gantry::hub

@@ -1,0 +1,194 @@
+// Queue capacity, DRF order, reclaim, preemption and starvation guards on the
+// pure core, driven pass by pass with a paused clock.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "hub/field_error.hpp"
+#include "hub/scheduler.hpp"
+#include "tests/core/core_fixtures.hpp"
+
+namespace gantry::hub {
+namespace {
+
+using testing::gpus;
+using testing::nodes;
+
+class FairShareTest : public ::testing::Test {
+ protected:
+  void add_cluster(const std::string& name, int node_count, std::int64_t gpu_per_node) {
+    const ClusterIndex c = core.add_cluster(name);
+    core.report_usage(c, nodes(node_count, gpu_per_node, 64, name), {});
+    core.set_cluster_ready(c, true, now);
+  }
+  void add_queue(const std::string& name, std::int32_t weight, std::int64_t guarantee_gpus = 0,
+                 std::int64_t capability_gpus = 0, bool reclaimable = true) {
+    QueueSpec spec;
+    spec.name = name;
+    spec.weight = weight;
+    spec.reclaimable = reclaimable;
+    if (guarantee_gpus) spec.guarantee.set(kGpu, guarantee_gpus * kMilli);
+    if (capability_gpus) spec.capability.set(kGpu, capability_gpus * kMilli);
+    core.apply_queue(spec);
+  }
+  JobId submit(const std::string& name, const std::string& queue, std::int64_t gpu_count,
+               std::int32_t priority = 0, std::int64_t sla_ms = -1) {
+    JobRequest request;
+    request.name = name;
+    request.queue = queue;
+    request.priority = priority;
+    request.gang = make_gpu_gang(gpu_count, 8);
+    request.sla_waiting_ms = sla_ms;
+    return core.submit(std::move(request), now);
+  }
+  // Runs a pass; returns dispatched and evicted job names.
+  std::pair<std::vector<std::string>, std::vector<std::string>> pass() {
+    std::pair<std::vector<std::string>, std::vector<std::string>> out;
+    for (const Decision& d : core.schedule(now)) {
+      (d.kind == Decision::Kind::kDispatch ? out.first : out.second).push_back(core.job(d.job).name);
+      if (d.kind == Decision::Kind::kDispatch) core.admitted(d.dispatch, now);
+    }
+    return out;
+  }
+  std::int64_t allocated_gpus(const std::string& queue) {
+    return core.queues().node(*core.find_queue(queue)).allocated.gpus();
+  }
+  const Job& job(const std::string& name) { return core.job(*core.find_job(name)); }
+
+  SchedulerCore core;
+  TimeMs now = 1'000;
+};
+
+TEST_F(FairShareTest, WeightedDrfSplitsASaturatedPool) {
+  add_cluster("c", 2, 8);
+  add_queue("light", 1);
+  add_queue("heavy", 3);
+  for (int i = 0; i < 20; ++i) {
+    submit("l" + std::to_string(i), "light", 1);
+    submit("h" + std::to_string(i), "heavy", 1);
+  }
+  pass();
+  EXPECT_EQ(allocated_gpus("light"), 4);
+  EXPECT_EQ(allocated_gpus("heavy"), 12);
+}
+
+TEST_F(FairShareTest, HigherPriorityQueueIsServedFirst) {
+  add_cluster("c", 1, 8);
+  add_queue("batch", 1);
+  QueueSpec urgent;
+  urgent.name = "urgent";
+  urgent.priority = 10;
+  core.apply_queue(urgent);
+  submit("b", "batch", 8);
+  submit("u", "urgent", 8);
+  EXPECT_EQ(pass().first, std::vector<std::string>{"u"});
+}
+
+TEST_F(FairShareTest, CapabilityIsAHardCapEvenWhenThePoolIsIdle) {
+  add_cluster("c", 2, 8);
+  add_queue("capped", 1, 0, 4);
+  for (int i = 0; i < 6; ++i) submit("j" + std::to_string(i), "capped", 1);
+  pass();
+  EXPECT_EQ(allocated_gpus("capped"), 4);
+  const std::string reason = core.reason_text(job("j4"));
+  EXPECT_NE(reason.find("queue capped at capability: nvidia.com/gpu would reach 5 of 4"), std::string::npos)
+      << reason;
+}
+
+TEST_F(FairShareTest, ReclaimTakesBackBorrowedCapacityWholeGangsNewestFirst) {
+  add_cluster("c", 4, 8);  // 32 GPUs: default, a and b deserve a third each
+  add_queue("a", 1);
+  add_queue("b", 1);
+  for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
+  EXPECT_EQ(pass().first.size(), 4u) << "a borrows the whole idle pool";
+  now += 1000;
+  submit("b0", "b", 8);
+  const auto [dispatched, evicted] = pass();
+  EXPECT_EQ(dispatched, std::vector<std::string>{"b0"});
+  EXPECT_EQ(evicted, std::vector<std::string>{"a3"}) << "one whole gang, the newest";
+  EXPECT_EQ(job("a3").phase, JobPhase::kPending);
+  EXPECT_EQ(job("a3").preemptions, 1);
+  EXPECT_NE(core.reason_text(job("a3")).find("preempted on cluster c to make room for job b0"), std::string::npos);
+  // a3 cannot come back while b is within its deserved share: no ping-pong.
+  EXPECT_TRUE(pass().first.empty());
+}
+
+TEST_F(FairShareTest, NoReclaimFromNonReclaimableQueueOrBeyondDeserved) {
+  add_cluster("c", 4, 8);
+  add_queue("keeper", 1, 0, 0, /*reclaimable=*/false);
+  add_queue("b", 1);
+  for (int i = 0; i < 4; ++i) submit("k" + std::to_string(i), "keeper", 8);
+  pass();
+  submit("b0", "b", 8);
+  EXPECT_TRUE(pass().second.empty());
+  EXPECT_EQ(job("b0").phase, JobPhase::kPending);
+}
+
+TEST_F(FairShareTest, ReclaimOnlyForAQueueThatStaysWithinItsDeservedShare) {
+  add_cluster("c", 4, 8);
+  add_queue("a", 1);
+  add_queue("b", 1);
+  for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
+  pass();
+  submit("b-big", "b", 24);  // more than b's third of the pool
+  EXPECT_TRUE(pass().second.empty());
+  EXPECT_EQ(allocated_gpus("a"), 32);
+}
+
+TEST_F(FairShareTest, PreemptionInsideAQueueByPriorityOnly) {
+  add_cluster("c", 1, 8);
+  submit("low", "default", 8, 0);
+  pass();
+  submit("same", "default", 8, 0);
+  EXPECT_TRUE(pass().second.empty()) << "equal priority never preempts";
+  submit("high", "default", 8, 100);
+  const auto [dispatched, evicted] = pass();
+  EXPECT_EQ(evicted, std::vector<std::string>{"low"});
+  EXPECT_EQ(dispatched, std::vector<std::string>{"high"});
+}
+
+TEST_F(FairShareTest, GuaranteeIsNeverLentAndIsThereWhenDemandAppears) {
+  add_cluster("c", 4, 8);
+  add_queue("guaranteed", 1, /*guarantee=*/8);
+  add_queue("other", 1);
+  for (int i = 0; i < 8; ++i) submit("o" + std::to_string(i), "other", 8);
+  pass();
+  EXPECT_EQ(allocated_gpus("other"), 24) << "8 GPUs stay promised to the guaranteed queue";
+  EXPECT_NE(core.reason_text(job("o3")).find("guaranteed to other queues"), std::string::npos)
+      << core.reason_text(job("o3"));
+  submit("g0", "guaranteed", 8);
+  EXPECT_EQ(pass().first, std::vector<std::string>{"g0"}) << "within one pass of the demand";
+}
+
+TEST_F(FairShareTest, StarvingJobGetsNodesHeldAgainstSmallerJobs) {
+  add_cluster("c", 2, 8);
+  submit("small-0", "default", 4);
+  pass();
+  submit("big", "default", 16, 0, /*sla_ms=*/10'000);
+  for (int i = 1; i < 4; ++i) submit("small-" + std::to_string(i), "default", 4);
+  // Before the SLA, first-fit lets the small jobs in around the big one.
+  EXPECT_EQ(pass().first.size(), 3u);
+  core.finished(job("small-0").dispatch, JobPhase::kCompleted, "", now);
+  core.finished(job("small-1").dispatch, JobPhase::kCompleted, "", now);
+  now += 20'000;
+  submit("small-4", "default", 4);
+  EXPECT_TRUE(pass().first.empty()) << "the freed node is held for big";
+  core.finished(job("small-2").dispatch, JobPhase::kCompleted, "", now);
+  core.finished(job("small-3").dispatch, JobPhase::kCompleted, "", now);
+  EXPECT_EQ(pass().first, (std::vector<std::string>{"big"}));
+}
+
+TEST_F(FairShareTest, ClosedQueueRefusesNewJobsButRunsWhatItHas) {
+  add_cluster("c", 1, 8);
+  add_queue("q", 1);
+  submit("before", "q", 8);
+  QueueSpec closed;
+  closed.name = "q";
+  closed.open = false;
+  core.apply_queue(closed);
+  EXPECT_THROW(submit("after", "q", 1), FieldError);
+  EXPECT_EQ(pass().first, std::vector<std::string>{"before"});
+}
+
+}  // namespace
+}  // namespace gantry::hub
