@@ -16,6 +16,16 @@ std::string encode_frame(MessageType type, std::uint64_t seq, std::string_view p
   return std::string(buffer.data(), buffer.size());
 }
 
+namespace detail {
+
+msgpack::object_handle unpack_bounded(std::string_view bytes, std::size_t& offset) {
+  const std::size_t most = bytes.size();
+  const msgpack::unpack_limit limit(most, most, most, most, most);
+  return msgpack::unpack(bytes.data(), bytes.size(), offset, nullptr, nullptr, limit);
+}
+
+}  // namespace detail
+
 namespace {
 
 bool read_header(const msgpack::object& root, Envelope& out, DecodeError& error) {
@@ -35,11 +45,12 @@ bool read_header(const msgpack::object& root, Envelope& out, DecodeError& error)
   out.seq = items[2].via.u64;
   if (version != kProtocolVersion) {
     error = {"bad_version", "protocol version " + std::to_string(version) + " is not supported (this peer speaks " +
-                                std::to_string(kProtocolVersion) + ")"};
+                                std::to_string(kProtocolVersion) + ")",
+             out.seq};
     return false;
   }
   if (type > 0xFFFF || !is_known_message_type(static_cast<std::uint16_t>(type))) {
-    error = {"unknown_type", "message type " + std::to_string(type) + " is unknown"};
+    error = {"unknown_type", "message type " + std::to_string(type) + " is unknown", out.seq};
     return false;
   }
   out.version = static_cast<std::uint16_t>(version);
@@ -57,7 +68,7 @@ std::optional<Envelope> decode_envelope(std::string_view frame, DecodeError& err
   }
   try {
     std::size_t offset = 0;
-    msgpack::object_handle handle = msgpack::unpack(frame.data(), frame.size(), offset);
+    msgpack::object_handle handle = detail::unpack_bounded(frame, offset);
     if (offset != frame.size()) {
       error = {"bad_frame", "trailing bytes after the envelope"};
       return std::nullopt;

@@ -27,6 +27,7 @@ struct Envelope {
 struct DecodeError {
   std::string code;
   std::string message;
+  std::uint64_t seq = 0;  // the frame's seq once the header was readable, so the error answers it
 };
 
 template <class T>

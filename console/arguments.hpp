@@ -1,0 +1,41 @@
+// gantryctl's command line: which command, its operands and flags, checked
+// completely before anything is sent to the hub.
+#pragma once
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gantry::console {
+
+inline constexpr const char* kDefaultHub = "tcp://127.0.0.1:7801";
+
+// A command line gantryctl cannot run; the message names the bad argument.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Invocation {
+  std::string hub = kDefaultHub;                    // --hub, else $GANTRY_HUB, else kDefaultHub
+  std::chrono::milliseconds request_timeout{5000};  // per request to the hub
+  std::string command;  // submit | get | describe | cancel | wait | apply | delete | version | help
+  std::string kind;     // get: jobs|clusters|queues; describe: job|queue|cluster; ...
+  std::string name;     // describe / cancel / wait / delete
+  std::string file;     // -f FILE ("-" = stdin)
+  bool json = false;    // -o json
+  std::string wait_phase;  // wait --for phase=PHASE, canonical case ("Running")
+  std::chrono::milliseconds wait_timeout{30000};
+};
+
+// `args` excludes the program name. `env_hub` is $GANTRY_HUB or nullptr.
+// Throws UsageError.
+Invocation parse_arguments(const std::vector<std::string>& args, const char* env_hub);
+
+// The full help text.
+std::string usage_text();
+// Its first part: the command synopsis, shown after an argument error.
+std::string usage_synopsis();
+
+}  // namespace gantry::console

@@ -1,0 +1,52 @@
+#include <ostream>
+
+#include "console/cluster_views.hpp"
+#include "console/commands.hpp"
+#include "console/job_views.hpp"
+#include "console/queue_views.hpp"
+
+namespace gantry::console {
+
+namespace {
+
+struct Listing {
+  std::size_t count = 0;
+  std::string text;
+};
+
+Listing render_listing(const Invocation& invocation, const protocol::ListReply& reply,
+                       std::int64_t now_ms) {
+  const bool json = invocation.json;
+  if (invocation.kind == "jobs") {
+    return {reply.jobs.size(),
+            json ? render_jobs_json(reply.jobs) : render_jobs_table(reply.jobs, now_ms)};
+  }
+  if (invocation.kind == "clusters") {
+    return {reply.clusters.size(),
+            json ? render_clusters_json(reply.clusters) : render_clusters_table(reply.clusters)};
+  }
+  return {reply.queues.size(),
+          json ? render_queues_json(reply.queues) : render_queues_table(reply.queues)};
+}
+
+}  // namespace
+
+int run_get(CommandContext& context) {
+  const Invocation& invocation = context.invocation;
+  const auto reply =
+      context.hub().call<protocol::ListReply>(protocol::ListRequest{invocation.kind});
+  if (!reply.ok) {
+    context.err << "error: " << reply.error << "\n";
+    return kExitFailed;
+  }
+  const Listing listing = render_listing(invocation, reply, context.now_ms());
+  // A table with only headers helps nobody; JSON keeps its [] for scripts.
+  if (listing.count == 0 && !invocation.json) {
+    context.err << "No " << invocation.kind << " found.\n";
+    return kExitOk;
+  }
+  context.out << listing.text;
+  return kExitOk;
+}
+
+}  // namespace gantry::console

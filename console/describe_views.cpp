@@ -1,0 +1,167 @@
+#include "console/describe_views.hpp"
+
+#include <set>
+#include <vector>
+
+#include "console/duration.hpp"
+#include "console/job_views.hpp"
+#include "console/json_fields.hpp"
+#include "console/queue_views.hpp"
+#include "console/table.hpp"
+#include "console/units.hpp"
+#include "hub/quantity.hpp"
+
+namespace gantry::console {
+
+namespace {
+
+std::string or_none(const std::string& text) {
+  return text.empty() ? "<none>" : text;
+}
+
+std::string format_labels(const protocol::Labels& labels, std::string_view separator) {
+  if (labels.empty()) return "<none>";
+  std::string text;
+  for (const auto& [key, value] : labels) {
+    if (!text.empty()) text += separator;
+    text += key + "=" + value;
+  }
+  return text;
+}
+
+// "2024-05-01T08:00:00.000Z (5m ago)", or "<none>" for a moment not reached yet.
+std::string format_moment(std::int64_t unix_ms, std::int64_t now_ms) {
+  if (unix_ms == 0) return "<none>";
+  return format_timestamp(unix_ms) + " (" + format_age(now_ms - unix_ms) + " ago)";
+}
+
+const protocol::TaskStatus* find_status(const protocol::JobInfo& job, const std::string& task) {
+  for (const auto& status : job.tasks) {
+    if (status.name == task) return &status;
+  }
+  return nullptr;
+}
+
+std::string render_tasks(const protocol::DescribeReply& reply) {
+  Table table({"NAME", "REPLICAS", "REQUESTS(per replica)", "PENDING", "RUNNING", "SUCCEEDED",
+               "FAILED", "NODE-SELECTOR"});
+  std::set<std::string> listed;
+  const auto counts = [](const protocol::TaskStatus* s, std::int32_t protocol::TaskStatus::*f) {
+    return s == nullptr ? std::string("0") : std::to_string(s->*f);
+  };
+  for (const auto& task : reply.spec.tasks) {
+    const protocol::TaskStatus* status = find_status(reply.job, task.name);
+    table.add_row(
+        {task.name, std::to_string(task.replicas), format_resources(replica_requests(task)),
+         counts(status, &protocol::TaskStatus::pending),
+         counts(status, &protocol::TaskStatus::running),
+         counts(status, &protocol::TaskStatus::succeeded),
+         counts(status, &protocol::TaskStatus::failed), format_labels(task.node_selector, ",")});
+    listed.insert(task.name);
+  }
+  // Status for a task the spec does not list (hub without spec) still shows.
+  for (const auto& status : reply.job.tasks) {
+    if (listed.contains(status.name)) continue;
+    table.add_row({status.name, "?", "?", std::to_string(status.pending),
+                   std::to_string(status.running), std::to_string(status.succeeded),
+                   std::to_string(status.failed), "?"});
+  }
+  return table.empty() ? "  <none>\n" : table.render("  ");
+}
+
+std::string render_events(const std::vector<std::string>& events) {
+  if (events.empty()) return "  <none>\n";
+  std::string text;
+  for (const auto& event : events) text += "  " + event + "\n";
+  return text;
+}
+
+std::string render_resource_columns(
+    const std::vector<std::pair<std::string, const protocol::ResourceList*>>& columns) {
+  std::set<std::string> names;
+  for (const auto& column : columns) {
+    for (const auto& entry : *column.second) names.insert(entry.first);
+  }
+  if (names.empty()) return "  <none>\n";
+  std::vector<std::string> headers{"RESOURCE"};
+  for (const auto& column : columns) headers.push_back(column.first);
+  Table table(headers);
+  for (const auto& name : names) {
+    std::vector<std::string> row{name};
+    for (const auto& column : columns) {
+      const auto it = column.second->find(name);
+      row.push_back(it == column.second->end() ? "-" : hub::format_quantity(name, it->second));
+    }
+    table.add_row(std::move(row));
+  }
+  return table.render("  ");
+}
+
+}  // namespace
+
+protocol::ResourceList replica_requests(const protocol::TaskSpec& task) {
+  protocol::ResourceList total;
+  for (const auto& container : task.containers) {
+    for (const auto& [name, milli] : container.requests) total[name] += milli;
+  }
+  return total;
+}
+
+std::string render_job_description(const protocol::DescribeReply& reply, std::int64_t now_ms) {
+  const protocol::JobInfo& job = reply.job;
+  const protocol::JobSpec& spec = reply.spec;
+  std::string text = render_fields({
+      {"Name", job.name},
+      {"Queue", job.queue},
+      {"Phase", job.phase},
+      {"Clusters", join_clusters(job.clusters)},
+      {"Reason", or_none(job.reason)},
+      {"Priority Class", or_none(spec.priority_class)},
+      {"Priority", std::to_string(job.priority)},
+      {"Replicas", std::to_string(job.replicas)},
+      {"Min Available", std::to_string(job.min_available)},
+      {"Max Retry", std::to_string(spec.max_retry)},
+      {"Requeues", std::to_string(job.requeues)},
+      {"Requests", format_resources(job.requests, ", ")},
+      {"Submitted", format_moment(job.submitted_ms, now_ms)},
+      {"Started", format_moment(job.started_ms, now_ms)},
+      {"Finished", format_moment(job.finished_ms, now_ms)},
+      {"Annotations", format_labels(spec.annotations, "\n")},
+  });
+  text += "Tasks:\n" + render_tasks(reply);
+  text += "Events:\n" + render_events(reply.events);
+  return text;
+}
+
+std::string render_queue_description(const protocol::QueueInfo& queue) {
+  std::string text = render_fields({
+      {"Name", queue.name},
+      {"Parent", or_none(queue.parent)},
+      {"State", queue.state},
+      {"Weight", std::to_string(queue.weight)},
+      {"Priority", std::to_string(queue.priority)},
+      {"Reclaimable", queue.reclaimable ? "true" : "false"},
+      {"Share", format_share(queue.share)},
+  });
+  text += "Resources:\n" + render_resource_columns({{"ALLOCATED", &queue.allocated},
+                                                    {"PENDING", &queue.pending},
+                                                    {"DESERVED", &queue.deserved},
+                                                    {"GUARANTEE", &queue.guarantee},
+                                                    {"CAPABILITY", &queue.capability}});
+  return text;
+}
+
+std::string render_cluster_description(const protocol::ClusterInfo& cluster, std::int64_t now_ms) {
+  std::string text = render_fields({
+      {"Name", cluster.name},
+      {"Ready", cluster.ready ? "True" : "False"},
+      {"Nodes", std::to_string(cluster.nodes)},
+      {"Last Seen", format_moment(cluster.last_seen_ms, now_ms)},
+      {"Labels", format_labels(cluster.labels, "\n")},
+  });
+  text += "Resources:\n" + render_resource_columns({{"ALLOCATED", &cluster.allocated},
+                                                    {"CAPACITY", &cluster.capacity}});
+  return text;
+}
+
+}  // namespace gantry::console

@@ -1,0 +1,86 @@
+#include "console/hub_client.hpp"
+
+#include <vector>
+#include <zmq.hpp>
+
+#include "console/duration.hpp"
+
+namespace gantry::console {
+
+struct HubClient::Socket {
+  zmq::context_t context{1};
+  zmq::socket_t dealer{context, zmq::socket_type::dealer};
+};
+
+HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout)
+    : endpoint_(std::move(endpoint)), timeout_(timeout), socket_(std::make_unique<Socket>()) {
+  // linger 0: an unanswered request must not keep gantryctl from exiting.
+  socket_->dealer.set(zmq::sockopt::linger, 0);
+  try {
+    socket_->dealer.connect(endpoint_);
+  } catch (const zmq::error_t& e) {
+    throw HubUnavailable("cannot connect to hub at " + endpoint_ + ": " + e.what());
+  }
+}
+
+HubClient::~HubClient() = default;
+
+namespace {
+
+// The last part of a multipart message: the frame, whatever routing parts a
+// proxy in between may have left in front of it.
+std::string receive_frame(zmq::socket_t& socket) {
+  zmq::message_t part;
+  std::string frame;
+  do {
+    (void)socket.recv(part, zmq::recv_flags::none);
+    frame = part.to_string();
+  } while (part.more());
+  return frame;
+}
+
+std::string describe_error_reply(const protocol::Envelope& envelope) {
+  protocol::DecodeError error;
+  const auto reply = protocol::decode_payload<protocol::ErrorReply>(envelope, error);
+  if (!reply) return "an unreadable error (" + error.message + ")";
+  return reply->code + ": " + reply->message;
+}
+
+}  // namespace
+
+protocol::Envelope HubClient::exchange(const std::string& frame, std::uint64_t seq) {
+  zmq::socket_t& dealer = socket_->dealer;
+  if (!dealer.send(zmq::buffer(frame), zmq::send_flags::dontwait)) {
+    throw HubUnavailable("cannot queue a request for hub at " + endpoint_);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    std::vector<zmq::pollitem_t> items{{dealer.handle(), 0, ZMQ_POLLIN, 0}};
+    if (left.count() <= 0 || zmq::poll(items, left) == 0) {
+      throw HubUnavailable("hub at " + endpoint_ + " did not answer within " +
+                           format_duration(timeout_));
+    }
+    protocol::DecodeError error;
+    const auto envelope = protocol::decode_envelope(receive_frame(dealer), error);
+    if (!envelope) throw unreadable_reply(error);
+    const bool is_error = envelope->type == protocol::MessageType::kErrorReply;
+    // seq 0 on an ErrorReply: the hub could not read our header, so could not echo
+    // the seq; this socket has only our request outstanding, so it is the answer.
+    if (envelope->seq != seq && !(is_error && envelope->seq == 0)) continue;  // stale reply
+    if (is_error) {
+      throw HubRefusal("hub at " + endpoint_ +
+                       " refused the request: " + describe_error_reply(*envelope));
+    }
+    return *envelope;
+  }
+}
+
+HubUnavailable HubClient::unreadable_reply(const protocol::DecodeError& error) const {
+  return HubUnavailable("hub at " + endpoint_ + " sent a reply gantryctl cannot read (" +
+                        error.code + ": " + error.message +
+                        "); are hub and gantryctl the same version?");
+}
+
+}  // namespace gantry::console

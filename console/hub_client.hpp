@@ -1,0 +1,67 @@
+// Request/reply with the hub's admin socket: one DEALER socket, each request
+// carries a fresh seq and only the reply echoing it is accepted.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "protocol/envelope.hpp"
+
+namespace gantry::console {
+
+// The hub could not be asked: it did not answer in time, or answered with
+// something this gantryctl cannot read. gantryctl exits 2.
+class HubUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The hub read the request and refused it with an ErrorReply (a malformed or
+// unsupported request, not a business "no"). gantryctl exits 1.
+class HubRefusal : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class HubClient {
+ public:
+  // Connects lazily (ZeroMQ connects in the background): constructing never
+  // blocks, a dead endpoint shows up as a timeout on the first call.
+  // Throws HubUnavailable when `endpoint` is not a valid ZeroMQ endpoint.
+  HubClient(std::string endpoint, std::chrono::milliseconds timeout);
+  ~HubClient();
+  HubClient(const HubClient&) = delete;
+  HubClient& operator=(const HubClient&) = delete;
+
+  // Sends `request`, waits for the reply with the same seq and decodes it as
+  // Reply. Throws HubUnavailable or HubRefusal.
+  template <class Reply, class Request>
+  Reply call(const Request& request) {
+    const std::uint64_t seq = next_seq_++;
+    const protocol::Envelope envelope = exchange(protocol::encode(request, seq), seq);
+    protocol::DecodeError error;
+    std::optional<Reply> reply = protocol::decode_payload<Reply>(envelope, error);
+    if (!reply) throw unreadable_reply(error);
+    return std::move(*reply);
+  }
+
+  const std::string& endpoint() const { return endpoint_; }
+
+ private:
+  struct Socket;
+
+  // Sends `frame` and returns the envelope of the reply carrying `seq`;
+  // throws HubRefusal for an ErrorReply.
+  protocol::Envelope exchange(const std::string& frame, std::uint64_t seq);
+  HubUnavailable unreadable_reply(const protocol::DecodeError& error) const;
+
+  std::string endpoint_;
+  std::chrono::milliseconds timeout_;
+  std::unique_ptr<Socket> socket_;
+  std::uint64_t next_seq_ = 1;  // 0 is what a hub answers when it could not read the seq
+};
+
+}  // namespace gantry::console

@@ -1,0 +1,53 @@
+#include "console/queue_views.hpp"
+
+#include <cstdio>
+
+#include "console/json_fields.hpp"
+#include "console/json_writer.hpp"
+#include "console/table.hpp"
+#include "console/units.hpp"
+
+namespace gantry::console {
+
+std::string format_share(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", share);
+  return text;
+}
+
+std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues) {
+  Table table({"NAME", "STATE", "WEIGHT", "PENDING", "ALLOCATED", "SHARE"});
+  for (const auto& queue : queues) {
+    table.add_row({queue.name, queue.state, std::to_string(queue.weight),
+                   format_resources(queue.pending), format_resources(queue.allocated),
+                   format_share(queue.share)});
+  }
+  return table.render();
+}
+
+std::string render_queues_json(const std::vector<protocol::QueueInfo>& queues) {
+  JsonWriter json;
+  json.begin_array();
+  for (const auto& queue : queues) {
+    json.begin_object();
+    json.key("name").string(queue.name);
+    json.key("parent").string(queue.parent);
+    json.key("weight").number(std::int64_t{queue.weight});
+    json.key("priority").number(std::int64_t{queue.priority});
+    json.key("state").string(queue.state);
+    json.key("reclaimable").boolean(queue.reclaimable);
+    for (const auto& [key, resources] :
+         {std::pair{"allocated", &queue.allocated}, std::pair{"deserved", &queue.deserved},
+          std::pair{"capability", &queue.capability}, std::pair{"guarantee", &queue.guarantee},
+          std::pair{"pending", &queue.pending}}) {
+      json.key(key);
+      write_resources(json, *resources);
+    }
+    json.key("share").number(queue.share);
+    json.end_object();
+  }
+  json.end_array();
+  return json.str() + "\n";
+}
+
+}  // namespace gantry::console

@@ -1,0 +1,109 @@
+#include "console/arguments.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gantry::console {
+namespace {
+
+using std::chrono::milliseconds;
+
+Invocation parse(const std::vector<std::string>& args, const char* env_hub = nullptr) {
+  return parse_arguments(args, env_hub);
+}
+
+// The UsageError text for `args`; fails the test if they parse.
+std::string usage_error(const std::vector<std::string>& args) {
+  try {
+    parse(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "arguments were accepted";
+  return "";
+}
+
+TEST(Arguments, DefaultsToTheLocalHubAndFiveSeconds) {
+  const Invocation invocation = parse({"get", "jobs"});
+  EXPECT_EQ(invocation.hub, "tcp://127.0.0.1:7801");
+  EXPECT_EQ(invocation.request_timeout, milliseconds(5000));
+  EXPECT_EQ(invocation.command, "get");
+  EXPECT_EQ(invocation.kind, "jobs");
+  EXPECT_FALSE(invocation.json);
+}
+
+TEST(Arguments, HubComesFromTheFlagThenTheEnvironment) {
+  EXPECT_EQ(parse({"get", "jobs"}, "tcp://10.0.0.1:9000").hub, "tcp://10.0.0.1:9000");
+  EXPECT_EQ(parse({"--hub", "tcp://h:1", "get", "jobs"}, "tcp://10.0.0.1:9000").hub, "tcp://h:1");
+  EXPECT_EQ(parse({"get", "jobs", "--hub=tcp://h:2"}).hub, "tcp://h:2");
+  EXPECT_EQ(parse({"get", "jobs"}, "").hub, "tcp://127.0.0.1:7801");
+}
+
+TEST(Arguments, ParsesEveryCommand) {
+  const Invocation submit = parse({"submit", "-f", "job.yaml"});
+  EXPECT_EQ(submit.file, "job.yaml");
+  EXPECT_EQ(parse({"submit", "-f", "-"}).file, "-");
+  EXPECT_TRUE(parse({"get", "clusters", "-o", "json"}).json);
+  EXPECT_EQ(parse({"get", "queue"}).kind, "queues");
+  const Invocation describe = parse({"describe", "cluster", "east"});
+  EXPECT_EQ(describe.kind, "cluster");
+  EXPECT_EQ(describe.name, "east");
+  EXPECT_EQ(parse({"cancel", "job", "j1"}).name, "j1");
+  EXPECT_EQ(parse({"apply", "--filename=q.yaml"}).file, "q.yaml");
+  const Invocation del = parse({"delete", "queue", "research"});
+  EXPECT_EQ(del.kind, "queue");
+  EXPECT_EQ(del.name, "research");
+  EXPECT_EQ(parse({"version"}).command, "version");
+  EXPECT_EQ(parse({}).command, "help");
+  EXPECT_EQ(parse({"get", "jobs", "--help"}).command, "help");
+}
+
+TEST(Arguments, WaitTakesPhaseCaseInsensitivelyAndItsOwnTimeout) {
+  const Invocation wait = parse({"wait", "job", "j1", "--for", "phase=running", "--timeout", "2m"});
+  EXPECT_EQ(wait.wait_phase, "Running");
+  EXPECT_EQ(wait.wait_timeout, milliseconds(120000));
+  EXPECT_EQ(wait.request_timeout, milliseconds(5000));
+  const Invocation both = parse(
+      {"wait", "job", "j1", "--for=phase=Completed", "--timeout=0s", "--request-timeout", "500ms"});
+  EXPECT_EQ(both.wait_timeout, milliseconds(0));
+  EXPECT_EQ(both.request_timeout, milliseconds(500));
+  EXPECT_EQ(parse({"wait", "job", "j1", "--for", "phase=Failed"}).wait_timeout,
+            milliseconds(30000));
+}
+
+TEST(Arguments, ErrorsNameTheBadArgument) {
+  EXPECT_NE(usage_error({"frobnicate"}).find("\"frobnicate\""), std::string::npos);
+  EXPECT_NE(usage_error({"get", "pods"}).find("\"pods\""), std::string::npos);
+  EXPECT_NE(usage_error({"get", "jobs", "--verbose"}).find("\"--verbose\""), std::string::npos);
+  EXPECT_NE(usage_error({"get", "jobs", "-o", "yaml"}).find("\"yaml\""), std::string::npos);
+  EXPECT_NE(usage_error({"get", "jobs", "extra"}).find("\"extra\""), std::string::npos);
+  EXPECT_NE(usage_error({"get"}).find("missing"), std::string::npos);
+  EXPECT_NE(usage_error({"submit"}).find("-f"), std::string::npos);
+  EXPECT_NE(usage_error({"submit", "-f"}).find("-f needs a value"), std::string::npos);
+  EXPECT_NE(usage_error({"get", "jobs", "-f", "x"}).find("get does not take -f"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"--timeout", "5x", "get", "jobs"}).find("--timeout"), std::string::npos);
+  EXPECT_NE(usage_error({"--timeout", "0s", "get", "jobs"}).find("longer than 0"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"--hub", "localhost:7801", "get", "jobs"}).find("\"localhost:7801\""),
+            std::string::npos);
+  EXPECT_NE(usage_error({"wait", "job", "j"}).find("--for"), std::string::npos);
+  EXPECT_NE(usage_error({"wait", "job", "j", "--for", "phase=Done"}).find("\"Done\""),
+            std::string::npos);
+  EXPECT_NE(usage_error({"wait", "job", "j", "--for", "condition=Ready"}).find("phase=PHASE"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"cancel", "queue", "q"}).find("\"queue\""), std::string::npos);
+  EXPECT_NE(usage_error({"get", "jobs", "-o", "json", "-o", "json"}).find("twice"),
+            std::string::npos);
+}
+
+TEST(Arguments, EnvironmentHubIsValidatedToo) {
+  try {
+    parse({"get", "jobs"}, "not-an-endpoint");
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("GANTRY_HUB"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gantry::console

@@ -1,0 +1,211 @@
+// gantryctl end to end (arguments -> command -> socket -> output, exit status)
+// against a fake hub on a free loopback port.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <sstream>
+
+#include "console/gantryctl.hpp"
+#include "tests/console/fake_hub.hpp"
+
+namespace gantry::console {
+namespace {
+
+using testing::FakeHub;
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+Result gantryctl(const FakeHub& hub, std::vector<std::string> args,
+                 const std::string& stdin_text = "") {
+  args.insert(args.begin(), {"--hub", hub.endpoint()});
+  std::istringstream in(stdin_text);
+  std::ostringstream out, err;
+  Result result;
+  result.status = run_gantryctl(args, nullptr, in, out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
+template <class Request>
+Request only_request(const FakeHub& hub) {
+  const auto requests = hub.requests();
+  EXPECT_EQ(requests.size(), 1u);
+  protocol::DecodeError error;
+  const auto request = protocol::decode_payload<Request>(requests.at(0), error);
+  EXPECT_TRUE(request) << error.code << ": " << error.message;
+  return request.value_or(Request{});
+}
+
+protocol::DescribeReply job_in_phase(const std::string& phase, const std::string& reason = "") {
+  protocol::DescribeReply reply;
+  reply.ok = true;
+  reply.job.name = "j1";
+  reply.job.phase = phase;
+  reply.job.reason = reason;
+  return reply;
+}
+
+TEST(Submit, SendsStdinAndPrintsTheJobName) {
+  FakeHub hub(testing::always_reply(protocol::SubmitJobReply{true, "llm-pretrain", ""}));
+  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "kind: Job\n");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out, "llm-pretrain\n");
+  EXPECT_EQ(only_request<protocol::SubmitJobRequest>(hub).yaml, "kind: Job\n");
+}
+
+TEST(Submit, RefusalPrintsTheHubsErrorAndExits1) {
+  FakeHub hub(testing::always_reply(
+      protocol::SubmitJobReply{false, "", "spec.tasks[0].replicas: must be positive (got \"0\")"}));
+  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "kind: Job\n");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_NE(result.err.find("spec.tasks[0].replicas: must be positive"), std::string::npos)
+      << result.err;
+}
+
+TEST(Submit, MissingFileIsAUsageErrorAndSendsNothing) {
+  FakeHub hub(testing::always_reply(protocol::SubmitJobReply{true, "x", ""}));
+  const Result result = gantryctl(hub, {"submit", "-f", "/nonexistent/job.yaml"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("\"/nonexistent/job.yaml\""), std::string::npos) << result.err;
+  EXPECT_TRUE(hub.requests().empty());
+}
+
+TEST(Get, JsonListsWhatTheHubSent) {
+  protocol::ListReply reply;
+  protocol::QueueInfo queue;
+  queue.name = "research";
+  reply.queues = {queue};
+  FakeHub hub(testing::always_reply(reply));
+  const Result result = gantryctl(hub, {"get", "queues", "-o", "json"});
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out.rfind("[\n  {\n    \"name\": \"research\",\n", 0), 0u) << result.out;
+  EXPECT_EQ(only_request<protocol::ListRequest>(hub).kind, "queues");
+}
+
+TEST(Get, EmptyTableSaysSoOnStderr) {
+  FakeHub hub(testing::always_reply(protocol::ListReply{}));
+  const Result result = gantryctl(hub, {"get", "jobs"});
+  EXPECT_EQ(result.status, 0);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, "No jobs found.\n");
+}
+
+TEST(Describe, UnknownNameIsTheHubsErrorAndExit1) {
+  FakeHub hub(testing::always_reply(
+      protocol::DescribeReply{false, "job \"nope\" not found", {}, {}, {}, {}, {}}));
+  const Result result = gantryctl(hub, {"describe", "job", "nope"});
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("job \"nope\" not found"), std::string::npos);
+  const auto request = only_request<protocol::DescribeRequest>(hub);
+  EXPECT_EQ(request.kind, "job");
+  EXPECT_EQ(request.name, "nope");
+}
+
+TEST(Cancel, SuccessAndRefusalMapToExitStatus) {
+  {
+    FakeHub hub(testing::always_reply(protocol::AdminResult{true, "job j1 cancelled", ""}));
+    const Result result = gantryctl(hub, {"cancel", "job", "j1"});
+    EXPECT_EQ(result.status, 0);
+    EXPECT_EQ(result.out, "job j1 cancelled\n");
+    EXPECT_EQ(only_request<protocol::CancelRequest>(hub).name, "j1");
+  }
+  {
+    FakeHub hub(testing::always_reply(protocol::AdminResult{false, "", "job j1 already finished"}));
+    const Result result = gantryctl(hub, {"cancel", "job", "j1"});
+    EXPECT_EQ(result.status, 1);
+    EXPECT_EQ(result.err, "error: job j1 already finished\n");
+  }
+}
+
+TEST(ApplyAndDelete, SendTheirRequests) {
+  {
+    FakeHub hub(
+        testing::always_reply(protocol::AdminResult{true, "queue research configured", ""}));
+    const Result result = gantryctl(hub, {"apply", "-f", "-"}, "kind: Queue\n");
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(result.out, "queue research configured\n");
+    EXPECT_EQ(only_request<protocol::ApplyRequest>(hub).yaml, "kind: Queue\n");
+  }
+  {
+    FakeHub hub(testing::always_reply(protocol::AdminResult{true, "", ""}));
+    const Result result = gantryctl(hub, {"delete", "queue", "research"});
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_EQ(result.out, "queue research deleted\n");
+    const auto request = only_request<protocol::DeleteRequest>(hub);
+    EXPECT_EQ(request.kind, "queue");
+    EXPECT_EQ(request.name, "research");
+  }
+}
+
+TEST(Wait, ReachedPhaseExits0) {
+  FakeHub hub(testing::always_reply(job_in_phase("Running")));
+  const Result result = gantryctl(hub, {"wait", "job", "j1", "--for", "phase=Running"});
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out, "job j1 reached phase Running\n");
+}
+
+TEST(Wait, KeepsAskingUntilThePhaseIsReached) {
+  std::atomic<int> asked{0};
+  FakeHub hub([&asked](const std::string& request) -> std::vector<std::string> {
+    protocol::DecodeError error;
+    const auto envelope = protocol::decode_envelope(request, error);
+    const bool later = ++asked >= 3;
+    return {protocol::encode(job_in_phase(later ? "Completed" : "Running"), envelope->seq)};
+  });
+  const Result result = gantryctl(hub, {"wait", "job", "j1", "--for", "phase=Completed"});
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(hub.requests().size(), 3u);
+}
+
+TEST(Wait, DifferentTerminalPhaseExits1Early) {
+  FakeHub hub(testing::always_reply(job_in_phase("Failed", "worker-3 exited 137")));
+  const Result result = gantryctl(hub, {"wait", "job", "j1", "--for", "phase=Completed"});
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.err,
+            "job j1 ended in phase Failed (waited for Completed): worker-3 exited 137\n");
+  EXPECT_EQ(hub.requests().size(), 1u);
+}
+
+TEST(Wait, TimeoutPrintsTheLastSeenPhase) {
+  FakeHub hub(testing::always_reply(job_in_phase("Pending")));
+  const Result result =
+      gantryctl(hub, {"wait", "job", "j1", "--for", "phase=Running", "--timeout", "0s"});
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("last seen phase: Pending"), std::string::npos) << result.err;
+}
+
+TEST(Errors, SilentHubExits2WithTheTimeoutMessage) {
+  FakeHub hub([](const std::string&) { return std::vector<std::string>{}; });
+  const Result result = gantryctl(hub, {"--timeout", "100ms", "get", "jobs"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_EQ(result.err, "error: hub at " + hub.endpoint() + " did not answer within 100ms\n");
+}
+
+TEST(Errors, BadArgumentsExit2WithUsageAndContactNoHub) {
+  FakeHub hub([](const std::string&) { return std::vector<std::string>{}; });
+  const Result result = gantryctl(hub, {"get", "pods"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("unknown kind \"pods\""), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("Usage:"), std::string::npos) << result.err;
+  EXPECT_TRUE(hub.requests().empty());
+}
+
+TEST(LocalCommands, VersionAndHelpNeedNoHub) {
+  std::istringstream in;
+  std::ostringstream out, err;
+  // An endpoint nobody listens on: version must not try it.
+  EXPECT_EQ(run_gantryctl({"version"}, "tcp://127.0.0.1:1", in, out, err), 0);
+  EXPECT_EQ(out.str().rfind("gantryctl ", 0), 0u) << out.str();
+  std::ostringstream help;
+  EXPECT_EQ(run_gantryctl({"help"}, nullptr, in, help, err), 0);
+  EXPECT_NE(help.str().find("wait job NAME --for phase=PHASE"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gantry::console
