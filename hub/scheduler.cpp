@@ -10,7 +10,8 @@
 
 namespace gantry::hub {
 
-SchedulerCore::SchedulerCore(SchedulerOptions options) : options_(options) {
+SchedulerCore::SchedulerCore(SchedulerOptions options)
+    : options_(options), next_dispatch_(std::max<DispatchId>(1, options.first_dispatch_id)) {
   set_queue_strategy(*queues_.find("default"), options_.default_strategy);
 }
 

@@ -61,6 +61,9 @@ struct SchedulerOptions {
   QueueStrategy default_strategy = QueueStrategy::kBestEffortFifo;
   bool reclaim = true;     // evict borrowers for queues below their deserved share
   bool preemption = true;  // evict lower-priority jobs of the same queue
+  // Dispatch ids start here; a hub puts its epoch in the high bits so an id
+  // never names two dispatches across hub restarts.
+  DispatchId first_dispatch_id = 1;
 };
 
 class SchedulerCore {

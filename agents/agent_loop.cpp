@@ -1,0 +1,240 @@
+#include "agents/agent_loop.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <type_traits>
+#include <zmq.hpp>
+
+namespace gantry::agents {
+
+namespace {
+
+// Frames read per wake-up before timers and exits get their turn.
+constexpr int kMaxFramesPerWake = 256;
+
+TimeMs time_until(TimeMs deadline, TimeMs now) {
+  return deadline <= now ? 0 : deadline - now;
+}
+
+bool readable(const zmq_pollitem_t& item) {
+  return (item.revents & ZMQ_POLLIN) != 0;
+}
+
+void log_decision(const OutboundMessage& message) {
+  if (const auto* admit = std::get_if<protocol::Admit>(&message)) {
+    spdlog::info("dispatch {} (job {}): admitted", admit->dispatch_id, admit->job);
+  } else if (const auto* reject = std::get_if<protocol::Reject>(&message)) {
+    spdlog::info("dispatch {} (job {}): rejected: {}", reject->dispatch_id, reject->job,
+                 reject->reason);
+  } else if (const auto* status = std::get_if<protocol::StatusUpdate>(&message)) {
+    spdlog::info("dispatch {} (job {}): {} {}", status->dispatch_id, status->job, status->phase,
+                 status->message);
+  }
+}
+
+}  // namespace
+
+TimeMs steady_now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+AgentLoop::AgentLoop(LoopConfig config, AgentCore& core, Executor& executor)
+    : config_(std::move(config)),
+      core_(core),
+      executor_(executor),
+      session_(config_.timing, steady_now_ms()),
+      context_(std::make_unique<zmq::context_t>(1)) {}
+
+AgentLoop::~AgentLoop() = default;
+
+void AgentLoop::run(int stop_fd) {
+  std::vector<zmq_pollitem_t> items;
+  while (true) {
+    act_on_session(steady_now_ms());
+    // Slots in order: stop fd, executor wake-up fd (if it has one), hub socket.
+    items.clear();
+    items.push_back({nullptr, stop_fd, ZMQ_POLLIN, 0});
+    if (executor_.wake_fd() >= 0) items.push_back({nullptr, executor_.wake_fd(), ZMQ_POLLIN, 0});
+    const bool has_executor_fd = items.size() == 2;
+    if (socket_) items.push_back({socket_->handle(), 0, ZMQ_POLLIN, 0});
+
+    const TimeMs now = steady_now_ms();
+    TimeMs deadline = session_.next_deadline();
+    if (const auto due = executor_.next_deadline()) deadline = std::min(deadline, *due);
+    try {
+      zmq::poll(items, std::chrono::milliseconds(time_until(deadline, now)));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;
+      throw;
+    }
+    if (readable(items[0])) break;
+
+    const TimeMs after = steady_now_ms();
+    if (socket_ && readable(items.back())) receive_frames(after);
+    const auto due = executor_.next_deadline();
+    if ((has_executor_fd && readable(items[1])) || (due && *due <= after)) {
+      exits_.clear();
+      executor_.collect_exits(after, exits_);
+      if (!exits_.empty()) core_.on_exits(exits_, outbox_);
+    }
+    flush();
+  }
+  spdlog::info("stopping: killing {} running dispatches", core_.running_count());
+  executor_.shutdown();
+  socket_.reset();
+}
+
+void AgentLoop::act_on_session(TimeMs now) {
+  switch (session_.due(now)) {
+    case HubSession::Action::kNone:
+      break;
+    case HubSession::Action::kConnect:
+      open_socket(now);
+      break;
+    case HubSession::Action::kSendHeartbeat:
+      send(protocol::encode(protocol::Heartbeat{core_.cluster(), session_.hub_epoch()},
+                            next_seq_++));
+      session_.heartbeat_sent(now);
+      break;
+    case HubSession::Action::kDisconnect:
+      drop_session(now, "the hub is silent");
+      break;
+  }
+}
+
+void AgentLoop::open_socket(TimeMs now) {
+  socket_ = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::dealer);
+  socket_->set(zmq::sockopt::routing_id, "agent/" + core_.cluster());
+  socket_->set(zmq::sockopt::linger, 0);
+  try {
+    socket_->connect(config_.hub_endpoint);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error("--hub " + config_.hub_endpoint + ": " + e.what());
+  }
+  spdlog::info("connecting to hub {} as cluster {}", config_.hub_endpoint, core_.cluster());
+  send(protocol::encode(core_.hello(kAgentVersion), next_seq_++));
+  session_.connected(now);
+}
+
+// A fresh socket per session: the old one may hold frames for a hub that is
+// gone, and ZeroMQ would otherwise keep reconnecting it underneath us.
+void AgentLoop::drop_session(TimeMs now, const char* why) {
+  spdlog::warn("hub session lost ({}); reconnecting", why);
+  socket_.reset();
+  session_.lost(now);
+}
+
+bool AgentLoop::send(const std::string& frame) {
+  if (!socket_) return false;
+  const auto sent = socket_->send(zmq::buffer(frame), zmq::send_flags::dontwait);
+  return sent.has_value();
+}
+
+void AgentLoop::receive_frames(TimeMs now) {
+  zmq::message_t part;
+  for (int i = 0; i < kMaxFramesPerWake && socket_; ++i) {
+    if (!socket_->recv(part, zmq::recv_flags::dontwait)) return;
+    // A hub may put an empty delimiter before the payload: the payload is the
+    // last part of the message.
+    while (part.more()) {
+      if (!socket_->recv(part, zmq::recv_flags::none)) return;
+    }
+    session_.heard(now);
+    handle_frame(part.to_string(), now);
+  }
+}
+
+template <class T>
+std::optional<T> AgentLoop::decode_or_answer(const protocol::Envelope& envelope) {
+  protocol::DecodeError error;
+  std::optional<T> message = protocol::decode_payload<T>(envelope, error);
+  if (!message) {
+    spdlog::warn("undecodable {} from the hub: {}", protocol::message_type_name(envelope.type),
+                 error.message);
+    // Never answer an error with an error: two peers could ping-pong forever.
+    if constexpr (!std::is_same_v<T, protocol::ErrorReply>) {
+      send(protocol::encode_error(envelope.seq, error));
+    }
+  }
+  return message;
+}
+
+void AgentLoop::handle_frame(const std::string& frame, TimeMs now) {
+  protocol::DecodeError error;
+  const std::optional<protocol::Envelope> envelope = protocol::decode_envelope(frame, error);
+  if (!envelope) {
+    spdlog::warn("undecodable frame from the hub ({}): {}", error.code, error.message);
+    send(protocol::encode_error(0, error));
+    return;
+  }
+  using protocol::MessageType;
+  switch (envelope->type) {
+    case MessageType::kWelcome:
+      if (auto welcome = decode_or_answer<protocol::Welcome>(*envelope)) on_welcome(*welcome, now);
+      break;
+    case MessageType::kHeartbeat:
+      if (auto beat = decode_or_answer<protocol::Heartbeat>(*envelope)) {
+        if (session_.registered() && !session_.epoch_matches(beat->hub_epoch)) {
+          drop_session(now, "the hub restarted with a new epoch");
+        }
+      }
+      break;
+    case MessageType::kDispatch:
+      if (auto dispatch = decode_or_answer<protocol::Dispatch>(*envelope)) {
+        core_.on_dispatch(*dispatch, now, outbox_);
+      }
+      break;
+    case MessageType::kCancel:
+      if (auto cancel = decode_or_answer<protocol::Cancel>(*envelope))
+        core_.on_cancel(*cancel, outbox_);
+      break;
+    case MessageType::kErrorReply:
+      if (auto reply = decode_or_answer<protocol::ErrorReply>(*envelope)) {
+        spdlog::warn("hub error {}: {}", reply->code, reply->message);
+        if (reply->code == "not_registered") drop_session(now, "the hub does not know us");
+      }
+      break;
+    default:
+      send(protocol::encode_error(
+          envelope->seq,
+          {"unexpected_type", "an agent does not handle " +
+                                  std::string(protocol::message_type_name(envelope->type))}));
+      break;
+  }
+}
+
+void AgentLoop::on_welcome(const protocol::Welcome& welcome, TimeMs now) {
+  if (session_.welcomed(welcome, now)) core_.forget_finished();
+  spdlog::info("registered with hub epoch {} (heartbeat {} ms)", welcome.hub_epoch,
+               session_.heartbeat_ms());
+  // The hub wants the full node usage before anything else of this session.
+  if (send(protocol::encode(core_.usage_report(), next_seq_))) {
+    ++next_seq_;
+    outbox_.usage_changed = false;  // that report already shows every change so far
+  }
+}
+
+// Decisions wait in the outbox until the session is registered, so none is
+// lost to a hub that would answer not_registered.
+void AgentLoop::flush() {
+  if (!session_.registered()) return;
+  std::size_t sent = 0;
+  for (; sent < outbox_.messages.size(); ++sent) {
+    const std::string frame =
+        std::visit([&](const auto& message) { return protocol::encode(message, next_seq_); },
+                   outbox_.messages[sent]);
+    if (!send(frame)) break;
+    log_decision(outbox_.messages[sent]);
+    ++next_seq_;
+  }
+  outbox_.messages.erase(outbox_.messages.begin(),
+                         outbox_.messages.begin() + static_cast<std::ptrdiff_t>(sent));
+  if (outbox_.usage_changed && send(protocol::encode(core_.usage_report(), next_seq_))) {
+    ++next_seq_;
+    outbox_.usage_changed = false;
+  }
+}
+
+}  // namespace gantry::agents

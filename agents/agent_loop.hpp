@@ -1,0 +1,67 @@
+// The agent's one thread: a ZeroMQ DEALER to the hub, the executor's wake-up
+// fd and a stop fd, all in one zmq::poll whose timeout is the time to the next
+// timer (heartbeat, hub silence, reconnect, simulated replica end). It decodes
+// frames, hands them to the AgentCore and sends what the core decided; every
+// decision lives in the core and the HubSession.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agents/agent_core.hpp"
+#include "agents/hub_session.hpp"
+#include "protocol/envelope.hpp"
+
+namespace zmq {
+class context_t;
+class socket_t;
+}  // namespace zmq
+
+namespace gantry::agents {
+
+inline constexpr const char* kAgentVersion = "gantry-agent/0.1.0";
+
+struct LoopConfig {
+  std::string hub_endpoint;
+  SessionTiming timing;
+};
+
+// Monotonic milliseconds for the loop's timers.
+TimeMs steady_now_ms();
+
+class AgentLoop {
+ public:
+  AgentLoop(LoopConfig config, AgentCore& core, Executor& executor);
+  ~AgentLoop();
+  AgentLoop(const AgentLoop&) = delete;
+  AgentLoop& operator=(const AgentLoop&) = delete;
+
+  // Serves until `stop_fd` turns readable, then kills every replica and
+  // returns. Throws std::runtime_error when the hub endpoint is unusable.
+  void run(int stop_fd);
+
+ private:
+  void act_on_session(TimeMs now);
+  void open_socket(TimeMs now);
+  void drop_session(TimeMs now, const char* why);
+  bool send(const std::string& frame);
+  void receive_frames(TimeMs now);
+  void handle_frame(const std::string& frame, TimeMs now);
+  void on_welcome(const protocol::Welcome& welcome, TimeMs now);
+  void flush();
+  template <class T>
+  std::optional<T> decode_or_answer(const protocol::Envelope& envelope);
+
+  LoopConfig config_;
+  AgentCore& core_;
+  Executor& executor_;
+  HubSession session_;
+  std::unique_ptr<zmq::context_t> context_;
+  std::unique_ptr<zmq::socket_t> socket_;
+  std::uint64_t next_seq_ = 1;
+  Outbox outbox_;  // decided but not yet sent (nothing goes out before Welcome)
+  std::vector<ReplicaExit> exits_;
+};
+
+}  // namespace gantry::agents

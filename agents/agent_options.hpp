@@ -1,0 +1,26 @@
+// gantry-agent's command line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gantry::agents {
+
+struct AgentOptions {
+  std::string hub_endpoint;      // --hub tcp://HOST:PORT (required)
+  std::string cluster;           // --cluster NAME (else the inventory's cluster.name)
+  std::string inventory_path;    // --inventory FILE (required; .yaml or openb .csv)
+  std::string executor = "sim";  // --executor sim|process
+  std::int32_t heartbeat_ms = 1000;
+  std::int32_t liveness = 3;
+  std::int32_t max_backoff_ms = 32000;  // reconnect backoff cap (tests use small values)
+  std::string work_dir;                 // --work-dir, default ./var/agent-<cluster>
+  std::string log_level = "info";
+  bool help = false;
+};
+
+// Throws std::invalid_argument naming the flag and the value it refuses.
+AgentOptions parse_agent_options(int argc, const char* const* argv);
+const char* agent_usage();
+
+}  // namespace gantry::agents

@@ -1,0 +1,84 @@
+// One admitted dispatch while it runs on this cluster: the state of each of its
+// replicas and the Volcano phase and task counts they add up to. Pure
+// bookkeeping: it never starts or kills anything, it tells the caller what to
+// do.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agents/executor.hpp"
+#include "hub/placement.hpp"
+#include "protocol/messages.hpp"
+
+namespace gantry::agents {
+
+enum class ReplicaState : std::uint8_t {
+  kPending,  // placed, not started yet
+  kRunning,
+  kStopping,   // the agent asked the executor to kill it
+  kSucceeded,  // exited 0
+  kFailed,     // exited non-zero (or could not start) on its own
+  kStopped,    // gone after the agent killed it
+};
+
+struct RunReplica {
+  std::uint32_t task = 0;  // index into JobSpec::tasks
+  std::int32_t index = 0;  // replica index within its task
+  std::string node;
+  ReplicaState state = ReplicaState::kPending;
+  int exit_code = 0;
+};
+
+class DispatchRun {
+ public:
+  // `replicas` are indexed by rank; `assignment` is what they hold on the nodes.
+  DispatchRun(DispatchId id, std::shared_ptr<const protocol::JobSpec> job,
+              std::vector<RunReplica> replicas, std::vector<hub::NodeAssignment> assignment);
+
+  DispatchId id() const { return id_; }
+  const protocol::JobSpec& job() const { return *job_; }
+  const std::vector<RunReplica>& replicas() const { return replicas_; }
+  const std::vector<hub::NodeAssignment>& assignment() const { return assignment_; }
+  std::string replica_name(std::uint32_t rank) const;  // "<task>-<index>"
+
+  void started(std::uint32_t rank);
+  void failed_to_start(std::uint32_t rank, const std::string& why);
+  void exited(std::uint32_t rank, int exit_code, int signal);
+  // The agent stops the replica. Returns true when the executor must kill it;
+  // a replica never started just ends.
+  bool stopping(std::uint32_t rank);
+  // The hub cancelled the dispatch: it ends Aborted (unless it already failed).
+  void cancel();
+
+  // True once a replica failed or the hub cancelled: every replica still
+  // alive must be killed, and no progress update is worth sending until the
+  // run has ended.
+  bool ending() const { return failed_ || cancelled_; }
+  // Running or pending replicas the caller has not yet asked to stop.
+  bool is_unstopped(std::uint32_t rank) const;
+  // No replica is pending, running or being stopped: nothing holds resources.
+  bool finished() const { return live_ == 0; }
+
+  const char* phase() const;
+  const std::string& message() const { return message_; }
+  void fill_status(protocol::StatusUpdate& update) const;
+
+ private:
+  void ended(std::uint32_t rank, ReplicaState state, int exit_code);
+  void record_first_failure(std::uint32_t rank, const std::string& what);
+
+  DispatchId id_;
+  std::shared_ptr<const protocol::JobSpec> job_;
+  std::vector<RunReplica> replicas_;
+  std::vector<hub::NodeAssignment> assignment_;
+  std::size_t live_ = 0;  // pending + running + stopping
+  std::size_t pending_ = 0;
+  bool failed_ = false;
+  bool cancelled_ = false;
+  std::string message_;
+};
+
+}  // namespace gantry::agents

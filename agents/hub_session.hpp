@@ -1,0 +1,73 @@
+// The agent's side of its session with the hub, as pure timing decisions:
+// when to (re)connect, when to heartbeat, when the hub counts as gone. After
+// the ZeroMQ guide's Paranoid Pirate: the hub is dead after `liveness` silent
+// heartbeat intervals; reconnect attempts back off from 1 s doubling to 32 s.
+// The socket loop asks due() what to do and reports what it heard.
+#pragma once
+
+#include <cstdint>
+
+#include "agents/executor.hpp"
+#include "protocol/messages.hpp"
+
+namespace gantry::agents {
+
+struct SessionTiming {
+  std::int32_t heartbeat_ms = 1000;  // until the hub's Welcome says otherwise
+  std::int32_t liveness = 3;
+  std::int32_t initial_backoff_ms = 1000;
+  std::int32_t max_backoff_ms = 32000;
+};
+
+class HubSession {
+ public:
+  enum class State : std::uint8_t {
+    kDisconnected,  // no socket; waiting for the reconnect time
+    kConnecting,    // Hello sent, waiting for Welcome
+    kRegistered,
+  };
+  enum class Action : std::uint8_t {
+    kNone,
+    kConnect,        // open a fresh socket and send Hello, then call connected()
+    kSendHeartbeat,  // then call heartbeat_sent()
+    kDisconnect,     // the hub is silent: close the socket, then call lost()
+  };
+
+  HubSession(SessionTiming timing, TimeMs now);
+
+  State state() const { return state_; }
+  bool registered() const { return state_ == State::kRegistered; }
+  std::uint64_t hub_epoch() const { return hub_epoch_; }
+  std::int32_t heartbeat_ms() const { return heartbeat_ms_; }
+
+  Action due(TimeMs now) const;
+  // When due() next returns something other than kNone.
+  TimeMs next_deadline() const;
+
+  void connected(TimeMs now);
+  // Returns true when the hub's epoch differs from the one of the previous
+  // session (the hub restarted): its dispatch ids start over.
+  bool welcomed(const protocol::Welcome& welcome, TimeMs now);
+  void heard(TimeMs now);  // any frame from the hub
+  // A heartbeat from another epoch means the hub restarted under us.
+  bool epoch_matches(std::uint64_t epoch) const { return epoch == hub_epoch_; }
+  void heartbeat_sent(TimeMs now);
+  // The session is over (silence, epoch change, not_registered): the first
+  // retry after a working session is immediate, later ones back off.
+  void lost(TimeMs now);
+
+ private:
+  TimeMs silence_limit_ms() const;
+
+  SessionTiming timing_;
+  State state_ = State::kDisconnected;
+  std::int32_t heartbeat_ms_;
+  std::int32_t liveness_;
+  std::int32_t backoff_ms_ = 0;
+  TimeMs reconnect_at_;
+  TimeMs last_heard_ = 0;
+  TimeMs next_heartbeat_ = 0;
+  std::uint64_t hub_epoch_ = 0;
+};
+
+}  // namespace gantry::agents

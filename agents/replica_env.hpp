@@ -1,0 +1,23 @@
+// The environment a process replica starts with: the agent's own (a local
+// executor runs on the agent's host, like Slurm's default export of the
+// submitting environment, so PATH and friends keep working), then the
+// container's env, then what tells the replica who it is and, PyTorch-style,
+// where its gang meets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agents/executor.hpp"
+
+namespace gantry::agents {
+
+// "NAME=value" entries. Sets GANTRY_JOB, GANTRY_TASK, GANTRY_REPLICA_INDEX,
+// MASTER_ADDR (127.0.0.1), MASTER_PORT, RANK and WORLD_SIZE; later sources
+// override earlier ones. `base` is a null-terminated environ-style array.
+std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const char* const* base);
+
+// argv for a replica: the first container's command followed by its args.
+std::vector<std::string> replica_argv(const ReplicaLaunch& launch);
+
+}  // namespace gantry::agents

@@ -1,0 +1,133 @@
+// Local gang admission: the hub's placer over the agent's own nodes, and the
+// reasons a refused gang gets.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "agent_test_support.hpp"
+#include "agents/dispatch_gang.hpp"
+#include "agents/node_pool.hpp"
+#include "hub/field_error.hpp"
+
+namespace gantry::agents {
+namespace {
+
+using testing::make_dispatch;
+using testing::small_inventory;
+
+struct AdmissionTest : ::testing::Test {
+  NodePool pool{"test", small_inventory()};
+  std::vector<hub::NodeAssignment> assignment;
+
+  Admission admit(const protocol::Dispatch& dispatch) {
+    return pool.admit(gang_for_dispatch(dispatch).shape, assignment);
+  }
+  std::int64_t allocated_gpus() const {
+    protocol::UsageReport report;
+    pool.fill_usage(report);
+    return testing::allocated_gpus(report);
+  }
+};
+
+TEST_F(AdmissionTest, GangThatFitsTakesOneNodePerLargeReplica) {
+  const Admission admission = admit(make_dispatch(1, "ddp", {{"worker", 2, 4}}));
+  ASSERT_TRUE(admission.admitted) << admission.reason;
+  ASSERT_EQ(assignment.size(), 2u);
+  std::set<std::string> nodes;
+  for (const auto& placed : assignment) nodes.insert(pool.node_name(placed.node));
+  EXPECT_EQ(nodes, (std::set<std::string>{"a100-0", "a100-1"}));
+  EXPECT_EQ(allocated_gpus(), 8);
+
+  pool.release(assignment);
+  EXPECT_EQ(allocated_gpus(), 0);
+}
+
+TEST_F(AdmissionTest, RejectNamesTheResourceThatIsShortAndTakesNothing) {
+  const Admission admission = admit(make_dispatch(1, "big", {{"worker", 3, 4}}));
+  EXPECT_FALSE(admission.admitted);
+  EXPECT_NE(admission.reason.find("insufficient nvidia.com/gpu"), std::string::npos)
+      << admission.reason;
+  EXPECT_NE(admission.reason.find("nvidia.com/gpu=12"), std::string::npos) << admission.reason;
+  EXPECT_NE(admission.reason.find("nvidia.com/gpu=10 free"), std::string::npos) << admission.reason;
+  EXPECT_EQ(allocated_gpus(), 0);
+}
+
+TEST_F(AdmissionTest, ReplicaLargerThanAnyNodeIsNamed) {
+  const Admission admission = admit(make_dispatch(1, "wide", {{"worker", 1, 8}}));
+  EXPECT_FALSE(admission.admitted);
+  EXPECT_NE(admission.reason.find("task worker: one replica needs nvidia.com/gpu=8 but the "
+                                  "largest node has nvidia.com/gpu=4"),
+            std::string::npos)
+      << admission.reason;
+}
+
+TEST_F(AdmissionTest, EnoughInTotalButFragmentedAcrossNodesIsRejected) {
+  ASSERT_TRUE(admit(make_dispatch(1, "three-each", {{"worker", 2, 3}})).admitted);
+  // 1 + 1 + 2 GPUs free: four in total, but no node has four.
+  const Admission admission = admit(make_dispatch(2, "four", {{"worker", 1, 4}}));
+  EXPECT_FALSE(admission.admitted);
+  EXPECT_NE(admission.reason.find("does not fit on nodes"), std::string::npos) << admission.reason;
+  EXPECT_NE(admission.reason.find("only 0 fit"), std::string::npos) << admission.reason;
+  EXPECT_EQ(allocated_gpus(), 6);
+}
+
+TEST_F(AdmissionTest, NodeSelectorSteersPlacementAndAnUnmatchedOneIsNamed) {
+  const Admission t4 =
+      admit(make_dispatch(1, "infer", {{"infer", 1, 2, 1, {{"nvidia.com/gpu.product", "T4"}}}}));
+  ASSERT_TRUE(t4.admitted) << t4.reason;
+  ASSERT_EQ(assignment.size(), 1u);
+  EXPECT_EQ(pool.node_name(assignment[0].node), "t4-0");
+
+  const Admission h100 =
+      admit(make_dispatch(2, "h100", {{"train", 1, 1, 1, {{"nvidia.com/gpu.product", "H100"}}}}));
+  EXPECT_FALSE(h100.admitted);
+  EXPECT_NE(h100.reason.find("task train: no node matches nodeSelector "
+                             "nvidia.com/gpu.product=H100"),
+            std::string::npos)
+      << h100.reason;
+}
+
+TEST(DispatchGang, UsesTheReplicasHereAndCapsMinAvailable) {
+  protocol::Dispatch dispatch =
+      make_dispatch(1, "split", {{"master", 1, 1}, {"worker", 4, 2}, {"idle", 2}}, 4);
+  dispatch.task_replicas["worker"] = 2;  // the other two run on another cluster
+  dispatch.task_replicas.erase("idle");
+  const DispatchGang gang = gang_for_dispatch(dispatch);
+  ASSERT_EQ(gang.shape.tasks.size(), 2u);
+  EXPECT_EQ(gang.shape.tasks[0].name, "master");
+  EXPECT_EQ(gang.shape.tasks[1].replicas, 2);
+  EXPECT_EQ(gang.shape.tasks[1].per_replica.get(hub::kGpu), 2000);
+  EXPECT_EQ(gang.job_task, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(gang.shape.min_available, 3);  // 4 capped to the 3 replicas here
+
+  dispatch.job.min_available = 0;
+  EXPECT_EQ(gang_for_dispatch(dispatch).shape.min_available, 3);  // 0 = all of them
+}
+
+TEST(DispatchGang, MalformedDispatchNamesTheField) {
+  protocol::Dispatch unknown = make_dispatch(1, "j", {{"worker", 2}});
+  unknown.task_replicas["bogus"] = 1;
+  try {
+    gang_for_dispatch(unknown);
+    FAIL() << "accepted an unknown task";
+  } catch (const hub::FieldError& e) {
+    EXPECT_EQ(e.field(), "task_replicas[bogus]");
+  }
+
+  protocol::Dispatch too_many = make_dispatch(1, "j", {{"worker", 2}});
+  too_many.task_replicas["worker"] = 5;
+  try {
+    gang_for_dispatch(too_many);
+    FAIL() << "accepted more replicas than the task has";
+  } catch (const hub::FieldError& e) {
+    EXPECT_EQ(e.field(), "task_replicas[worker]");
+    EXPECT_EQ(e.value(), "5");
+  }
+
+  protocol::Dispatch none = make_dispatch(1, "j", {{"worker", 2}});
+  none.task_replicas.clear();
+  EXPECT_THROW(gang_for_dispatch(none), hub::FieldError);
+}
+
+}  // namespace
+}  // namespace gantry::agents

@@ -1,0 +1,65 @@
+#include "agents/agent_options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace gantry::agents {
+namespace {
+
+AgentOptions parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "gantry-agent");
+  return parse_agent_options(static_cast<int>(args.size()), args.data());
+}
+
+std::string error_of(std::vector<const char*> args) {
+  try {
+    parse(std::move(args));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(AgentOptions, ReadsEveryFlagInBothSpellings) {
+  const AgentOptions options =
+      parse({"--hub", "tcp://127.0.0.1:7800", "--cluster=east", "--inventory", "east.yaml",
+             "--executor", "process", "--heartbeat-ms=250", "--liveness", "5", "--work-dir",
+             "/tmp/w", "--log-level", "debug", "--max-backoff-ms", "500"});
+  EXPECT_EQ(options.hub_endpoint, "tcp://127.0.0.1:7800");
+  EXPECT_EQ(options.cluster, "east");
+  EXPECT_EQ(options.inventory_path, "east.yaml");
+  EXPECT_EQ(options.executor, "process");
+  EXPECT_EQ(options.heartbeat_ms, 250);
+  EXPECT_EQ(options.liveness, 5);
+  EXPECT_EQ(options.work_dir, "/tmp/w");
+  EXPECT_EQ(options.log_level, "debug");
+  EXPECT_EQ(options.max_backoff_ms, 500);
+}
+
+TEST(AgentOptions, DefaultsMatchTheDocumentation) {
+  const AgentOptions options = parse({"--hub", "tcp://h:1", "--inventory", "i.yaml"});
+  EXPECT_EQ(options.executor, "sim");
+  EXPECT_EQ(options.heartbeat_ms, 1000);
+  EXPECT_EQ(options.liveness, 3);
+  EXPECT_TRUE(options.work_dir.empty());  // ./var/agent-<cluster>, resolved by main
+}
+
+TEST(AgentOptions, BadValuesNameTheFlagAndValue) {
+  EXPECT_EQ(error_of({"--hub", "tcp://h:1", "--inventory", "i", "--executor", "docker"}),
+            "--executor: must be sim or process (got \"docker\")");
+  EXPECT_NE(error_of({"--hub", "tcp://h:1", "--inventory", "i", "--heartbeat-ms", "0"})
+                .find("--heartbeat-ms"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--hub", "tcp://h:1", "--inventory", "i", "--liveness", "3x"}).find("3x"),
+            std::string::npos);
+  EXPECT_EQ(error_of({"--inventory", "i"}), "--hub: is required");
+  EXPECT_EQ(error_of({"--hub", "tcp://h:1"}), "--inventory: is required");
+  EXPECT_EQ(error_of({"--hub"}), "--hub: needs a value");
+  EXPECT_EQ(error_of({"--hub", "x", "--inventory", "i", "--colour", "red"}),
+            "--colour: unknown option");
+}
+
+}  // namespace
+}  // namespace gantry::agents

@@ -1,0 +1,144 @@
+// The real gantry-agent binary as a child process: it registers with a hub
+// played by the test, runs a real process replica, and on SIGTERM kills that
+// replica and exits 0. Bad input ends it with an error naming the field.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "agent_test_support.hpp"
+#include "fake_hub.hpp"
+
+extern char** environ;
+
+namespace gantry::agents {
+namespace {
+
+using namespace std::chrono_literals;
+
+int pidfd_open(pid_t pid) {
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct AgentProcessTest : ::testing::Test {
+  void SetUp() override {
+    char pattern[] = "/tmp/gantry-agent-bin-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir = pattern;
+  }
+  void TearDown() override {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    std::filesystem::remove_all(dir);
+  }
+
+  void spawn(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {GANTRY_AGENT_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> argv_c;
+    for (std::string& arg : argv) argv_c.push_back(arg.data());
+    argv_c.push_back(nullptr);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, (dir / "agent.log").c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
+    const int rc = ::posix_spawn(&pid, argv_c[0], &files, nullptr, argv_c.data(), environ);
+    posix_spawn_file_actions_destroy(&files);
+    ASSERT_EQ(rc, 0) << GANTRY_AGENT_BINARY;
+  }
+
+  // The agent's exit status, waiting (with a deadline) for it to end.
+  int wait_exit() {
+    const int fd = pidfd_open(pid);
+    EXPECT_GE(fd, 0);
+    EXPECT_TRUE(testing::wait_readable(fd, testing::deadline_in(60s))) << "the agent never exited";
+    ::close(fd);
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+    pid = -1;
+    return status;
+  }
+
+  std::filesystem::path dir;
+  pid_t pid = -1;
+};
+
+TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
+  testing::FakeHub hub;
+  std::ofstream(dir / "inventory.yaml")
+      << "cluster: {name: bin}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4, memory: 8Gi}\n";
+  spawn({"--hub", hub.endpoint(), "--inventory", (dir / "inventory.yaml").string(), "--executor",
+         "process", "--work-dir", (dir / "work").string(), "--log-level", "debug"});
+
+  const testing::Received hello = hub.next(1);
+  ASSERT_EQ(hello.type, protocol::MessageType::kHello) << read_file(dir / "agent.log");
+  EXPECT_EQ(hello.identity, "agent/bin");
+  hub.send(hello.identity, protocol::encode(protocol::Welcome{1, 600'000, 3}));
+  EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).nodes.size(), 1u);
+
+  const std::filesystem::path fifo = dir / "replica.pid";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  hub.send(hello.identity,
+           protocol::encode(testing::make_dispatch(
+               1, "sleeper",
+               {{"w",
+                 1,
+                 0,
+                 1,
+                 {},
+                 {"/bin/sh", "-c", "echo $$ > " + fifo.string() + "; exec sleep 1000"}}})));
+  EXPECT_EQ(hub.next_as<protocol::Admit>(1).dispatch_id, 1u);
+  EXPECT_EQ(hub.next_as<protocol::StatusUpdate>(1).phase, "Running");
+
+  ASSERT_TRUE(testing::wait_readable(reader, testing::deadline_in(60s)));
+  char text[32] = {};
+  ASSERT_GT(::read(reader, text, sizeof text - 1), 0);
+  ::close(reader);
+  const int replica = pidfd_open(static_cast<pid_t>(std::stol(text)));
+  ASSERT_GE(replica, 0);
+
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  const int status = wait_exit();
+  ASSERT_TRUE(WIFEXITED(status)) << read_file(dir / "agent.log");
+  EXPECT_EQ(WEXITSTATUS(status), 0) << read_file(dir / "agent.log");
+  // The agent reaped its replica before exiting, so its pidfd already reads
+  // as exited: no waiting needed.
+  pollfd item{replica, POLLIN, 0};
+  EXPECT_EQ(::poll(&item, 1, 0), 1) << "the replica outlived its agent";
+  ::close(replica);
+}
+
+TEST_F(AgentProcessTest, BadInventoryEndsWithAnErrorNamingTheField) {
+  std::ofstream(dir / "inventory.yaml") << "nodes:\n  - name: n0\n    allocatable: {cpu: many}\n";
+  spawn({"--hub", "tcp://127.0.0.1:1", "--cluster", "x", "--inventory",
+         (dir / "inventory.yaml").string()});
+  const int status = wait_exit();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::string log = read_file(dir / "agent.log");
+  EXPECT_NE(log.find("nodes[0].allocatable.cpu"), std::string::npos) << log;
+  EXPECT_NE(log.find("many"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace gantry::agents

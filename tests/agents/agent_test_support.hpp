@@ -1,0 +1,151 @@
+// Builders shared by the agent tests: a small inventory, dispatches, and an
+// executor that records what it was asked to do.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <poll.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agents/agent_core.hpp"
+#include "agents/executor.hpp"
+#include "config/inventory.hpp"
+#include "protocol/messages.hpp"
+
+namespace gantry::agents::testing {
+
+inline constexpr std::int64_t kGi = 1024LL * 1024 * 1024 * 1000;  // milli-bytes
+
+inline protocol::NodeUsage make_node(const std::string& name, std::int64_t cpus, std::int64_t gpus,
+                                     const std::string& model) {
+  protocol::NodeUsage node;
+  node.name = name;
+  node.allocatable = {{"cpu", cpus * 1000}, {"memory", 128 * kGi}};
+  if (gpus > 0) {
+    node.allocatable["nvidia.com/gpu"] = gpus * 1000;
+    node.labels["nvidia.com/gpu.product"] = model;
+    node.gpu_model = model;
+  }
+  return node;
+}
+
+// Two 4-GPU A100 nodes and one 2-GPU T4 node: 10 GPUs, at most 4 on a node.
+inline config::Inventory small_inventory() {
+  config::Inventory inventory;
+  inventory.cluster_name = "test";
+  inventory.cluster_labels = {{"region", "lab"}};
+  inventory.nodes = {make_node("a100-0", 32, 4, "A100"), make_node("a100-1", 32, 4, "A100"),
+                     make_node("t4-0", 16, 2, "T4")};
+  return inventory;
+}
+
+struct TaskDef {
+  std::string name;
+  std::int32_t replicas = 1;
+  std::int64_t gpus = 0;
+  std::int64_t cpus = 1;
+  protocol::Labels node_selector = {};
+  std::vector<std::string> command = {};
+};
+
+inline protocol::TaskSpec make_task(const TaskDef& def) {
+  protocol::TaskSpec task;
+  task.name = def.name;
+  task.replicas = def.replicas;
+  task.node_selector = def.node_selector;
+  protocol::ContainerSpec container;
+  container.name = def.name;
+  container.command = def.command;
+  container.requests = {{"cpu", def.cpus * 1000}};
+  if (def.gpus > 0) container.requests["nvidia.com/gpu"] = def.gpus * 1000;
+  task.containers.push_back(container);
+  return task;
+}
+
+// A dispatch that runs every replica of every task here.
+inline protocol::Dispatch make_dispatch(std::uint64_t id, const std::string& job,
+                                        const std::vector<TaskDef>& tasks,
+                                        std::int32_t min_available = 0,
+                                        protocol::Labels annotations = {}) {
+  protocol::Dispatch dispatch;
+  dispatch.dispatch_id = id;
+  dispatch.job.name = job;
+  dispatch.job.min_available = min_available;
+  dispatch.job.annotations = std::move(annotations);
+  for (const TaskDef& def : tasks) {
+    dispatch.job.tasks.push_back(make_task(def));
+    dispatch.task_replicas[def.name] = def.replicas;
+  }
+  return dispatch;
+}
+
+// Records starts and kills; the test decides when replicas exit.
+class FakeExecutor final : public Executor {
+ public:
+  std::string check(const protocol::JobSpec& job) const override {
+    return job.annotations.count("refuse") != 0 ? "refused: " + job.annotations.at("refuse") : "";
+  }
+  void start(const ReplicaLaunch& launch, TimeMs) override {
+    if (fail_start_rank && *fail_start_rank == launch.key.rank) {
+      throw std::runtime_error("no such file");
+    }
+    started.push_back(launch);
+  }
+  void kill(const ReplicaKey& key) override { killed.push_back(key); }
+  std::optional<TimeMs> next_deadline() const override { return std::nullopt; }
+  int wake_fd() const override { return -1; }
+  void collect_exits(TimeMs, std::vector<ReplicaExit>&) override {}
+  void shutdown() override {}
+
+  std::vector<ReplicaLaunch> started;
+  std::vector<ReplicaKey> killed;
+  std::optional<std::uint32_t> fail_start_rank;
+};
+
+template <class T>
+std::vector<T> messages_of(const Outbox& out) {
+  std::vector<T> found;
+  for (const OutboundMessage& message : out.messages) {
+    if (const T* typed = std::get_if<T>(&message)) found.push_back(*typed);
+  }
+  return found;
+}
+
+inline const protocol::TaskStatus* task_status(const protocol::StatusUpdate& update,
+                                               const std::string& task) {
+  for (const auto& status : update.tasks) {
+    if (status.name == task) return &status;
+  }
+  return nullptr;
+}
+
+inline std::int64_t allocated_gpus(const protocol::UsageReport& report) {
+  std::int64_t total = 0;
+  for (const auto& node : report.nodes) {
+    const auto gpus = node.allocated.find("nvidia.com/gpu");
+    if (gpus != node.allocated.end()) total += gpus->second;
+  }
+  return total / 1000;
+}
+
+// Waits for `fd` to turn readable; false when `deadline` passes first. A
+// deadline only bounds a broken test, it is never what the test measures.
+inline bool wait_readable(int fd, std::chrono::steady_clock::time_point deadline) {
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd item{fd, POLLIN, 0};
+    const int ready = ::poll(&item, 1, static_cast<int>(left.count()));
+    if (ready > 0) return true;
+  }
+}
+
+inline std::chrono::steady_clock::time_point deadline_in(std::chrono::seconds seconds) {
+  return std::chrono::steady_clock::now() + seconds;
+}
+
+}  // namespace gantry::agents::testing

@@ -1,0 +1,190 @@
+// Real /bin/sh replicas through the agent core and the process executor:
+// success, a failing replica, and cancel killing the whole process group.
+#include "agents/process_executor.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "agent_test_support.hpp"
+
+namespace gantry::agents {
+namespace {
+
+using testing::make_dispatch;
+using testing::messages_of;
+using namespace std::chrono_literals;
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> shell(const std::string& script) {
+  return {"/bin/sh", "-c", script};
+}
+
+struct ProcessExecutorTest : ::testing::Test {
+  void SetUp() override {
+    char pattern[] = "/tmp/gantry-agent-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    work_dir = pattern;
+    executor = std::make_unique<ProcessExecutor>(work_dir);
+    core = std::make_unique<AgentCore>("test", testing::small_inventory(), *executor);
+  }
+  void TearDown() override {
+    core.reset();
+    executor.reset();
+    std::filesystem::remove_all(work_dir);
+  }
+
+  // Feeds replica exits to the core until `done` holds; false if the deadline
+  // passes first (a broken test, not a measurement).
+  bool run_until(const std::function<bool()>& done) {
+    const auto deadline = testing::deadline_in(60s);
+    std::vector<ReplicaExit> exits;
+    while (!done()) {
+      if (!testing::wait_readable(executor->wake_fd(), deadline)) return false;
+      exits.clear();
+      executor->collect_exits(0, exits);
+      core->on_exits(exits, out);
+    }
+    return true;
+  }
+  std::optional<protocol::StatusUpdate> final_update() const {
+    for (const auto& update : messages_of<protocol::StatusUpdate>(out)) {
+      if (update.phase != "Running" && update.phase != "Pending") return update;
+    }
+    return std::nullopt;
+  }
+  bool over() const { return final_update().has_value(); }
+
+  std::filesystem::path work_dir;
+  std::unique_ptr<ProcessExecutor> executor;
+  std::unique_ptr<AgentCore> core;
+  Outbox out;
+};
+
+TEST_F(ProcessExecutorTest, SuccessfulReplicasCompleteWithTheirEnvironmentAndLogs) {
+  protocol::Dispatch dispatch =
+      make_dispatch(11, "hello",
+                    {{"master", 1, 0, 1, {}, shell("echo master")},
+                     {"worker",
+                      2,
+                      0,
+                      1,
+                      {},
+                      shell("echo job=$GANTRY_JOB task=$GANTRY_TASK index=$GANTRY_REPLICA_INDEX "
+                            "rank=$RANK world=$WORLD_SIZE addr=$MASTER_ADDR port=$MASTER_PORT "
+                            "custom=$CUSTOM; echo to-stderr >&2")}});
+  dispatch.job.tasks[1].containers[0].env = {{"CUSTOM", "from-spec"}};
+  core->on_dispatch(dispatch, 0, out);
+  ASSERT_EQ(messages_of<protocol::Admit>(out).size(), 1u);
+
+  ASSERT_TRUE(run_until([&] { return over(); }));
+  EXPECT_EQ(final_update()->phase, "Completed");
+  EXPECT_EQ(testing::task_status(*final_update(), "worker")->succeeded, 2);
+  EXPECT_TRUE(out.usage_changed);
+  EXPECT_EQ(core->running_count(), 0u);
+
+  EXPECT_EQ(read_file(work_dir / "hello" / "master-0.log"), "master\n");
+  const std::string worker1 = read_file(work_dir / "hello" / "worker-1.log");
+  EXPECT_NE(worker1.find("job=hello task=worker index=1 rank=2 world=3 addr=127.0.0.1 port="),
+            std::string::npos)
+      << worker1;
+  EXPECT_EQ(worker1.find("port= "), std::string::npos) << "MASTER_PORT is empty: " << worker1;
+  EXPECT_NE(worker1.find("custom=from-spec"), std::string::npos) << worker1;
+  EXPECT_NE(worker1.find("to-stderr"), std::string::npos) << worker1;
+  // One rendezvous port for the whole dispatch.
+  const std::string worker0 = read_file(work_dir / "hello" / "worker-0.log");
+  const auto port_of = [](const std::string& log) {
+    const auto at = log.find("port=") + 5;
+    return log.substr(at, log.find(' ', at) - at);
+  };
+  EXPECT_EQ(port_of(worker0), port_of(worker1));
+}
+
+TEST_F(ProcessExecutorTest, ExitCodeThreeFailsTheJobNamingTheReplicaAndKillsTheRest) {
+  const protocol::Dispatch dispatch =
+      make_dispatch(12, "fails",
+                    {{"master", 1, 0, 1, {}, shell("exec sleep 1000")},
+                     {"worker", 1, 0, 1, {}, shell("exit 3")}});
+  core->on_dispatch(dispatch, 0, out);
+  ASSERT_TRUE(run_until([&] { return over(); }));
+  EXPECT_EQ(final_update()->phase, "Failed");
+  EXPECT_EQ(final_update()->message, "replica worker-0 (rank 1) exited with code 3");
+  EXPECT_EQ(testing::task_status(*final_update(), "master")->failed, 1);
+  EXPECT_EQ(executor->pid_of(ReplicaKey{12, 0}), -1);  // the sleeping master was reaped
+}
+
+TEST_F(ProcessExecutorTest, CommandThatDoesNotExistFailsNamingTheReplica) {
+  core->on_dispatch(make_dispatch(13, "typo", {{"w", 1, 0, 1, {}, {"/nonexistent/gantry-binary"}}}),
+                    0, out);
+  ASSERT_TRUE(run_until([&] { return over(); }));
+  EXPECT_EQ(final_update()->phase, "Failed");
+  EXPECT_NE(final_update()->message.find("replica w-0 (rank 0) could not start"), std::string::npos)
+      << final_update()->message;
+}
+
+TEST_F(ProcessExecutorTest, JobWithoutCommandIsRejected) {
+  core->on_dispatch(make_dispatch(14, "nocmd", {{"w", 1}}), 0, out);
+  const auto rejects = messages_of<protocol::Reject>(out);
+  ASSERT_EQ(rejects.size(), 1u);
+  EXPECT_NE(rejects[0].reason.find("containers[0].command"), std::string::npos)
+      << rejects[0].reason;
+}
+
+int pidfd_open(pid_t pid) {
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+TEST_F(ProcessExecutorTest, CancelKillsTheReplicasWholeProcessGroup) {
+  // Orphans of this process come back to it, so the test can wait for the
+  // replica's own child after its shell is gone.
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  const std::filesystem::path fifo = work_dir / "sleep.pid";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+
+  core->on_dispatch(
+      make_dispatch(
+          15, "long",
+          {{"w", 1, 0, 1, {}, shell("sleep 1000 & echo $! > " + fifo.string() + "; wait")}}),
+      0, out);
+  ASSERT_TRUE(testing::wait_readable(reader, testing::deadline_in(60s)));
+  char text[32] = {};
+  ASSERT_GT(::read(reader, text, sizeof text - 1), 0);
+  ::close(reader);
+  const pid_t sleeper = static_cast<pid_t>(std::stol(text));
+  const int sleeper_fd = pidfd_open(sleeper);
+  ASSERT_GE(sleeper_fd, 0) << "sleep " << sleeper << " is not running";
+
+  core->on_cancel(protocol::Cancel{15, "long"}, out);
+  ASSERT_TRUE(run_until([&] { return over(); }));
+  EXPECT_EQ(final_update()->phase, "Aborted");
+
+  // The shell's background `sleep 1000` died with it: wait for it, then reap it.
+  ASSERT_TRUE(testing::wait_readable(sleeper_fd, testing::deadline_in(60s)));
+  ::close(sleeper_fd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(sleeper, &status, 0), sleeper);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+}  // namespace
+}  // namespace gantry::agents
