@@ -20,15 +20,12 @@ using namespace gantry;
 
 constexpr int kUsageError = 2;
 
+// --cluster wins over the inventory's cluster.name, so one inventory file can
+// describe several identical member clusters.
 std::string resolve_cluster(const agents::AgentOptions& options,
                             const config::Inventory& inventory) {
   if (options.cluster.empty() && inventory.cluster_name.empty()) {
     throw std::invalid_argument("--cluster: is required (the inventory names no cluster)");
-  }
-  if (!options.cluster.empty() && !inventory.cluster_name.empty() &&
-      options.cluster != inventory.cluster_name) {
-    throw std::invalid_argument("--cluster " + options.cluster + " does not match cluster.name " +
-                                inventory.cluster_name + " in " + options.inventory_path);
   }
   return options.cluster.empty() ? inventory.cluster_name : options.cluster;
 }

@@ -1,0 +1,78 @@
+// gantry-bench-core: how fast the scheduling core decides and how much memory
+// it keeps per pending job, at hub scale. Prints a table; the last line is one
+// JSON object. Never fails on a figure.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <vector>
+
+#include "bench/core_bench.hpp"
+#include "sim/summary.hpp"
+
+namespace {
+
+using gantry::bench::CoreBenchOptions;
+using gantry::bench::CoreBenchResult;
+
+double per_second(double count, double seconds) {
+  return seconds > 0 ? count / seconds : 0;
+}
+
+void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, double p50_us,
+                 double p99_us) {
+  std::printf(
+      "gantry-bench-core: %u clusters x %u nodes x 8 GPUs, %u queues (%s), %u pending jobs "
+      "(mean %.2f GPUs), seed %llu\n",
+      options.clusters, options.nodes, options.queues,
+      options.strategy == gantry::hub::QueueStrategy::kStrictFifo ? "fifo" : "firstfit",
+      options.jobs, r.mean_job_gpus, static_cast<unsigned long long>(options.seed));
+  std::printf("%-40s %10s %10s %12s %12s %12s\n", "phase", "count", "seconds", "per_s", "p50_us",
+              "p99_us");
+  std::printf("%-40s %10u %10.2f %12.0f\n", "submit (jobs)", options.jobs, r.submit_seconds,
+              per_second(options.jobs, r.submit_seconds));
+  std::printf("%-40s %10zu %10.2f %12.0f\n", "first pass, empty clusters (dispatches)",
+              r.first_pass_decisions, r.first_pass_seconds,
+              per_second(static_cast<double>(r.first_pass_decisions), r.first_pass_seconds));
+  std::printf("%-40s %10zu %10.2f %12.1f %12.1f %12.1f\n", "steady state (passes, one per event)",
+              r.events, r.schedule_seconds,
+              per_second(static_cast<double>(r.events), r.schedule_seconds), p50_us, p99_us);
+  std::printf("%-40s %10zu %10.2f %12.0f\n", "steady state (dispatches)", r.decisions,
+              r.schedule_seconds, per_second(static_cast<double>(r.decisions), r.schedule_seconds));
+  std::printf("evictions (reclaim / preemption): %zu%s\n", r.evictions,
+              options.evictions ? "" : " (disabled)");
+  std::printf("memory: %.0f bytes per pending job (resident +%.1f MiB over the backlog)\n",
+              static_cast<double>(r.memory_bytes) / options.jobs,
+              static_cast<double>(r.memory_bytes) / (1 << 20));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+      std::cout << gantry::bench::core_bench_usage();
+      return 0;
+    }
+    const CoreBenchOptions options = gantry::bench::parse_core_bench_options(args);
+    CoreBenchResult r = gantry::bench::run_core_bench(options);
+    std::sort(r.pass_us.begin(), r.pass_us.end());
+    const double p50 = gantry::sim::nearest_rank(r.pass_us, 50);
+    const double p99 = gantry::sim::nearest_rank(r.pass_us, 99);
+    print_table(options, r, p50, p99);
+    std::printf(
+        "{\"decisions_per_s\":%.1f,\"p50_decision_us\":%.1f,\"p99_decision_us\":%.1f,"
+        "\"bytes_per_pending_job\":%.1f,\"first_pass_decisions_per_s\":%.1f,\"submits_per_s\":%.1f,"
+        "\"events\":%zu,\"evictions\":%zu,\"clusters\":%u,\"nodes_per_cluster\":%u,\"queues\":%u,"
+        "\"jobs\":%u}\n",
+        per_second(static_cast<double>(r.decisions), r.schedule_seconds), p50, p99,
+        static_cast<double>(r.memory_bytes) / options.jobs,
+        per_second(static_cast<double>(r.first_pass_decisions), r.first_pass_seconds),
+        per_second(options.jobs, r.submit_seconds), r.events, r.evictions, options.clusters,
+        options.nodes, options.queues, options.jobs);
+    return 0;
+  } catch (const std::exception& error) {
+    std::cerr << "gantry-bench-core: " << error.what() << "\n";
+    return 2;
+  }
+}

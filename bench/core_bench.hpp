@@ -1,0 +1,49 @@
+// gantry-bench-core's workload: many clusters of 8-GPU nodes, many queues and
+// a large backlog of gang jobs, driven through hub::SchedulerCore exactly as
+// the hub drives it (submit, schedule, admitted, finished) in virtual time.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hub/scheduler.hpp"
+
+namespace gantry::bench {
+
+struct CoreBenchOptions {
+  std::uint32_t clusters = 100;
+  std::uint32_t nodes = 1000;  // per cluster, 8 GPUs each
+  std::uint32_t queues = 1000;
+  std::uint32_t jobs = 1'000'000;  // pending when the first pass starts
+  std::uint32_t events = 1000;     // steady-state events to measure
+  double max_seconds = 120;        // ... or until this much time was spent scheduling
+  std::uint64_t seed = 1;
+  hub::QueueStrategy strategy = hub::QueueStrategy::kBestEffortFifo;
+  bool evictions = true;  // the core's reclaim and preemption, as the hub runs it
+  std::optional<std::filesystem::path> trace_dir;  // draw sizes from the real traces
+};
+
+struct CoreBenchResult {
+  double mean_job_gpus = 0;
+  double submit_seconds = 0;
+  std::int64_t memory_bytes = 0;  // resident growth while submitting the backlog
+  std::size_t first_pass_decisions = 0;
+  double first_pass_seconds = 0;
+  // Steady state: each event ends one job, submits one, then runs one pass.
+  std::size_t events = 0;
+  std::size_t decisions = 0;  // dispatches
+  std::size_t evictions = 0;  // over both phases
+  double schedule_seconds = 0;
+  std::vector<double> pass_us;  // one per event
+};
+
+// Throws std::invalid_argument naming the flag and value.
+CoreBenchOptions parse_core_bench_options(const std::vector<std::string>& args);
+std::string core_bench_usage();
+
+CoreBenchResult run_core_bench(const CoreBenchOptions& options);
+
+}  // namespace gantry::bench

@@ -1,0 +1,42 @@
+// One benchmark run: the raw ZeroMQ ceiling first (alone on the machine),
+// then the hub child process, the simulated clusters and the load.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "bench/e2e/e2e_options.hpp"
+#include "bench/e2e/fake_cluster.hpp"
+#include "bench/e2e/latency.hpp"
+#include "bench/e2e/load_generator.hpp"
+#include "bench/e2e/raw_echo.hpp"
+
+namespace gantry::bench::e2e {
+
+struct E2eFigures {
+  LoadResult load;
+  std::uint32_t dispatched = 0;
+  double submits_per_s = 0;     // acknowledged submissions per second
+  double dispatches_per_s = 0;  // first Dispatches seen by the fake clusters per second
+  double load_seconds = 0;      // first submit to last ack
+  Percentiles submit_to_ack;
+  Percentiles submit_to_dispatch;
+  RawEchoResult raw;
+  double ratio_to_raw = 0;  // submits_per_s / raw pipelined round trips per s
+  std::map<std::string, double> hub_thread_cpu_s;  // over the load phase
+  double hub_cpu_s = 0;
+  double bench_cpu_s = 0;          // this process: load generator + fake clusters
+  std::uintmax_t store_bytes = 0;  // gantry.db + its WAL after the run
+  ClusterCounters clusters;
+  std::string kept_state_dir;  // set when something failed and the hub's log was kept
+};
+
+std::string default_hub_binary();
+
+// Throws std::runtime_error when the hub cannot be started or the clusters
+// never become ready; a slow hub is a figure, not an error.
+E2eFigures run_e2e(const E2eOptions& options);
+
+}  // namespace gantry::bench::e2e

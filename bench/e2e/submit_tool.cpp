@@ -1,0 +1,139 @@
+#include "bench/e2e/submit_tool.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <thread>
+
+#include "bench/e2e/job_yaml.hpp"
+#include "bench/e2e/load_generator.hpp"
+#include "protocol/envelope.hpp"
+
+namespace gantry::bench::e2e {
+
+namespace {
+
+std::int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::uint32_t count(const std::string& flag, const std::string& text) {
+  std::uint32_t value = 0;
+  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || status != std::errc() || end != text.data() + text.size() || value == 0) {
+    throw std::invalid_argument(flag + ": expected a positive number (got \"" + text + "\")");
+  }
+  return value;
+}
+
+std::string job_name_of(const SubmitToolOptions& options, std::uint32_t index) {
+  return options.prefix + "-" + std::to_string(index);
+}
+
+bool is_ours(const SubmitToolOptions& options, const std::string& name) {
+  return name.rfind(options.prefix + "-", 0) == 0;
+}
+
+// Polls `get jobs` (every 200 ms: a listing costs the hub CPU, and the hub
+// stamps the times itself, so polling faster would only perturb it) until
+// every job has finished or the timeout passes.
+void wait_finished(const SubmitToolOptions& options, LoadGenerator& load, SubmitToolResult& out) {
+  const std::int64_t deadline = wall_ms() + static_cast<std::int64_t>(options.timeout_s * 1000);
+  while (wall_ms() < deadline) {
+    const auto jobs = load.list_jobs(10);
+    if (jobs) {
+      out.started = out.finished = 0;
+      for (const protocol::JobInfo& job : *jobs) {
+        if (!is_ours(options, job.name)) continue;
+        if (job.started_ms > 0) ++out.started;
+        if (job.finished_ms > 0) ++out.finished;
+        out.last_started_ms = std::max(out.last_started_ms, job.started_ms);
+        out.last_finished_ms = std::max(out.last_finished_ms, job.finished_ms);
+      }
+      if (out.finished >= out.acked) return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  out.error = "timed out waiting for the jobs to finish";
+}
+
+}  // namespace
+
+std::string submit_tool_usage() {
+  return "usage: gantry-bench-submit [--hub ENDPOINT] [--jobs N] [--prefix NAME] [--window N]\n"
+         "                           [--clusters N] [--timeout SECONDS]\n"
+         "Submits N jobs running /bin/true (named PREFIX-0 ...), pipelined, then waits until\n"
+         "the hub reports all of them started and finished. Prints one JSON line.\n";
+}
+
+SubmitToolOptions parse_submit_tool_options(const std::vector<std::string>& args) {
+  SubmitToolOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "--help" || flag == "-h") {
+      options.help = true;
+      continue;
+    }
+    if (i + 1 >= args.size()) throw std::invalid_argument(flag + ": missing value");
+    const std::string& value = args[++i];
+    if (flag == "--hub") {
+      options.hub = value;
+    } else if (flag == "--jobs") {
+      options.jobs = count(flag, value);
+    } else if (flag == "--prefix") {
+      options.prefix = value;
+    } else if (flag == "--window") {
+      options.window = count(flag, value);
+    } else if (flag == "--clusters") {
+      options.clusters = count(flag, value);
+    } else if (flag == "--timeout") {
+      options.timeout_s = count(flag, value);
+    } else {
+      throw std::invalid_argument("unknown argument \"" + flag + "\"");
+    }
+  }
+  return options;
+}
+
+SubmitToolResult run_submit_tool(const SubmitToolOptions& options) {
+  SubmitToolResult result;
+  LoadGenerator load(options.hub);
+  if (load.wait_clusters_ready(options.clusters, 30) < options.clusters) {
+    result.error = "the hub has fewer than " + std::to_string(options.clusters) + " ready clusters";
+    return result;
+  }
+  std::vector<std::string> frames;
+  for (std::uint32_t i = 0; i < options.jobs; ++i) {
+    frames.push_back(protocol::encode(
+        protocol::SubmitJobRequest{true_job_yaml(job_name_of(options, i))}, i + 1));
+  }
+  Timeline timeline(options.jobs);
+  result.first_submit_ms = wall_ms();
+  const LoadResult load_result = load.run(frames, LoadOptions{options.window, 0, 30}, timeline);
+  result.last_ack_ms = wall_ms();
+  result.acked = load_result.acked;
+  if (!load_result.first_error.empty()) result.error = load_result.first_error;
+  wait_finished(options, load, result);
+  return result;
+}
+
+std::string submit_tool_json(const SubmitToolOptions& options, const SubmitToolResult& r) {
+  const double start_s = (r.last_started_ms - r.first_submit_ms) / 1000.0;
+  char line[768];
+  std::snprintf(line, sizeof line,
+                "{\"jobs\": %u, \"acked\": %u, \"started\": %u, \"finished\": %u, "
+                "\"first_submit_ms\": %lld, \"last_ack_ms\": %lld, \"last_started_ms\": %lld, "
+                "\"last_finished_ms\": %lld, \"jobs_started_per_s\": %.1f, \"error\": \"%s\"}",
+                options.jobs, r.acked, r.started, r.finished,
+                static_cast<long long>(r.first_submit_ms), static_cast<long long>(r.last_ack_ms),
+                static_cast<long long>(r.last_started_ms),
+                static_cast<long long>(r.last_finished_ms), start_s > 0 ? r.started / start_s : 0.0,
+                r.error.c_str());
+  return line;
+}
+
+}  // namespace gantry::bench::e2e

@@ -1,0 +1,195 @@
+#include "sim/replay.hpp"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <stdexcept>
+
+#include "hub/gang.hpp"
+#include "hub/placement.hpp"
+#include "hub/scheduler.hpp"
+
+namespace gantry::sim {
+namespace {
+
+constexpr hub::TimeMs kMsPerSecond = 1000;
+
+struct Completion {
+  hub::TimeMs end_ms;
+  hub::DispatchId dispatch;
+  // Earliest end first; equal ends in dispatch order, so the replay is deterministic.
+  bool operator>(const Completion& other) const {
+    return end_ms != other.end_ms ? end_ms > other.end_ms : dispatch > other.dispatch;
+  }
+};
+
+class ReplayEngine {
+ public:
+  ReplayEngine(const std::vector<SimCluster>& clusters, const std::vector<Trace>& traces,
+               const ReplayConfig& config)
+      : clusters_(clusters),
+        traces_(traces),
+        config_(config),
+        core_(scheduler_options(config.policy)) {
+    if (clusters.size() != traces.size())
+      throw std::invalid_argument("replay: " + std::to_string(traces.size()) + " traces but " +
+                                  std::to_string(clusters.size()) + " clusters");
+  }
+
+  ReplayResult run() {
+    add_clusters();
+    add_queues();
+    make_outcomes();
+    while (true) {
+      drop_evicted_completions();
+      if (next_submission_ == submission_order_.size() && running_.empty()) break;
+      const hub::TimeMs now = next_event_time();
+      finish_due(now);
+      submit_due(now);
+      start_decided(now);
+    }
+    return std::move(result_);
+  }
+
+ private:
+  void add_clusters() {
+    for (const auto& cluster : clusters_) {
+      const hub::ClusterIndex index = core_.add_cluster(cluster.name);
+      core_.report_usage(index, cluster.nodes, {});
+      core_.set_cluster_ready(index, true, 0);
+      empty_clusters_.push_back(core_.cluster(index));
+    }
+    fits_cache_.resize(clusters_.size());
+  }
+
+  // Isolated mode gives each trace cluster its own queue: with one shared
+  // strict-FIFO queue one cluster's blocked head would stall all the others.
+  void add_queues() {
+    if (config_.mode == Mode::kPooled) {
+      core_.set_queue_strategy(core_.ensure_queue("default"), queue_strategy(config_.policy));
+      return;
+    }
+    for (const auto& trace : traces_)
+      core_.set_queue_strategy(core_.ensure_queue(trace.cluster_name),
+                               queue_strategy(config_.policy));
+  }
+
+  void make_outcomes() {
+    for (std::uint32_t t = 0; t < traces_.size(); ++t)
+      for (std::uint32_t row = 0; row < traces_[t].jobs.size(); ++row) {
+        const TraceJob& job = traces_[t].jobs[row];
+        result_.jobs.push_back(JobOutcome{t, row, job.gpus, job.submit_s * kMsPerSecond,
+                                          job.duration_s * kMsPerSecond, false, 0,
+                                          hub::kNoCluster});
+      }
+    submission_order_.resize(result_.jobs.size());
+    for (std::uint32_t i = 0; i < submission_order_.size(); ++i) submission_order_[i] = i;
+    // Ties keep trace order, then file order.
+    std::stable_sort(submission_order_.begin(), submission_order_.end(),
+                     [this](std::uint32_t a, std::uint32_t b) {
+                       return result_.jobs[a].submit_ms < result_.jobs[b].submit_ms;
+                     });
+  }
+
+  hub::TimeMs next_event_time() const {
+    hub::TimeMs now = running_.empty() ? result_.jobs[submission_order_[next_submission_]].submit_ms
+                                       : running_.top().end_ms;
+    if (next_submission_ < submission_order_.size())
+      now = std::min(now, result_.jobs[submission_order_[next_submission_]].submit_ms);
+    return now;
+  }
+
+  // An evicted run never completes; its job runs again from the start later.
+  void drop_evicted_completions() {
+    while (!running_.empty() && core_.find_dispatch(running_.top().dispatch) == nullptr)
+      running_.pop();
+  }
+
+  // Completions first: what ends at `now` frees room for what starts at `now`.
+  void finish_due(hub::TimeMs now) {
+    while (!running_.empty() && running_.top().end_ms == now) {
+      core_.finished(running_.top().dispatch, hub::JobPhase::kCompleted, "", now);
+      running_.pop();
+      drop_evicted_completions();
+    }
+  }
+
+  void submit_due(hub::TimeMs now) {
+    for (; next_submission_ < submission_order_.size(); ++next_submission_) {
+      const std::uint32_t index = submission_order_[next_submission_];
+      if (result_.jobs[index].submit_ms != now) break;
+      submit(index, now);
+    }
+  }
+
+  // A job that no allowed cluster could hold even when empty would block a
+  // strict-FIFO queue forever; it is left out and reported as unschedulable.
+  void submit(std::uint32_t index, hub::TimeMs now) {
+    const JobOutcome& outcome = result_.jobs[index];
+    const Trace& trace = traces_[outcome.trace];
+    hub::JobRequest request;
+    request.gang = hub::make_gpu_gang(outcome.gpus, kGpusPerNode);
+    if (!fits_some_allowed_cluster(outcome, request.gang)) return;
+    request.name = trace.cluster_name + "/" + trace.jobs[outcome.row].id;
+    if (config_.mode == Mode::kIsolated) {
+      request.queue = trace.cluster_name;
+      request.allowed_clusters = {clusters_[outcome.trace].name};
+    }
+    const hub::JobId id = core_.submit(std::move(request), now);
+    if (id >= outcome_of_job_.size()) outcome_of_job_.resize(id + 1, 0);
+    outcome_of_job_[id] = index;
+  }
+
+  bool fits_some_allowed_cluster(const JobOutcome& outcome, const hub::GangShape& gang) {
+    if (config_.mode == Mode::kIsolated) return fits_empty(outcome.trace, outcome.gpus, gang);
+    for (std::uint32_t c = 0; c < clusters_.size(); ++c)
+      if (fits_empty(c, outcome.gpus, gang)) return true;
+    return false;
+  }
+
+  bool fits_empty(std::uint32_t cluster, std::int64_t gpus, const hub::GangShape& gang) {
+    auto [it, inserted] = fits_cache_[cluster].try_emplace(gpus, false);
+    if (inserted) it->second = placer_.check(empty_clusters_[cluster], gang).fits;
+    return it->second;
+  }
+
+  void start_decided(hub::TimeMs now) {
+    decided_ = core_.schedule(now);
+    for (const hub::Decision& decision : decided_) {
+      JobOutcome& outcome = result_.jobs[outcome_of_job_[decision.job]];
+      if (decision.kind == hub::Decision::Kind::kEvict) {
+        outcome.ran = false;
+        ++result_.evictions;
+        continue;
+      }
+      core_.admitted(decision.dispatch, now);
+      outcome.ran = true;
+      outcome.start_ms = core_.job(decision.job).started_ms;
+      outcome.cluster = decision.cluster;
+      running_.push(Completion{outcome.end_ms(), decision.dispatch});
+    }
+  }
+
+  const std::vector<SimCluster>& clusters_;
+  const std::vector<Trace>& traces_;
+  ReplayConfig config_;
+  hub::SchedulerCore core_;
+  hub::GangPlacer placer_;
+  std::vector<hub::ClusterState> empty_clusters_;
+  std::vector<std::map<std::int64_t, bool>> fits_cache_;  // per cluster: gpus -> fits when empty
+  ReplayResult result_;
+  std::vector<std::uint32_t> submission_order_;  // outcome indices by submit time
+  std::size_t next_submission_ = 0;
+  std::vector<std::uint32_t> outcome_of_job_;  // by hub::JobId
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> running_;
+  std::vector<hub::Decision> decided_;
+};
+
+}  // namespace
+
+ReplayResult replay(const std::vector<SimCluster>& clusters, const std::vector<Trace>& traces,
+                    const ReplayConfig& config) {
+  return ReplayEngine(clusters, traces, config).run();
+}
+
+}  // namespace gantry::sim

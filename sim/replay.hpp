@@ -1,0 +1,42 @@
+// Replays job traces through hub::SchedulerCore in virtual time: submissions
+// and completions are merged in time order, every event at one timestamp is
+// applied, then the core schedules once. Deterministic: the same clusters,
+// traces and config give the same outcomes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hub/job.hpp"
+#include "sim/cluster_layout.hpp"
+#include "sim/itp_trace.hpp"
+#include "sim/replay_config.hpp"
+
+namespace gantry::sim {
+
+struct JobOutcome {
+  std::uint32_t trace = 0;  // index of the trace (and of its own cluster)
+  std::uint32_t row = 0;    // index of the job in its trace
+  std::int64_t gpus = 0;
+  hub::TimeMs submit_ms = 0;
+  hub::TimeMs duration_ms = 0;
+  bool ran = false;                             // false: it could never fit a cluster it may use
+  hub::TimeMs start_ms = 0;                     // of its last run, when a policy evicted it
+  hub::ClusterIndex cluster = hub::kNoCluster;  // where it ran
+
+  hub::TimeMs wait_ms() const { return start_ms - submit_ms; }
+  hub::TimeMs end_ms() const { return start_ms + duration_ms; }
+};
+
+struct ReplayResult {
+  // One entry per trace job: trace 0's jobs in order, then trace 1's, ...
+  std::vector<JobOutcome> jobs;
+  std::size_t evictions = 0;  // running jobs a policy stopped and requeued
+};
+
+// `clusters[i]` is where trace `traces[i]` came from (the cluster a job is
+// pinned to in isolated mode); both lists have the same length.
+ReplayResult replay(const std::vector<SimCluster>& clusters, const std::vector<Trace>& traces,
+                    const ReplayConfig& config);
+
+}  // namespace gantry::sim

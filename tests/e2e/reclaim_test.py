@@ -1,0 +1,62 @@
+"""Acceptance (queue capacity): queue A borrows the whole pool, queue B submits
+within its deserved share; B's jobs start after A's borrowed jobs are reclaimed,
+and A's evicted jobs later complete."""
+
+import unittest
+
+from gantry_harness import Cluster, job_yaml, wait_until
+
+QUEUE = """apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata:
+  name: {name}
+spec:
+  weight: 1
+  reclaimable: true
+  deserved: {{nvidia.com/gpu: 8}}
+"""
+
+
+class Reclaim(unittest.TestCase):
+    def setUp(self):
+        self.gantry = Cluster()
+        self.gantry.start_agent("pool", "gpu8.yaml")  # 2 nodes x 8 GPUs
+        self.gantry.wait_ready_clusters(1)
+        for name in ("team-a", "team-b"):
+            self.gantry.ctl("apply", "-f", "-", input_text=QUEUE.format(name=name))
+
+    def tearDown(self):
+        self.gantry.close()
+
+    def jobs(self, prefix, count, seconds):
+        return [self.gantry.submit(job_yaml(f"{prefix}-{i}", [("w", 1, {"cpu": 4, "nvidia.com/gpu": 4}, None, None)],
+                                            annotations={"gantry.io/sim-duration": str(seconds)},
+                                            queue=prefix.split("-job")[0]))
+                for i in range(count)]
+
+    def phases(self):
+        return {j["name"]: j for j in self.gantry.get("jobs")}
+
+    def test_borrowed_capacity_is_reclaimed_and_the_evicted_jobs_finish_later(self):
+        a_jobs = self.jobs("team-a-job", 4, 8)
+        wait_until(lambda: all(self.phases()[n]["phase"] == "Running" for n in a_jobs),
+                   "team-a to borrow the whole pool")
+        queues = {q["name"]: q for q in self.gantry.get("queues")}
+        self.assertEqual(queues["team-a"]["allocated"]["nvidia.com/gpu"], 16)
+        self.assertEqual(queues["team-a"]["deserved"]["nvidia.com/gpu"], 8)
+
+        b_jobs = self.jobs("team-b-job", 2, 1)
+        wait_until(lambda: all(self.phases()[n]["phase"] in ("Running", "Completed") for n in b_jobs),
+                   "team-b's jobs to start after reclaim")
+        jobs = self.phases()
+        evicted = [n for n in a_jobs if jobs[n]["requeues"] > 0]
+        self.assertEqual(len(evicted), 2, "two whole 4-GPU gangs make room for team-b's 8 GPUs")
+        self.assertEqual(sorted(evicted), ["team-a-job-2", "team-a-job-3"], "newest first")
+
+        done = wait_until(lambda: (p := self.phases()) and all(p[n]["phase"] == "Completed" for n in a_jobs + b_jobs)
+                          and p, "every job, the evicted ones too, to complete", deadline_s=180)
+        self.assertTrue(all(done[n]["phase"] == "Completed" for n in evicted))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,57 @@
+#include "sim/cli_options.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gantry::sim {
+namespace {
+
+std::string error_of(const std::vector<std::string>& args) {
+  try {
+    parse_sim_options(args);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(SimOptions, ParsesTheDocumentedFlags) {
+  const SimOptions options = parse_sim_options(
+      {"--trace-dir", "traces", "--clusters", "1,3,10", "--nodes=4,5,6", "--mode", "pooled",
+       "--policy", "firstfit", "--json", "out.json", "--size-percentile", "75"});
+  EXPECT_EQ(options.trace_dir, "traces");
+  EXPECT_EQ(options.clusters, (std::vector<int>{1, 3, 10}));
+  EXPECT_EQ(options.nodes, (std::vector<std::int64_t>{4, 5, 6}));
+  EXPECT_EQ(options.config.mode, Mode::kPooled);
+  EXPECT_EQ(options.config.policy, Policy::kFirstFit);
+  EXPECT_EQ(options.json, std::filesystem::path("out.json"));
+  EXPECT_DOUBLE_EQ(options.size_percentile, 75);
+}
+
+TEST(SimOptions, Defaults) {
+  const SimOptions options = parse_sim_options({"--trace-dir", "t"});
+  EXPECT_TRUE(options.clusters.empty());
+  EXPECT_EQ(options.config.mode, Mode::kIsolated);
+  EXPECT_EQ(options.config.policy, Policy::kFifo);
+  EXPECT_DOUBLE_EQ(options.size_percentile, 90);
+  EXPECT_FALSE(options.openb);
+}
+
+TEST(SimOptions, ErrorsNameTheFlagAndValue) {
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "shared"}),
+            "--mode: expected isolated or pooled (got \"shared\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--clusters", "1,x"}),
+            "--clusters: expected a comma-separated list of positive integers (got \"1,x\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--clusters", "1,2", "--nodes", "4"}),
+            "--nodes: 1 values for 2 clusters; give one per --clusters entry, in the same order");
+  EXPECT_EQ(error_of({"--clusters", "1"}), "--trace-dir: required");
+  EXPECT_EQ(error_of({"--trace-dir"}), "--trace-dir: missing value");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--speed", "9"}),
+            "unknown argument \"--speed\"; see --help");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--size-percentile", "0"}),
+            "--size-percentile: expected a number above 0 and at most 100 (got \"0\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--clusters", "2,2"}),
+            "--clusters: cluster 2 is listed twice (got \"2,2\")");
+}
+
+}  // namespace
+}  // namespace gantry::sim
