@@ -90,6 +90,7 @@ struct Job {
 
   JobPhase phase = JobPhase::kPending;
   PendingReason reason;
+  PendingReason requeue_cause;  // why it last went back to its queue
   std::string message;  // last message from the agent (why it failed, ...)
   std::int32_t requeues = 0;
   std::int32_t preemptions = 0;

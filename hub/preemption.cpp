@@ -22,16 +22,22 @@ bool overused_after(const QueueNode& queue, const ResourceVector& allocated, con
 
 }  // namespace
 
+// Once per queue per pass, and at most eviction_searches_per_pass times in a
+// pass: picks the cluster where the fewest evictions make the job fit.
 bool SchedulerCore::make_room(JobId id, TimeMs now) {
   Job& job = jobs_[id];
-  if (tried_eviction_[job.queue]) return false;
+  if (tried_eviction_[job.queue] || eviction_searches_left_ == 0) return false;
+  const QueueNode& queue = queues_.node(job.queue);
+  const bool preempt =
+      options_.preemption && !queue.running.empty() && queue.running.begin()->priority < job.priority;
+  const bool reclaim = options_.reclaim && queues_.within_deserved(job.queue, job.minimum);
+  if (!preempt && !reclaim) return false;
   tried_eviction_[job.queue] = 1;
-  const std::vector<DispatchId> candidates = eviction_candidates(job);
-  if (candidates.empty()) return false;
+  --eviction_searches_left_;
   EvictionPlan best;
   for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
     if (!clusters_[c].ready() || !cluster_allowed(job, c)) continue;
-    EvictionPlan plan = plan_eviction(id, c, candidates);
+    EvictionPlan plan = plan_eviction(id, c, reclaim);
     if (plan.cluster == kNoCluster) continue;
     if (best.cluster == kNoCluster || plan.victims.size() < best.victims.size()) best = std::move(plan);
   }
@@ -40,38 +46,21 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
   return try_place(id);
 }
 
-// Reclaimable jobs of overused queues when the job's queue would stay within
-// its deserved share, and lower-priority jobs of its own queue; in eviction
-// order (lowest priority, newest first).
-std::vector<DispatchId> SchedulerCore::eviction_candidates(const Job& job) const {
-  std::vector<RunningKey> keys;
-  if (options_.preemption) {
-    for (const RunningKey& key : queues_.node(job.queue).running) {
-      if (key.priority >= job.priority) break;
-      keys.push_back(key);
-    }
-  }
-  if (options_.reclaim && queues_.within_deserved(job.queue, job.minimum)) {
-    for (QueueIndex q = 0; q < queues_.size(); ++q) {
-      const QueueNode& node = queues_.node(q);
-      if (q == job.queue || node.deleted || node.running.empty() || !node.spec.reclaimable) continue;
-      if (!queues_.overused(q, job.minimum)) continue;
-      keys.insert(keys.end(), node.running.begin(), node.running.end());
-    }
-  }
-  std::sort(keys.begin(), keys.end());
-  std::vector<DispatchId> out;
-  out.reserve(keys.size());
-  for (const RunningKey& key : keys) out.push_back(key.dispatch);
-  return out;
+// Lower priority in the job's own queue (preemption); or a reclaimable queue
+// that stays above its deserved share and not below its guarantee (reclaim).
+bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch, const ResourceVector& victim_allocated,
+                                  bool reclaim) const {
+  const Job& victim = jobs_[dispatch.job];
+  if (victim.queue == job.queue) return options_.preemption && victim.priority < job.priority;
+  if (!reclaim) return false;
+  const QueueNode& owner = queues_.node(victim.queue);
+  return owner.spec.reclaimable && overused_after(owner, victim_allocated, job.minimum) &&
+         owner.guarantee.fits_in(victim_allocated - dispatch.amount);
 }
 
-// The fewest victims on one cluster, in candidate order, after which the job
-// fits there. Victims from other queues are taken only while their queue stays
-// above its deserved share and not below its guarantee. Leaves the cluster as
-// it found it.
-SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex c,
-                                                         const std::vector<DispatchId>& candidates) {
+// The fewest victims on one cluster, in eviction order, after which the job
+// fits there. Leaves the cluster as it found it.
+SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex c, bool reclaim) {
   const Job& job = jobs_[id];
   EvictionPlan plan;
   ClusterState& cluster = clusters_[c];
@@ -83,27 +72,21 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
     return taken_from.back().second;
   };
   std::vector<DispatchId> released;
-  for (DispatchId candidate : candidates) {
-    const Dispatch& dispatch = dispatches_.at(candidate);
-    if (dispatch.cluster != c) continue;
-    const Job& victim = jobs_[dispatch.job];
-    ResourceVector& allocated = allocated_now(victim.queue);
-    if (victim.queue != job.queue) {
-      const QueueNode& owner = queues_.node(victim.queue);
-      if (!overused_after(owner, allocated, job.minimum)) continue;
-      if (!owner.guarantee.fits_in(allocated - dispatch.amount)) continue;
-    }
+  for (const RunningKey& key : running_on_[c]) {
+    const Dispatch& dispatch = dispatches_.at(key.dispatch);
+    ResourceVector& allocated = allocated_now(jobs_[dispatch.job].queue);
+    if (!may_evict_for(job, dispatch, allocated, reclaim)) continue;
     allocated -= dispatch.amount;
     release(cluster, dispatch.assignment);
-    released.push_back(candidate);
-    if (placer_.check(cluster, job.gang, id).fits) {
+    released.push_back(key.dispatch);
+    if (job.minimum.fits_in(cluster.total_free()) && placer_.check(cluster, job.gang, id).fits) {
       plan.cluster = c;
       plan.victims = released;
       break;
     }
   }
-  for (DispatchId id : released)
-    for (const NodeAssignment& entry : dispatches_.at(id).assignment) cluster.take(entry.node, entry.amount);
+  for (DispatchId victim : released)
+    for (const NodeAssignment& entry : dispatches_.at(victim).assignment) cluster.take(entry.node, entry.amount);
   return plan;
 }
 
@@ -117,6 +100,7 @@ void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now) {
   dispatch.reserved = true;
   decisions_.push_back(Decision{Decision::Kind::kEvict, id, victim, cluster});
   release_dispatch(victim);
+  failed_shapes_.clear();  // capacity was freed: earlier failures prove nothing now
   Job& job = jobs_[id];
   ++job.preemptions;
   PendingReason reason{PendingReason::Kind::kPreempted};

@@ -67,15 +67,27 @@ void SchedulerCore::record_failure(Job& job) {
 }
 
 std::string SchedulerCore::reason_text(const Job& job) const {
-  const PendingReason& r = job.reason;
-  const std::string cluster = r.cluster == kNoCluster ? "" : clusters_[r.cluster].name();
   const QueueNode& queue = queues_.node(job.queue);
   // Behind a strict-FIFO head is derived, not stored: no pass walks the tail.
+  std::string text;
   if (job.phase == JobPhase::kPending && queue.spec.strategy == QueueStrategy::kStrictFifo &&
       !queue.pending_jobs.empty() && queue.pending_jobs.begin()->job != job_index(job)) {
     const Job& head = jobs_[queue.pending_jobs.begin()->job];
-    return "waiting behind the head of queue " + queue.spec.name + " (strict FIFO): " + head.name;
+    text = "waiting behind the head of queue " + queue.spec.name + " (strict FIFO): " + head.name;
+  } else {
+    text = render_reason(job, job.reason);
   }
+  // Why it is back in the queue stays visible after passes replace the reason.
+  const bool says_why_requeued = job.reason.kind == Kind::kRejectedByCluster ||
+                                 job.reason.kind == Kind::kClusterLost || job.reason.kind == Kind::kPreempted;
+  if (job.phase == JobPhase::kPending && job.requeues > 0 && !says_why_requeued)
+    text += "; earlier " + render_reason(job, job.requeue_cause);
+  return text;
+}
+
+std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r) const {
+  const std::string cluster = r.cluster == kNoCluster ? "" : clusters_[r.cluster].name();
+  const QueueNode& queue = queues_.node(job.queue);
   switch (r.kind) {
     case Kind::kNone:
       return job.phase == JobPhase::kDispatched ? "dispatched to " + cluster + ", waiting for admission"

@@ -24,6 +24,7 @@ ClusterIndex SchedulerCore::add_cluster(std::string_view name, Labels labels) {
   }
   clusters_.emplace_back(std::string(name));
   clusters_.back().set_labels(std::move(labels));
+  running_on_.emplace_back();
   return static_cast<ClusterIndex>(clusters_.size() - 1);
 }
 
@@ -177,8 +178,9 @@ void SchedulerCore::commit_dispatch(JobId id, ClusterIndex cluster) {
     dispatch.amount += entry.amount;
   }
   queues_.add_allocation(job.queue, dispatch.amount);
-  queues_.node(job.queue).running.insert(
-      RunningKey{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id});
+  const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
+  queues_.node(job.queue).running.insert(running);
+  running_on_[cluster].insert(running);
   pool_free_ -= dispatch.amount;
   dispatches_.emplace(dispatch_id, std::move(dispatch));
   job.phase = JobPhase::kDispatched;
@@ -263,8 +265,9 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   }
   const Job& job = jobs_[dispatch.job];
   queues_.remove_allocation(job.queue, dispatch.amount);
-  queues_.node(job.queue).running.erase(
-      RunningKey{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id});
+  const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
+  queues_.node(job.queue).running.erase(running);
+  running_on_[dispatch.cluster].erase(running);
   dispatches_.erase(it);
 }
 
@@ -273,6 +276,7 @@ void SchedulerCore::requeue(JobId id, PendingReason reason, TimeMs /*now*/) {
   job.dispatch = 0;
   job.started_ms = 0;
   job.reason = reason;
+  job.requeue_cause = reason;
   ++job.requeues;
   enqueue(id);
 }

@@ -64,6 +64,9 @@ struct SchedulerOptions {
   // Dispatch ids start here; a hub puts its epoch in the high bits so an id
   // never names two dispatches across hub restarts.
   DispatchId first_dispatch_id = 1;
+  // Eviction searches per pass, in queue order: each may look at every
+  // running gang, so they are bounded to keep a pass O(pending + running).
+  std::uint32_t eviction_searches_per_pass = 16;
 };
 
 class SchedulerCore {
@@ -130,6 +133,9 @@ class SchedulerCore {
   // Resources held on the cluster, by Gantry jobs and anything else its agent reports.
   ResourceVector allocated_on(ClusterIndex cluster) const;
   std::size_t pending_count() const { return pending_total_; }
+  // Placement decisions made so far: one per pending job looked at in a pass
+  // (a job skipped because a job no larger already failed counts too).
+  std::uint64_t placement_attempts() const { return placement_attempts_; }
 
  private:
   struct ActiveKey {
@@ -147,6 +153,13 @@ class SchedulerCore {
   struct EvictionPlan {
     ClusterIndex cluster = kNoCluster;
     std::vector<DispatchId> victims;
+  };
+  // A gang that found no place in this pass: any job that asks at least as
+  // much, with the same task layout and cluster choice, cannot fit either
+  // until something is freed (capacity only shrinks during a pass).
+  struct FailedShape {
+    const Job* job;
+    PendingReason reason;
   };
 
   // job bookkeeping (scheduler.cpp)
@@ -166,16 +179,20 @@ class SchedulerCore {
   bool attempt(JobId id, TimeMs now);
   bool passes_queue_limits(Job& job);
   bool try_place(JobId id);
+  bool known_to_fail(Job& job) const;
+  void remember_failure(const Job& job);
   // eviction (preemption.cpp)
   bool make_room(JobId id, TimeMs now);
-  std::vector<DispatchId> eviction_candidates(const Job& job) const;
-  EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, const std::vector<DispatchId>& candidates);
+  bool may_evict_for(const Job& job, const Dispatch& dispatch, const ResourceVector& victim_queue_allocated,
+                     bool reclaim) const;
+  EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, bool reclaim);
   void evict(DispatchId victim, JobId for_job, TimeMs now);
   // starvation (starvation.cpp)
   void serve_starving(TimeMs now);
   void reserve_nodes_for(JobId id);
   // reasons (reason.cpp)
   void record_failure(Job& job);
+  std::string render_reason(const Job& job, const PendingReason& reason) const;
   JobId job_index(const Job& job) const { return static_cast<JobId>(&job - jobs_.data()); }
 
   SchedulerOptions options_;
@@ -197,6 +214,12 @@ class SchedulerCore {
   std::vector<char> active_;
   std::vector<char> tried_eviction_;
   std::vector<std::set<PendingKey>::iterator> cursor_;
+  std::vector<FailedShape> failed_shapes_;
+  std::uint32_t eviction_searches_left_ = 0;
+  std::uint64_t placement_attempts_ = 0;
+  TimeMs pass_now_ = 0;
+  // Running gangs per cluster in eviction order (lowest priority, newest first).
+  std::vector<std::set<RunningKey>> running_on_;
   ResourceVector pool_free_;  // free in ready clusters, kept current in a pass
   // The cluster that came closest in the last failed try_place (for reasons).
   ClusterIndex closest_cluster_ = kNoCluster;

@@ -15,6 +15,9 @@ const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
     if (cluster.ready()) pool_free_ += cluster.total_free();
   }
   tried_eviction_.assign(queues_.size(), 0);
+  failed_shapes_.clear();
+  eviction_searches_left_ = options_.eviction_searches_per_pass;
+  pass_now_ = now;
   serve_starving(now);
   serve_queues(now);
   return decisions_;
@@ -97,10 +100,55 @@ void SchedulerCore::serve_queues(TimeMs now) {
 // ------------------------------------------------------------------ one job
 
 bool SchedulerCore::attempt(JobId id, TimeMs now) {
+  ++placement_attempts_;
   Job& job = jobs_[id];
   if (!passes_queue_limits(job)) return false;
-  if (try_place(id)) return true;
+  if (!known_to_fail(job)) {
+    if (try_place(id)) return true;
+    remember_failure(job);
+  }
   return make_room(id, now);
+}
+
+namespace {
+
+// `big` asks at least as much as `small` in every way placement looks at.
+bool dominates(const Job& big, const Job& small) {
+  if (big.gang.tasks.size() != small.gang.tasks.size() || big.gang.min_available < small.gang.min_available ||
+      big.allowed_clusters != small.allowed_clusters)
+    return false;
+  for (std::size_t t = 0; t < big.gang.tasks.size(); ++t) {
+    const TaskShape& b = big.gang.tasks[t];
+    const TaskShape& s = small.gang.tasks[t];
+    if (b.replicas < s.replicas || !s.per_replica.fits_in(b.per_replica) || b.node_selector != s.node_selector)
+      return false;
+  }
+  return true;
+}
+
+constexpr std::size_t kMaxFailedShapes = 32;
+
+}  // namespace
+
+// Jobs with their own view of the pool (a cluster that refused them, nodes
+// held for them) are always tried for real.
+bool SchedulerCore::known_to_fail(Job& job) const {
+  if (job.rejected_by != kNoCluster) return false;
+  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_now_) return false;
+  for (const FailedShape& failed : failed_shapes_) {
+    if (!dominates(job, *failed.job)) continue;
+    job.reason = failed.reason;
+    job.reason.replicas_needed = job.gang.min_available;
+    job.reason.needed = job.minimum.get(job.reason.resource);
+    return true;
+  }
+  return false;
+}
+
+void SchedulerCore::remember_failure(const Job& job) {
+  if (failed_shapes_.size() >= kMaxFailedShapes || job.rejected_by != kNoCluster) return;
+  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_now_) return;
+  failed_shapes_.push_back(FailedShape{&job, job.reason});
 }
 
 // Capability of the queue and its ancestors, then the guarantees other queues
