@@ -18,8 +18,11 @@ double per_second(double count, double seconds) {
   return seconds > 0 ? count / seconds : 0;
 }
 
-void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, double p50_us,
-                 double p99_us) {
+struct Percentiles {
+  double pass_p50_us, pass_p99_us, decision_p50_us, decision_p99_us;
+};
+
+void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, const Percentiles& p) {
   std::printf(
       "gantry-bench-core: %u clusters x %u nodes x 8 GPUs, %u queues (%s), %u pending jobs "
       "(mean %.2f GPUs), seed %llu\n",
@@ -35,7 +38,11 @@ void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, doub
               per_second(static_cast<double>(r.first_pass_decisions), r.first_pass_seconds));
   std::printf("%-40s %10zu %10.2f %12.1f %12.1f %12.1f\n", "steady state (passes, one per event)",
               r.events, r.schedule_seconds,
-              per_second(static_cast<double>(r.events), r.schedule_seconds), p50_us, p99_us);
+              per_second(static_cast<double>(r.events), r.schedule_seconds), p.pass_p50_us, p.pass_p99_us);
+  std::printf("%-40s %10llu %10.2f %12.0f %12.3f %12.3f\n", "steady state (gang decisions)",
+              static_cast<unsigned long long>(r.attempts), r.schedule_seconds,
+              per_second(static_cast<double>(r.attempts), r.schedule_seconds), p.decision_p50_us,
+              p.decision_p99_us);
   std::printf("%-40s %10zu %10.2f %12.0f\n", "steady state (dispatches)", r.decisions,
               r.schedule_seconds, per_second(static_cast<double>(r.decisions), r.schedule_seconds));
   std::printf("evictions (reclaim / preemption): %zu%s\n", r.evictions,
@@ -57,16 +64,20 @@ int main(int argc, char** argv) {
     const CoreBenchOptions options = gantry::bench::parse_core_bench_options(args);
     CoreBenchResult r = gantry::bench::run_core_bench(options);
     std::sort(r.pass_us.begin(), r.pass_us.end());
-    const double p50 = gantry::sim::nearest_rank(r.pass_us, 50);
-    const double p99 = gantry::sim::nearest_rank(r.pass_us, 99);
-    print_table(options, r, p50, p99);
+    std::sort(r.decision_us.begin(), r.decision_us.end());
+    const Percentiles p{gantry::sim::nearest_rank(r.pass_us, 50), gantry::sim::nearest_rank(r.pass_us, 99),
+                        gantry::sim::nearest_rank(r.decision_us, 50),
+                        gantry::sim::nearest_rank(r.decision_us, 99)};
+    print_table(options, r, p);
     std::printf(
-        "{\"decisions_per_s\":%.1f,\"p50_decision_us\":%.1f,\"p99_decision_us\":%.1f,"
-        "\"bytes_per_pending_job\":%.1f,\"first_pass_decisions_per_s\":%.1f,\"submits_per_s\":%.1f,"
+        "{\"decisions_per_s\":%.1f,\"p50_decision_us\":%.3f,\"p99_decision_us\":%.3f,"
+        "\"bytes_per_pending_job\":%.1f,\"pass_p50_us\":%.1f,\"pass_p99_us\":%.1f,"
+        "\"dispatches_per_s\":%.1f,\"first_pass_decisions_per_s\":%.1f,\"submits_per_s\":%.1f,"
         "\"events\":%zu,\"evictions\":%zu,\"clusters\":%u,\"nodes_per_cluster\":%u,\"queues\":%u,"
         "\"jobs\":%u}\n",
-        per_second(static_cast<double>(r.decisions), r.schedule_seconds), p50, p99,
-        static_cast<double>(r.memory_bytes) / options.jobs,
+        per_second(static_cast<double>(r.attempts), r.schedule_seconds), p.decision_p50_us, p.decision_p99_us,
+        static_cast<double>(r.memory_bytes) / options.jobs, p.pass_p50_us, p.pass_p99_us,
+        per_second(static_cast<double>(r.decisions), r.schedule_seconds),
         per_second(static_cast<double>(r.first_pass_decisions), r.first_pass_seconds),
         per_second(options.jobs, r.submit_seconds), r.events, r.evictions, options.clusters,
         options.nodes, options.queues, options.jobs);

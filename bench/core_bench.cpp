@@ -133,7 +133,11 @@ class CoreBench {
       core_.finished(ended.dispatch, hub::JobPhase::kCompleted, "", ended.end_ms);
       submit_one(ended.end_ms);
       double seconds = 0;
+      const std::uint64_t attempts_before = core_.placement_attempts();
       result_.decisions += timed_pass(ended.end_ms, seconds);
+      const std::uint64_t attempts = core_.placement_attempts() - attempts_before;
+      result_.attempts += attempts;
+      if (attempts > 0) result_.decision_us.push_back(seconds * 1e6 / static_cast<double>(attempts));
       result_.schedule_seconds += seconds;
       result_.pass_us.push_back(seconds * 1e6);
       ++result_.events;

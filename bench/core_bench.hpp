@@ -38,6 +38,11 @@ struct CoreBenchResult {
   std::size_t evictions = 0;  // over both phases
   double schedule_seconds = 0;
   std::vector<double> pass_us;  // one per event
+  // Gang decisions: one per pending job a pass looks at (core's placement_attempts).
+  std::uint64_t attempts = 0;
+  // Per pass: pass time / decisions in it. The core reads no clock, so single
+  // decisions are not timed one by one; this is their mean within each pass.
+  std::vector<double> decision_us;
 };
 
 // Throws std::invalid_argument naming the flag and value.
