@@ -9,7 +9,7 @@
 #
 # Needs root (slurmd starts jobs as their user; apt-get), GNU date, ss, and a
 # build of gantry-hub, gantry-agent and gantry-bench-submit (GANTRY_BUILD,
-# default build-bench; see bench/README.md). Installs slurm-wlm (and munge, its
+# default build; see bench/README.md). Installs slurm-wlm (and munge, its
 # dependency) with apt-get when missing. Everything it starts listens on
 # 127.0.0.1 only and is stopped on exit; its files live in one temp directory,
 # removed on exit unless KEEP=1.
@@ -23,7 +23,7 @@ set -euo pipefail
 N=${1:-1000}
 ROUNDS=${2:-2}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${GANTRY_BUILD:-$REPO/build-bench}
+BUILD=${GANTRY_BUILD:-$REPO/build}
 SLOTS=${SLOTS:-64}
 PAR=${SBATCH_PARALLEL:-4}
 WINDOW=${GANTRY_WINDOW:-64}

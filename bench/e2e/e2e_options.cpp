@@ -60,6 +60,8 @@ void apply_value(E2eOptions& options, const std::string& flag, const std::string
     options.hub_binary = value;
   } else if (flag == "--hub-log-level") {
     options.hub_log_level = value;
+  } else if (flag == "--trace") {
+    options.trace_file = value;
   } else if (flag == "--state") {
     options.state_dir = value;
   } else {
@@ -73,7 +75,8 @@ std::string e2e_usage() {
   return "usage: gantry-bench-e2e [--jobs N] [--clusters N] [--nodes N] [--gpus-per-node N]\n"
          "                        [--window N] [--rate R] [--hold-ms N] [--no-usage-reports]\n"
          "                        [--raw-messages N] [--hub PATH] [--hub-log-level LEVEL]\n"
-         "                        [--state DIR] [--heartbeat-ms N] [--settle-seconds S]\n"
+         "                        [--state DIR] [--trace FILE] [--heartbeat-ms N] "
+         "[--settle-seconds S]\n"
          "  --jobs            jobs to submit (default 20000), 1 GPU each, unique names\n"
          "  --clusters        simulated member clusters (default 100)\n"
          "  --nodes           nodes per cluster (default 10), --gpus-per-node (default 8)\n"
@@ -84,7 +87,8 @@ std::string e2e_usage() {
          "  --raw-messages    pipelined round trips for the raw ZeroMQ figure (default 200000)\n"
          "  --hub             gantry-hub binary (default: the one built with this benchmark)\n"
          "  --hub-log-level   the hub's --log-level (default warn; info logs 3 lines per job)\n"
-         "  --state           the hub's --state (default: a fresh temporary directory)\n";
+         "  --state           the hub's --state (default: a fresh temporary directory)\n"
+         "  --trace           write each job's submit/ack/dispatch times to FILE (CSV)\n";
 }
 
 E2eOptions parse_e2e_options(const std::vector<std::string>& args) {

@@ -21,7 +21,8 @@ struct E2eOptions {
   double settle_seconds = 30;  // how long to wait for the last dispatches
   std::string hub_binary;      // default: the gantry-hub built with this benchmark
   std::string hub_log_level = "warn";
-  std::string state_dir;  // default: a fresh temporary directory, removed after
+  std::string trace_file;  // per-job CSV, when set
+  std::string state_dir;   // default: a fresh temporary directory, removed after
   bool help = false;
 };
 

@@ -11,6 +11,7 @@
 #include "bench/e2e/hub_process.hpp"
 #include "bench/e2e/job_yaml.hpp"
 #include "bench/e2e/proc_cpu.hpp"
+#include "bench/e2e/trace_csv.hpp"
 #include "protocol/envelope.hpp"
 
 namespace gantry::bench::e2e {
@@ -162,6 +163,7 @@ E2eFigures run_e2e(const E2eOptions& options) {
   Timeline timeline(options.jobs);
   measure_hub(options, state, figures, timeline);
   summarize(timeline, figures);
+  if (!options.trace_file.empty()) write_trace_csv(options.trace_file, timeline);
   const bool incomplete =
       figures.load.acked < options.jobs || figures.dispatched < figures.load.acked;
   if (incomplete) figures.kept_state_dir = state.keep();

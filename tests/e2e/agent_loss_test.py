@@ -10,12 +10,10 @@ from gantry_harness import Cluster, job_yaml, wait_until
 class AgentLoss(unittest.TestCase):
     def setUp(self):
         self.gantry = Cluster(heartbeat_ms=200, liveness=3)
+        self.addCleanup(self.gantry.close)  # runs even when setUp fails
         self.gantry.start_agent("doomed", "west.yaml")
         self.gantry.start_agent("steady", "east.yaml")
         self.gantry.wait_ready_clusters(2)
-
-    def tearDown(self):
-        self.gantry.close()
 
     def test_killed_agent_is_marked_not_ready_and_its_job_requeued(self):
         long_t4 = job_yaml("long-t4", [("w", 1, {"nvidia.com/gpu": 2}, None, {"nvidia.com/gpu.product": "T4"})],

@@ -14,11 +14,9 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gloo_allreduc
 class GangRendezvous(unittest.TestCase):
     def setUp(self):
         self.gantry = Cluster()
+        self.addCleanup(self.gantry.close)  # runs even when setUp fails
         self.gantry.start_agent("local", "east.yaml", executor="process")
         self.gantry.wait_ready_clusters(1)
-
-    def tearDown(self):
-        self.gantry.close()
 
     def test_two_replicas_meet_through_gloo(self):
         command = [sys.executable, SCRIPT]

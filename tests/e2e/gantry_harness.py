@@ -43,7 +43,11 @@ class Cluster:
         self.heartbeat_ms = heartbeat_ms
         self.liveness = liveness
         self.processes = {}
-        self._start_hub()
+        try:
+            self._start_hub()
+        except BaseException:
+            self.close()  # a failed start leaves nothing running
+            raise
 
     # ------------------------------------------------------------ processes
     def _spawn(self, name, argv):

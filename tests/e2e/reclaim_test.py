@@ -20,13 +20,11 @@ spec:
 class Reclaim(unittest.TestCase):
     def setUp(self):
         self.gantry = Cluster()
+        self.addCleanup(self.gantry.close)  # runs even when setUp fails
         self.gantry.start_agent("pool", "gpu8.yaml")  # 2 nodes x 8 GPUs
         self.gantry.wait_ready_clusters(1)
         for name in ("team-a", "team-b"):
             self.gantry.ctl("apply", "-f", "-", input_text=QUEUE.format(name=name))
-
-    def tearDown(self):
-        self.gantry.close()
 
     def jobs(self, prefix, count, seconds):
         return [self.gantry.submit(job_yaml(f"{prefix}-{i}", [("w", 1, {"cpu": 4, "nvidia.com/gpu": 4}, None, None)],

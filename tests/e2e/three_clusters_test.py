@@ -44,9 +44,13 @@ class ThreeClusters(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.gantry = Cluster()
-        for name in ("east", "west", "gpu8"):
-            cls.gantry.start_agent(name, f"{name}.yaml")
-        cls.gantry.wait_ready_clusters(3)
+        try:
+            for name in ("east", "west", "gpu8"):
+                cls.gantry.start_agent(name, f"{name}.yaml")
+            cls.gantry.wait_ready_clusters(3)
+        except BaseException:
+            cls.gantry.close()  # tearDownClass does not run when setUpClass fails
+            raise
 
     @classmethod
     def tearDownClass(cls):

@@ -1,0 +1,36 @@
+// Spawn functions of the individual hub actors, for hub_actors.cpp. Includes
+// CAF: only the actors' own translation units include this file.
+#pragma once
+
+#include "actors/actor_messages.hpp"
+#include "actors/hub_actors.hpp"
+
+namespace gantry::actors {
+
+// Owns the one SchedulerCore. Dispatches go to `dispatcher`, job ends to `store`.
+caf::actor spawn_scheduler(caf::actor_system& system, OutboundSink& sink, Clock clock,
+                           caf::actor dispatcher, caf::actor store);
+
+// Sends dispatches and cancels to agents, awaits Admit / Reject for at most
+// `answer_timeout`. Learns the scheduler from a (connect_atom, actor) message.
+caf::actor spawn_dispatcher(caf::actor_system& system, OutboundSink& sink, Clock clock,
+                            std::chrono::milliseconds tick_interval,
+                            std::chrono::milliseconds answer_timeout);
+
+struct RegistryOptions {
+  std::chrono::milliseconds heartbeat_interval{1000};
+  std::int32_t liveness = 3;
+  std::uint64_t hub_epoch = 0;
+};
+// Agent sessions: Hello / Welcome, heartbeats, liveness; forwards the rest.
+caf::actor spawn_registry(caf::actor_system& system, OutboundSink& sink, Clock clock,
+                          RegistryOptions options, caf::actor scheduler, caf::actor dispatcher);
+
+// Validates submissions, has them written to the store, then hands them to the
+// scheduler.
+caf::actor spawn_queue(caf::actor_system& system, OutboundSink& sink, Clock clock,
+                       caf::actor scheduler, caf::actor store);
+
+caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached);
+
+}  // namespace gantry::actors

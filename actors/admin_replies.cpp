@@ -1,0 +1,84 @@
+#include "actors/admin_replies.hpp"
+
+#include "actors/core_views.hpp"
+
+namespace gantry::actors {
+
+namespace {
+
+hub::TimeMs seen(const LastSeen& last_seen, const std::string& cluster) {
+  const auto found = last_seen.find(cluster);
+  return found == last_seen.end() ? 0 : found->second;
+}
+
+// Each returns false when nothing has that name.
+bool describe_job(const hub::SchedulerCore& core, const JobEvents& events, const std::string& name,
+                  protocol::DescribeReply& answer) {
+  const std::optional<hub::JobId> id = core.find_job(name);
+  if (!id) return false;
+  answer.job = job_info(core, *id);
+  if (core.job(*id).spec) answer.spec = *core.job(*id).spec;
+  answer.events = events.list(*id);
+  return true;
+}
+
+bool describe_cluster(const hub::SchedulerCore& core, const std::string& name,
+                      const LastSeen& last_seen, protocol::DescribeReply& answer) {
+  const std::optional<hub::ClusterIndex> index = core.find_cluster(name);
+  if (!index) return false;
+  answer.cluster = cluster_info(core, *index, seen(last_seen, name));
+  return true;
+}
+
+bool describe_queue(const hub::SchedulerCore& core, const std::string& name,
+                    protocol::DescribeReply& answer) {
+  const std::optional<hub::QueueIndex> index = core.find_queue(name);
+  if (!index || !is_listed_queue(core, *index)) return false;
+  answer.queue = queue_info(core, *index);
+  answer.events = {queue_job_counts(core, *index)};  // QueueInfo has no field for counts
+  return true;
+}
+
+}  // namespace
+
+protocol::ListReply list_reply(const hub::SchedulerCore& core, const protocol::ListRequest& request,
+                               const LastSeen& last_seen) {
+  protocol::ListReply answer;
+  if (request.kind == "jobs") {
+    answer.jobs.reserve(core.job_count());
+    for (hub::JobId id = 0; id < core.job_count(); ++id) answer.jobs.push_back(job_info(core, id));
+  } else if (request.kind == "clusters") {
+    for (hub::ClusterIndex i = 0; i < core.cluster_count(); ++i) {
+      answer.clusters.push_back(cluster_info(core, i, seen(last_seen, core.cluster(i).name())));
+    }
+  } else if (request.kind == "queues") {
+    for (hub::QueueIndex i = 0; i < core.queue_count(); ++i) {
+      if (is_listed_queue(core, i)) answer.queues.push_back(queue_info(core, i));
+    }
+  } else {
+    answer.ok = false;
+    answer.error =
+        "kind: unknown kind \"" + request.kind + "\" (expected jobs, clusters or queues)";
+  }
+  return answer;
+}
+
+protocol::DescribeReply describe_reply(const hub::SchedulerCore& core, const JobEvents& events,
+                                       const protocol::DescribeRequest& request,
+                                       const LastSeen& last_seen) {
+  protocol::DescribeReply answer;
+  if (request.kind == "job") {
+    answer.ok = describe_job(core, events, request.name, answer);
+  } else if (request.kind == "cluster") {
+    answer.ok = describe_cluster(core, request.name, last_seen, answer);
+  } else if (request.kind == "queue") {
+    answer.ok = describe_queue(core, request.name, answer);
+  } else {
+    answer.error = "kind: unknown kind \"" + request.kind + "\" (expected job, cluster or queue)";
+    return answer;
+  }
+  if (!answer.ok) answer.error = request.kind + " \"" + request.name + "\" not found";
+  return answer;
+}
+
+}  // namespace gantry::actors

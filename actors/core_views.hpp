@@ -1,0 +1,37 @@
+// Translation between the scheduling core's types and the wire structs: what
+// gantryctl is shown, what an agent is sent, what an agent's report means to
+// the core. Pure functions of core state.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "hub/scheduler.hpp"
+#include "protocol/messages.hpp"
+
+namespace gantry::actors {
+
+// The only queue until queues can be applied (FIFO).
+inline constexpr std::string_view kDefaultQueue = "default";
+
+protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id);
+// `last_seen_ms` comes from the agent sessions, which the core does not track.
+protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterIndex index,
+                                   hub::TimeMs last_seen_ms);
+protocol::QueueInfo queue_info(const hub::SchedulerCore& core, hub::QueueIndex index);
+// False for the implicit root queue and deleted queues.
+bool is_listed_queue(const hub::SchedulerCore& core, hub::QueueIndex index);
+// "3 pending, 1 dispatched, 2 running, 7 finished": what QueueInfo has no field for.
+std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex index);
+
+// The Dispatch an agent receives for `decision`: the job's spec and the
+// replicas of each task placed on that cluster.
+protocol::Dispatch wire_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision);
+
+std::vector<hub::NodeSpec> node_specs(const protocol::UsageReport& report);
+
+// Completed / Failed from an agent's StatusUpdate phase; nullopt for others.
+std::optional<hub::JobPhase> terminal_phase(std::string_view wire_phase);
+
+}  // namespace gantry::actors

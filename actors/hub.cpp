@@ -1,0 +1,169 @@
+// Wiring: registers the actors' message types, spawns and connects them, routes
+// inbound messages, and runs the whole hub (store + actors + bridge).
+#include "actors/hub.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <random>
+#include <type_traits>
+#include <utility>
+
+#include "actors/actor_spawn.hpp"
+#include "actors/io_bridge.hpp"
+
+namespace gantry::actors {
+
+hub::TimeMs wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void register_hub_message_types(caf::actor_system_config& config) {
+  config.add_message_types<caf::id_block::gantry_hub>();
+}
+
+HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& config) {
+  OutboundSink& sink = *config.sink;
+  const std::chrono::milliseconds expiry = config.heartbeat_interval * config.liveness;
+  // Read first: a store that cannot be read fails before any actor runs.
+  const std::vector<StoredJob> unfinished = config.store->unfinished();
+  const std::vector<std::string> queues = config.store->queues();
+  HubActors actors;
+  actors.store = spawn_store(system, config.store, config.detached_store);
+  actors.dispatcher =
+      spawn_dispatcher(system, sink, config.clock, config.heartbeat_interval, expiry);
+  actors.scheduler = spawn_scheduler(system, sink, config.clock, actors.dispatcher, actors.store);
+  caf::anon_send(actors.dispatcher, connect_atom_v, actors.scheduler);
+  actors.registry =
+      spawn_registry(system, sink, config.clock,
+                     RegistryOptions{config.heartbeat_interval, config.liveness, config.hub_epoch},
+                     actors.scheduler, actors.dispatcher);
+  actors.queue = spawn_queue(system, sink, config.clock, actors.scheduler, actors.store);
+  // Queues first: the restored jobs are re-submitted into them.
+  for (const std::string& yaml : queues) caf::anon_send(actors.scheduler, restore_atom_v, protocol::ApplyRequest{yaml});
+  // Before any new submission can arrive, so the old jobs keep their place.
+  for (const StoredJob& job : unfinished) caf::anon_send(actors.queue, job);
+  if (!unfinished.empty()) {
+    spdlog::info("re-queueing {} unfinished job(s) from {}", unfinished.size(),
+                 config.store->path().string());
+  }
+  return actors;
+}
+
+void stop_hub_actors(const HubActors& actors) {
+  for (const caf::actor& actor :
+       {actors.registry, actors.queue, actors.dispatcher, actors.scheduler, actors.store}) {
+    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  }
+}
+
+void InboundRouter::on_message(InboundMessage message) {
+  const ReplyTo from{std::move(message.peer), message.seq};
+  std::visit(
+      [&](auto& body) {
+        using Body = std::decay_t<decltype(body)>;
+        if constexpr (std::is_same_v<Body, protocol::SubmitJobRequest> ||
+                      std::is_same_v<Body, protocol::ApplyRequest> ||
+                      std::is_same_v<Body, protocol::DeleteRequest>) {
+          caf::anon_send(actors_.queue, from, std::move(body));
+        } else if constexpr (std::is_same_v<Body, protocol::ListRequest> ||
+                             std::is_same_v<Body, protocol::DescribeRequest> ||
+                             std::is_same_v<Body, protocol::CancelRequest>) {
+          caf::anon_send(actors_.scheduler, from, std::move(body));
+        } else {
+          caf::anon_send(actors_.registry, from, std::move(body));  // agent traffic
+        }
+      },
+      message.body);
+}
+
+void InboundRouter::on_undeliverable(const OutboundFrame& frame, std::string_view why) {
+  if (frame.dispatch_id != 0) {
+    caf::anon_send(actors_.dispatcher, undeliv_atom_v, frame.dispatch_id);
+  } else {
+    spdlog::debug("frame to {} peer '{}' dropped: {}", channel_name(frame.channel), frame.peer,
+                  why);
+  }
+}
+
+// ------------------------------------------------------------------ Hub
+
+namespace {
+
+std::uint64_t new_hub_epoch() {
+  // Random, so agents notice a restart even within the same millisecond.
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) ^ device() ^ static_cast<std::uint64_t>(wall_clock_ms());
+}
+
+caf::actor_system_config& hub_system_config(caf::actor_system_config& config) {
+  register_hub_message_types(config);
+  config.set("logger.file-verbosity", caf::atom("quiet"));
+  config.set("logger.console-verbosity", caf::atom("quiet"));
+  config.set("scheduler.max-threads", 2);
+  return config;
+}
+
+}  // namespace
+
+struct Hub::Running {
+  explicit Running(const HubOptions& options)
+      : store(std::make_shared<JobStore>(options.state_dir)),
+        bridge(BridgeEndpoints{options.agents_endpoint, options.admin_endpoint}),
+        system(hub_system_config(config)) {
+    HubActorsConfig actors_config;
+    actors_config.sink = &bridge;
+    actors_config.heartbeat_interval = options.heartbeat_interval;
+    actors_config.liveness = options.liveness;
+    actors_config.hub_epoch = new_hub_epoch();
+    actors_config.store = store;
+    actors_config.detached_store = true;
+    actors = spawn_hub_actors(system, actors_config);
+    try {
+      router = std::make_unique<InboundRouter>(actors);
+      bridge.start(*router);
+    } catch (...) {
+      stop_hub_actors(actors);  // else ~actor_system waits for them forever
+      system.await_all_actors_done();
+      throw;
+    }
+    spdlog::info("hub epoch {}; agents on {}, admin on {}, state in {}", actors_config.hub_epoch,
+                 bridge.agents_endpoint(), bridge.admin_endpoint(), store->path().string());
+  }
+
+  void stop() {
+    if (stopped) return;
+    stopped = true;
+    bridge.stop();
+    stop_hub_actors(actors);
+    system.await_all_actors_done();
+  }
+
+  ~Running() { stop(); }
+
+  std::shared_ptr<JobStore> store;
+  IoBridge bridge;
+  caf::actor_system_config config;
+  caf::actor_system system;
+  HubActors actors;
+  std::unique_ptr<InboundRouter> router;
+  bool stopped = false;
+};
+
+Hub::Hub(const HubOptions& options) : running_(std::make_unique<Running>(options)) {}
+
+Hub::~Hub() = default;
+
+const std::string& Hub::agents_endpoint() const {
+  return running_->bridge.agents_endpoint();
+}
+const std::string& Hub::admin_endpoint() const {
+  return running_->bridge.admin_endpoint();
+}
+
+void Hub::stop() {
+  running_->stop();
+}
+
+}  // namespace gantry::actors

@@ -1,0 +1,41 @@
+// The gantry-hub process minus its command line: the job store, the actor
+// system with the hub's actors, and the I/O bridge, started and stopped as one.
+// Free of CAF and ZeroMQ includes so that main.cpp stays cheap to compile.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace gantry::actors {
+
+struct HubOptions {
+  std::string agents_endpoint = "tcp://127.0.0.1:7800";
+  std::string admin_endpoint = "tcp://127.0.0.1:7801";
+  std::filesystem::path state_dir = "./var";
+  std::chrono::milliseconds heartbeat_interval{1000};
+  std::int32_t liveness = 3;
+};
+
+class Hub {
+ public:
+  // Opens the store, re-queues its unfinished jobs, binds both sockets and
+  // starts serving. Throws std::runtime_error with a message for the operator.
+  explicit Hub(const HubOptions& options);
+  ~Hub();  // stop()
+  Hub(const Hub&) = delete;
+  Hub& operator=(const Hub&) = delete;
+
+  const std::string& agents_endpoint() const;  // as bound (port chosen for ":*")
+  const std::string& admin_endpoint() const;
+  // Stops the I/O thread, then the actors. Idempotent.
+  void stop();
+
+ private:
+  struct Running;
+  std::unique_ptr<Running> running_;
+};
+
+}  // namespace gantry::actors

@@ -1,0 +1,64 @@
+// The hub's actors and how inbound frames reach them. Spawned together by
+// spawn_hub_actors(); the I/O bridge (or a test) feeds them through an
+// InboundRouter and they answer through an OutboundSink.
+//
+//   bridge -> router -> registry (agent sessions, liveness) -> dispatcher -> scheduler
+//                    -> queue (validation) -> store (SQLite) -> scheduler (the core)
+//                    -> scheduler (list / describe / cancel)
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "actors/inbound.hpp"
+#include "actors/job_store.hpp"
+#include "hub/job.hpp"
+
+namespace gantry::actors {
+
+using Clock = std::function<hub::TimeMs()>;
+hub::TimeMs wall_clock_ms();
+
+struct HubActorsConfig {
+  OutboundSink* sink = nullptr;  // must outlive the actors
+  Clock clock = wall_clock_ms;
+  std::chrono::milliseconds heartbeat_interval{1000};
+  std::int32_t liveness = 3;
+  std::uint64_t hub_epoch = 0;
+  // Jobs it holds without a terminal phase are re-submitted at spawn.
+  std::shared_ptr<JobStore> store;
+  // SQLite blocks: in production the store actor gets its own thread.
+  bool detached_store = false;
+};
+
+struct HubActors {
+  caf::actor scheduler;
+  caf::actor dispatcher;
+  caf::actor registry;
+  caf::actor queue;
+  caf::actor store;
+};
+
+// Registers the message types the actors exchange; call on the config before
+// the actor system is built.
+void register_hub_message_types(caf::actor_system_config& config);
+
+HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& config);
+void stop_hub_actors(const HubActors& actors);
+
+// Hands each decoded inbound message to the actor that handles it.
+class InboundRouter final : public InboundHandler {
+ public:
+  explicit InboundRouter(HubActors actors) : actors_(std::move(actors)) {}
+  void on_message(InboundMessage message) override;
+  void on_undeliverable(const OutboundFrame& frame, std::string_view why) override;
+
+ private:
+  HubActors actors_;
+};
+
+}  // namespace gantry::actors

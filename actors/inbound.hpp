@@ -1,0 +1,49 @@
+// Decoding of frames that arrive on the hub's sockets into the messages the
+// actors handle. Runs on the I/O bridge thread, so a frame that cannot be
+// decoded, or that makes no sense on its socket, is answered there and never
+// reaches an actor.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "actors/outbound.hpp"
+#include "protocol/envelope.hpp"
+
+namespace gantry::actors {
+
+using InboundBody =
+    std::variant<protocol::Hello, protocol::Heartbeat, protocol::UsageReport, protocol::Admit,
+                 protocol::Reject, protocol::StatusUpdate, protocol::ErrorReply,
+                 protocol::SubmitJobRequest, protocol::ListRequest, protocol::DescribeRequest,
+                 protocol::CancelRequest, protocol::ApplyRequest, protocol::DeleteRequest>;
+
+struct InboundMessage {
+  Channel channel = Channel::kAgents;
+  std::string peer;
+  std::uint64_t seq = 0;
+  InboundBody body;
+};
+
+class InboundHandler {
+ public:
+  virtual ~InboundHandler() = default;
+  // Called on the bridge thread for every decoded frame.
+  virtual void on_message(InboundMessage message) = 0;
+  // Called on the bridge thread when a frame could not be sent (peer gone,
+  // or its queue is full).
+  virtual void on_undeliverable(const OutboundFrame& frame, std::string_view why) = 0;
+};
+
+// Decodes `frame` received from `peer` on `channel`. On failure returns nullopt,
+// fills `error` (code "bad_frame", "bad_version", "unknown_type", "bad_payload"
+// or "unexpected_type" for a message the socket does not accept) and sets
+// `seq` to the frame's sequence number when the header could be read (else 0).
+std::optional<InboundMessage> decode_inbound(Channel channel, std::string peer,
+                                             std::string_view frame, std::uint64_t& seq,
+                                             protocol::DecodeError& error);
+
+}  // namespace gantry::actors

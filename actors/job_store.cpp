@@ -1,0 +1,182 @@
+#include "actors/job_store.hpp"
+
+#include <sqlite3.h>
+
+#include <stdexcept>
+#include <system_error>
+
+namespace gantry::actors {
+
+namespace {
+
+constexpr const char* kSchema =
+    "CREATE TABLE IF NOT EXISTS jobs ("
+    "  row INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  name TEXT NOT NULL,"
+    "  yaml TEXT NOT NULL,"
+    "  submitted_ms INTEGER NOT NULL,"
+    "  phase TEXT,"
+    "  finished_ms INTEGER);"
+    "CREATE INDEX IF NOT EXISTS jobs_unfinished ON jobs(row) WHERE phase IS NULL;"
+    "CREATE TABLE IF NOT EXISTS queues ("
+    "  name TEXT PRIMARY KEY,"
+    "  yaml TEXT NOT NULL,"
+    "  position INTEGER NOT NULL);";
+
+// Resets a statement on every exit path, so it can be reused.
+class StatementUse {
+ public:
+  explicit StatementUse(sqlite3_stmt* statement) : statement_(statement) {}
+  ~StatementUse() {
+    sqlite3_reset(statement_);
+    sqlite3_clear_bindings(statement_);
+  }
+  StatementUse(const StatementUse&) = delete;
+  StatementUse& operator=(const StatementUse&) = delete;
+
+ private:
+  sqlite3_stmt* statement_;
+};
+
+void bind_text(sqlite3_stmt* statement, int index, std::string_view text) {
+  sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
+std::string column_text(sqlite3_stmt* statement, int index) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, index));
+  return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, index)))
+              : std::string();
+}
+
+}  // namespace
+
+JobStore::JobStore(const std::filesystem::path& state_dir) : path_(state_dir / "gantry.db") {
+  std::error_code ec;
+  std::filesystem::create_directories(state_dir, ec);
+  if (ec) {
+    throw std::runtime_error("cannot create state directory " + state_dir.string() + ": " +
+                             ec.message());
+  }
+  try {
+    open();
+  } catch (...) {
+    close();
+    throw;
+  }
+}
+
+void JobStore::open() {
+  if (sqlite3_open(path_.c_str(), &db_) != SQLITE_OK) fail("cannot open");
+  // WAL with synchronous=NORMAL: a commit survives a crash of the hub process
+  // (what a restart needs) without an fsync per submitted job.
+  execute("PRAGMA journal_mode=WAL;");
+  execute("PRAGMA synchronous=NORMAL;");
+  execute(kSchema);
+  insert_ = prepare("INSERT INTO jobs (name, yaml, submitted_ms) VALUES (?1, ?2, ?3);");
+  finish_ = prepare("UPDATE jobs SET phase = ?2, finished_ms = ?3 WHERE row = ?1;");
+  forget_ = prepare("DELETE FROM jobs WHERE row = ?1;");
+  unfinished_ =
+      prepare("SELECT row, name, yaml, submitted_ms FROM jobs WHERE phase IS NULL ORDER BY row;");
+}
+
+JobStore::~JobStore() {
+  close();
+}
+
+void JobStore::close() {
+  for (sqlite3_stmt* statement : {insert_, finish_, forget_, unfinished_}) {
+    sqlite3_finalize(statement);
+  }
+  sqlite3_close(db_);
+  insert_ = finish_ = forget_ = unfinished_ = nullptr;
+  db_ = nullptr;
+}
+
+std::int64_t JobStore::add(std::string_view name, std::string_view yaml,
+                           std::int64_t submitted_ms) {
+  StatementUse use(insert_);
+  bind_text(insert_, 1, name);
+  bind_text(insert_, 2, yaml);
+  sqlite3_bind_int64(insert_, 3, submitted_ms);
+  if (sqlite3_step(insert_) != SQLITE_DONE)
+    fail("cannot record job \"" + std::string(name) + "\" in");
+  return sqlite3_last_insert_rowid(db_);
+}
+
+void JobStore::finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms) {
+  StatementUse use(finish_);
+  sqlite3_bind_int64(finish_, 1, row);
+  bind_text(finish_, 2, phase);
+  sqlite3_bind_int64(finish_, 3, finished_ms);
+  if (sqlite3_step(finish_) != SQLITE_DONE) fail("cannot record the end of a job in");
+}
+
+void JobStore::forget(std::int64_t row) {
+  StatementUse use(forget_);
+  sqlite3_bind_int64(forget_, 1, row);
+  if (sqlite3_step(forget_) != SQLITE_DONE) fail("cannot remove a job from");
+}
+
+std::vector<StoredJob> JobStore::unfinished() {
+  StatementUse use(unfinished_);
+  std::vector<StoredJob> jobs;
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(unfinished_)) == SQLITE_ROW) {
+    jobs.push_back(StoredJob{sqlite3_column_int64(unfinished_, 0), column_text(unfinished_, 1),
+                             column_text(unfinished_, 2), sqlite3_column_int64(unfinished_, 3)});
+  }
+  if (status != SQLITE_DONE) fail("cannot read jobs from");
+  return jobs;
+}
+
+// Queues are few and change rarely: plain statements, prepared per call.
+void JobStore::save_queue(std::string_view name, std::string_view yaml) {
+  sqlite3_stmt* statement = prepare(
+      "INSERT INTO queues(name, yaml, position) VALUES(?1, ?2, (SELECT COALESCE(MAX(position), 0) + 1 "
+      "FROM queues)) ON CONFLICT(name) DO UPDATE SET yaml = excluded.yaml;");
+  sqlite3_bind_text(statement, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(statement, 2, yaml.data(), static_cast<int>(yaml.size()), SQLITE_TRANSIENT);
+  const int status = sqlite3_step(statement);
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot record a queue in");
+}
+
+void JobStore::drop_queue(std::string_view name) {
+  sqlite3_stmt* statement = prepare("DELETE FROM queues WHERE name = ?1;");
+  sqlite3_bind_text(statement, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  const int status = sqlite3_step(statement);
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot remove a queue from");
+}
+
+std::vector<std::string> JobStore::queues() {
+  sqlite3_stmt* statement = prepare("SELECT yaml FROM queues ORDER BY position;");
+  std::vector<std::string> out;
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(statement)) == SQLITE_ROW) out.push_back(column_text(statement, 0));
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot read queues from");
+  return out;
+}
+
+void JobStore::execute(const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message ? message : "unknown error";
+    sqlite3_free(message);
+    throw std::runtime_error(path_.string() + ": " + text);
+  }
+}
+
+sqlite3_stmt* JobStore::prepare(const char* sql) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr) != SQLITE_OK) fail("cannot prepare");
+  return statement;
+}
+
+void JobStore::fail(std::string_view what) const {
+  throw std::runtime_error(std::string(what) + " " + path_.string() + ": " +
+                           (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+}
+
+}  // namespace gantry::actors

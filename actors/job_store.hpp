@@ -1,0 +1,66 @@
+// Durable record of accepted jobs: <state>/gantry.db (SQLite). A job is
+// written before its submission is acknowledged and marked with its terminal
+// phase when it ends, so after a restart the hub re-submits exactly the jobs
+// that had not ended.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace gantry::actors {
+
+struct StoredJob {
+  std::int64_t row = 0;
+  std::string name;
+  std::string yaml;
+  std::int64_t submitted_ms = 0;
+};
+
+class JobStore {
+ public:
+  // Creates `state_dir` if missing and opens (or creates) gantry.db in it.
+  // Throws std::runtime_error naming the path on failure.
+  explicit JobStore(const std::filesystem::path& state_dir);
+  ~JobStore();
+  JobStore(const JobStore&) = delete;
+  JobStore& operator=(const JobStore&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+  // Returns the new row. Durable (committed) when it returns; throws
+  // std::runtime_error on failure.
+  std::int64_t add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms);
+  // Records how the job ended; it will not come back after a restart.
+  void finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms);
+  // Removes a row whose submission was refused after it was written.
+  void forget(std::int64_t row);
+  // Jobs without a terminal phase, oldest first.
+  std::vector<StoredJob> unfinished();
+  // Applied Volcano Queue documents, so queues outlive a restart (their jobs
+  // are re-submitted into them). Applying a name again replaces its document.
+  void save_queue(std::string_view name, std::string_view yaml);
+  void drop_queue(std::string_view name);
+  std::vector<std::string> queues();  // in the order they were first applied
+
+ private:
+  void open();
+  void close();
+  void execute(const char* sql);
+  sqlite3_stmt* prepare(const char* sql);
+  [[noreturn]] void fail(std::string_view what) const;
+
+  std::filesystem::path path_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;
+  sqlite3_stmt* finish_ = nullptr;
+  sqlite3_stmt* forget_ = nullptr;
+  sqlite3_stmt* unfinished_ = nullptr;
+};
+
+}  // namespace gantry::actors

@@ -1,0 +1,37 @@
+// What actors hand to the I/O bridge: frames for a peer on one of the hub's two
+// sockets. Actors never touch sockets; they talk to an OutboundSink, which the
+// bridge implements (and actor tests fake).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gantry::actors {
+
+enum class Channel : std::uint8_t {
+  kAgents,  // ROUTER the cluster agents connect to
+  kAdmin,   // ROUTER gantryctl connects to
+};
+
+std::string_view channel_name(Channel channel);
+
+struct OutboundFrame {
+  Channel channel = Channel::kAgents;
+  std::string peer;   // ZeroMQ routing id
+  std::string frame;  // protocol::encode(...)
+  // Set for Dispatch frames so that a frame the bridge cannot deliver comes
+  // back to the dispatcher as "agent unreachable".
+  std::uint64_t dispatch_id = 0;
+};
+
+class OutboundSink {
+ public:
+  virtual ~OutboundSink() = default;
+  // Both are thread-safe; frames to one peer keep the order they were handed in.
+  virtual void send(OutboundFrame frame) = 0;
+  virtual void send_batch(std::vector<OutboundFrame> frames) = 0;
+};
+
+}  // namespace gantry::actors

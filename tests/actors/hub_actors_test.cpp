@@ -1,0 +1,459 @@
+// Deterministic tests of the hub's actors under CAF's test coordinator: time
+// moves only when a test advances it, so liveness and answer timeouts are
+// checked tick by tick. Frames go to a recording sink instead of sockets.
+#include "actors/hub_actors.hpp"
+
+#include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <caf/all.hpp>
+#include <chrono>
+#include <memory>
+
+#include "actors/job_store.hpp"
+#include "test_support.hpp"
+
+namespace gantry::actors {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::decode_as;
+using testing::frames_of;
+using testing::job_yaml;
+using testing::usage_report;
+
+constexpr hub::TimeMs kStartMs = 1'700'000'000'000;
+constexpr auto kHeartbeat = 1000ms;
+constexpr std::int32_t kLiveness = 3;
+
+class HubActorsTest : public ::testing::Test {
+ protected:
+  static caf::actor_system_config& init(caf::actor_system_config& config) {
+    register_hub_message_types(config);
+    config.set("scheduler.policy", caf::atom("testing"));
+    config.set("logger.file-verbosity", caf::atom("quiet"));
+    return config;
+  }
+
+  void SetUp() override {
+    spdlog::set_level(spdlog::level::warn);
+    start();
+  }
+
+  void TearDown() override { stop(); }
+
+  void start() {
+    HubActorsConfig config;
+    config.sink = &sink;
+    config.clock = [this] { return now_ms(); };
+    config.heartbeat_interval = kHeartbeat;
+    config.liveness = kLiveness;
+    config.hub_epoch = 42;
+    config.store = std::make_shared<JobStore>(dir.path());
+    actors = spawn_hub_actors(system, config);
+    router = std::make_unique<InboundRouter>(actors);
+    sched.run();
+  }
+
+  void stop() {
+    stop_hub_actors(actors);
+    sched.run();
+    router.reset();
+    actors = {};
+  }
+
+  hub::TimeMs now_ms() {
+    return kStartMs + std::chrono::duration_cast<std::chrono::milliseconds>(
+                          sched.clock().now().time_since_epoch())
+                          .count();
+  }
+
+  // One heartbeat interval passes; every actor handles what it triggered.
+  void tick() {
+    sched.advance_time(kHeartbeat);
+    sched.run();
+  }
+
+  void from_agent(const std::string& peer, InboundBody body) {
+    router->on_message(InboundMessage{Channel::kAgents, peer, ++seq_, std::move(body)});
+    sched.run();
+  }
+
+  // A cluster agent says Hello and reports its nodes.
+  void register_cluster(const std::string& cluster, int nodes, int gpus_per_node) {
+    from_agent(peer_of(cluster), protocol::Hello{cluster, {}, "test", {}});
+    from_agent(peer_of(cluster), usage_report(cluster, nodes, gpus_per_node));
+  }
+
+  static std::string peer_of(const std::string& cluster) { return "agent/" + cluster; }
+
+  // Sends an admin request and returns the reply addressed to it.
+  template <class Reply, class Request>
+  Reply ask(Request request) {
+    const std::string peer = "console-" + std::to_string(++seq_);
+    const std::uint64_t seq = seq_;
+    router->on_message(InboundMessage{Channel::kAdmin, peer, seq, std::move(request)});
+    sched.run();
+    std::vector<OutboundFrame> replies;
+    for (OutboundFrame& frame : sink.take()) {
+      if (frame.peer == peer) {
+        replies.push_back(frame);
+      } else {
+        unclaimed_.push_back(std::move(frame));
+      }
+    }
+    if (replies.size() != 1)
+      throw std::runtime_error(peer + " got " + std::to_string(replies.size()) + " replies");
+    EXPECT_EQ(replies[0].channel, Channel::kAdmin);
+    std::uint64_t reply_seq = 0;
+    Reply reply = decode_as<Reply>(replies[0].frame, &reply_seq);
+    EXPECT_EQ(reply_seq, seq);
+    return reply;
+  }
+
+  protocol::SubmitJobReply submit(const std::string& yaml) {
+    return ask<protocol::SubmitJobReply>(protocol::SubmitJobRequest{yaml});
+  }
+
+  protocol::JobInfo job(const std::string& name) {
+    const auto reply = ask<protocol::DescribeReply>(protocol::DescribeRequest{"job", name});
+    EXPECT_TRUE(reply.ok) << reply.error;
+    return reply.job;
+  }
+
+  std::vector<std::string> job_events(const std::string& name) {
+    return ask<protocol::DescribeReply>(protocol::DescribeRequest{"job", name}).events;
+  }
+
+  bool cluster_ready(const std::string& name) {
+    const auto reply = ask<protocol::DescribeReply>(protocol::DescribeRequest{"cluster", name});
+    EXPECT_TRUE(reply.ok) << reply.error;
+    return reply.cluster.ready;
+  }
+
+  // Frames not yet looked at, including those set aside by ask().
+  std::vector<OutboundFrame> sent() {
+    std::vector<OutboundFrame> frames = std::exchange(unclaimed_, {});
+    for (OutboundFrame& frame : sink.take()) frames.push_back(std::move(frame));
+    return frames;
+  }
+
+  // The one Dispatch sent since the last look; fails the test otherwise.
+  std::pair<std::string, protocol::Dispatch> only_dispatch() {
+    const auto dispatches = frames_of<protocol::Dispatch>(sent());
+    if (dispatches.size() != 1)
+      throw std::runtime_error(std::to_string(dispatches.size()) + " dispatches sent");
+    return dispatches[0];
+  }
+
+  static bool contains(const std::vector<std::string>& events, const std::string& text) {
+    return std::any_of(events.begin(), events.end(), [&](const std::string& event) {
+      return event.find(text) != std::string::npos;
+    });
+  }
+
+  testing::TempDir dir;
+  testing::RecordingSink sink;  // outlives the actor system
+  caf::actor_system_config config_;
+  caf::actor_system system{init(config_)};
+  caf::scheduler::test_coordinator& sched =
+      dynamic_cast<caf::scheduler::test_coordinator&>(system.scheduler());
+  HubActors actors;
+  std::unique_ptr<InboundRouter> router;
+
+ private:
+  std::uint64_t seq_ = 0;
+  std::vector<OutboundFrame> unclaimed_;
+};
+
+TEST_F(HubActorsTest, HelloIsWelcomedWithTheHubsHeartbeatSettings) {
+  from_agent("agent/east", protocol::Hello{"east", {}, "test", {}});
+  const auto welcomes = frames_of<protocol::Welcome>(sent());
+  ASSERT_EQ(welcomes.size(), 1u);
+  EXPECT_EQ(welcomes[0].first, "agent/east");
+  EXPECT_EQ(welcomes[0].second.hub_epoch, 42u);
+  EXPECT_EQ(welcomes[0].second.heartbeat_interval_ms, 1000);
+  EXPECT_EQ(welcomes[0].second.heartbeat_liveness, kLiveness);
+}
+
+TEST_F(HubActorsTest, FittingJobProducesExactlyOneDispatchToTheRightAgent) {
+  register_cluster("east", 2, 0);  // no GPUs
+  register_cluster("west", 2, 8);
+  sent();
+  ASSERT_TRUE(submit(job_yaml("train", 2, 4)).ok);
+
+  const auto [peer, dispatch] = only_dispatch();
+  EXPECT_EQ(peer, "agent/west");
+  EXPECT_NE(dispatch.dispatch_id, 0u);
+  EXPECT_EQ(dispatch.job.name, "train");
+  ASSERT_EQ(dispatch.job.tasks.size(), 1u);
+  EXPECT_EQ(dispatch.job.tasks[0].containers[0].image, "busybox");
+  EXPECT_EQ(dispatch.task_replicas, (std::map<std::string, std::int32_t>{{"worker", 2}}));
+  EXPECT_EQ(job("train").phase, "Pending");  // dispatched, not yet admitted
+}
+
+TEST_F(HubActorsTest, AdmitThenCompletedMakesTheJobCompleted) {
+  register_cluster("west", 2, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 2, 4)).ok);
+  const auto dispatch = only_dispatch().second;
+
+  from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "train"});
+  EXPECT_EQ(job("train").phase, "Running");
+  EXPECT_EQ(job("train").clusters, std::vector<std::string>{"west"});
+
+  from_agent("agent/west",
+             protocol::StatusUpdate{
+                 dispatch.dispatch_id, "train", "Completed", {{"worker", 0, 0, 2, 0}}, ""});
+  const protocol::JobInfo info = job("train");
+  EXPECT_EQ(info.phase, "Completed");
+  ASSERT_EQ(info.tasks.size(), 1u);
+  EXPECT_EQ(info.tasks[0].succeeded, 2);
+  EXPECT_GT(info.finished_ms, 0);
+  const auto events = job_events("train");
+  EXPECT_TRUE(contains(events, "dispatched to west"));
+  EXPECT_TRUE(contains(events, "admitted by west"));
+  EXPECT_TRUE(contains(events, "Completed on west"));
+}
+
+TEST_F(HubActorsTest, RunningStatusCountsAsAdmitWhenTheAdmitWasLost) {
+  register_cluster("west", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 1)).ok);
+  const auto dispatch = only_dispatch().second;
+  from_agent("agent/west",
+             protocol::StatusUpdate{
+                 dispatch.dispatch_id, "train", "Running", {{"worker", 0, 1, 0, 0}}, ""});
+  EXPECT_EQ(job("train").phase, "Running");
+}
+
+TEST_F(HubActorsTest, FailedStatusMakesTheJobFailedWithTheAgentsMessage) {
+  register_cluster("west", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 1)).ok);
+  const auto dispatch = only_dispatch().second;
+  from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "train"});
+  from_agent(
+      "agent/west",
+      protocol::StatusUpdate{
+          dispatch.dispatch_id, "train", "Failed", {{"worker", 0, 0, 0, 1}}, "worker-0 exited 3"});
+  EXPECT_EQ(job("train").phase, "Failed");
+  EXPECT_TRUE(contains(job_events("train"), "worker-0 exited 3"));
+}
+
+TEST_F(HubActorsTest, SilentClusterBecomesNotReadyAfterIntervalTimesLivenessAndItsJobIsRequeued) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto dispatch = only_dispatch().second;
+  from_agent("agent/east", protocol::Admit{dispatch.dispatch_id, "train"});
+  ASSERT_EQ(job("train").phase, "Running");
+
+  for (int i = 1; i < kLiveness; ++i) {
+    tick();
+    EXPECT_TRUE(cluster_ready("east")) << "after " << i << " silent interval(s)";
+    EXPECT_EQ(job("train").phase, "Running");
+  }
+  tick();
+  EXPECT_FALSE(cluster_ready("east"));
+  const protocol::JobInfo info = job("train");
+  EXPECT_EQ(info.phase, "Pending");
+  EXPECT_EQ(info.requeues, 1);
+  EXPECT_TRUE(contains(job_events("train"), "requeued: cluster east stopped answering"));
+
+  // The expired session is gone: the agent is told to say Hello again.
+  sent();
+  from_agent("agent/east", protocol::Heartbeat{"east", 42});
+  const auto errors = frames_of<protocol::ErrorReply>(sent());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].second.code, "not_registered");
+}
+
+TEST_F(HubActorsTest, HeartbeatsKeepAClusterReadyAndAreEchoed) {
+  register_cluster("east", 1, 8);
+  sent();
+  for (int i = 0; i < 3 * kLiveness; ++i) {
+    tick();
+    from_agent("agent/east", protocol::Heartbeat{"east", 42});
+  }
+  EXPECT_TRUE(cluster_ready("east"));
+  const auto echoes = frames_of<protocol::Heartbeat>(sent());
+  ASSERT_EQ(echoes.size(), static_cast<std::size_t>(3 * kLiveness));
+  EXPECT_EQ(echoes[0].first, "agent/east");
+  EXPECT_EQ(echoes[0].second.hub_epoch, 42u);
+}
+
+TEST_F(HubActorsTest, UnansweredDispatchIsTreatedAsRejectedAndCancelled) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto dispatch = only_dispatch().second;
+  for (int i = 1; i < kLiveness; ++i) {
+    tick();
+    from_agent("agent/east", protocol::Heartbeat{"east", 42});  // alive, but silent on the dispatch
+    EXPECT_TRUE(frames_of<protocol::Cancel>(sent()).empty());
+  }
+  tick();
+  const auto cancels = frames_of<protocol::Cancel>(sent());
+  ASSERT_EQ(cancels.size(), 1u);
+  EXPECT_EQ(cancels[0].first, "agent/east");
+  EXPECT_EQ(cancels[0].second.dispatch_id, dispatch.dispatch_id);
+  EXPECT_EQ(job("train").phase, "Pending");
+  EXPECT_TRUE(contains(job_events("train"), "rejected by east: agent did not answer"));
+}
+
+TEST_F(HubActorsTest, DispatchThatCannotBeDeliveredIsRejectedAsUnreachable) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto dispatch = only_dispatch().second;
+  router->on_undeliverable(OutboundFrame{Channel::kAgents, "agent/east", "", dispatch.dispatch_id},
+                           "peer is not connected");
+  sched.run();
+  EXPECT_EQ(job("train").phase, "Pending");
+  EXPECT_TRUE(contains(job_events("train"), "agent unreachable"));
+}
+
+TEST_F(HubActorsTest, RejectRequeuesTheJob) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto dispatch = only_dispatch().second;
+  from_agent("agent/east",
+             protocol::Reject{dispatch.dispatch_id, "train", "node east-node-0 is busy"});
+  const protocol::JobInfo info = job("train");
+  EXPECT_EQ(info.phase, "Pending");
+  EXPECT_EQ(info.requeues, 1);
+  EXPECT_TRUE(contains(job_events("train"), "rejected by east: node east-node-0 is busy"));
+}
+
+TEST_F(HubActorsTest, BadYamlIsRefusedNamingTheFieldAndTheHubKeepsAnswering) {
+  const auto refused = submit(job_yaml("train", 1, 1) + "  maxRetry: [oops]\n");  // under spec
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.error.find("spec.maxRetry"), std::string::npos) << refused.error;
+
+  const auto bad_replicas = submit(job_yaml("train", 0, 1));
+  EXPECT_FALSE(bad_replicas.ok);
+  EXPECT_NE(bad_replicas.error.find("spec.tasks[0].replicas"), std::string::npos)
+      << bad_replicas.error;
+
+  const auto bad_quantity = submit(
+      "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: q}\nspec:\n  tasks:\n"
+      "    - name: w\n      template:\n        spec:\n          containers:\n"
+      "            - name: c\n              resources: {requests: {cpu: lots}}\n");
+  EXPECT_FALSE(bad_quantity.ok);
+  EXPECT_NE(bad_quantity.error.find("cpu"), std::string::npos) << bad_quantity.error;
+  EXPECT_NE(bad_quantity.error.find("lots"), std::string::npos) << bad_quantity.error;
+
+  const auto not_yaml = submit("{{{ not yaml");
+  EXPECT_FALSE(not_yaml.ok);
+  EXPECT_FALSE(not_yaml.error.empty());
+
+  const auto accepted = submit(job_yaml("train", 1, 1));
+  EXPECT_TRUE(accepted.ok) << accepted.error;
+  EXPECT_EQ(accepted.job, "train");
+  const auto jobs = ask<protocol::ListReply>(protocol::ListRequest{"jobs"}).jobs;
+  ASSERT_EQ(jobs.size(), 1u);  // none of the refused ones reached the core
+  EXPECT_EQ(jobs[0].name, "train");
+}
+
+TEST_F(HubActorsTest, JobForAnotherQueueIsRefused) {
+  const auto reply = submit(job_yaml("train", 1, 1, "research"));
+  EXPECT_FALSE(reply.ok);
+  EXPECT_EQ(reply.error, "spec.queue: queue \"research\" does not exist");
+}
+
+TEST_F(HubActorsTest, DuplicateJobNameIsRefusedAndTheFirstJobKept) {
+  ASSERT_TRUE(submit(job_yaml("train", 1, 1)).ok);
+  const auto again = submit(job_yaml("train", 2, 1));
+  EXPECT_FALSE(again.ok);
+  EXPECT_NE(again.error.find("metadata.name"), std::string::npos) << again.error;
+  EXPECT_EQ(job("train").replicas, 1);
+}
+
+TEST_F(HubActorsTest, CancelOfUnknownJobIsAnError) {
+  const auto reply = ask<protocol::AdminResult>(protocol::CancelRequest{"job", "ghost"});
+  EXPECT_FALSE(reply.ok);
+  EXPECT_EQ(reply.error, "job \"ghost\" not found");
+}
+
+TEST_F(HubActorsTest, CancelOfRunningJobTellsItsAgent) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto dispatch = only_dispatch().second;
+  from_agent("agent/east", protocol::Admit{dispatch.dispatch_id, "train"});
+
+  const auto reply = ask<protocol::AdminResult>(protocol::CancelRequest{"job", "train"});
+  EXPECT_TRUE(reply.ok) << reply.error;
+  EXPECT_EQ(job("train").phase, "Aborted");
+  const auto cancels = frames_of<protocol::Cancel>(sent());
+  ASSERT_EQ(cancels.size(), 1u);
+  EXPECT_EQ(cancels[0].first, "agent/east");
+  EXPECT_EQ(cancels[0].second.dispatch_id, dispatch.dispatch_id);
+}
+
+TEST_F(HubActorsTest, ApplyAndDeleteAreNotSupportedYet) {
+  EXPECT_EQ(ask<protocol::AdminResult>(protocol::ApplyRequest{"kind: Queue"}).error,
+            "not supported yet");
+  EXPECT_EQ(ask<protocol::AdminResult>(protocol::DeleteRequest{"queue", "x"}).error,
+            "not supported yet");
+}
+
+TEST_F(HubActorsTest, ListsClustersAndTheDefaultQueue) {
+  register_cluster("west", 2, 8);
+  ASSERT_TRUE(submit(job_yaml("big", 4, 8)).ok);  // needs 4 nodes: stays pending
+  const auto clusters = ask<protocol::ListReply>(protocol::ListRequest{"clusters"}).clusters;
+  ASSERT_EQ(clusters.size(), 1u);
+  EXPECT_EQ(clusters[0].name, "west");
+  EXPECT_TRUE(clusters[0].ready);
+  EXPECT_EQ(clusters[0].nodes, 2);
+  EXPECT_EQ(clusters[0].capacity.at("nvidia.com/gpu"), 16'000);
+
+  const auto queues = ask<protocol::ListReply>(protocol::ListRequest{"queues"}).queues;
+  ASSERT_EQ(queues.size(), 1u);
+  EXPECT_EQ(queues[0].name, "default");
+  EXPECT_EQ(queues[0].pending.at("nvidia.com/gpu"), 32'000);
+
+  const auto pending = job("big");
+  EXPECT_EQ(pending.phase, "Pending");
+  EXPECT_FALSE(pending.reason.empty());
+
+  const auto unknown = ask<protocol::ListReply>(protocol::ListRequest{"pods"});
+  EXPECT_FALSE(unknown.ok);
+  EXPECT_NE(unknown.error.find("\"pods\""), std::string::npos);
+}
+
+TEST_F(HubActorsTest, FrameFromPeerWithoutHelloIsAnsweredNotRegistered) {
+  from_agent("agent/stranger", protocol::Admit{7, "x"});
+  const auto errors = frames_of<protocol::ErrorReply>(sent());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].first, "agent/stranger");
+  EXPECT_EQ(errors[0].second.code, "not_registered");
+}
+
+TEST_F(HubActorsTest, HelloListingDispatchesTheHubDoesNotKnowGetsThemCancelled) {
+  from_agent("agent/east", protocol::Hello{"east", {}, "test", {17, 18}});
+  const auto cancels = frames_of<protocol::Cancel>(sent());
+  ASSERT_EQ(cancels.size(), 2u);
+  EXPECT_EQ(cancels[0].first, "agent/east");
+  EXPECT_EQ(cancels[0].second.dispatch_id, 17u);
+  EXPECT_EQ(cancels[1].second.dispatch_id, 18u);
+}
+
+TEST_F(HubActorsTest, AcceptedJobsThatHadNotEndedComeBackAfterARestart) {
+  register_cluster("west", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("done", 1, 8)).ok);
+  const auto dispatch = only_dispatch().second;
+  from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "done"});
+  from_agent("agent/west",
+             protocol::StatusUpdate{dispatch.dispatch_id, "done", "Completed", {}, ""});
+  ASSERT_TRUE(submit(job_yaml("waiting", 2, 8)).ok);  // 2 nodes: cannot fit
+  ASSERT_TRUE(submit(job_yaml("cancelled", 2, 8)).ok);
+  ASSERT_TRUE(ask<protocol::AdminResult>(protocol::CancelRequest{"job", "cancelled"}).ok);
+
+  stop();  // the hub goes away; a new one opens the same state directory
+  start();
+
+  const auto jobs = ask<protocol::ListReply>(protocol::ListRequest{"jobs"}).jobs;
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].name, "waiting");
+  EXPECT_EQ(jobs[0].phase, "Pending");
+  EXPECT_TRUE(contains(job_events("waiting"), "queued again after a hub restart"));
+}
+
+}  // namespace
+}  // namespace gantry::actors

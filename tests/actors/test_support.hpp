@@ -1,0 +1,141 @@
+// Helpers shared by the actors tests: a recording OutboundSink, a temporary
+// directory, frame decoding and small job / inventory fixtures.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "actors/outbound.hpp"
+#include "protocol/envelope.hpp"
+
+namespace gantry::actors::testing {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "gantry-actors-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Records every frame the actors hand out.
+class RecordingSink final : public OutboundSink {
+ public:
+  void send(OutboundFrame frame) override {
+    std::lock_guard lock(mutex_);
+    frames_.push_back(std::move(frame));
+  }
+  void send_batch(std::vector<OutboundFrame> frames) override {
+    std::lock_guard lock(mutex_);
+    for (auto& frame : frames) frames_.push_back(std::move(frame));
+  }
+  // Returns and forgets what was sent so far.
+  std::vector<OutboundFrame> take() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(frames_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<OutboundFrame> frames_;
+};
+
+inline protocol::MessageType type_of(const std::string& frame) {
+  protocol::DecodeError error;
+  const auto envelope = protocol::decode_envelope(frame, error);
+  if (!envelope) throw std::runtime_error("undecodable frame: " + error.message);
+  return envelope->type;
+}
+
+template <class T>
+T decode_as(const std::string& frame, std::uint64_t* seq = nullptr) {
+  protocol::DecodeError error;
+  const auto envelope = protocol::decode_envelope(frame, error);
+  if (!envelope) throw std::runtime_error("undecodable frame: " + error.message);
+  if (seq) *seq = envelope->seq;
+  auto message = protocol::decode_payload<T>(*envelope, error);
+  if (!message) throw std::runtime_error(error.code + ": " + error.message);
+  return *message;
+}
+
+// Frames of type T among `frames`, with their peers.
+template <class T>
+std::vector<std::pair<std::string, T>> frames_of(const std::vector<OutboundFrame>& frames) {
+  std::vector<std::pair<std::string, T>> out;
+  for (const OutboundFrame& frame : frames) {
+    if (type_of(frame.frame) == protocol::MessageTypeOf<T>::value) {
+      out.emplace_back(frame.peer, decode_as<T>(frame.frame));
+    }
+  }
+  return out;
+}
+
+// A one-task Volcano Job: `replicas` replicas of 1 CPU, 1Gi and `gpus` GPUs.
+inline std::string job_yaml(const std::string& name, int replicas, int gpus,
+                            const std::string& queue = "default") {
+  return "apiVersion: batch.volcano.sh/v1alpha1\n"
+         "kind: Job\n"
+         "metadata:\n"
+         "  name: " +
+         name +
+         "\n"
+         "spec:\n"
+         "  queue: " +
+         queue +
+         "\n"
+         "  minAvailable: " +
+         std::to_string(replicas) +
+         "\n"
+         "  tasks:\n"
+         "    - name: worker\n"
+         "      replicas: " +
+         std::to_string(replicas) +
+         "\n"
+         "      template:\n"
+         "        spec:\n"
+         "          containers:\n"
+         "            - name: main\n"
+         "              image: busybox\n"
+         "              resources:\n"
+         "                requests: {cpu: \"1\", memory: 1Gi, nvidia.com/gpu: " +
+         std::to_string(gpus) + "}\n";
+}
+
+// A cluster of `nodes` nodes with 16 CPUs, 128Gi and `gpus_per_node` GPUs each.
+inline protocol::UsageReport usage_report(const std::string& cluster, int nodes,
+                                          int gpus_per_node) {
+  protocol::UsageReport report;
+  report.cluster = cluster;
+  for (int i = 0; i < nodes; ++i) {
+    protocol::NodeUsage node;
+    node.name = cluster + "-node-" + std::to_string(i);
+    node.allocatable = {{"cpu", 16'000}, {"memory", 128LL * 1024 * 1024 * 1024 * 1000}};
+    if (gpus_per_node > 0) {
+      node.allocatable["nvidia.com/gpu"] = gpus_per_node * 1000;
+      node.labels["nvidia.com/gpu.product"] = "A100";
+      node.gpu_model = "A100";
+    }
+    report.nodes.push_back(node);
+  }
+  return report;
+}
+
+}  // namespace gantry::actors::testing
