@@ -351,10 +351,10 @@ TEST_F(HubActorsTest, BadYamlIsRefusedNamingTheFieldAndTheHubKeepsAnswering) {
   EXPECT_EQ(jobs[0].name, "train");
 }
 
-TEST_F(HubActorsTest, JobForAnotherQueueIsRefused) {
+TEST_F(HubActorsTest, JobForAnUnknownQueueIsRefused) {
   const auto reply = submit(job_yaml("train", 1, 1, "research"));
   EXPECT_FALSE(reply.ok);
-  EXPECT_EQ(reply.error, "spec.queue: queue \"research\" does not exist");
+  EXPECT_EQ(reply.error, "spec.queue: no such queue (got \"research\")");
 }
 
 TEST_F(HubActorsTest, DuplicateJobNameIsRefusedAndTheFirstJobKept) {
@@ -386,11 +386,23 @@ TEST_F(HubActorsTest, CancelOfRunningJobTellsItsAgent) {
   EXPECT_EQ(cancels[0].second.dispatch_id, dispatch.dispatch_id);
 }
 
-TEST_F(HubActorsTest, ApplyAndDeleteAreNotSupportedYet) {
-  EXPECT_EQ(ask<protocol::AdminResult>(protocol::ApplyRequest{"kind: Queue"}).error,
-            "not supported yet");
-  EXPECT_EQ(ask<protocol::AdminResult>(protocol::DeleteRequest{"queue", "x"}).error,
-            "not supported yet");
+TEST_F(HubActorsTest, QueuesAreAppliedUsedAndDeleted) {
+  const std::string research =
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: research}\n"
+      "spec: {weight: 2, capability: {nvidia.com/gpu: 4}}\n";
+  const auto created = ask<protocol::AdminResult>(protocol::ApplyRequest{research});
+  EXPECT_TRUE(created.ok) << created.error;
+  EXPECT_EQ(created.message, "queue/research created");
+  ASSERT_TRUE(submit(job_yaml("train", 1, 1, "research")).ok);
+  const auto busy = ask<protocol::AdminResult>(protocol::DeleteRequest{"queue", "research"});
+  EXPECT_FALSE(busy.ok);
+  EXPECT_NE(busy.error.find("still holds jobs"), std::string::npos) << busy.error;
+  const auto bad = ask<protocol::AdminResult>(protocol::ApplyRequest{
+      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: x}\nspec: {weight: 0}\n"});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("spec.weight"), std::string::npos) << bad.error;
+  ask<protocol::AdminResult>(protocol::CancelRequest{"job", "train"});
+  EXPECT_TRUE(ask<protocol::AdminResult>(protocol::DeleteRequest{"queue", "research"}).ok);
 }
 
 TEST_F(HubActorsTest, ListsClustersAndTheDefaultQueue) {
