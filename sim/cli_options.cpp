@@ -43,6 +43,27 @@ std::vector<int> cluster_numbers(const std::string& text) {
   return numbers;
 }
 
+// Queue weights as the core accepts them (hub::QueueSpec::weight).
+std::vector<std::int32_t> weights(const std::string& text) {
+  std::vector<std::int32_t> out;
+  for (std::int64_t value : integer_list("--weights", text)) {
+    if (value > 65535) fail("--weights", "weights go from 1 to 65535", text);
+    out.push_back(static_cast<std::int32_t>(value));
+  }
+  return out;
+}
+
+std::int64_t sla_ms(const std::string& text) {
+  std::int64_t seconds = 0;
+  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  // An upper bound of ten years keeps seconds * 1000 far from overflowing.
+  constexpr std::int64_t kMaxSeconds = std::int64_t{10} * 365 * 24 * 3600;
+  if (text.empty() || status != std::errc() || end != text.data() + text.size() || seconds <= 0 ||
+      seconds > kMaxSeconds)
+    fail("--sla", "expected a whole number of seconds from 1 to 315360000", text);
+  return seconds * 1000;
+}
+
 double percentile(const std::string& text) {
   double value = 0;
   const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -68,6 +89,9 @@ void check_consistent(SimOptions& options) {
     throw std::invalid_argument("--nodes: " + std::to_string(options.nodes.size()) +
                                 " values for " + std::to_string(options.clusters.size()) +
                                 " clusters; give one per --clusters entry, in the same order");
+  if (!options.config.weights.empty() && options.clusters.empty())
+    throw std::invalid_argument("--weights: needs --clusters, so that each weight has its cluster");
+  check_replay_config(options.config, options.clusters.size());
 }
 
 }  // namespace
@@ -101,8 +125,14 @@ SimOptions parse_sim_options(const std::vector<std::string>& args) {
     } else if (flag == "--policy") {
       const std::string text = value_of(args, i, flag, inline_value);
       const auto policy = parse_policy(text);
-      if (!policy) fail(flag, "expected fifo or firstfit", text);
+      if (!policy) fail(flag, "expected fifo, firstfit or fairshare", text);
       options.config.policy = *policy;
+    } else if (flag == "--weights") {
+      options.config.weights = weights(value_of(args, i, flag, inline_value));
+    } else if (flag == "--no-reclaim" && !inline_value) {
+      options.config.reclaim = false;
+    } else if (flag == "--sla") {
+      options.config.sla_ms = sla_ms(value_of(args, i, flag, inline_value));
     } else if (flag == "--json") {
       options.json = value_of(args, i, flag, inline_value);
     } else {
@@ -124,7 +154,12 @@ Replays the ITP GPU job traces (DIR/clusterNN.csv) through the hub's scheduling 
   --openb FILE            split the Alibaba openb node list over the clusters instead of
                           identical 8-GPU nodes (shares from --nodes or the sizing rule)
   --mode isolated|pooled  jobs stay in their own trace's cluster, or share all (default isolated)
-  --policy fifo|firstfit  strict FIFO or skip-what-does-not-fit (default fifo)
+  --policy fifo|firstfit|fairshare
+                          strict FIFO, skip-what-does-not-fit, or (pooled only) one
+                          weighted queue per trace file with reclaim (default fifo)
+  --weights W1,W2,...     fairshare: queue weights, same order as --clusters (default 1 each)
+  --no-reclaim            fairshare: never evict running jobs to restore shares
+  --sla SECONDS           every job pending that long gets nodes held for it
   --json FILE             also write the figures as one JSON object
 )";
 }

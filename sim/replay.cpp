@@ -8,6 +8,8 @@
 #include "hub/gang.hpp"
 #include "hub/placement.hpp"
 #include "hub/scheduler.hpp"
+#include "sim/pass_decisions.hpp"
+#include "sim/replay_queues.hpp"
 
 namespace gantry::sim {
 namespace {
@@ -27,18 +29,16 @@ class ReplayEngine {
  public:
   ReplayEngine(const std::vector<SimCluster>& clusters, const std::vector<Trace>& traces,
                const ReplayConfig& config)
-      : clusters_(clusters),
-        traces_(traces),
-        config_(config),
-        core_(scheduler_options(config.policy)) {
+      : clusters_(clusters), traces_(traces), config_(config), core_(scheduler_options(config)) {
     if (clusters.size() != traces.size())
       throw std::invalid_argument("replay: " + std::to_string(traces.size()) + " traces but " +
                                   std::to_string(clusters.size()) + " clusters");
+    check_replay_config(config, traces.size());
   }
 
   ReplayResult run() {
     add_clusters();
-    add_queues();
+    add_replay_queues(core_, traces_, config_);
     make_outcomes();
     while (true) {
       drop_evicted_completions();
@@ -62,26 +62,10 @@ class ReplayEngine {
     fits_cache_.resize(clusters_.size());
   }
 
-  // Isolated mode gives each trace cluster its own queue: with one shared
-  // strict-FIFO queue one cluster's blocked head would stall all the others.
-  void add_queues() {
-    if (config_.mode == Mode::kPooled) {
-      core_.set_queue_strategy(core_.ensure_queue("default"), queue_strategy(config_.policy));
-      return;
-    }
-    for (const auto& trace : traces_)
-      core_.set_queue_strategy(core_.ensure_queue(trace.cluster_name),
-                               queue_strategy(config_.policy));
-  }
-
   void make_outcomes() {
     for (std::uint32_t t = 0; t < traces_.size(); ++t)
-      for (std::uint32_t row = 0; row < traces_[t].jobs.size(); ++row) {
-        const TraceJob& job = traces_[t].jobs[row];
-        result_.jobs.push_back(JobOutcome{t, row, job.gpus, job.submit_s * kMsPerSecond,
-                                          job.duration_s * kMsPerSecond, false, 0,
-                                          hub::kNoCluster});
-      }
+      for (std::uint32_t row = 0; row < traces_[t].jobs.size(); ++row)
+        result_.jobs.push_back(not_yet_run(t, row));
     submission_order_.resize(result_.jobs.size());
     for (std::uint32_t i = 0; i < submission_order_.size(); ++i) submission_order_[i] = i;
     // Ties keep trace order, then file order.
@@ -89,6 +73,17 @@ class ReplayEngine {
                      [this](std::uint32_t a, std::uint32_t b) {
                        return result_.jobs[a].submit_ms < result_.jobs[b].submit_ms;
                      });
+  }
+
+  JobOutcome not_yet_run(std::uint32_t trace, std::uint32_t row) const {
+    const TraceJob& job = traces_[trace].jobs[row];
+    JobOutcome outcome;
+    outcome.trace = trace;
+    outcome.row = row;
+    outcome.gpus = job.gpus;
+    outcome.submit_ms = job.submit_s * kMsPerSecond;
+    outcome.duration_ms = job.duration_s * kMsPerSecond;
+    return outcome;
   }
 
   hub::TimeMs next_event_time() const {
@@ -131,10 +126,9 @@ class ReplayEngine {
     request.gang = hub::make_gpu_gang(outcome.gpus, kGpusPerNode);
     if (!fits_some_allowed_cluster(outcome, request.gang)) return;
     request.name = trace.cluster_name + "/" + trace.jobs[outcome.row].id;
-    if (config_.mode == Mode::kIsolated) {
-      request.queue = trace.cluster_name;
-      request.allowed_clusters = {clusters_[outcome.trace].name};
-    }
+    request.queue = queue_for(trace, config_);
+    if (config_.mode == Mode::kIsolated) request.allowed_clusters = {clusters_[outcome.trace].name};
+    request.sla_waiting_ms = config_.sla_ms;
     const hub::JobId id = core_.submit(std::move(request), now);
     if (id >= outcome_of_job_.size()) outcome_of_job_.resize(id + 1, 0);
     outcome_of_job_[id] = index;
@@ -154,20 +148,30 @@ class ReplayEngine {
   }
 
   void start_decided(hub::TimeMs now) {
-    decided_ = core_.schedule(now);
-    for (const hub::Decision& decision : decided_) {
-      JobOutcome& outcome = result_.jobs[outcome_of_job_[decision.job]];
-      if (decision.kind == hub::Decision::Kind::kEvict) {
-        outcome.ran = false;
-        ++result_.evictions;
-        continue;
-      }
-      core_.admitted(decision.dispatch, now);
-      outcome.ran = true;
-      outcome.start_ms = core_.job(decision.job).started_ms;
-      outcome.cluster = decision.cluster;
-      running_.push(Completion{outcome.end_ms(), decision.dispatch});
-    }
+    const PassDecisions decided = split_pass_decisions(core_.schedule(now));
+    result_.withdrawn_dispatches += decided.withdrawn;
+    for (const hub::Decision& decision : decided.evictions) stop_evicted(decision, now);
+    for (const hub::Decision& decision : decided.dispatches) start(decision, now);
+  }
+
+  // Its pending completion is dropped by drop_evicted_completions; the job
+  // starts over when it is placed again (traces say nothing of checkpoints).
+  void stop_evicted(const hub::Decision& decision, hub::TimeMs now) {
+    JobOutcome& outcome = result_.jobs[outcome_of_job_[decision.job]];
+    outcome.ran = false;
+    ++outcome.evictions;
+    outcome.lost_ms += now - outcome.start_ms;
+    ++result_.evictions;
+  }
+
+  // Admitted at once: the simulated agent has no delay.
+  void start(const hub::Decision& decision, hub::TimeMs now) {
+    JobOutcome& outcome = result_.jobs[outcome_of_job_[decision.job]];
+    core_.admitted(decision.dispatch, now);
+    outcome.ran = true;
+    outcome.start_ms = now;
+    outcome.cluster = decision.cluster;
+    running_.push(Completion{outcome.end_ms(), decision.dispatch});
   }
 
   const std::vector<SimCluster>& clusters_;
@@ -182,7 +186,6 @@ class ReplayEngine {
   std::size_t next_submission_ = 0;
   std::vector<std::uint32_t> outcome_of_job_;  // by hub::JobId
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> running_;
-  std::vector<hub::Decision> decided_;
 };
 
 }  // namespace

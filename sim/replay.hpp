@@ -23,6 +23,8 @@ struct JobOutcome {
   bool ran = false;                             // false: it could never fit a cluster it may use
   hub::TimeMs start_ms = 0;                     // of its last run, when a policy evicted it
   hub::ClusterIndex cluster = hub::kNoCluster;  // where it ran
+  std::int32_t evictions = 0;                   // runs stopped by reclaim, each restarted later
+  hub::TimeMs lost_ms = 0;                      // run time those stopped runs threw away
 
   hub::TimeMs wait_ms() const { return start_ms - submit_ms; }
   hub::TimeMs end_ms() const { return start_ms + duration_ms; }
@@ -32,10 +34,14 @@ struct ReplayResult {
   // One entry per trace job: trace 0's jobs in order, then trace 1's, ...
   std::vector<JobOutcome> jobs;
   std::size_t evictions = 0;  // running jobs a policy stopped and requeued
+  // Dispatches the core evicted in the pass that made them: never started,
+  // not counted as evictions (see pass_decisions.hpp).
+  std::size_t withdrawn_dispatches = 0;
 };
 
 // `clusters[i]` is where trace `traces[i]` came from (the cluster a job is
-// pinned to in isolated mode); both lists have the same length.
+// pinned to in isolated mode); both lists have the same length. Throws
+// std::invalid_argument when they do not, or when check_replay_config does.
 ReplayResult replay(const std::vector<SimCluster>& clusters, const std::vector<Trace>& traces,
                     const ReplayConfig& config);
 

@@ -1,5 +1,8 @@
 #include "sim/replay_config.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace gantry::sim {
 
 std::optional<Mode> parse_mode(std::string_view text) {
@@ -11,6 +14,7 @@ std::optional<Mode> parse_mode(std::string_view text) {
 std::optional<Policy> parse_policy(std::string_view text) {
   if (text == "fifo") return Policy::kFifo;
   if (text == "firstfit") return Policy::kFirstFit;
+  if (text == "fairshare") return Policy::kFairShare;
   return std::nullopt;
 }
 
@@ -19,7 +23,15 @@ std::string_view mode_name(Mode mode) {
 }
 
 std::string_view policy_name(Policy policy) {
-  return policy == Policy::kFifo ? "fifo" : "firstfit";
+  switch (policy) {
+    case Policy::kFifo:
+      return "fifo";
+    case Policy::kFirstFit:
+      return "firstfit";
+    case Policy::kFairShare:
+      return "fairshare";
+  }
+  return "?";
 }
 
 hub::QueueStrategy queue_strategy(Policy policy) {
@@ -27,12 +39,30 @@ hub::QueueStrategy queue_strategy(Policy policy) {
                                  : hub::QueueStrategy::kBestEffortFifo;
 }
 
-hub::SchedulerOptions scheduler_options(Policy policy) {
+hub::SchedulerOptions scheduler_options(const ReplayConfig& config) {
   hub::SchedulerOptions options;
-  options.default_strategy = queue_strategy(policy);
-  options.reclaim = false;
+  options.default_strategy = queue_strategy(config.policy);
+  options.reclaim = config.policy == Policy::kFairShare && config.reclaim;
   options.preemption = false;
   return options;
+}
+
+void check_replay_config(const ReplayConfig& config, std::size_t traces) {
+  // Isolated mode already gives each trace its own queue and its own cluster:
+  // there is nothing to share, so a fair-share run there would be a
+  // mislabelled first-fit run.
+  if (config.policy == Policy::kFairShare && config.mode != Mode::kPooled)
+    throw std::invalid_argument(
+        "--policy fairshare: needs --mode pooled (isolated clusters share nothing)");
+  if (!config.weights.empty() && config.policy != Policy::kFairShare)
+    throw std::invalid_argument("--weights: only for --policy fairshare");
+  if (!config.reclaim && config.policy != Policy::kFairShare)
+    throw std::invalid_argument("--no-reclaim: only for --policy fairshare");
+  if (!config.weights.empty() && config.weights.size() != traces)
+    throw std::invalid_argument("--weights: " + std::to_string(config.weights.size()) +
+                                " values for " + std::to_string(traces) +
+                                " clusters; give one per --clusters entry, in the same order");
+  if (config.sla_ms < 0) throw std::invalid_argument("--sla: must not be negative");
 }
 
 }  // namespace gantry::sim

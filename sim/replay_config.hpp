@@ -1,8 +1,11 @@
-// How a replay runs: which clusters a job may use and the queue policy.
+// How a replay runs: which clusters a job may use, the queue policy, and the
+// starvation guard every job gets.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "hub/scheduler.hpp"
 
@@ -10,17 +13,28 @@ namespace gantry::sim {
 
 enum class Mode {
   kIsolated,  // a job runs only in the cluster of its own trace file
-  kPooled,    // one global queue, any cluster
+  kPooled,    // every cluster is open to every job
 };
 
 enum class Policy {
-  kFifo,      // strict FIFO: the head of a queue blocks it
-  kFirstFit,  // skip what does not fit now
+  kFifo,       // strict FIFO: the head of a queue blocks it
+  kFirstFit,   // skip what does not fit now
+  kFairShare,  // pooled only: one weighted queue per trace, first-fit inside, reclaim
 };
 
 struct ReplayConfig {
+  ReplayConfig() = default;
+  // The common case, spelled ReplayConfig{mode, policy}; set the rest by name.
+  ReplayConfig(Mode mode_in, Policy policy_in) : mode(mode_in), policy(policy_in) {}
+
   Mode mode = Mode::kIsolated;
   Policy policy = Policy::kFifo;
+  // kFairShare: each trace queue's weight, in trace order; empty means 1 each.
+  std::vector<std::int32_t> weights;
+  // kFairShare: queues below their deserved share evict borrowers' jobs.
+  bool reclaim = true;
+  // Every job's SLA waiting time (hub::JobRequest::sla_waiting_ms); 0 = none.
+  std::int64_t sla_ms = 0;
 };
 
 std::optional<Mode> parse_mode(std::string_view text);
@@ -30,7 +44,11 @@ std::string_view policy_name(Policy policy);
 
 // The core's queue strategy that implements `policy`.
 hub::QueueStrategy queue_strategy(Policy policy);
-// Core options for `policy`: fifo and firstfit never evict running jobs.
-hub::SchedulerOptions scheduler_options(Policy policy);
+// Core options for `config`: only fair share with reclaim evicts running jobs
+// (trace jobs all have priority 0, so in-queue preemption never applies).
+hub::SchedulerOptions scheduler_options(const ReplayConfig& config);
+// Throws std::invalid_argument when the fields do not make sense together
+// (fair share in isolated mode, weights without fair share, ...).
+void check_replay_config(const ReplayConfig& config, std::size_t traces);
 
 }  // namespace gantry::sim

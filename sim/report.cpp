@@ -1,50 +1,46 @@
 #include "sim/report.hpp"
 
-#include <charconv>
 #include <cstdio>
+
+#include "sim/json_text.hpp"
 
 namespace gantry::sim {
 namespace {
 
-std::string number(double value) {
-  char text[64];
-  const auto result = std::to_chars(text, text + sizeof text, value);
-  return std::string(text, result.ptr);
-}
-
-// Cluster names come from file names; escape what JSON requires anyway.
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string summary_fields(const Summary& s) {
   return "\"jobs\":" + std::to_string(s.jobs) +
          ",\"unschedulable\":" + std::to_string(s.unschedulable) +
-         ",\"mean_jct_s\":" + number(s.mean_jct_s) + ",\"mean_wait_s\":" + number(s.mean_wait_s) +
-         ",\"p50_wait_s\":" + number(s.p50_wait_s) + ",\"p99_wait_s\":" + number(s.p99_wait_s) +
-         ",\"max_wait_s\":" + number(s.max_wait_s) + ",\"makespan_s\":" + number(s.makespan_s) +
-         ",\"gpu_utilization\":" + number(s.gpu_utilization);
+         ",\"mean_jct_s\":" + json_number(s.mean_jct_s) +
+         ",\"mean_wait_s\":" + json_number(s.mean_wait_s) +
+         ",\"p50_wait_s\":" + json_number(s.p50_wait_s) +
+         ",\"p99_wait_s\":" + json_number(s.p99_wait_s) +
+         ",\"max_wait_s\":" + json_number(s.max_wait_s) +
+         ",\"makespan_s\":" + json_number(s.makespan_s) +
+         ",\"gpu_utilization\":" + json_number(s.gpu_utilization);
 }
 
 std::string cluster_json(const ClusterReport& cluster) {
-  std::string out = "{\"name\":" + quoted(cluster.name) +
+  std::string out = "{\"name\":" + json_quoted(cluster.name) +
                     ",\"nodes\":" + std::to_string(cluster.nodes) +
                     ",\"gpus\":" + std::to_string(cluster.gpus);
   if (cluster.summary) out += "," + summary_fields(*cluster.summary);
   return out + "}";
+}
+
+// What the run was, beyond mode and policy: the knobs that change outcomes.
+std::string policy_json(const ReplayConfig& config) {
+  std::string out = ",\"sla_s\":" + json_number(static_cast<double>(config.sla_ms) / 1000);
+  if (config.policy == Policy::kFairShare)
+    out += std::string(",\"reclaim\":") + (config.reclaim ? "true" : "false");
+  return out;
+}
+
+std::string eviction_json(const Report& report) {
+  return ",\"evictions\":" + std::to_string(report.evictions) +
+         ",\"withdrawn_dispatches\":" + std::to_string(report.withdrawn_dispatches) +
+         ",\"lost_gpu_seconds\":" + json_number(report.overall.lost_gpu_seconds) +
+         ",\"max_pending_s\":" + json_number(report.overall.max_pending_s) +
+         ",\"sla_reached\":" + std::to_string(report.overall.sla_reached);
 }
 
 void print_row(std::ostream& out, const std::string& name, std::size_t nodes, std::int64_t gpus,
@@ -58,6 +54,34 @@ void print_row(std::ostream& out, const std::string& name, std::size_t nodes, st
   out << line;
 }
 
+void print_heading(std::ostream& out, const ReplayConfig& config) {
+  out << "mode " << mode_name(config.mode) << ", policy " << policy_name(config.policy);
+  if (config.policy == Policy::kFairShare)
+    out << " (reclaim " << (config.reclaim ? "on" : "off") << ")";
+  if (config.sla_ms > 0) out << ", sla " << config.sla_ms / 1000 << " s";
+  out << "; times in seconds\n";
+}
+
+// Said only when there is something to say, so fifo / firstfit tables stay as they were.
+void print_footer(std::ostream& out, const Report& report) {
+  const Summary& s = report.overall;
+  char line[320];
+  if (report.config.policy == Policy::kFairShare) {
+    std::snprintf(line, sizeof line,
+                  "evictions %zu (%.0f GPU-hours of work thrown away; longest wait less "
+                  "evicted run time %.0f s); dispatches withdrawn by the pass that made them: "
+                  "%zu\n",
+                  report.evictions, s.lost_gpu_seconds / 3600, s.max_pending_s,
+                  report.withdrawn_dispatches);
+    out << line;
+  }
+  if (report.config.sla_ms > 0) {
+    std::snprintf(line, sizeof line, "jobs that waited at least the %lld s SLA: %zu\n",
+                  static_cast<long long>(report.config.sla_ms / 1000), s.sla_reached);
+    out << line;
+  }
+}
+
 }  // namespace
 
 Report make_report(const std::vector<SimCluster>& clusters, const ReplayConfig& config,
@@ -67,18 +91,20 @@ Report make_report(const std::vector<SimCluster>& clusters, const ReplayConfig& 
   for (std::uint32_t c = 0; c < clusters.size(); ++c) {
     ClusterReport cluster{clusters[c].name, clusters[c].nodes.size(), clusters[c].gpus(),
                           std::nullopt};
-    if (config.mode == Mode::kIsolated) cluster.summary = summarize(result.jobs, c, cluster.gpus);
+    if (config.mode == Mode::kIsolated)
+      cluster.summary = summarize(result.jobs, c, cluster.gpus, config.sla_ms);
     report.gpus += cluster.gpus;
     report.clusters.push_back(std::move(cluster));
   }
-  report.overall = summarize(result.jobs, std::nullopt, report.gpus);
+  report.overall = summarize(result.jobs, std::nullopt, report.gpus, config.sla_ms);
   report.evictions = result.evictions;
+  report.withdrawn_dispatches = result.withdrawn_dispatches;
+  report.queues = make_queue_reports(clusters, config, result);
   return report;
 }
 
 void print_table(std::ostream& out, const Report& report) {
-  out << "mode " << mode_name(report.config.mode) << ", policy "
-      << policy_name(report.config.policy) << "; times in seconds\n";
+  print_heading(out, report.config);
   out << "cluster       nodes   gpus    jobs unsched    mean_jct   mean_wait   p50_wait   p99_wait"
          "   max_wait    makespan   util\n";
   std::size_t nodes = 0;
@@ -88,17 +114,21 @@ void print_table(std::ostream& out, const Report& report) {
       print_row(out, cluster.name, cluster.nodes, cluster.gpus, *cluster.summary);
   }
   print_row(out, "all", nodes, report.gpus, report.overall);
+  print_footer(out, report);
+  print_queue_table(out, report.queues);
 }
 
 std::string to_json(const Report& report) {
-  std::string out = "{\"mode\":" + quoted(std::string(mode_name(report.config.mode))) +
-                    ",\"policy\":" + quoted(std::string(policy_name(report.config.policy))) + "," +
-                    summary_fields(report.overall) +
-                    ",\"evictions\":" + std::to_string(report.evictions) +
-                    ",\"gpus\":" + std::to_string(report.gpus) + ",\"clusters\":[";
+  std::string out = "{\"mode\":" + json_quoted(std::string(mode_name(report.config.mode))) +
+                    ",\"policy\":" + json_quoted(std::string(policy_name(report.config.policy))) +
+                    policy_json(report.config) + "," + summary_fields(report.overall) +
+                    eviction_json(report) + ",\"gpus\":" + std::to_string(report.gpus) +
+                    ",\"clusters\":[";
   for (std::size_t c = 0; c < report.clusters.size(); ++c)
     out += (c == 0 ? "" : ",") + cluster_json(report.clusters[c]);
-  return out + "]}\n";
+  out += "]";
+  if (!report.queues.empty()) out += ",\"queues\":" + queues_json(report.queues);
+  return out + "}\n";
 }
 
 }  // namespace gantry::sim

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/cluster_layout.hpp"
+#include "sim/queue_report.hpp"
 #include "sim/replay.hpp"
 #include "sim/summary.hpp"
 
@@ -26,7 +27,9 @@ struct Report {
   Summary overall;
   std::int64_t gpus = 0;
   std::size_t evictions = 0;
+  std::size_t withdrawn_dispatches = 0;
   std::vector<ClusterReport> clusters;
+  std::vector<QueueReport> queues;  // fair share only (make_queue_reports)
 };
 
 Report make_report(const std::vector<SimCluster>& clusters, const ReplayConfig& config,

@@ -36,6 +36,46 @@ TEST(SimOptions, Defaults) {
   EXPECT_FALSE(options.openb);
 }
 
+TEST(SimOptions, ParsesFairShareAndSlaFlags) {
+  const SimOptions options =
+      parse_sim_options({"--trace-dir", "t", "--clusters", "1,2", "--mode", "pooled", "--policy",
+                         "fairshare", "--weights", "1,3", "--no-reclaim", "--sla=3600"});
+  EXPECT_EQ(options.config.policy, Policy::kFairShare);
+  EXPECT_EQ(options.config.weights, (std::vector<std::int32_t>{1, 3}));
+  EXPECT_FALSE(options.config.reclaim);
+  EXPECT_EQ(options.config.sla_ms, 3'600'000);
+  EXPECT_TRUE(parse_sim_options({"--trace-dir", "t"}).config.reclaim);
+  EXPECT_EQ(parse_sim_options({"--trace-dir", "t"}).config.sla_ms, 0);
+}
+
+TEST(SimOptions, FairShareAndSlaErrorsNameTheFlagAndValue) {
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "fair"}),
+            "--policy: expected fifo, firstfit or fairshare (got \"fair\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "fairshare"}),
+            "--policy fairshare: needs --mode pooled (isolated clusters share nothing)");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare", "--clusters",
+                      "1,2", "--weights", "1,0"}),
+            "--weights: expected a comma-separated list of positive integers (got \"1,0\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare", "--clusters",
+                      "1,2", "--weights", "1,70000"}),
+            "--weights: weights go from 1 to 65535 (got \"1,70000\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare", "--clusters",
+                      "1,2", "--weights", "1,2,3"}),
+            "--weights: 3 values for 2 clusters; give one per --clusters entry, in the same order");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare", "--weights",
+                      "1,2"}),
+            "--weights: needs --clusters, so that each weight has its cluster");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--clusters", "1", "--weights", "2"}),
+            "--weights: only for --policy fairshare");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--no-reclaim"}),
+            "--no-reclaim: only for --policy fairshare");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--sla", "1h"}),
+            "--sla: expected a whole number of seconds from 1 to 315360000 (got \"1h\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--sla", "0"}),
+            "--sla: expected a whole number of seconds from 1 to 315360000 (got \"0\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--sla"}), "--sla: missing value");
+}
+
 TEST(SimOptions, ErrorsNameTheFlagAndValue) {
   EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "shared"}),
             "--mode: expected isolated or pooled (got \"shared\")");

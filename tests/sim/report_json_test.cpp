@@ -99,9 +99,9 @@ std::string random_trace(std::uint32_t seed, int jobs) {
   return csv;
 }
 
-std::string replay_from_files(const std::filesystem::path& dir, Mode mode, Policy policy) {
+std::string replay_from_files(const std::filesystem::path& dir, const ReplayConfig& config) {
   SimOptions options = parse_sim_options({"--trace-dir", dir.string(), "--clusters", "1,2"});
-  options.config = ReplayConfig{mode, policy};
+  options.config = config;
   const Simulation sim = prepare_simulation(options);
   return to_json(
       make_report(sim.clusters, options.config, replay(sim.clusters, sim.traces, options.config)));
@@ -111,12 +111,41 @@ TEST(ReplayDeterminism, SameInputGivesIdenticalJson) {
   testing::TempDir dir;
   dir.write("cluster01.csv", random_trace(1, 400));
   dir.write("cluster02.csv", random_trace(2, 300));
+  std::vector<ReplayConfig> configs;
   for (Mode mode : {Mode::kIsolated, Mode::kPooled})
-    for (Policy policy : {Policy::kFifo, Policy::kFirstFit}) {
-      const std::string first = replay_from_files(dir.path(), mode, policy);
-      EXPECT_EQ(first, replay_from_files(dir.path(), mode, policy));
-      EXPECT_EQ(number(parse(first), "jobs"), 700);
-    }
+    for (Policy policy : {Policy::kFifo, Policy::kFirstFit}) configs.push_back({mode, policy});
+  configs.emplace_back(Mode::kPooled, Policy::kFairShare);
+  configs.back().weights = {1, 3};
+  configs.emplace_back(Mode::kIsolated, Policy::kFirstFit);
+  configs.back().sla_ms = 3'600'000;
+  for (const ReplayConfig& config : configs) {
+    const std::string first = replay_from_files(dir.path(), config);
+    EXPECT_EQ(first, replay_from_files(dir.path(), config));
+    EXPECT_EQ(number(parse(first), "jobs"), 700) << first;
+  }
+}
+
+// Fair share adds a row per queue (trace), with its weight and share of the
+// GPU-seconds, and the eviction figures.
+TEST(ReportJson, FairShareReportsEachQueue) {
+  ReplayConfig config{Mode::kPooled, Policy::kFairShare};
+  config.weights = {1, 2};
+  const auto clusters = testing::hand_clusters();
+  const auto tree = parse(
+      to_json(make_report(clusters, config, replay(clusters, testing::hand_traces(), config))));
+  EXPECT_EQ(tree.get<std::string>("policy"), "fairshare");
+  EXPECT_EQ(tree.get<std::string>("reclaim"), "true");
+  for (const char* key : {"evictions", "withdrawn_dispatches", "lost_gpu_seconds", "sla_reached"})
+    EXPECT_TRUE(tree.get_child_optional(key)) << key;
+  const auto queues = tree.get_child("queues");
+  ASSERT_EQ(queues.size(), 2u);
+  const auto& cb = std::next(queues.begin())->second;
+  EXPECT_EQ(cb.get<std::string>("name"), "cb");
+  EXPECT_EQ(number(cb, "weight"), 2);
+  EXPECT_EQ(number(cb, "jobs"), 4);
+  double share = 0;
+  for (const auto& [key, queue] : queues) share += number(queue, "gpu_share");
+  EXPECT_DOUBLE_EQ(share, 1);
 }
 
 }  // namespace
