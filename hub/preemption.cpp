@@ -26,8 +26,11 @@ bool overused_after(const QueueNode& queue, const ResourceVector& allocated, con
 // pass: picks the cluster where the fewest evictions make the job fit.
 bool SchedulerCore::make_room(JobId id, TimeMs now) {
   Job& job = jobs_[id];
-  if (tried_eviction_[job.queue] || eviction_searches_left_ == 0) return false;
   const QueueNode& queue = queues_.node(job.queue);
+  // A queue taking back its guarantee may search again in the same pass: a
+  // guarantee comes back within one pass of the demand, not one gang per pass.
+  const bool within_guarantee = (queue.allocated + job.minimum).fits_in(queue.guarantee);
+  if ((tried_eviction_[job.queue] && !within_guarantee) || eviction_searches_left_ == 0) return false;
   const bool preempt =
       options_.preemption && !queue.running.empty() && queue.running.begin()->priority < job.priority;
   const bool reclaim = options_.reclaim && queues_.within_deserved(job.queue, job.minimum);
@@ -50,6 +53,7 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
 // that stays above its deserved share and not below its guarantee (reclaim).
 bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch, const ResourceVector& victim_allocated,
                                   bool reclaim) const {
+  if (dispatch.id >= pass_first_dispatch_) return false;  // placed by this very pass
   const Job& victim = jobs_[dispatch.job];
   if (victim.queue == job.queue) return options_.preemption && victim.priority < job.priority;
   if (!reclaim) return false;
@@ -85,9 +89,27 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
       break;
     }
   }
-  for (DispatchId victim : released)
+  if (plan.cluster != kNoCluster) keep_unneeded_victims(id, cluster, plan);
+  for (DispatchId victim : plan.cluster != kNoCluster ? plan.victims : released)
     for (const NodeAssignment& entry : dispatches_.at(victim).assignment) cluster.take(entry.node, entry.amount);
   return plan;
+}
+
+// Eviction order finds a set that works, not the smallest one: a victim whose
+// room the gang does not need after all (it sat on nodes the gang does not
+// use) is given its resources back and keeps running. Called with every
+// victim released; returns with the kept ones' resources taken again.
+void SchedulerCore::keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan) {
+  const Job& job = jobs_[id];
+  std::vector<DispatchId> needed;
+  for (auto it = plan.victims.begin(); it != plan.victims.end(); ++it) {
+    const Dispatch& victim = dispatches_.at(*it);
+    for (const NodeAssignment& entry : victim.assignment) cluster.take(entry.node, entry.amount);
+    if (placer_.check(cluster, job.gang, id).fits) continue;  // fits without evicting it
+    release(cluster, victim.assignment);
+    needed.push_back(*it);
+  }
+  plan.victims = std::move(needed);
 }
 
 // Stops a running gang and sends its job back to its queue, with the reason.

@@ -192,19 +192,26 @@ void QueueTree::refresh(const ResourceVector& capacity) {
   refresh_node(kRootQueue);
 }
 
-// Deserved where unset: what the parent deserves, less what siblings claim
-// explicitly, split by weight among the siblings that claim nothing; then held
-// between the queue's guarantee and its capability.
+// Deserved where unset: the queue's own guarantee, plus its weight's part of
+// what the parent deserves after siblings' explicit deserved shares and the
+// weight-based siblings' guarantees are set aside; then held between the
+// guarantee and the capability. Counting guarantees first keeps the shares
+// summing to the parent's, so a queue that holds a guaranteed part of the pool
+// is over its share and reclaimable.
 void QueueTree::refresh_node(QueueIndex index) {
   const QueueNode& parent = nodes_[index];
   for (ResourceId r = 0; r < kMaxResources; ++r) {
-    std::int64_t explicit_total = 0, weight_total = 0;
+    std::int64_t set_aside = 0, weight_total = 0;
     for (QueueIndex child : parent.children) {
       const QueueSpec& cs = nodes_[child].spec;
-      if (cs.deserved.has(r)) explicit_total += cs.deserved.value.get(r);
-      else weight_total += cs.weight;
+      if (cs.deserved.has(r)) {
+        set_aside += cs.deserved.value.get(r);
+      } else {
+        weight_total += cs.weight;
+        if (cs.guarantee.has(r)) set_aside += cs.guarantee.value.get(r);
+      }
     }
-    const std::int64_t left = std::max<std::int64_t>(0, parent.deserved.get(r) - explicit_total);
+    const std::int64_t left = std::max<std::int64_t>(0, parent.deserved.get(r) - set_aside);
     for (QueueIndex child : parent.children) {
       QueueNode& node = nodes_[child];
       const QueueSpec& cs = node.spec;
@@ -212,7 +219,7 @@ void QueueTree::refresh_node(QueueIndex index) {
                                                            : parent.capability.get(r);
       const std::int64_t guarantee = cs.guarantee.has(r) ? cs.guarantee.value.get(r) : 0;
       std::int64_t deserved = cs.deserved.has(r) ? cs.deserved.value.get(r)
-                                                 : (weight_total > 0 ? left * cs.weight / weight_total : 0);
+                                                 : guarantee + (weight_total > 0 ? left * cs.weight / weight_total : 0);
       deserved = std::max(guarantee, std::min(deserved, capability));
       node.capability.set(r, capability);
       node.guarantee.set(r, guarantee);

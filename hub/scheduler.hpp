@@ -186,6 +186,7 @@ class SchedulerCore {
   bool may_evict_for(const Job& job, const Dispatch& dispatch, const ResourceVector& victim_queue_allocated,
                      bool reclaim) const;
   EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, bool reclaim);
+  void keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan);
   void evict(DispatchId victim, JobId for_job, TimeMs now);
   // starvation (starvation.cpp)
   void serve_starving(TimeMs now);
@@ -216,6 +217,7 @@ class SchedulerCore {
   std::vector<std::set<PendingKey>::iterator> cursor_;
   std::vector<FailedShape> failed_shapes_;
   std::uint32_t eviction_searches_left_ = 0;
+  DispatchId pass_first_dispatch_ = 0;  // dispatches from this pass are never victims
   std::uint64_t placement_attempts_ = 0;
   TimeMs pass_now_ = 0;
   // Running gangs per cluster in eviction order (lowest priority, newest first).

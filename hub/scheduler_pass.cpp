@@ -18,6 +18,7 @@ const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   failed_shapes_.clear();
   eviction_searches_left_ = options_.eviction_searches_per_pass;
   pass_now_ = now;
+  pass_first_dispatch_ = next_dispatch_;
   serve_starving(now);
   serve_queues(now);
   return decisions_;

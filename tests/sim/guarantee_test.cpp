@@ -78,21 +78,20 @@ TEST(FragmentedGuarantee, IsReclaimedWithinOnePassOfTheDemand) {
   EXPECT_GT(run.evictions[kDemandPass], 0u) << "reclaim was needed";
 }
 
-// Known gaps of hub/, kept as reproducers (see the simulator's report):
-// 1. With O at weight 7, O deserves 112 of 128 by weight although it can never
-//    hold more than 104 beside G's guarantee, so O at 104 is not "overused"
-//    and nothing is reclaimed for G's fragmented third gang: G gets 16.
-TEST(FragmentedGuarantee, DISABLED_IsReclaimedFromAHeavierQueueWithinOnePass) {
+// Once gaps of hub/, kept as regression tests:
+// 1. With O at weight 7, O used to deserve 112 of 128 by weight although it can
+//    never hold more than 104 beside G's guarantee, so O at 104 was not
+//    "overused" and nothing was reclaimed for G's fragmented third gang.
+TEST(FragmentedGuarantee, IsReclaimedFromAHeavierQueueWithinOnePass) {
   SaturationSetup setup = g_and_o(Demand{3, 8}, {1, 2, 4, 1, 1}, 7);
   setup.min_duration_ms = 10 * kMinute;
   setup.max_duration_ms = 100 * kMinute;
   EXPECT_EQ(run_saturation(setup).held[kDemandPass][0], kGuarantee);
 }
 
-// 2. A guarantee raised while O holds the whole pool: reclaim runs once per
-//    queue per pass, so G's three 8-GPU gangs take three passes (weight 1),
-//    or stop at 16 GPUs for good (O at weight 7, for the reason above).
-TEST(LentGuarantee, DISABLED_ComesBackWithinOnePassOfTheDemand) {
+// 2. A guarantee raised while O holds the whole pool: reclaim ran once per
+//    queue per pass, so G's three 8-GPU gangs took three passes.
+TEST(LentGuarantee, ComesBackWithinOnePassOfTheDemand) {
   SaturationSetup setup = g_and_o(Demand{3, 8}, {1}, 1);
   setup.queues[0].guarantee_pass = kDemandPass;
   setup.min_duration_ms = 100 * kHour;
