@@ -109,9 +109,13 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
         if (!shape.empty()) shape += " + ";
         shape += std::to_string(task.replicas) + " x {" + task.per_replica.to_string() + "}";
       }
+      std::string selectors;
+      for (const TaskShape& task : job.gang.tasks)
+        for (const auto& [key, value] : task.node_selector)
+          selectors += (selectors.empty() ? "" : ", ") + key + "=" + value;
       return "gang does not fit on nodes: needs " + std::to_string(r.replicas_needed) + " replicas (" +
-             shape + ") each on one node; best cluster " + cluster + " fits " +
-             std::to_string(r.replicas_placed);
+             shape + ") each on one node" + (selectors.empty() ? "" : " matching nodeSelector " + selectors) +
+             "; best cluster " + cluster + " fits " + std::to_string(r.replicas_placed);
     }
     case Kind::kRejectedByCluster:
       return "rejected by cluster " + cluster + ": " + job.message + "; requeued (" +
