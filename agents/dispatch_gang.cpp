@@ -5,23 +5,11 @@
 #include <string>
 
 #include "hub/field_error.hpp"
+#include "hub/job_request.hpp"
 
 namespace gantry::agents {
 
 namespace {
-
-hub::ResourceVector replica_requests(const protocol::TaskSpec& task, const std::string& field) {
-  hub::ResourceVector total;
-  for (std::size_t c = 0; c < task.containers.size(); ++c) {
-    try {
-      total += hub::ResourceVector::from_list(task.containers[c].requests);
-    } catch (const std::length_error& e) {
-      throw hub::FieldError(field + ".containers[" + std::to_string(c) + "].requests", "",
-                            e.what());
-    }
-  }
-  return total;
-}
 
 void refuse_unknown_tasks(const protocol::Dispatch& dispatch) {
   for (const auto& [name, replicas] : dispatch.task_replicas) {
@@ -53,7 +41,7 @@ DispatchGang gang_for_dispatch(const protocol::Dispatch& dispatch) {
     hub::TaskShape shape;
     shape.name = task.name;
     shape.replicas = here->second;
-    shape.per_replica = replica_requests(task, "job.tasks[" + std::to_string(t) + "]");
+    shape.per_replica = hub::replica_request(task, "job.tasks[" + std::to_string(t) + "]");
     shape.node_selector = task.node_selector;
     gang.shape.tasks.push_back(std::move(shape));
     gang.job_task.push_back(static_cast<std::uint32_t>(t));

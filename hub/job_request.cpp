@@ -1,6 +1,7 @@
 #include "hub/job_request.hpp"
 
 #include <sstream>
+#include <stdexcept>
 
 #include "hub/duration.hpp"
 #include "hub/field_error.hpp"
@@ -8,13 +9,6 @@
 namespace gantry::hub {
 
 namespace {
-
-ResourceVector replica_request(const protocol::TaskSpec& task) {
-  ResourceVector sum;
-  for (const protocol::ContainerSpec& container : task.containers)
-    sum += ResourceVector::from_list(container.requests);
-  return sum;
-}
 
 std::vector<std::string> split_clusters(const std::string& list) {
   std::vector<std::string> out;
@@ -30,6 +24,18 @@ std::vector<std::string> split_clusters(const std::string& list) {
 
 }  // namespace
 
+ResourceVector replica_request(const protocol::TaskSpec& task, const std::string& field) {
+  ResourceVector total;
+  for (std::size_t c = 0; c < task.containers.size(); ++c) {
+    try {
+      total += ResourceVector::from_list(task.containers[c].requests);
+    } catch (const std::length_error& e) {
+      throw FieldError(field + ".containers[" + std::to_string(c) + "].requests", "", e.what());
+    }
+  }
+  return total;
+}
+
 JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
   JobRequest request;
   request.name = spec->name;
@@ -41,7 +47,9 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
     if (task.replicas < 1)
       throw FieldError("spec.tasks[" + std::to_string(i) + "].replicas", std::to_string(task.replicas),
                        "must be at least 1");
-    request.gang.tasks.push_back(TaskShape{task.name, task.replicas, replica_request(task), task.node_selector});
+    request.gang.tasks.push_back(TaskShape{task.name, task.replicas,
+                                           replica_request(task, "spec.tasks[" + std::to_string(i) + "].template.spec"),
+                                           task.node_selector});
   }
   const std::int32_t total = request.gang.total_replicas();
   if (spec->min_available < 0 || spec->min_available > total)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "hub/job.hpp"
 
@@ -11,6 +12,10 @@ namespace gantry::hub {
 inline constexpr const char* kClustersAnnotation = "gantry.io/clusters";
 // Volcano's SLA plugin annotation: pending longer than this, nodes are held.
 inline constexpr const char* kSlaWaitingTimeAnnotation = "sla-waiting-time";
+
+// What one replica of `task` asks for: the sum of its containers' requests.
+// Throws FieldError under `field` when it names too many distinct resources.
+ResourceVector replica_request(const protocol::TaskSpec& task, const std::string& field);
 
 // Builds the gang shape (per-replica requests = sum of container requests),
 // resolves minAvailable (0 = all replicas). Throws FieldError naming the field
