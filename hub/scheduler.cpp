@@ -38,9 +38,13 @@ void SchedulerCore::report_usage(ClusterIndex index, const std::vector<NodeSpec>
                                  const std::vector<DispatchId>& accounted) {
   ClusterState& cluster = clusters_[index];
   cluster.set_nodes(nodes);
-  for (auto& [id, dispatch] : dispatches_) {
-    if (dispatch.cluster != index) continue;
-    if (std::find(accounted.begin(), accounted.end(), id) != accounted.end()) {
+  std::vector<DispatchId> counted = accounted;
+  std::sort(counted.begin(), counted.end());
+  // Only this cluster's dispatches, from the per-cluster index: a report costs
+  // O(its dispatches), not O(every dispatch in the hub).
+  for (const RunningKey& key : running_on_[index]) {
+    Dispatch& dispatch = dispatches_.at(key.dispatch);
+    if (std::binary_search(counted.begin(), counted.end(), key.dispatch)) {
       dispatch.reserved = false;
       continue;
     }
@@ -57,8 +61,7 @@ std::vector<JobId> SchedulerCore::set_cluster_ready(ClusterIndex index, bool rea
   clusters_[index].set_ready(ready);
   if (ready) return requeued;
   std::vector<DispatchId> lost;
-  for (const auto& [id, dispatch] : dispatches_)
-    if (dispatch.cluster == index) lost.push_back(id);
+  for (const RunningKey& key : running_on_[index]) lost.push_back(key.dispatch);
   std::sort(lost.begin(), lost.end());
   for (DispatchId id : lost) {
     const JobId job = dispatches_.at(id).job;
