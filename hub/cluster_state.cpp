@@ -6,6 +6,22 @@ namespace gantry::hub {
 
 ClusterState::ClusterState(std::string name) : name_(std::move(name)), free_gpu_buckets_(1) {}
 
+namespace {
+
+// Counts the node's GPUs under its product as well (set, not add: a report may
+// already carry the product resource, e.g. from an agent's own accounting).
+Node make_node(const NodeSpec& spec) {
+  Node node{spec.name, spec.labels, spec.allocatable, spec.allocatable - spec.allocated};
+  const auto product = spec.labels.find(std::string(kGpuProductLabel));
+  if (product == spec.labels.end() || spec.allocatable.get(kGpu) <= 0) return node;
+  if (!gpu_product_resource(product->second, node.gpu_product)) return node;
+  node.allocatable.set(node.gpu_product, spec.allocatable.get(kGpu));
+  node.free.set(node.gpu_product, node.free.get(kGpu));
+  return node;
+}
+
+}  // namespace
+
 void ClusterState::set_nodes(const std::vector<NodeSpec>& nodes) {
   nodes_.clear();
   node_by_name_.clear();
@@ -14,7 +30,7 @@ void ClusterState::set_nodes(const std::vector<NodeSpec>& nodes) {
   largest_node_ = {};
   nodes_.reserve(nodes.size());
   for (const NodeSpec& spec : nodes) {
-    Node node{spec.name, spec.labels, spec.allocatable, spec.allocatable - spec.allocated};
+    Node node = make_node(spec);
     total_allocatable_ += node.allocatable;
     total_free_ += node.free;
     largest_node_ = largest_node_.max_with(node.allocatable);
@@ -33,6 +49,13 @@ std::optional<NodeIndex> ClusterState::find_node(const std::string& name) const 
   auto it = node_by_name_.find(name);
   if (it == node_by_name_.end()) return std::nullopt;
   return it->second;
+}
+
+ResourceVector ClusterState::held_on(NodeIndex index, const ResourceVector& request) const {
+  ResourceVector held = request;
+  const ResourceId product = nodes_[index].gpu_product;
+  if (product != kNoResource) held.set(product, request.get(kGpu));
+  return held;
 }
 
 void ClusterState::take(NodeIndex index, const ResourceVector& amount) {

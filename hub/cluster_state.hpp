@@ -29,8 +29,9 @@ struct NodeSpec {
 struct Node {
   std::string name;
   Labels labels;
-  ResourceVector allocatable;
+  ResourceVector allocatable;  // with its GPUs also counted under their product
   ResourceVector free;
+  ResourceId gpu_product = kNoResource;  // "nvidia.com/gpu/<product>", if labelled
 };
 
 class ClusterState {
@@ -43,14 +44,19 @@ class ClusterState {
   const Labels& labels() const { return labels_; }
   void set_labels(Labels labels) { labels_ = std::move(labels); }
 
-  // Replaces every node from a usage report: free = allocatable - allocated.
-  // Bumps report_generation().
+  // Replaces every node from a usage report: free = allocatable - allocated,
+  // the GPUs of a node labelled nvidia.com/gpu.product counted under that
+  // product too. Bumps report_generation().
   void set_nodes(const std::vector<NodeSpec>& nodes);
   std::uint64_t report_generation() const { return report_generation_; }
 
   std::size_t node_count() const { return nodes_.size(); }
   const Node& node(NodeIndex index) const { return nodes_[index]; }
   std::optional<NodeIndex> find_node(const std::string& name) const;
+
+  // What a replica asking `request` holds on the node: the request, its GPUs
+  // also counted under the node's product.
+  ResourceVector held_on(NodeIndex index, const ResourceVector& request) const;
 
   // Moves resources out of / back into a node's free pool, keeping totals and
   // the free-GPU index current. O(1).

@@ -16,6 +16,17 @@ ResourceVector GangShape::total() const {
   return sum;
 }
 
+void count_selected_gpu_products(GangShape& gang) {
+  for (TaskShape& task : gang.tasks) {
+    const auto product = task.node_selector.find(std::string(kGpuProductLabel));
+    ResourceId id = kNoResource;
+    if (product == task.node_selector.end() || task.per_replica.get(kGpu) <= 0 ||
+        !gpu_product_resource(product->second, id))
+      continue;
+    task.per_replica.set(id, task.per_replica.get(kGpu));
+  }
+}
+
 ResourceVector GangShape::minimum() const {
   // Cheapest replicas first, judged by GPUs then CPU: a lower bound, not exact,
   // which is all a quick reject needs.

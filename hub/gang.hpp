@@ -29,6 +29,11 @@ struct GangShape {
   ResourceVector minimum() const;
 };
 
+// A task whose node selector names a GPU product asks for its GPUs under that
+// product as well (see gpu_product_resource), so that queue limits, shares and
+// the pool count them against that product's capacity.
+void count_selected_gpu_products(GangShape& gang);
+
 // A one-task gang of `replicas` replicas, each asking for `per_replica`.
 GangShape make_uniform_gang(std::int32_t replicas, const ResourceVector& per_replica);
 

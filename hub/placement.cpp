@@ -80,8 +80,9 @@ FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
     for (; r < task.replicas; ++r) {
       std::optional<NodeIndex> node = find_node_for(cluster, task, requester);
       if (!node) break;  // identical replicas: the rest of this task cannot fit either
-      cluster.take(*node, task.per_replica);
-      out.push_back(NodeAssignment{task_index, *node, task.per_replica});
+      const ResourceVector held = cluster.held_on(*node, task.per_replica);
+      cluster.take(*node, held);
+      out.push_back(NodeAssignment{task_index, *node, held});
       ++placed;
     }
     unplaced_left -= task.replicas;

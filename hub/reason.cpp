@@ -12,9 +12,13 @@ namespace {
 using Kind = PendingReason::Kind;
 
 // The first resource where `need` exceeds `have`, or the GPU if none does.
+// Short of GPUs and of the GPU product the job selected, the product is named:
+// it is the tighter and more telling limit.
 ResourceId short_resource(const ResourceVector& need, const ResourceVector& have) {
   ResourceId which = kGpu;
-  need.first_excess(have, which);
+  if (!need.first_excess(have, which) || which != kGpu) return which;
+  for (ResourceId r = kGpu + 1; r < kMaxResources; ++r)
+    if (need.get(r) > have.get(r) && is_gpu_product(r)) return r;
   return which;
 }
 
@@ -66,6 +70,28 @@ void SchedulerCore::record_failure(Job& job) {
   job.reason = reason;
 }
 
+// Each cluster the job may use with what it is short of there now, so a
+// user sees how far every cluster is from fitting, not only the closest.
+std::string SchedulerCore::free_per_cluster(const Job& job) const {
+  constexpr std::size_t kMaxListed = 8;
+  std::string text;
+  std::size_t listed = 0, unlisted = 0;
+  for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
+    const ClusterState& cluster = clusters_[c];
+    if (!cluster.ready() || !cluster_allowed(job, c)) continue;
+    if (listed == kMaxListed) {
+      ++unlisted;
+      continue;
+    }
+    const bool is_short = !job.minimum.fits_in(cluster.total_free());
+    const ResourceId short_of = short_resource(job.minimum, cluster.total_free());
+    text += (listed++ == 0 ? "" : ", ") + cluster.name() + " " +
+            (is_short ? amount(short_of, cluster.total_free().get(short_of)) : std::string("fits by totals, not yet placed"));
+  }
+  if (unlisted > 0) text += " and " + std::to_string(unlisted) + " more";
+  return text;
+}
+
 std::string SchedulerCore::reason_text(const Job& job) const {
   const QueueNode& queue = queues_.node(job.queue);
   // Behind a strict-FIFO head is derived, not stored: no pass walks the tail.
@@ -101,8 +127,8 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
              std::to_string(r.replicas_needed) + " replicas, the largest cluster (" + cluster + ") has " +
              amount(r.resource, r.available) + " allocatable";
     case Kind::kInsufficientCapacity:
-      return "not enough free capacity: needs " + amount(r.resource, r.needed) +
-             ", the most free in one cluster is " + amount(r.resource, r.available) + " (" + cluster + ")";
+      return "not enough free capacity: needs " + amount(r.resource, r.needed) + "; the most free in one cluster is " +
+             amount(r.resource, r.available) + " (" + cluster + "); free now per cluster: " + free_per_cluster(job);
     case Kind::kGangDoesNotFitNodes: {
       std::string shape;
       for (const TaskShape& task : job.gang.tasks) {

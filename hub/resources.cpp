@@ -1,5 +1,6 @@
 #include "hub/resources.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
@@ -23,15 +24,26 @@ NameTable& table() {
 }  // namespace
 
 ResourceId ResourceNames::intern(std::string_view name) {
-  NameTable& t = table();
-  std::lock_guard lock(t.mutex);
-  for (std::size_t i = 0; i < t.names.size(); ++i)
-    if (t.names[i] == name) return static_cast<ResourceId>(i);
-  if (t.names.size() >= kMaxResources)
+  ResourceId id = 0;
+  if (!try_intern(name, id))
     throw std::length_error("resource \"" + std::string(name) + "\": at most " +
                             std::to_string(kMaxResources) + " distinct resource names are supported");
+  return id;
+}
+
+bool ResourceNames::try_intern(std::string_view name, ResourceId& id) {
+  NameTable& t = table();
+  std::lock_guard lock(t.mutex);
+  for (std::size_t i = 0; i < t.names.size(); ++i) {
+    if (t.names[i] == name) {
+      id = static_cast<ResourceId>(i);
+      return true;
+    }
+  }
+  if (t.names.size() >= kMaxResources) return false;
   t.names.emplace_back(name);
-  return static_cast<ResourceId>(t.names.size() - 1);
+  id = static_cast<ResourceId>(t.names.size() - 1);
+  return true;
 }
 
 bool ResourceNames::find(std::string_view name, ResourceId& id) {
@@ -56,6 +68,26 @@ std::size_t ResourceNames::count() {
   NameTable& t = table();
   std::lock_guard lock(t.mutex);
   return t.names.size();
+}
+
+std::string gpu_product_resource_name(std::string_view product) {
+  return std::string(kGpuResourceName) + "/" + std::string(product);
+}
+
+namespace {
+
+std::atomic<std::uint32_t> gpu_product_ids{0};  // bit i: resource i is a GPU product
+
+}  // namespace
+
+bool gpu_product_resource(std::string_view product, ResourceId& id) {
+  if (!ResourceNames::try_intern(gpu_product_resource_name(product), id)) return false;
+  gpu_product_ids.fetch_or(1u << id, std::memory_order_relaxed);
+  return true;
+}
+
+bool is_gpu_product(ResourceId id) {
+  return id < kMaxResources && ((gpu_product_ids.load(std::memory_order_relaxed) >> id) & 1u);
 }
 
 ResourceVector ResourceVector::from_list(const protocol::ResourceList& list) {

@@ -13,7 +13,7 @@
 namespace gantry::hub {
 
 using ResourceId = std::uint8_t;
-inline constexpr std::size_t kMaxResources = 8;
+inline constexpr std::size_t kMaxResources = 16;
 
 // Well-known resources have fixed ids; others are interned on first use.
 inline constexpr ResourceId kCpu = 0;     // milli-cores
@@ -22,6 +22,7 @@ inline constexpr ResourceId kGpu = 2;     // "nvidia.com/gpu", milli-GPUs
 inline constexpr std::string_view kGpuResourceName = "nvidia.com/gpu";
 inline constexpr std::string_view kGpuProductLabel = "nvidia.com/gpu.product";
 inline constexpr std::int64_t kMilli = 1000;
+inline constexpr ResourceId kNoResource = 0xff;
 
 // Process-wide interning of resource names. Thread-safe; the hot path only
 // uses ids, names are looked up at the edges (parsing, reporting).
@@ -30,11 +31,25 @@ class ResourceNames {
   // Returns the id of `name`, interning it. Throws std::length_error when more
   // than kMaxResources distinct names are in use.
   static ResourceId intern(std::string_view name);
+  // Like intern(), but false instead of throwing when the table is full.
+  static bool try_intern(std::string_view name, ResourceId& id);
   // Returns false if `name` was never interned.
   static bool find(std::string_view name, ResourceId& id);
   static std::string name(ResourceId id);
   static std::size_t count();
 };
+
+// GPUs of one product (the node label nvidia.com/gpu.product) are a resource
+// of their own, "nvidia.com/gpu/<product>", next to nvidia.com/gpu: a node of
+// that product offers both, a job that selects the product asks for both, so
+// pools, queue shares and limits count them like any other resource. The name
+// cannot clash with a Kubernetes resource name (those have one slash at most).
+// False when no more resource names fit; the product is then not accounted
+// apart (node selectors still place the job on it).
+bool gpu_product_resource(std::string_view product, ResourceId& id);
+// True for ids handed out by gpu_product_resource(); lock-free.
+bool is_gpu_product(ResourceId id);
+std::string gpu_product_resource_name(std::string_view product);
 
 class ResourceVector {
  public:

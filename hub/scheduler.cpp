@@ -129,6 +129,7 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
   job.priority = request.priority;
   job.sequence = next_sequence_++;
   job.submitted_ms = now;
+  count_selected_gpu_products(request.gang);
   job.total = request.gang.total();
   job.minimum = request.gang.minimum();
   job.gang = std::move(request.gang);
@@ -174,17 +175,18 @@ void SchedulerCore::commit_dispatch(JobId id, ClusterIndex cluster) {
   Job& job = jobs_[id];
   dequeue(id);
   const DispatchId dispatch_id = next_dispatch_++;
-  Dispatch dispatch{dispatch_id, id, cluster, assignment_scratch_, {}, true,
+  Dispatch dispatch{dispatch_id, id, cluster, assignment_scratch_, {}, {}, true,
                     std::vector<std::int32_t>(job.gang.tasks.size(), 0)};
   for (const NodeAssignment& entry : dispatch.assignment) {
     ++dispatch.task_replicas[entry.task];
-    dispatch.amount += entry.amount;
+    dispatch.held += entry.amount;
+    dispatch.amount += job.gang.tasks[entry.task].per_replica;
   }
   queues_.add_allocation(job.queue, dispatch.amount);
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
   queues_.node(job.queue).running.insert(running);
   running_on_[cluster].insert(running);
-  pool_free_ -= dispatch.amount;
+  pool_free_ -= dispatch.held;
   dispatches_.emplace(dispatch_id, std::move(dispatch));
   job.phase = JobPhase::kDispatched;
   job.dispatch = dispatch_id;
@@ -264,7 +266,7 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   const Dispatch& dispatch = it->second;
   if (dispatch.reserved) {
     release(clusters_[dispatch.cluster], dispatch.assignment);
-    pool_free_ += dispatch.amount;
+    pool_free_ += dispatch.held;
   }
   const Job& job = jobs_[dispatch.job];
   queues_.remove_allocation(job.queue, dispatch.amount);

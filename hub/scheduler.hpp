@@ -41,7 +41,10 @@ struct Dispatch {
   JobId job = 0;
   ClusterIndex cluster = kNoCluster;
   std::vector<NodeAssignment> assignment;  // resources held on nodes
-  ResourceVector amount;                   // sum of the assignment
+  ResourceVector held;    // sum of the assignment
+  // What its queue is charged: the placed replicas' requests. Differs from
+  // `held` only by GPU products the job did not ask for.
+  ResourceVector amount;
   bool reserved = true;  // false once the agent's report accounts for it
   std::vector<std::int32_t> task_replicas;  // per GangShape task
 };
@@ -194,6 +197,7 @@ class SchedulerCore {
   // reasons (reason.cpp)
   void record_failure(Job& job);
   std::string render_reason(const Job& job, const PendingReason& reason) const;
+  std::string free_per_cluster(const Job& job) const;
   JobId job_index(const Job& job) const { return static_cast<JobId>(&job - jobs_.data()); }
 
   SchedulerOptions options_;

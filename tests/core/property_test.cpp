@@ -14,13 +14,20 @@ namespace {
 using testing::gpus;
 using testing::nodes;
 
+const std::string kProducts[] = {"A100", "T4"};
+
 class Workload {
  public:
   explicit Workload(std::uint64_t seed) : rng_(seed) {
     const int cluster_count = pick(2, 4);
     for (int c = 0; c < cluster_count; ++c) {
+      // Two GPU products, so product-pinned jobs and product capabilities
+      // are exercised next to plain GPU requests.
+      const std::string product = kProducts[pick(0, 1)];
       const ClusterIndex index = core_.add_cluster("c" + std::to_string(c));
-      core_.report_usage(index, nodes(pick(2, 6), 8, 64, "c" + std::to_string(c)), {});
+      core_.report_usage(index,
+                         nodes(pick(2, 6), 8, 64, "c" + std::to_string(c), {{std::string(kGpuProductLabel), product}}),
+                         {});
       core_.set_cluster_ready(index, true, now_);
     }
     const std::int64_t pool = core_.pool_capacity().gpus();
@@ -37,6 +44,8 @@ class Workload {
         guaranteed += g;
       }
       if (pick(0, 2) == 0) spec.capability.set(kGpu, (spec.guarantee.value.gpus() + pick(4, 24)) * kMilli);
+      ResourceId a100 = kNoResource;
+      if (pick(0, 3) == 0 && gpu_product_resource(kProducts[0], a100)) spec.capability.set(a100, pick(2, 16) * kMilli);
       core_.apply_queue(spec);
       queues_.push_back(spec.name);
     }
@@ -94,6 +103,9 @@ class Workload {
     request.queue = queues_[static_cast<std::size_t>(pick(0, static_cast<int>(queues_.size()) - 1))];
     request.priority = pick(0, 4) == 0 ? 10 : 0;
     request.gang = make_gpu_gang(kSizes[pick(0, 6)], 8);
+    if (pick(0, 2) == 0)
+      for (TaskShape& task : request.gang.tasks)
+        task.node_selector[std::string(kGpuProductLabel)] = kProducts[pick(0, 1)];
     core_.submit(std::move(request), now_);
   }
 
@@ -109,17 +121,23 @@ class Workload {
 
   void check_queue(QueueIndex q) {
     const QueueNode& node = core_.queues().node(q);
-    if (node.spec.capability.has(kGpu)) {
-      ASSERT_LE(node.allocated.get(kGpu), node.spec.capability.value.get(kGpu)) << node.spec.name << " over capability";
+    for (ResourceId r = 0; r < kMaxResources; ++r) {
+      if (node.spec.capability.has(r)) {
+        ASSERT_LE(node.allocated.get(r), node.spec.capability.value.get(r))
+            << node.spec.name << " over capability of " << ResourceNames::name(r);
+      }
     }
     // A pending 1-GPU job that fits in what is left of the queue's guarantee must have started:
     // a guarantee is never lent away, so its room is always there.
     const std::int64_t unused_guarantee = node.guarantee.get(kGpu) - node.allocated.get(kGpu);
     if (unused_guarantee < kMilli) return;
-    for (const PendingKey& key : node.pending_jobs)
+    // (A job pinned to a GPU product may wait: the guarantee is on GPUs of any product.)
+    for (const PendingKey& key : node.pending_jobs) {
+      if (!core_.job(key.job).gang.tasks[0].node_selector.empty()) continue;
       ASSERT_GT(core_.job(key.job).minimum.get(kGpu), kMilli)
           << node.spec.name << " has unused guarantee but its 1-GPU job " << core_.job(key.job).name << " waits: "
           << core_.reason_text(core_.job(key.job));
+    }
   }
 
   std::mt19937_64 rng_;

@@ -59,6 +59,23 @@ TEST_F(SchedulerTest, JobLargerThanEveryClusterStaysPendingNamingTheShortfall) {
   EXPECT_NE(text.find("(a)"), std::string::npos) << text;
 }
 
+TEST_F(SchedulerTest, NotEnoughCapacityNamesWhatEveryClusterHasFree) {
+  add_ready_cluster("east", nodes(2, 8));
+  add_ready_cluster("west", nodes(1, 4));
+  submit_gpus("fill-east", 8, {"east"});
+  submit_gpus("fill-east-2", 4, {"east"});
+  submit_gpus("fill-west", 2, {"west"});
+  ASSERT_EQ(scheduled_names().size(), 3u);
+  submit_gpus("needs-6", 6);
+  EXPECT_TRUE(scheduled_names().empty());
+  EXPECT_EQ(job("needs-6").reason.kind, PendingReason::Kind::kInsufficientCapacity);
+  const std::string text = core.reason_text(job("needs-6"));
+  EXPECT_NE(text.find("needs 6 nvidia.com/gpu; the most free in one cluster is 4 nvidia.com/gpu (east); "
+                      "free now per cluster: east 4 nvidia.com/gpu, west 2 nvidia.com/gpu"),
+            std::string::npos)
+      << text;
+}
+
 TEST_F(SchedulerTest, StrictFifoHeadBlocksBestEffortSkips) {
   add_ready_cluster("c", nodes(1, 8));
   submit_gpus("first", 6);
