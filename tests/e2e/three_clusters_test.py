@@ -1,6 +1,7 @@
 """Acceptance: one hub, three agents with different inventories (8-GPU nodes only
 in gpu8), 20 mixed jobs all Completed; a job that only fits gpu8 ran there; a job
-larger than every cluster stays Pending naming the shortfall; a YAML with a bad
+larger than every cluster stays Pending naming the shortfall, also by GPU
+product; clusters show their capacity per GPU product; a YAML with a bad
 field is refused naming the field, and the hub keeps serving."""
 
 import unittest
@@ -85,6 +86,24 @@ class ThreeClusters(unittest.TestCase):
         self.assertEqual(job["phase"], "Pending")
         self.assertIn("64 nvidia.com/gpu", job["reason"])
         self.assertIn("16 nvidia.com/gpu", job["reason"])
+
+    def test_gpus_are_counted_by_product_too(self):
+        clusters = {c["name"]: c for c in self.gantry.get("clusters")}
+        self.assertEqual(clusters["east"]["capacity"]["nvidia.com/gpu/A100"], 16)
+        self.assertEqual(clusters["west"]["capacity"]["nvidia.com/gpu/T4"], 8)
+        self.assertNotIn("nvidia.com/gpu/A100", clusters["gpu8"]["capacity"])
+        # 20 GPUs fit the pool (40), but it has only 16 A100s.
+        self.gantry.submit(job_yaml("too-many-a100", [("worker", 5, {"nvidia.com/gpu": 4}, None,
+                                                        {"nvidia.com/gpu.product": "A100"})]))
+
+        def considered():
+            job = self.gantry.job("too-many-a100")
+            return "larger than every cluster" in job["reason"] and job
+
+        job = wait_until(considered, "a reason for too-many-a100")
+        self.assertIn("needs 20 nvidia.com/gpu/A100", job["reason"])
+        self.assertIn("(east) has 16 nvidia.com/gpu/A100", job["reason"])
+        self.assertEqual(self.gantry.ctl("cancel", "job", "too-many-a100").returncode, 0)
 
     def test_bad_field_is_refused_by_name_and_the_hub_keeps_serving(self):
         bad = job_yaml("bad-replicas", [("worker", 1, {"cpu": 1}, None, None)]).replace(
