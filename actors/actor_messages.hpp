@@ -56,9 +56,17 @@ typename Inspector::result_type inspect(Inspector& f, StoredJob& x) {
 namespace gantry::protocol {
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, PlacedReplica& x) {
+  return f(caf::meta::type_name("PlacedReplica"), x.task, x.node);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, RunningDispatch& x) {
+  return f(caf::meta::type_name("RunningDispatch"), x.dispatch_id, x.job, x.replicas);
+}
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Hello& x) {
-  return f(caf::meta::type_name("Hello"), x.cluster, x.labels, x.agent_version,
-           x.running_dispatches);
+  return f(caf::meta::type_name("Hello"), x.cluster, x.labels, x.agent_version, x.running,
+           x.ended);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Heartbeat& x) {
@@ -130,6 +138,8 @@ CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::ReplyTo))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::OutgoingDispatch))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::CancelOrder))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::StoredJob))
+CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::PlacedReplica))
+CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::RunningDispatch))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::Hello))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::Heartbeat))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::NodeUsage))
@@ -156,4 +166,5 @@ CAF_ADD_ATOM(gantry_hub, gantry::actors, restore_atom, "restore")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, forget_atom, "forget")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, finish_atom, "finish")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, undeliv_atom, "undeliver")
+CAF_ADD_ATOM(gantry_hub, gantry::actors, recovered_atom, "recovered")
 CAF_END_TYPE_ID_BLOCK(gantry_hub)

@@ -7,9 +7,16 @@
 
 namespace gantry::actors {
 
+struct SchedulerSettings {
+  // Above every id an earlier hub on the same state handed out.
+  hub::DispatchId first_dispatch_id = 1;
+  // After a restart with unfinished jobs: how long agents have to list what
+  // they still run before restored jobs are placed again (0: no wait).
+  std::chrono::milliseconds recovery_grace{0};
+};
 // Owns the one SchedulerCore. Dispatches go to `dispatcher`, job ends to `store`.
 caf::actor spawn_scheduler(caf::actor_system& system, OutboundSink& sink, Clock clock,
-                           caf::actor dispatcher, caf::actor store);
+                           caf::actor dispatcher, caf::actor store, SchedulerSettings settings);
 
 // Sends dispatches and cancels to agents, awaits Admit / Reject for at most
 // `answer_timeout`. Learns the scheduler from a (connect_atom, actor) message.

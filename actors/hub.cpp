@@ -23,17 +23,24 @@ void register_hub_message_types(caf::actor_system_config& config) {
   config.add_message_types<caf::id_block::gantry_hub>();
 }
 
+// Dispatch ids are generation << 40 | serial: 2^40 dispatches per hub start.
+constexpr int kDispatchSerialBits = 40;
+
 HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& config) {
   OutboundSink& sink = *config.sink;
   const std::chrono::milliseconds expiry = config.heartbeat_interval * config.liveness;
   // Read first: a store that cannot be read fails before any actor runs.
   const std::vector<StoredJob> unfinished = config.store->unfinished();
   const std::vector<std::string> queues = config.store->queues();
+  SchedulerSettings settings;
+  settings.first_dispatch_id = (config.store->start_generation() << kDispatchSerialBits) + 1;
+  if (!unfinished.empty()) settings.recovery_grace = config.recovery_grace.value_or(expiry);
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store);
   actors.dispatcher =
       spawn_dispatcher(system, sink, config.clock, config.heartbeat_interval, expiry);
-  actors.scheduler = spawn_scheduler(system, sink, config.clock, actors.dispatcher, actors.store);
+  actors.scheduler =
+      spawn_scheduler(system, sink, config.clock, actors.dispatcher, actors.store, settings);
   caf::anon_send(actors.dispatcher, connect_atom_v, actors.scheduler);
   actors.registry =
       spawn_registry(system, sink, config.clock,
@@ -116,6 +123,7 @@ struct Hub::Running {
     actors_config.sink = &bridge;
     actors_config.heartbeat_interval = options.heartbeat_interval;
     actors_config.liveness = options.liveness;
+    actors_config.recovery_grace = options.recovery_grace;
     actors_config.hub_epoch = new_hub_epoch();
     actors_config.store = store;
     actors_config.detached_store = true;

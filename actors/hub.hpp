@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace gantry::actors {
@@ -17,6 +18,8 @@ struct HubOptions {
   std::filesystem::path state_dir = "./var";
   std::chrono::milliseconds heartbeat_interval{1000};
   std::int32_t liveness = 3;
+  // Unset: heartbeat_interval x liveness (see HubActorsConfig).
+  std::optional<std::chrono::milliseconds> recovery_grace;
 };
 
 class Hub {

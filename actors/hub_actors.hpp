@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "actors/inbound.hpp"
 #include "actors/job_store.hpp"
@@ -33,6 +34,10 @@ struct HubActorsConfig {
   std::shared_ptr<JobStore> store;
   // SQLite blocks: in production the store actor gets its own thread.
   bool detached_store = false;
+  // After a restart with unfinished jobs, how long agents have to list what
+  // they still run before those jobs are placed again; unset: one liveness
+  // period (heartbeat_interval x liveness).
+  std::optional<std::chrono::milliseconds> recovery_grace;
 };
 
 struct HubActors {

@@ -40,12 +40,16 @@ std::string log_level(const std::string& text) {
 
 std::string hub_usage() {
   return "usage: gantry-hub [--agents tcp://HOST:PORT] [--admin tcp://HOST:PORT] [--state DIR]\n"
-         "                  [--heartbeat-ms N] [--liveness N] [--log-level LEVEL]\n"
+         "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
+         "                  [--log-level LEVEL]\n"
          "  --agents        where agents connect (default tcp://127.0.0.1:7800)\n"
          "  --admin         where gantryctl connects (default tcp://127.0.0.1:7801)\n"
          "  --state         directory for gantry.db (default ./var, created if missing)\n"
          "  --heartbeat-ms  heartbeat interval sent to agents (default 1000)\n"
          "  --liveness      missed heartbeats before a cluster is not ready (default 3)\n"
+         "  --recovery-grace-ms  after a restart with unfinished jobs, how long agents have\n"
+         "                  to list what they still run before those jobs are placed\n"
+         "                  again (default: heartbeat x liveness)\n"
          "  --log-level     trace|debug|info|warn|error|critical|off (default info)\n";
 }
 
@@ -74,6 +78,8 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
       parsed.options.heartbeat_interval = std::chrono::milliseconds(positive_integer(flag, value));
     } else if (flag == "--liveness") {
       parsed.options.liveness = static_cast<std::int32_t>(positive_integer(flag, value));
+    } else if (flag == "--recovery-grace-ms") {
+      parsed.options.recovery_grace = std::chrono::milliseconds(positive_integer(flag, value));
     } else if (flag == "--log-level") {
       parsed.log_level = log_level(value);
     } else {

@@ -21,7 +21,10 @@ constexpr const char* kSchema =
     "CREATE TABLE IF NOT EXISTS queues ("
     "  name TEXT PRIMARY KEY,"
     "  yaml TEXT NOT NULL,"
-    "  position INTEGER NOT NULL);";
+    "  position INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS hub_meta ("
+    "  key TEXT PRIMARY KEY,"
+    "  value INTEGER NOT NULL);";
 
 // Resets a statement on every exit path, so it can be reused.
 class StatementUse {
@@ -157,6 +160,18 @@ std::vector<std::string> JobStore::queues() {
   sqlite3_finalize(statement);
   if (status != SQLITE_DONE) fail("cannot read queues from");
   return out;
+}
+
+std::uint64_t JobStore::start_generation() {
+  execute(
+      "INSERT INTO hub_meta(key, value) VALUES('generation', 1) "
+      "ON CONFLICT(key) DO UPDATE SET value = value + 1;");
+  sqlite3_stmt* statement = prepare("SELECT value FROM hub_meta WHERE key = 'generation';");
+  const int status = sqlite3_step(statement);
+  const std::int64_t generation = status == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+  sqlite3_finalize(statement);
+  if (status != SQLITE_ROW) fail("cannot read the hub generation from");
+  return static_cast<std::uint64_t>(generation);
 }
 
 void JobStore::execute(const char* sql) {

@@ -47,6 +47,9 @@ class JobStore {
   void save_queue(std::string_view name, std::string_view yaml);
   void drop_queue(std::string_view name);
   std::vector<std::string> queues();  // in the order they were first applied
+  // Counts hub starts on this state: 1 for the first, one more each time.
+  // Dispatch ids carry it, so no id names two dispatches across restarts.
+  std::uint64_t start_generation();
 
  private:
   void open();

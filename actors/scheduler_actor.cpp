@@ -25,13 +25,18 @@ using hub::JobPhase;
 class Scheduler {
  public:
   Scheduler(caf::event_based_actor* self, OutboundSink& sink, Clock clock, caf::actor dispatcher,
-            caf::actor store)
+            caf::actor store, SchedulerSettings settings)
       : self_(self),
         sink_(sink),
         clock_(std::move(clock)),
         dispatcher_(std::move(dispatcher)),
-        store_(std::move(store)) {
+        store_(std::move(store)),
+        core_(core_options(settings)) {
     core_.ensure_queue(kDefaultQueue);  // listed even before its first job
+    if (settings.recovery_grace.count() > 0) {
+      recovering_ = true;
+      self_->delayed_send(self_, settings.recovery_grace, recovered_atom_v);
+    }
   }
 
   caf::behavior behavior() {
@@ -72,10 +77,17 @@ class Scheduler {
           reply(to, delete_queue(request));
         },
         [this](schedule_atom) { run_pass(); },
+        [this](recovered_atom) { end_recovery(); },
     };
   }
 
  private:
+  static hub::SchedulerOptions core_options(const SchedulerSettings& settings) {
+    hub::SchedulerOptions options;
+    options.first_dispatch_id = settings.first_dispatch_id;
+    return options;
+  }
+
   hub::TimeMs now() const { return clock_(); }
 
   // Creates or updates a queue; recorded so it outlives a restart.
@@ -112,9 +124,11 @@ class Scheduler {
     sink_.send(OutboundFrame{Channel::kAdmin, to.peer, protocol::encode(message, to.seq), 0});
   }
 
-  // Coalesced: however many changes arrive, at most one pass waits in the mailbox.
+  // Coalesced: however many changes arrive, at most one pass waits in the
+  // mailbox. While recovering none runs: a restored job must not be placed
+  // again before the agent that may still run it has said Hello.
   void request_pass() {
-    if (pass_queued_) return;
+    if (pass_queued_ || recovering_) return;
     pass_queued_ = true;
     self_->send(self_, schedule_atom_v);
   }
@@ -168,6 +182,7 @@ class Scheduler {
       reply(*to, protocol::SubmitJobReply{true, name, ""});
     } else {
       events_.add(id, now(), "queued again after a hub restart");
+      take_back(name);
     }
     request_pass();
   }
@@ -191,29 +206,105 @@ class Scheduler {
 
   // ---- clusters
 
+  // Runs the hub knows stay; runs an earlier hub started wait for the
+  // cluster's usage report (which names the nodes) to be taken back; any
+  // other run is stopped.
   void on_hello(const protocol::Hello& hello) {
     std::optional<hub::ClusterIndex> index = core_.find_cluster(hello.cluster);
     if (!index) index = core_.add_cluster(hello.cluster, hello.labels);
     std::vector<CancelOrder> cancels;
-    for (hub::DispatchId id : hello.running_dispatches) {
-      const hub::Dispatch* dispatch = core_.find_dispatch(id);
-      if (dispatch == nullptr || dispatch->cluster != *index) {
-        const std::string job = dispatch ? core_.job(dispatch->job).name : std::string();
-        spdlog::info("cluster {} still runs dispatch {} the hub does not: cancelling it",
-                     hello.cluster, id);
-        cancels.push_back(CancelOrder{hello.cluster, id, job});
+    for (const protocol::RunningDispatch& run : hello.running) {
+      const hub::Dispatch* dispatch = core_.find_dispatch(run.dispatch_id);
+      if (dispatch != nullptr && dispatch->cluster == *index) continue;
+      if (dispatch == nullptr && core_.from_earlier_hub(run.dispatch_id) &&
+          (recovering_ || is_pending(run.job))) {
+        parked_[run.job] = ParkedRun{hello.cluster, run};
+        continue;
       }
+      spdlog::info("cluster {} still runs dispatch {} the hub does not: cancelling it",
+                   hello.cluster, run.dispatch_id);
+      cancels.push_back(CancelOrder{hello.cluster, run.dispatch_id, run.job});
     }
+    // Ends the hub may have missed while it was away or the link was down.
+    for (protocol::StatusUpdate ended : hello.ended) on_status(hello.cluster, ended);
     requeue_unlisted(*index, hello);
     if (!cancels.empty()) self_->send(dispatcher_, std::move(cancels));
+  }
+
+  // ---- recovery after a hub restart
+
+  bool is_pending(const std::string& job_name) const {
+    const std::optional<hub::JobId> job = core_.find_job(job_name);
+    return job && core_.job(*job).phase == JobPhase::kPending;
+  }
+
+  // Takes back the parked runs of `cluster` (its nodes are known now).
+  void take_back_on(const std::string& cluster) {
+    std::vector<std::string> jobs;
+    for (const auto& [job, parked] : parked_)
+      if (parked.cluster == cluster) jobs.push_back(job);
+    for (const std::string& job : jobs) take_back(job);
+  }
+
+  // Adopts the parked run of `job` once both the job (restored from the
+  // store) and its cluster's nodes are known; cancels it when it cannot be.
+  void take_back(const std::string& job_name) {
+    const auto parked = parked_.find(job_name);
+    if (parked == parked_.end()) return;
+    const std::optional<hub::ClusterIndex> cluster = core_.find_cluster(parked->second.cluster);
+    const std::optional<hub::JobId> job = core_.find_job(job_name);
+    if (!cluster || !core_.cluster(*cluster).ready()) return;  // its report follows
+    if (!job && recovering_) return;                            // its restore follows
+    const protocol::RunningDispatch run = std::move(parked->second.run);
+    parked_.erase(parked);
+    const hub::TimeMs at = now();
+    if (job && core_.adopt(*job, *cluster, run.dispatch_id, run.replicas, at)) {
+      events_.add(*job, at, "still running on " + core_.cluster(*cluster).name() +
+                                " from before the hub restarted: taken back");
+      spdlog::info("job {}: still running on cluster {}, taken back", job_name,
+                   core_.cluster(*cluster).name());
+      return;
+    }
+    cancel_on_agent(core_.cluster(*cluster).name(), run.dispatch_id, job_name);
+  }
+
+  // The grace period is over: runs nobody claimed are stopped, restored jobs
+  // nobody runs are placed again.
+  void end_recovery() {
+    recovering_ = false;
+    std::vector<std::string> jobs;
+    for (const auto& [job, parked] : parked_) jobs.push_back(job);
+    for (const std::string& job : jobs) take_back(job);
+    for (const auto& [job, parked] : parked_) cancel_on_agent(parked.cluster, parked.run.dispatch_id, job);
+    parked_.clear();
+    request_pass();
+  }
+
+  // A run an earlier hub started ended while no hub listened: its job ends
+  // with it instead of running again.
+  bool ended_while_away(const std::string& cluster, const protocol::StatusUpdate& update,
+                        JobPhase phase) {
+    const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
+    const std::optional<hub::JobId> job = core_.find_job(update.job);
+    if (!index || !job || !core_.from_earlier_hub(update.dispatch_id) ||
+        core_.job(*job).phase != JobPhase::kPending)
+      return false;
+    parked_.erase(update.job);
+    const hub::TimeMs at = now();
+    core_.ended_while_away(*job, *index, phase, update.message, at);
+    const std::string_view name = hub::phase_name(phase);
+    events_.add(*job, at, std::string(name) + " on " + cluster + " while the hub was away");
+    spdlog::info("job {} {} on cluster {} while the hub was away", update.job, name, cluster);
+    record_end(*job, name);
+    return true;
   }
 
   // A job the core believes runs on the cluster but its agent does not list
   // any more (the agent restarted) goes back to its queue. Dispatched jobs are
   // left to the dispatcher's answer timeout: their Dispatch may still arrive.
   void requeue_unlisted(hub::ClusterIndex index, const protocol::Hello& hello) {
-    const std::unordered_set<hub::DispatchId> listed(hello.running_dispatches.begin(),
-                                                     hello.running_dispatches.end());
+    std::unordered_set<hub::DispatchId> listed;
+    for (const protocol::RunningDispatch& run : hello.running) listed.insert(run.dispatch_id);
     std::vector<hub::DispatchId> lost;
     for (hub::JobId id = 0; id < core_.job_count(); ++id) {
       const hub::Job& job = core_.job(id);
@@ -250,6 +341,7 @@ class Scheduler {
       spdlog::info("cluster {} ready: {} nodes, {}", cluster.name(), cluster.node_count(),
                    cluster.total_allocatable().to_string());
     }
+    take_back_on(report.cluster);
     request_pass();
   }
 
@@ -314,6 +406,11 @@ class Scheduler {
     const bool aborted = update.phase == protocol::phase::kAborted;
     const hub::Dispatch* dispatch = dispatch_on(cluster, update.dispatch_id);
     if (dispatch == nullptr) {
+      if (terminal && ended_while_away(cluster, update, *terminal)) return;
+      // A run waiting to be taken back reports progress: nothing to do yet.
+      if (const auto parked = parked_.find(update.job);
+          parked != parked_.end() && parked->second.run.dispatch_id == update.dispatch_id)
+        return;
       // An end we no longer track (cancelled, requeued) needs nothing more.
       if (!terminal && !aborted) cancel_on_agent(cluster, update.dispatch_id, update.job);
       return;
@@ -409,6 +506,14 @@ class Scheduler {
   std::vector<std::int64_t> store_rows_;  // by JobId; 0 when not stored
   LastSeen last_seen_;
   bool pass_queued_ = false;
+  // After a restart: runs of an earlier hub that agents listed, by job name,
+  // until they are taken back or stopped; no pass runs while recovering_.
+  struct ParkedRun {
+    std::string cluster;
+    protocol::RunningDispatch run;
+  };
+  std::map<std::string, ParkedRun> parked_;
+  bool recovering_ = false;
 };
 
 struct SchedulerState {
@@ -417,18 +522,19 @@ struct SchedulerState {
 };
 
 caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, OutboundSink* sink,
-                              Clock clock, caf::actor dispatcher, caf::actor store) {
-  self->state.scheduler = std::make_unique<Scheduler>(self, *sink, std::move(clock),
-                                                      std::move(dispatcher), std::move(store));
+                              Clock clock, caf::actor dispatcher, caf::actor store,
+                              SchedulerSettings settings) {
+  self->state.scheduler = std::make_unique<Scheduler>(
+      self, *sink, std::move(clock), std::move(dispatcher), std::move(store), settings);
   return self->state.scheduler->behavior();
 }
 
 }  // namespace
 
 caf::actor spawn_scheduler(caf::actor_system& system, OutboundSink& sink, Clock clock,
-                           caf::actor dispatcher, caf::actor store) {
+                           caf::actor dispatcher, caf::actor store, SchedulerSettings settings) {
   return system.spawn(scheduler_actor, &sink, std::move(clock), std::move(dispatcher),
-                      std::move(store));
+                      std::move(store), settings);
 }
 
 }  // namespace gantry::actors

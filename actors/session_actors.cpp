@@ -70,7 +70,7 @@ class Registry {
                    from.peer);
     }
     spdlog::info("cluster {} registered (agent {}, peer '{}', {} running dispatch(es))",
-                 hello.cluster, hello.agent_version, from.peer, hello.running_dispatches.size());
+                 hello.cluster, hello.agent_version, from.peer, hello.running.size());
     // The dispatcher learns the peer before the scheduler can order anything
     // for this cluster: both messages leave from here in this order.
     self_->send(dispatcher_, peer_atom_v, hello.cluster, from.peer);

@@ -82,12 +82,27 @@ void AgentCore::on_exits(const std::vector<ReplicaExit>& exits, Outbox& out) {
 }
 
 void AgentCore::forget_finished() {
-  for (DispatchId id : finished_order_) answers_.erase(id);
+  for (DispatchId id : finished_order_) {
+    answers_.erase(id);
+    final_status_.erase(id);
+  }
   finished_order_.clear();
 }
 
 protocol::Hello AgentCore::hello(const std::string& agent_version) const {
-  return protocol::Hello{cluster_, labels_, agent_version, sorted_ids(runs_)};
+  protocol::Hello hello{cluster_, labels_, agent_version, {}, {}};
+  for (DispatchId id : finished_order_)
+    if (const auto status = final_status_.find(id); status != final_status_.end())
+      hello.ended.push_back(status->second);
+  for (DispatchId id : sorted_ids(runs_)) {
+    const DispatchRun& run = *runs_.at(id);
+    protocol::RunningDispatch& running = hello.running.emplace_back();
+    running.dispatch_id = id;
+    running.job = run.job().name;
+    for (const RunReplica& replica : run.replicas())
+      running.replicas.push_back(protocol::PlacedReplica{run.job().tasks[replica.task].name, replica.node});
+  }
+  return hello;
 }
 
 protocol::UsageReport AgentCore::usage_report() const {
@@ -180,6 +195,7 @@ void AgentCore::report_progress(DispatchRun& run, Outbox& out) {
   if (!run.finished() && run.ending()) return;
   protocol::StatusUpdate update;
   run.fill_status(update);
+  if (run.finished()) final_status_[run.id()] = update;
   out.messages.push_back(std::move(update));
   if (!run.finished()) return;
   nodes_.release(run.assignment());
@@ -196,6 +212,7 @@ void AgentCore::mark_over(DispatchId id) {
   finished_order_.push_back(id);
   while (finished_order_.size() > kRememberedFinished) {
     answers_.erase(finished_order_.front());
+    final_status_.erase(finished_order_.front());
     finished_order_.pop_front();
   }
 }

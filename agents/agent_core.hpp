@@ -77,6 +77,9 @@ class AgentCore {
   // dispatches that are over.
   std::unordered_map<DispatchId, Answer> answers_;
   std::deque<DispatchId> finished_order_;
+  // The last status of each dispatch in finished_order_: a Hello repeats them,
+  // since one sent just before the hub went away may never have reached it.
+  std::unordered_map<DispatchId, protocol::StatusUpdate> final_status_;
   std::vector<DispatchId> changed_;  // scratch for on_exits
 };
 

@@ -172,10 +172,20 @@ bool SchedulerCore::cluster_allowed(const Job& job, ClusterIndex cluster) const 
 
 // Turns the placement in assignment_scratch_ into a dispatch the agent will get.
 void SchedulerCore::commit_dispatch(JobId id, ClusterIndex cluster) {
+  const DispatchId dispatch_id = next_dispatch_++;
+  const Dispatch& dispatch = install_dispatch(id, cluster, dispatch_id, assignment_scratch_, true);
+  pool_free_ -= dispatch.held;
+  jobs_[id].phase = JobPhase::kDispatched;
+  decisions_.push_back(Decision{Decision::Kind::kDispatch, id, dispatch_id, cluster});
+}
+
+// Takes the pending job out of its queue and charges it to the queue, holding
+// `assignment` on the cluster's nodes under `dispatch_id`.
+const Dispatch& SchedulerCore::install_dispatch(JobId id, ClusterIndex cluster, DispatchId dispatch_id,
+                                                const std::vector<NodeAssignment>& assignment, bool reserved) {
   Job& job = jobs_[id];
   dequeue(id);
-  const DispatchId dispatch_id = next_dispatch_++;
-  Dispatch dispatch{dispatch_id, id, cluster, assignment_scratch_, {}, {}, true,
+  Dispatch dispatch{dispatch_id, id, cluster, assignment, {}, {}, reserved,
                     std::vector<std::int32_t>(job.gang.tasks.size(), 0)};
   for (const NodeAssignment& entry : dispatch.assignment) {
     ++dispatch.task_replicas[entry.task];
@@ -186,13 +196,10 @@ void SchedulerCore::commit_dispatch(JobId id, ClusterIndex cluster) {
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
   queues_.node(job.queue).running.insert(running);
   running_on_[cluster].insert(running);
-  pool_free_ -= dispatch.held;
-  dispatches_.emplace(dispatch_id, std::move(dispatch));
-  job.phase = JobPhase::kDispatched;
   job.dispatch = dispatch_id;
   job.cluster = cluster;
   job.reason = PendingReason{PendingReason::Kind::kNone};
-  decisions_.push_back(Decision{Decision::Kind::kDispatch, id, dispatch_id, cluster});
+  return dispatches_.emplace(dispatch_id, std::move(dispatch)).first->second;
 }
 
 void SchedulerCore::admitted(DispatchId dispatch_id, TimeMs now) {

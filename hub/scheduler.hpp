@@ -123,6 +123,23 @@ class SchedulerCore {
   void update_tasks(DispatchId dispatch, std::vector<protocol::TaskStatus> tasks);
   // The job ended on its cluster (kCompleted or kFailed); frees its resources.
   void finished(DispatchId dispatch, JobPhase phase, std::string_view message, TimeMs now);
+  // ---- after a hub restart (recovery.cpp): jobs come back from the store as
+  // pending, while member clusters may still run them or have finished them.
+  // True when `dispatch` was handed out by an earlier hub (ids below this
+  // hub's first_dispatch_id).
+  bool from_earlier_hub(DispatchId dispatch) const { return dispatch < options_.first_dispatch_id; }
+  // Takes the pending job back as running on `cluster` under the agent's
+  // `dispatch` id, its replicas holding their requests on the named nodes
+  // (already counted in the agent's usage report). False, changing nothing,
+  // when the job is not pending, the id is in use, a task or node is unknown,
+  // or fewer than minAvailable replicas are listed.
+  bool adopt(JobId id, ClusterIndex cluster, DispatchId dispatch,
+             const std::vector<protocol::PlacedReplica>& replicas, TimeMs now);
+  // The pending job ended on `cluster` while the hub was away (kCompleted or
+  // kFailed): it leaves its queue with that end.
+  void ended_while_away(JobId id, ClusterIndex cluster, JobPhase phase, std::string_view message,
+                        TimeMs now);
+
   // Cancels a job. Returns the dispatch the agent must stop, if any. Throws
   // std::out_of_range when no job has that name.
   std::optional<DispatchId> cancel(std::string_view job, TimeMs now);
@@ -172,6 +189,8 @@ class SchedulerCore {
   void requeue(JobId id, PendingReason reason, TimeMs now);
   bool cluster_allowed(const Job& job, ClusterIndex cluster) const;
   void commit_dispatch(JobId id, ClusterIndex cluster);
+  const Dispatch& install_dispatch(JobId id, ClusterIndex cluster, DispatchId dispatch,
+                                   const std::vector<NodeAssignment>& assignment, bool reserved);
   // the pass (scheduler_pass.cpp)
   void begin_pass();
   void activate(QueueIndex leaf);

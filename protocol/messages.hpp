@@ -95,13 +95,42 @@ struct NodeUsage {
   MSGPACK_DEFINE_MAP(name, labels, allocatable, allocated, gpu_model);
 };
 
+// agent -> hub: progress of an admitted dispatch.
+struct StatusUpdate {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  std::string phase;  // protocol::phase
+  std::vector<TaskStatus> tasks;
+  std::string message;
+  MSGPACK_DEFINE_MAP(dispatch_id, job, phase, tasks, message);
+};
+
+// One replica of a running dispatch: its task and the node it holds.
+struct PlacedReplica {
+  std::string task;
+  std::string node;
+  MSGPACK_DEFINE_MAP(task, node);
+};
+
+// A dispatch an agent still runs, with where its replicas are: enough for a
+// restarted hub to take the job back as running instead of starting it again.
+struct RunningDispatch {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  std::vector<PlacedReplica> replicas;
+  MSGPACK_DEFINE_MAP(dispatch_id, job, replicas);
+};
+
 // agent -> hub, first message of a session and after every reconnect.
 struct Hello {
   std::string cluster;
   Labels labels;
   std::string agent_version;
-  std::vector<std::uint64_t> running_dispatches;  // what the agent still runs
-  MSGPACK_DEFINE_MAP(cluster, labels, agent_version, running_dispatches);
+  std::vector<RunningDispatch> running;  // what the agent still runs
+  // The final status of runs that ended lately (repeated: the hub may have
+  // missed it while going away).
+  std::vector<StatusUpdate> ended;
+  MSGPACK_DEFINE_MAP(cluster, labels, agent_version, running, ended);
 };
 
 // hub -> agent, answer to Hello.
@@ -150,16 +179,6 @@ struct Reject {
   std::string job;
   std::string reason;
   MSGPACK_DEFINE_MAP(dispatch_id, job, reason);
-};
-
-// agent -> hub: progress of an admitted dispatch.
-struct StatusUpdate {
-  std::uint64_t dispatch_id = 0;
-  std::string job;
-  std::string phase;  // protocol::phase
-  std::vector<TaskStatus> tasks;
-  std::string message;
-  MSGPACK_DEFINE_MAP(dispatch_id, job, phase, tasks, message);
 };
 
 // hub -> agent: stop a dispatch (kill its processes).

@@ -56,7 +56,7 @@ void FakeCluster::send(const T& message, std::vector<std::string>& out) {
 }
 
 std::string FakeCluster::hello() {
-  return protocol::encode(protocol::Hello{name_, {{"bench", "e2e"}}, "bench-e2e", {}}, seq_++);
+  return protocol::encode(protocol::Hello{name_, {{"bench", "e2e"}}, "bench-e2e", {}, {}}, seq_++);
 }
 
 void FakeCluster::on_frame(std::string_view frame, std::int64_t now,

@@ -82,7 +82,7 @@ class HubActorsTest : public ::testing::Test {
 
   // A cluster agent says Hello and reports its nodes.
   void register_cluster(const std::string& cluster, int nodes, int gpus_per_node) {
-    from_agent(peer_of(cluster), protocol::Hello{cluster, {}, "test", {}});
+    from_agent(peer_of(cluster), protocol::Hello{cluster, {}, "test", {}, {}});
     from_agent(peer_of(cluster), usage_report(cluster, nodes, gpus_per_node));
   }
 
@@ -168,7 +168,7 @@ class HubActorsTest : public ::testing::Test {
 };
 
 TEST_F(HubActorsTest, HelloIsWelcomedWithTheHubsHeartbeatSettings) {
-  from_agent("agent/east", protocol::Hello{"east", {}, "test", {}});
+  from_agent("agent/east", protocol::Hello{"east", {}, "test", {}, {}});
   const auto welcomes = frames_of<protocol::Welcome>(sent());
   ASSERT_EQ(welcomes.size(), 1u);
   EXPECT_EQ(welcomes[0].first, "agent/east");
@@ -438,7 +438,7 @@ TEST_F(HubActorsTest, FrameFromPeerWithoutHelloIsAnsweredNotRegistered) {
 }
 
 TEST_F(HubActorsTest, HelloListingDispatchesTheHubDoesNotKnowGetsThemCancelled) {
-  from_agent("agent/east", protocol::Hello{"east", {}, "test", {17, 18}});
+  from_agent("agent/east", protocol::Hello{"east", {}, "test", {{17, "gone", {}}, {18, "also-gone", {}}}, {}});
   const auto cancels = frames_of<protocol::Cancel>(sent());
   ASSERT_EQ(cancels.size(), 2u);
   EXPECT_EQ(cancels[0].first, "agent/east");
@@ -465,6 +465,105 @@ TEST_F(HubActorsTest, AcceptedJobsThatHadNotEndedComeBackAfterARestart) {
   EXPECT_EQ(jobs[0].name, "waiting");
   EXPECT_EQ(jobs[0].phase, "Pending");
   EXPECT_TRUE(contains(job_events("waiting"), "queued again after a hub restart"));
+}
+
+// ---- a restarted hub and the runs its clusters kept
+
+class HubRestartTest : public HubActorsTest {
+ protected:
+  // "long" (one 8-GPU replica) runs on west when the hub goes away and a new
+  // one opens the same state directory.
+  protocol::Dispatch run_long_then_restart() {
+    register_cluster("west", 1, 8);
+    EXPECT_TRUE(submit(job_yaml("long", 1, 8)).ok);
+    const protocol::Dispatch dispatch = only_dispatch().second;
+    from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "long"});
+    stop();
+    start();
+    sent();
+    return dispatch;
+  }
+  // West's agent comes back, still running `dispatch` on its only node.
+  void west_returns_running(const protocol::Dispatch& dispatch) {
+    from_agent("agent/west",
+               protocol::Hello{"west", {}, "test", {{dispatch.dispatch_id, "long", {{"worker", "west-node-0"}}}}, {}});
+    protocol::UsageReport report = usage_report("west", 1, 8);
+    report.nodes[0].allocated = {{"nvidia.com/gpu", 8000}};
+    report.accounted_dispatches = {dispatch.dispatch_id};
+    from_agent("agent/west", report);
+  }
+  // The grace period for agents to come back passes; west keeps beating.
+  void grace_passes() {
+    for (int i = 0; i < kLiveness; ++i) {
+      tick();
+      from_agent("agent/west", protocol::Heartbeat{"west", 42});
+    }
+  }
+};
+
+TEST_F(HubRestartTest, JobStillRunningOnItsClusterIsTakenBackNotStartedAgain) {
+  const protocol::Dispatch dispatch = run_long_then_restart();
+  west_returns_running(dispatch);
+  grace_passes();
+
+  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty()) << "no second run";
+  EXPECT_EQ(job("long").phase, "Running");
+  EXPECT_EQ(job("long").clusters, std::vector<std::string>{"west"});
+  EXPECT_TRUE(contains(job_events("long"), "still running on west from before the hub restarted"));
+  // Its end, under the earlier hub's dispatch id, ends the job.
+  from_agent("agent/west", protocol::StatusUpdate{dispatch.dispatch_id, "long", "Completed", {}, ""});
+  EXPECT_EQ(job("long").phase, "Completed");
+  EXPECT_TRUE(frames_of<protocol::Cancel>(sent()).empty());
+}
+
+TEST_F(HubRestartTest, JobThatEndedWhileTheHubWasAwayIsNotRunAgain) {
+  const protocol::Dispatch dispatch = run_long_then_restart();
+  from_agent("agent/west", protocol::Hello{"west", {}, "test", {}, {}});
+  from_agent("agent/west", usage_report("west", 1, 8));
+  from_agent("agent/west", protocol::StatusUpdate{dispatch.dispatch_id, "long", "Failed", {}, "exit 3"});
+  grace_passes();
+
+  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty());
+  EXPECT_EQ(job("long").phase, "Failed");
+  EXPECT_TRUE(contains(job_events("long"), "Failed on west while the hub was away"));
+  stop();  // and it stays ended across the next restart
+  start();
+  EXPECT_TRUE(ask<protocol::ListReply>(protocol::ListRequest{"jobs"}).jobs.empty());
+}
+
+TEST_F(HubRestartTest, EndTheHubMissedIsTakenFromTheAgentsHello) {
+  const protocol::Dispatch dispatch = run_long_then_restart();
+  // The Completed the agent sent as the hub went away never arrived; its
+  // Hello repeats it.
+  from_agent("agent/west",
+             protocol::Hello{"west", {}, "test", {},
+                             {protocol::StatusUpdate{dispatch.dispatch_id, "long", "Completed", {}, ""}}});
+  from_agent("agent/west", usage_report("west", 1, 8));
+  grace_passes();
+  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty());
+  EXPECT_EQ(job("long").phase, "Completed");
+}
+
+TEST_F(HubRestartTest, RestoredJobNobodyRunsIsPlacedAgainAfterTheGracePeriodWithANewId) {
+  const protocol::Dispatch old = run_long_then_restart();
+  from_agent("agent/west", protocol::Hello{"west", {}, "test", {}, {}});  // the agent lost it
+  from_agent("agent/west", usage_report("west", 1, 8));
+  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty()) << "not during the grace period";
+
+  grace_passes();
+  const protocol::Dispatch again = only_dispatch().second;
+  EXPECT_EQ(again.job.name, "long");
+  EXPECT_GT(again.dispatch_id, old.dispatch_id) << "ids of a later hub are above an earlier hub's";
+}
+
+TEST_F(HubRestartTest, RunOfAJobCancelledMeanwhileIsStopped) {
+  const protocol::Dispatch dispatch = run_long_then_restart();
+  ASSERT_TRUE(ask<protocol::AdminResult>(protocol::CancelRequest{"job", "long"}).ok);
+  west_returns_running(dispatch);
+  grace_passes();
+  const auto cancels = frames_of<protocol::Cancel>(sent());
+  ASSERT_EQ(cancels.size(), 1u);
+  EXPECT_EQ(cancels[0].second.dispatch_id, dispatch.dispatch_id);
 }
 
 }  // namespace

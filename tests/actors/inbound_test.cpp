@@ -10,13 +10,13 @@ TEST(InboundTest, DecodesAnAgentMessageWithPeerAndSeq) {
   protocol::DecodeError error;
   const auto message =
       decode_inbound(Channel::kAgents, "agent/east",
-                     protocol::encode(protocol::Hello{"east", {}, "1", {3}}, 9), seq, error);
+                     protocol::encode(protocol::Hello{"east", {}, "1", {{3, "job", {}}}, {}}, 9), seq, error);
   ASSERT_TRUE(message) << error.message;
   EXPECT_EQ(message->peer, "agent/east");
   EXPECT_EQ(message->seq, 9u);
   ASSERT_TRUE(std::holds_alternative<protocol::Hello>(message->body));
-  EXPECT_EQ(std::get<protocol::Hello>(message->body).running_dispatches,
-            std::vector<std::uint64_t>{3});
+  ASSERT_EQ(std::get<protocol::Hello>(message->body).running.size(), 1u);
+  EXPECT_EQ(std::get<protocol::Hello>(message->body).running[0].dispatch_id, 3u);
 }
 
 TEST(InboundTest, GarbageIsABadFrame) {

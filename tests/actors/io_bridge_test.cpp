@@ -79,7 +79,7 @@ TEST_F(HubOverSocketsTest, GarbageOnTheAdminSocketGetsAnErrorAndTheNextRequestIt
 
 TEST_F(HubOverSocketsTest, AgentHelloIsWelcomed) {
   zmq::socket_t agent = connect_dealer(context, hub->agents_endpoint(), "agent/east");
-  agent.send(zmq::buffer(protocol::encode(protocol::Hello{"east", {}, "test", {}}, 1)),
+  agent.send(zmq::buffer(protocol::encode(protocol::Hello{"east", {}, "test", {}, {}}, 1)),
              zmq::send_flags::none);
   const auto welcome = receive(agent);
   ASSERT_TRUE(welcome);

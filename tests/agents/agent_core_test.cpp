@@ -46,7 +46,16 @@ TEST_F(AgentCoreTest, AdmitStartsEveryReplicaWithRanksInSpecOrder) {
   EXPECT_EQ(report.cluster, "test");
   EXPECT_EQ(report.accounted_dispatches, (std::vector<std::uint64_t>{5}));
   EXPECT_EQ(testing::allocated_gpus(report), 4);
-  EXPECT_EQ(core.hello("v").running_dispatches, (std::vector<std::uint64_t>{5}));
+  // A Hello names the run with each replica's task and node, in rank order.
+  const protocol::Hello hello = core.hello("v");
+  ASSERT_EQ(hello.running.size(), 1u);
+  EXPECT_EQ(hello.running[0].dispatch_id, 5u);
+  EXPECT_EQ(hello.running[0].job, "ddp");
+  ASSERT_EQ(hello.running[0].replicas.size(), 4u);
+  for (std::uint32_t rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(hello.running[0].replicas[rank].task, rank == 0 ? "master" : "worker");
+    EXPECT_EQ(hello.running[0].replicas[rank].node, executor.started[rank].node);
+  }
 }
 
 TEST_F(AgentCoreTest, RejectStartsNothingAndNamesTheShortfall) {
@@ -91,7 +100,7 @@ TEST_F(AgentCoreTest, DuplicateDispatchGetsTheSameAnswerAndStartsNothingTwice) {
   ASSERT_EQ(late.messages.size(), 1u);
   EXPECT_TRUE(std::holds_alternative<protocol::Admit>(late.messages[0]));
 
-  // A restarted hub numbers its dispatches from 1 again.
+  // A hub of another epoch may use the same ids again (older hubs did).
   core.forget_finished();
   Outbox fresh;
   core.on_dispatch(fits, 3, fresh);
@@ -118,6 +127,16 @@ TEST_F(AgentCoreTest, EveryExitChangesTheCountsAndTheLastOneCompletesAndFrees) {
   EXPECT_EQ(core.running_count(), 0u);
   EXPECT_EQ(testing::allocated_gpus(core.usage_report()), 0);
   EXPECT_TRUE(core.usage_report().accounted_dispatches.empty());
+  // The next Hello repeats the end (the hub may have missed it), until a
+  // hub of a new epoch has had it.
+  const protocol::Hello hello = core.hello("v");
+  EXPECT_TRUE(hello.running.empty());
+  ASSERT_EQ(hello.ended.size(), 1u);
+  EXPECT_EQ(hello.ended[0].dispatch_id, 3u);
+  EXPECT_EQ(hello.ended[0].job, "pair");
+  EXPECT_EQ(hello.ended[0].phase, "Completed");
+  core.forget_finished();
+  EXPECT_TRUE(core.hello("v").ended.empty());
 }
 
 TEST_F(AgentCoreTest, FailedReplicaStopsTheOthersAndOneFailedUpdateFollowsTheirExit) {

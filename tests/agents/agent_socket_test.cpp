@@ -130,11 +130,15 @@ TEST(AgentSocket, ReRegistersAfterAHubRestartAndAfterNotRegistered) {
   hub.send(identity, protocol::encode(protocol::Heartbeat{"test", 2}));
   protocol::Hello hello;
   register_agent(hub, 2, &hello);
-  EXPECT_EQ(hello.running_dispatches, (std::vector<std::uint64_t>{5}));
+  ASSERT_EQ(hello.running.size(), 1u);
+  EXPECT_EQ(hello.running[0].dispatch_id, 5u);
+  EXPECT_EQ(hello.running[0].job, "long");
 
   hub.send(identity, protocol::encode(protocol::ErrorReply{"not_registered", "who are you"}));
   register_agent(hub, 2, &hello);
-  EXPECT_EQ(hello.running_dispatches, (std::vector<std::uint64_t>{5}));
+  ASSERT_EQ(hello.running.size(), 1u);
+  EXPECT_EQ(hello.running[0].dispatch_id, 5u);
+  EXPECT_EQ(hello.running[0].job, "long");
 }
 
 TEST(AgentSocket, HeartbeatsAtTheIntervalTheHubAsksFor) {

@@ -36,8 +36,9 @@ def wait_until(condition, what, deadline_s=60.0, interval_s=0.05):
 class Cluster:
     """A hub plus agents, all real processes; everything is stopped on close()."""
 
-    def __init__(self, heartbeat_ms=200, liveness=3):
+    def __init__(self, heartbeat_ms=200, liveness=3, hub_args=()):
         self.workdir = tempfile.mkdtemp(prefix="gantry-e2e-")
+        self.hub_args = list(hub_args)
         self.agents_endpoint = f"tcp://127.0.0.1:{free_port()}"
         self.admin_endpoint = f"tcp://127.0.0.1:{free_port()}"
         self.heartbeat_ms = heartbeat_ms
@@ -51,7 +52,7 @@ class Cluster:
 
     # ------------------------------------------------------------ processes
     def _spawn(self, name, argv):
-        log = open(os.path.join(self.workdir, f"{name}.log"), "wb")
+        log = open(os.path.join(self.workdir, f"{name}.log"), "ab")  # a restarted hub appends
         process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.processes[name] = process
         return process
@@ -60,8 +61,15 @@ class Cluster:
         self._spawn("hub", [
             os.path.join(BIN_DIR, "gantry-hub"), "--agents", self.agents_endpoint, "--admin",
             self.admin_endpoint, "--state", os.path.join(self.workdir, "state"), "--heartbeat-ms",
-            str(self.heartbeat_ms), "--liveness", str(self.liveness)])
+            str(self.heartbeat_ms), "--liveness", str(self.liveness), *self.hub_args])
         wait_until(lambda: self.ctl("get", "clusters", check=False).returncode == 0, "the hub to answer")
+
+    def restart_hub(self):
+        """Kills the hub without warning (unless already killed) and starts a new one on the
+        same endpoints and state."""
+        if "hub" in self.processes:
+            self.kill("hub")
+        self._start_hub()
 
     def start_agent(self, cluster, inventory, executor="sim"):
         inventory_path = inventory if os.path.isabs(inventory) else os.path.join(

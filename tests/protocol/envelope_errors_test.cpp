@@ -47,7 +47,7 @@ DecodeError payload_error(const std::string& frame) {
 }
 
 TEST(EnvelopeErrors, WrongPayloadTypeIsUnexpectedType) {
-  const DecodeError error = payload_error<Welcome>(encode(Hello{"east", {}, "1", {}}, 3));
+  const DecodeError error = payload_error<Welcome>(encode(Hello{"east", {}, "1", {}, {}}, 3));
   EXPECT_EQ(error.code, "unexpected_type");
   EXPECT_NE(error.message.find("Welcome"), std::string::npos) << error.message;
   EXPECT_NE(error.message.find("Hello"), std::string::npos) << error.message;

@@ -84,7 +84,12 @@ T sample();
 
 template <>
 inline Hello sample<Hello>() {
-  return Hello{"east", {{"region", "eu"}}, "0.1.0", {7, std::numeric_limits<std::uint64_t>::max()}};
+  return Hello{"east",
+               {{"region", "eu"}},
+               "0.1.0",
+               {RunningDispatch{7, "resnet", {{"master", "east-a100-0"}, {"worker", "east-a100-1"}}},
+                RunningDispatch{std::numeric_limits<std::uint64_t>::max(), "idle", {}}},
+               {StatusUpdate{6, "done", "Completed", {{"worker", 0, 0, 2, 0}}, ""}}};
 }
 template <>
 inline Welcome sample<Welcome>() {
@@ -221,11 +226,23 @@ inline void expect_same(const NodeUsage& a, const NodeUsage& b) {
   EXPECT_EQ(a.allocated, b.allocated);
   EXPECT_EQ(a.gpu_model, b.gpu_model);
 }
+inline void expect_same(const StatusUpdate& a, const StatusUpdate& b);
 inline void expect_same(const Hello& a, const Hello& b) {
   EXPECT_EQ(a.cluster, b.cluster);
   EXPECT_EQ(a.labels, b.labels);
   EXPECT_EQ(a.agent_version, b.agent_version);
-  EXPECT_EQ(a.running_dispatches, b.running_dispatches);
+  ASSERT_EQ(a.ended.size(), b.ended.size());
+  for (std::size_t i = 0; i < a.ended.size(); ++i) expect_same(a.ended[i], b.ended[i]);
+  ASSERT_EQ(a.running.size(), b.running.size());
+  for (std::size_t i = 0; i < a.running.size(); ++i) {
+    EXPECT_EQ(a.running[i].dispatch_id, b.running[i].dispatch_id);
+    EXPECT_EQ(a.running[i].job, b.running[i].job);
+    ASSERT_EQ(a.running[i].replicas.size(), b.running[i].replicas.size());
+    for (std::size_t r = 0; r < a.running[i].replicas.size(); ++r) {
+      EXPECT_EQ(a.running[i].replicas[r].task, b.running[i].replicas[r].task);
+      EXPECT_EQ(a.running[i].replicas[r].node, b.running[i].replicas[r].node);
+    }
+  }
 }
 inline void expect_same(const Welcome& a, const Welcome& b) {
   EXPECT_EQ(a.hub_epoch, b.hub_epoch);
