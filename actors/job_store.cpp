@@ -95,6 +95,15 @@ void JobStore::close() {
   db_ = nullptr;
 }
 
+void JobStore::begin() { execute("BEGIN IMMEDIATE;"); }
+
+void JobStore::commit() { execute("COMMIT;"); }
+
+void JobStore::rollback() noexcept {
+  // Fails only when no transaction is open, which leaves nothing to undo.
+  sqlite3_exec(db_, "ROLLBACK;", nullptr, nullptr, nullptr);
+}
+
 std::int64_t JobStore::add(std::string_view name, std::string_view yaml,
                            std::int64_t submitted_ms) {
   StatementUse use(insert_);

@@ -33,8 +33,14 @@ class JobStore {
 
   const std::filesystem::path& path() const { return path_; }
 
-  // Returns the new row. Durable (committed) when it returns; throws
-  // std::runtime_error on failure.
+  // Groups the writes between begin() and commit() in one transaction;
+  // rollback() undoes them. Without begin(), each write commits on its own.
+  void begin();
+  void commit();
+  void rollback() noexcept;
+
+  // Returns the new row. Durable once committed; throws std::runtime_error on
+  // failure.
   std::int64_t add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms);
   // Records how the job ended; it will not come back after a restart.
   void finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms);

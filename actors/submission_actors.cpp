@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -132,52 +133,82 @@ caf::behavior queue_actor(caf::stateful_actor<QueueState>* self, OutboundSink* s
 
 // ------------------------------------------------------------------ store
 
+// Every write of the hub goes through this actor. Writes that arrive while it
+// is busy are committed together in one transaction (group commit): a burst of
+// submissions costs a few commits, not one each. A submission is answered only
+// once its transaction has committed.
 struct StoreState {
   std::shared_ptr<JobStore> store;
+  std::vector<std::function<void(JobStore&)>> writes;  // in arrival order
+  struct PendingInsert {
+    caf::typed_response_promise<std::int64_t, std::string> promise;
+    std::int64_t row = 0;
+  };
+  std::vector<PendingInsert> inserts;  // answered after the commit
+  bool flush_queued = false;
   static inline const char* name = "gantry.store";
 };
 
-caf::behavior store_actor(caf::stateful_actor<StoreState>* self, std::shared_ptr<JobStore> store) {
+using StoreActor = caf::stateful_actor<StoreState>;
+
+// The flush request goes to the back of the mailbox, so every write already
+// queued joins this transaction.
+void queue_write(StoreActor* self, std::function<void(JobStore&)> write) {
+  self->state.writes.push_back(std::move(write));
+  if (self->state.flush_queued) return;
+  self->state.flush_queued = true;
+  self->send(self, flush_atom_v);
+}
+
+void flush(StoreActor* self) {
+  StoreState& state = self->state;
+  state.flush_queued = false;
+  std::string error;
+  try {
+    state.store->begin();
+    for (const auto& write : state.writes) write(*state.store);
+    state.store->commit();
+  } catch (const std::exception& e) {
+    error = e.what();
+    spdlog::error("job store: {} ({} writes rolled back)", error, state.writes.size());
+    state.store->rollback();
+  }
+  for (StoreState::PendingInsert& insert : state.inserts) {
+    insert.promise.deliver(error.empty() ? insert.row : std::int64_t{0}, error);
+  }
+  state.writes.clear();
+  state.inserts.clear();
+}
+
+caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
   self->state.store = std::move(store);
   return {
-      // Answers (row, "") or (0, error).
+      // Answers (row, "") or (0, error) once committed.
       [self](persist_atom, const std::string& name, const std::string& yaml,
-             std::int64_t submitted_ms) -> caf::result<std::int64_t, std::string> {
-        try {
-          return {self->state.store->add(name, yaml, submitted_ms), std::string()};
-        } catch (const std::exception& e) {
-          spdlog::error("job store: {}", e.what());
-          return {std::int64_t{0}, std::string(e.what())};
-        }
+             std::int64_t submitted_ms) {
+        StoreState& state = self->state;
+        const std::size_t index = state.inserts.size();
+        state.inserts.push_back({self->make_response_promise<std::int64_t, std::string>(), 0});
+        queue_write(self, [&state, index, name, yaml, submitted_ms](JobStore& store) {
+          state.inserts[index].row = store.add(name, yaml, submitted_ms);
+        });
+        return state.inserts.back().promise;
       },
       [self](persist_atom, const std::string& queue, const std::string& yaml) {
-        try {
-          self->state.store->save_queue(queue, yaml);
-        } catch (const std::exception& e) {
-          spdlog::error("job store: {}", e.what());
-        }
+        queue_write(self, [queue, yaml](JobStore& store) { store.save_queue(queue, yaml); });
       },
       [self](forget_atom, const std::string& queue) {
-        try {
-          self->state.store->drop_queue(queue);
-        } catch (const std::exception& e) {
-          spdlog::error("job store: {}", e.what());
-        }
+        queue_write(self, [queue](JobStore& store) { store.drop_queue(queue); });
       },
       [self](forget_atom, std::int64_t row) {
-        try {
-          self->state.store->forget(row);
-        } catch (const std::exception& e) {
-          spdlog::error("job store: {}", e.what());
-        }
+        queue_write(self, [row](JobStore& store) { store.forget(row); });
       },
       [self](finish_atom, std::int64_t row, const std::string& phase, std::int64_t finished_ms) {
-        try {
-          self->state.store->finish(row, phase, finished_ms);
-        } catch (const std::exception& e) {
-          spdlog::error("job store: {}", e.what());
-        }
+        queue_write(self, [row, phase, finished_ms](JobStore& store) {
+          store.finish(row, phase, finished_ms);
+        });
       },
+      [self](flush_atom) { flush(self); },
   };
 }
 

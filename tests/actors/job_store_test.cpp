@@ -31,6 +31,34 @@ TEST(JobStoreTest, UnfinishedJobsSurviveReopeningInSubmissionOrder) {
   EXPECT_LT(jobs[0].row, jobs[1].row);
 }
 
+TEST(JobStoreTest, ABatchIsKeptWhenCommittedAndGoneWhenRolledBack) {
+  testing::TempDir dir;
+  {
+    JobStore store(dir.path());
+    store.begin();
+    store.add("kept-1", "yaml: 1", 1000);
+    store.add("kept-2", "yaml: 2", 2000);
+    store.commit();
+    store.begin();
+    store.add("undone", "yaml: 3", 3000);
+    store.rollback();
+    store.rollback();  // nothing open: harmless
+  }
+  JobStore reopened(dir.path());
+  const std::vector<StoredJob> jobs = reopened.unfinished();
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].name, "kept-1");
+  EXPECT_EQ(jobs[1].name, "kept-2");
+}
+
+TEST(JobStoreTest, EveryOpeningStartsANewGeneration) {
+  testing::TempDir dir;
+  EXPECT_EQ(JobStore(dir.path()).start_generation(), 1u);
+  EXPECT_EQ(JobStore(dir.path()).start_generation(), 2u);
+  JobStore store(dir.path());
+  EXPECT_EQ(store.start_generation(), 3u);
+}
+
 TEST(JobStoreTest, CreatesAMissingStateDirectory) {
   testing::TempDir dir;
   const auto nested = dir.path() / "a" / "b";
