@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <random>
 #include <type_traits>
 #include <utility>
@@ -46,11 +47,12 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
       spawn_registry(system, sink, config.clock,
                      RegistryOptions{config.heartbeat_interval, config.liveness, config.hub_epoch},
                      actors.scheduler, actors.dispatcher);
-  actors.queue = spawn_queue(system, sink, config.clock, actors.scheduler, actors.store);
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, config.submission_validators); ++i)
+    actors.queues.push_back(spawn_queue(system, sink, config.clock, actors.scheduler, actors.store));
   // Queues first: the restored jobs are re-submitted into them.
   for (const std::string& yaml : queues) caf::anon_send(actors.scheduler, restore_atom_v, protocol::ApplyRequest{yaml});
   // Before any new submission can arrive, so the old jobs keep their place.
-  for (const StoredJob& job : unfinished) caf::anon_send(actors.queue, job);
+  for (const StoredJob& job : unfinished) caf::anon_send(actors.queues.front(), job);
   if (!unfinished.empty()) {
     spdlog::info("re-queueing {} unfinished job(s) from {}", unfinished.size(),
                  config.store->path().string());
@@ -59,8 +61,8 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
 }
 
 void stop_hub_actors(const HubActors& actors) {
-  for (const caf::actor& actor :
-       {actors.registry, actors.queue, actors.dispatcher, actors.scheduler, actors.store}) {
+  for (const caf::actor& actor : actors.queues) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  for (const caf::actor& actor : {actors.registry, actors.dispatcher, actors.scheduler, actors.store}) {
     caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   }
 }
@@ -70,10 +72,12 @@ void InboundRouter::on_message(InboundMessage message) {
   std::visit(
       [&](auto& body) {
         using Body = std::decay_t<decltype(body)>;
-        if constexpr (std::is_same_v<Body, protocol::SubmitJobRequest> ||
-                      std::is_same_v<Body, protocol::ApplyRequest> ||
-                      std::is_same_v<Body, protocol::DeleteRequest>) {
-          caf::anon_send(actors_.queue, from, std::move(body));
+        if constexpr (std::is_same_v<Body, protocol::SubmitJobRequest>) {
+          next_queue_ = (next_queue_ + 1) % actors_.queues.size();
+          caf::anon_send(actors_.queues[next_queue_], from, std::move(body));
+        } else if constexpr (std::is_same_v<Body, protocol::ApplyRequest> ||
+                             std::is_same_v<Body, protocol::DeleteRequest>) {
+          caf::anon_send(actors_.queues.front(), from, std::move(body));
         } else if constexpr (std::is_same_v<Body, protocol::ListRequest> ||
                              std::is_same_v<Body, protocol::DescribeRequest> ||
                              std::is_same_v<Body, protocol::CancelRequest>) {

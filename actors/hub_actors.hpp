@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 #include <optional>
 
 #include "actors/inbound.hpp"
@@ -38,13 +39,18 @@ struct HubActorsConfig {
   // they still run before those jobs are placed again; unset: one liveness
   // period (heartbeat_interval x liveness).
   std::optional<std::chrono::milliseconds> recovery_grace;
+  // Queue actors validating submissions side by side (YAML parsing is most of
+  // a submission's cost); at least 1.
+  std::size_t submission_validators = 2;
 };
 
 struct HubActors {
   caf::actor scheduler;
   caf::actor dispatcher;
   caf::actor registry;
-  caf::actor queue;
+  // Queue actors: submissions go round-robin; queue changes and restored jobs
+  // always to the first, so they keep their order.
+  std::vector<caf::actor> queues;
   caf::actor store;
 };
 
@@ -64,6 +70,7 @@ class InboundRouter final : public InboundHandler {
 
  private:
   HubActors actors_;
+  std::size_t next_queue_ = 0;  // round-robin over actors_.queues for submissions
 };
 
 }  // namespace gantry::actors
