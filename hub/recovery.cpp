@@ -20,7 +20,8 @@ std::optional<std::uint32_t> task_index(const GangShape& gang, const std::string
 
 bool SchedulerCore::adopt(JobId id, ClusterIndex cluster_index, DispatchId dispatch_id,
                           const std::vector<protocol::PlacedReplica>& replicas, TimeMs now) {
-  if (id >= jobs_.size() || cluster_index >= clusters_.size() || dispatches_.count(dispatch_id)) return false;
+  if (id >= jobs_.size() || cluster_index >= clusters_.size() || dispatches_.count(dispatch_id))
+    return false;
   Job& job = jobs_[id];
   if (job.phase != JobPhase::kPending) return false;
   const ClusterState& cluster = clusters_[cluster_index];
@@ -30,7 +31,8 @@ bool SchedulerCore::adopt(JobId id, ClusterIndex cluster_index, DispatchId dispa
     const std::optional<std::uint32_t> task = task_index(job.gang, replica.task);
     const std::optional<NodeIndex> node = cluster.find_node(replica.node);
     if (!task || !node) return false;
-    assignment.push_back(NodeAssignment{*task, *node, cluster.held_on(*node, job.gang.tasks[*task].per_replica)});
+    assignment.push_back(
+        NodeAssignment{*task, *node, cluster.held_on(*node, job.gang.tasks[*task].per_replica)});
   }
   if (static_cast<std::int32_t>(assignment.size()) < job.gang.min_available) return false;
   // Not reserved: the agent's usage report already counts what it holds.
@@ -40,8 +42,8 @@ bool SchedulerCore::adopt(JobId id, ClusterIndex cluster_index, DispatchId dispa
   return true;
 }
 
-void SchedulerCore::ended_while_away(JobId id, ClusterIndex cluster, JobPhase phase, std::string_view message,
-                                     TimeMs now) {
+void SchedulerCore::ended_while_away(JobId id, ClusterIndex cluster, JobPhase phase,
+                                     std::string_view message, TimeMs now) {
   if (id >= jobs_.size() || jobs_[id].phase != JobPhase::kPending) return;
   Job& job = jobs_[id];
   dequeue(id);

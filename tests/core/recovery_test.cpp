@@ -71,12 +71,15 @@ TEST_F(RecoveryTest, NewDispatchIdsNeverRepeatAnEarlierHubs) {
 TEST_F(RecoveryTest, AdoptionThatDoesNotMatchTheJobChangesNothing) {
   const JobId id = submit("gang", 2, 8);
   EXPECT_FALSE(core.adopt(id, west, 7, {{"worker", "west-0"}}, now)) << "fewer than minAvailable";
-  EXPECT_FALSE(core.adopt(id, west, 7, {{"worker", "west-0"}, {"worker", "east-9"}}, now)) << "unknown node";
-  EXPECT_FALSE(core.adopt(id, west, 7, {{"worker", "west-0"}, {"ps", "west-1"}}, now)) << "unknown task";
+  EXPECT_FALSE(core.adopt(id, west, 7, {{"worker", "west-0"}, {"worker", "east-9"}}, now))
+      << "unknown node";
+  EXPECT_FALSE(core.adopt(id, west, 7, {{"worker", "west-0"}, {"ps", "west-1"}}, now))
+      << "unknown task";
   EXPECT_EQ(core.job(id).phase, JobPhase::kPending);
   EXPECT_EQ(core.pending_count(), 1u);
   ASSERT_TRUE(core.adopt(id, west, 7, {{"worker", "west-0"}, {"worker", "west-1"}}, now));
-  EXPECT_FALSE(core.adopt(id, west, 8, {{"worker", "west-0"}, {"worker", "west-1"}}, now)) << "not pending";
+  EXPECT_FALSE(core.adopt(id, west, 8, {{"worker", "west-0"}, {"worker", "west-1"}}, now))
+      << "not pending";
   const JobId other = submit("other", 1, 1);
   EXPECT_FALSE(core.adopt(other, west, 7, {{"worker", "west-0"}}, now)) << "id in use";
 }
