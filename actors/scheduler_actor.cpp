@@ -182,6 +182,8 @@ class Scheduler {
       reply(*to, protocol::SubmitJobReply{true, name, ""});
     } else {
       events_.add(id, now(), "queued again after a hub restart");
+      if (const auto ended = parked_ends_.extract(name))
+        ended_while_away(ended.mapped().cluster, ended.mapped().update, ended.mapped().phase);
       take_back(name);
     }
     request_pass();
@@ -277,6 +279,7 @@ class Scheduler {
     for (const std::string& job : jobs) take_back(job);
     for (const auto& [job, parked] : parked_) cancel_on_agent(parked.cluster, parked.run.dispatch_id, job);
     parked_.clear();
+    parked_ends_.clear();  // of jobs the store did not have: nothing to end
     request_pass();
   }
 
@@ -286,9 +289,12 @@ class Scheduler {
                         JobPhase phase) {
     const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
     const std::optional<hub::JobId> job = core_.find_job(update.job);
-    if (!index || !job || !core_.from_earlier_hub(update.dispatch_id) ||
-        core_.job(*job).phase != JobPhase::kPending)
-      return false;
+    if (!index || !core_.from_earlier_hub(update.dispatch_id)) return false;
+    if (!job && recovering_) {  // its restore from the store is still on the way
+      parked_ends_[update.job] = ParkedEnd{cluster, update, phase};
+      return true;
+    }
+    if (!job || core_.job(*job).phase != JobPhase::kPending) return false;
     parked_.erase(update.job);
     const hub::TimeMs at = now();
     core_.ended_while_away(*job, *index, phase, update.message, at);
@@ -513,6 +519,13 @@ class Scheduler {
     protocol::RunningDispatch run;
   };
   std::map<std::string, ParkedRun> parked_;
+  // Ends of an earlier hub's runs whose jobs are not restored yet, by job name.
+  struct ParkedEnd {
+    std::string cluster;
+    protocol::StatusUpdate update;
+    JobPhase phase;
+  };
+  std::map<std::string, ParkedEnd> parked_ends_;
   bool recovering_ = false;
 };
 

@@ -43,7 +43,8 @@ class HubActorsTest : public ::testing::Test {
 
   void TearDown() override { stop(); }
 
-  void start() {
+  // With run_now false nothing has run yet: a test may reorder what follows.
+  void start(bool run_now = true) {
     HubActorsConfig config;
     config.sink = &sink;
     config.clock = [this] { return now_ms(); };
@@ -53,7 +54,7 @@ class HubActorsTest : public ::testing::Test {
     config.store = std::make_shared<JobStore>(dir.path());
     actors = spawn_hub_actors(system, config);
     router = std::make_unique<InboundRouter>(actors);
-    sched.run();
+    if (run_now) sched.run();
   }
 
   void stop() {
@@ -492,6 +493,26 @@ class HubRestartTest : public HubActorsTest {
     report.accounted_dispatches = {dispatch.dispatch_id};
     from_agent("agent/west", report);
   }
+  // Like run_long_then_restart(), but the agent's Hello (made from the id
+  // "long" ran under) reaches the scheduler before "long" is back from the store.
+  template <class MakeHello>
+  protocol::Dispatch restart_with_hello_first(MakeHello make_hello) {
+    register_cluster("west", 1, 8);
+    EXPECT_TRUE(submit(job_yaml("long", 1, 8)).ok);
+    const protocol::Dispatch dispatch = only_dispatch().second;
+    from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "long"});
+    stop();
+    start(false);
+    router->on_message(InboundMessage{Channel::kAgents, "agent/west", 1, make_hello(dispatch.dispatch_id)});
+    EXPECT_TRUE(sched.prioritize(actors.registry));
+    sched.run_once();
+    EXPECT_TRUE(sched.prioritize(actors.scheduler));
+    while (sched.prioritize(actors.scheduler)) sched.run_once();
+    sched.run();  // now the queue actor re-queues "long"
+    sent();
+    return dispatch;
+  }
+
   // The grace period for agents to come back passes; west keeps beating.
   void grace_passes() {
     for (int i = 0; i < kLiveness; ++i) {
@@ -542,6 +563,29 @@ TEST_F(HubRestartTest, EndTheHubMissedIsTakenFromTheAgentsHello) {
   grace_passes();
   EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty());
   EXPECT_EQ(job("long").phase, "Completed");
+}
+
+TEST_F(HubRestartTest, EndReportedBeforeItsJobIsRestoredStillEndsIt) {
+  restart_with_hello_first([](hub::DispatchId id) {
+    return protocol::Hello{"west", {}, "test", {}, {protocol::StatusUpdate{id, "long", "Completed", {}, ""}}};
+  });
+  from_agent("agent/west", usage_report("west", 1, 8));
+  grace_passes();
+  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty());
+  EXPECT_EQ(job("long").phase, "Completed");
+}
+
+TEST_F(HubRestartTest, RunReportedBeforeItsJobIsRestoredIsStillTakenBack) {
+  const protocol::Dispatch dispatch = restart_with_hello_first([](hub::DispatchId id) {
+    return protocol::Hello{"west", {}, "test", {{id, "long", {{"worker", "west-node-0"}}}}, {}};
+  });
+  protocol::UsageReport report = usage_report("west", 1, 8);
+  report.nodes[0].allocated = {{"nvidia.com/gpu", 8000}};
+  report.accounted_dispatches = {dispatch.dispatch_id};
+  from_agent("agent/west", report);
+  grace_passes();
+  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty());
+  EXPECT_EQ(job("long").phase, "Running");
 }
 
 TEST_F(HubRestartTest, RestoredJobNobodyRunsIsPlacedAgainAfterTheGracePeriodWithANewId) {
