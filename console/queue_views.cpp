@@ -16,11 +16,13 @@ std::string format_share(double share) {
 }
 
 std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues) {
-  Table table({"NAME", "STATE", "WEIGHT", "PENDING", "ALLOCATED", "SHARE"});
+  Table table({"NAME", "STATE", "WEIGHT", "PENDING", "ALLOCATED", "DESERVED", "CAPABILITY", "SHARE"});
   for (const auto& queue : queues) {
+    // No capability means nothing caps the queue but the pool.
+    const std::string capability = queue.capability.empty() ? "-" : format_resources(queue.capability);
     table.add_row({queue.name, queue.state, std::to_string(queue.weight),
                    format_resources(queue.pending), format_resources(queue.allocated),
-                   format_share(queue.share)});
+                   format_resources(queue.deserved), capability, format_share(queue.share)});
   }
   return table.render();
 }

@@ -8,7 +8,7 @@
 
 namespace gantry::console {
 
-// NAME STATE WEIGHT PENDING ALLOCATED SHARE.
+// NAME STATE WEIGHT PENDING ALLOCATED DESERVED CAPABILITY SHARE.
 std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues);
 std::string render_queues_json(const std::vector<protocol::QueueInfo>& queues);
 

@@ -130,9 +130,16 @@ protocol::QueueInfo research() {
 }
 
 TEST(QueueViews, TableShowsResourcesAndTwoDecimalShare) {
-  EXPECT_EQ(render_queues_table({research()}),
-            "NAME       STATE   WEIGHT   PENDING                   ALLOCATED          SHARE\n"
-            "research   Open    3        cpu=4,nvidia.com/gpu=16   nvidia.com/gpu=8   0.67\n");
+  protocol::QueueInfo capped = research();
+  capped.name = "capped";
+  capped.capability = {{"nvidia.com/gpu", 24000}, {"nvidia.com/gpu/A100", 8000}};
+  EXPECT_EQ(render_queues_table({research(), capped}),
+            "NAME       STATE   WEIGHT   PENDING                   ALLOCATED          DESERVED            "
+            "CAPABILITY                                SHARE\n"
+            "research   Open    3        cpu=4,nvidia.com/gpu=16   nvidia.com/gpu=8   nvidia.com/gpu=12   "
+            "-                                         0.67\n"
+            "capped     Open    3        cpu=4,nvidia.com/gpu=16   nvidia.com/gpu=8   nvidia.com/gpu=12   "
+            "nvidia.com/gpu=24,nvidia.com/gpu/A100=8   0.67\n");
 }
 
 TEST(QueueViews, JsonHasEveryField) {
