@@ -312,11 +312,9 @@ class Scheduler {
     std::unordered_set<hub::DispatchId> listed;
     for (const protocol::RunningDispatch& run : hello.running) listed.insert(run.dispatch_id);
     std::vector<hub::DispatchId> lost;
-    for (hub::JobId id = 0; id < core_.job_count(); ++id) {
-      const hub::Job& job = core_.job(id);
-      if (job.phase == JobPhase::kRunning && job.cluster == index && !listed.count(job.dispatch)) {
-        lost.push_back(job.dispatch);
-      }
+    for (const hub::RunningKey& key : core_.dispatches_on(index)) {
+      const hub::Job& job = core_.job(core_.find_dispatch(key.dispatch)->job);
+      if (job.phase == JobPhase::kRunning && !listed.count(key.dispatch)) lost.push_back(key.dispatch);
     }
     const hub::TimeMs at = now();
     for (hub::DispatchId dispatch : lost) {

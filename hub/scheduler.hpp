@@ -149,6 +149,9 @@ class SchedulerCore {
   const Job& job(JobId id) const { return jobs_[id]; }
   std::optional<JobId> find_job(std::string_view name) const;
   const Dispatch* find_dispatch(DispatchId id) const;
+  // The dispatches (sent or running) on one cluster, lowest priority and
+  // newest first: O(its dispatches) to walk, not O(every job).
+  const std::set<RunningKey>& dispatches_on(ClusterIndex cluster) const { return running_on_[cluster]; }
   std::string reason_text(const Job& job) const;
   // Resources held on the cluster, by Gantry jobs and anything else its agent reports.
   ResourceVector allocated_on(ClusterIndex cluster) const;

@@ -447,6 +447,29 @@ TEST_F(HubActorsTest, HelloListingDispatchesTheHubDoesNotKnowGetsThemCancelled) 
   EXPECT_EQ(cancels[1].second.dispatch_id, 18u);
 }
 
+TEST_F(HubActorsTest, AgentThatComesBackWithoutAJobGetsItRequeuedAndOneThatKeptItKeepsIt) {
+  register_cluster("west", 2, 8);
+  ASSERT_TRUE(submit(job_yaml("kept", 1, 8)).ok);
+  const auto kept = only_dispatch().second;
+  ASSERT_TRUE(submit(job_yaml("lost", 1, 8)).ok);
+  const auto lost = only_dispatch().second;
+  from_agent("agent/west", protocol::Admit{kept.dispatch_id, "kept"});
+  from_agent("agent/west", protocol::Admit{lost.dispatch_id, "lost"});
+
+  // The agent restarted (same hub): it still runs "kept" only.
+  from_agent("agent/west",
+             protocol::Hello{"west", {}, "test", {{kept.dispatch_id, "kept", {{"worker", "west-node-0"}}}}, {}});
+  EXPECT_EQ(job("kept").phase, "Running");
+  EXPECT_TRUE(contains(job_events("lost"), "requeued: the agent on west no longer runs it"));
+  const auto after_hello = sent();
+  EXPECT_TRUE(frames_of<protocol::Cancel>(after_hello).empty()) << "kept is not stopped";
+  EXPECT_TRUE(frames_of<protocol::Dispatch>(after_hello).empty()) << "not before the agent's next report";
+  from_agent("agent/west", usage_report("west", 2, 8));
+  const auto again = only_dispatch().second;
+  EXPECT_EQ(again.job.name, "lost");
+  EXPECT_NE(again.dispatch_id, lost.dispatch_id);
+}
+
 TEST_F(HubActorsTest, AcceptedJobsThatHadNotEndedComeBackAfterARestart) {
   register_cluster("west", 1, 8);
   ASSERT_TRUE(submit(job_yaml("done", 1, 8)).ok);
