@@ -82,6 +82,7 @@ class ClusterState {
   void reserve_node(NodeIndex index, std::uint32_t owner);
   void clear_reservations();
   bool has_reservations() const { return reserved_nodes_ > 0; }
+  bool fully_reserved() const { return !nodes_.empty() && reserved_nodes_ == nodes_.size(); }
   std::uint32_t reserved_for(NodeIndex index) const { return reserved_for_[index]; }
 
  private:

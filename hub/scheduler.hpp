@@ -215,7 +215,9 @@ class SchedulerCore {
   void evict(DispatchId victim, JobId for_job, TimeMs now);
   // starvation (starvation.cpp)
   void serve_starving(TimeMs now);
+  bool every_allowed_node_held(const Job& job) const;
   void reserve_nodes_for(JobId id);
+  void hold_nodes(JobId id, ClusterIndex cluster);
   // reasons (reason.cpp)
   void record_failure(Job& job);
   std::string render_reason(const Job& job, const PendingReason& reason) const;
@@ -234,6 +236,10 @@ class SchedulerCore {
   DispatchId next_dispatch_ = 1;
   GangPlacer placer_;
   std::vector<NodeAssignment> assignment_scratch_;
+  // reserve_nodes_for(): what it has promised on each node, and which nodes
+  // it touched (reset after each job, so no per-job allocation).
+  std::vector<ResourceVector> promised_scratch_;
+  std::vector<NodeIndex> promised_nodes_;
   std::vector<Decision> decisions_;
   std::vector<ClusterIndex> candidates_;
   // Per-pass state, indexed by QueueIndex.

@@ -178,6 +178,30 @@ TEST_F(FairShareTest, StarvingJobGetsNodesHeldAgainstSmallerJobs) {
   EXPECT_EQ(pass().first, (std::vector<std::string>{"big"}));
 }
 
+TEST_F(FairShareTest, StarvingJobsAreServedInDeadlineOrderAndTheLaterOnesWaitForTheHeldNodes) {
+  add_cluster("c", 2, 8);
+  submit("running", "default", 16);
+  pass();
+  submit("first", "default", 16, 0, /*sla_ms=*/1'000);
+  now += 500;
+  submit("second", "default", 8, 0, /*sla_ms=*/1'000);
+  now += 10'000;
+  EXPECT_TRUE(pass().first.empty());  // "first" holds both nodes; "second" cannot hold any
+  core.finished(job("running").dispatch, JobPhase::kCompleted, "", now);
+  EXPECT_EQ(pass().first, (std::vector<std::string>{"first"})) << "not second, though it is smaller";
+  core.finished(job("first").dispatch, JobPhase::kCompleted, "", now);
+  EXPECT_EQ(pass().first, (std::vector<std::string>{"second"}));
+}
+
+TEST_F(FairShareTest, StarvingJobWithNoReadyClusterSaysSo) {
+  add_cluster("c", 1, 8);
+  core.set_cluster_ready(*core.find_cluster("c"), false, now);
+  submit("waiting", "default", 8, 0, /*sla_ms=*/1'000);
+  now += 10'000;
+  EXPECT_TRUE(pass().first.empty());
+  EXPECT_EQ(job("waiting").reason.kind, PendingReason::Kind::kNoReadyCluster);
+}
+
 TEST_F(FairShareTest, ClosedQueueRefusesNewJobsButRunsWhatItHas) {
   add_cluster("c", 1, 8);
   add_queue("q", 1);
