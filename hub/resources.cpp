@@ -1,5 +1,6 @@
 #include "hub/resources.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <stdexcept>
@@ -21,6 +22,14 @@ NameTable& table() {
   return instance;
 }
 
+// Call with the table's mutex held.
+bool lookup(const NameTable& t, std::string_view name, ResourceId& id) {
+  const auto found = std::find(t.names.begin(), t.names.end(), name);
+  if (found == t.names.end()) return false;
+  id = static_cast<ResourceId>(found - t.names.begin());
+  return true;
+}
+
 }  // namespace
 
 ResourceId ResourceNames::intern(std::string_view name) {
@@ -34,12 +43,7 @@ ResourceId ResourceNames::intern(std::string_view name) {
 bool ResourceNames::try_intern(std::string_view name, ResourceId& id) {
   NameTable& t = table();
   std::lock_guard lock(t.mutex);
-  for (std::size_t i = 0; i < t.names.size(); ++i) {
-    if (t.names[i] == name) {
-      id = static_cast<ResourceId>(i);
-      return true;
-    }
-  }
+  if (lookup(t, name, id)) return true;
   if (t.names.size() >= kMaxResources) return false;
   t.names.emplace_back(name);
   id = static_cast<ResourceId>(t.names.size() - 1);
@@ -49,13 +53,7 @@ bool ResourceNames::try_intern(std::string_view name, ResourceId& id) {
 bool ResourceNames::find(std::string_view name, ResourceId& id) {
   NameTable& t = table();
   std::lock_guard lock(t.mutex);
-  for (std::size_t i = 0; i < t.names.size(); ++i) {
-    if (t.names[i] == name) {
-      id = static_cast<ResourceId>(i);
-      return true;
-    }
-  }
-  return false;
+  return lookup(t, name, id);
 }
 
 std::string ResourceNames::name(ResourceId id) {
