@@ -9,6 +9,7 @@ packages=(
   libzmq3-dev cppzmq-dev libsodium-dev
   libmsgpack-cxx-dev libspdlog-dev libyaml-cpp-dev libsqlite3-dev
   libgtest-dev
+  libcli11-dev nlohmann-json3-dev   # command lines (CLI11) and JSON
   python3 python3-torch   # the gang end-to-end test rendezvous with real gloo
 )
 
