@@ -80,6 +80,7 @@ void add_file_flag(CLI::App& command, std::string& file) {
 }
 
 void ignore_operands(CLI::App& command) {
+  command.fallthrough(false);  // else CLI11 hands them back to the line before the command
   command.prefix_command();
 }
 

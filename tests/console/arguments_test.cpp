@@ -56,6 +56,7 @@ TEST(Arguments, ParsesEveryCommand) {
   EXPECT_EQ(del.name, "research");
   EXPECT_EQ(parse({"version"}).command, "version");
   EXPECT_EQ(parse({}).command, "help");
+  EXPECT_EQ(parse({"help", "get"}).command, "help");
   EXPECT_EQ(parse({"get", "jobs", "--help"}).command, "help");
 }
 
