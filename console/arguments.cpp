@@ -1,81 +1,16 @@
 #include "console/arguments.hpp"
 
-#include <algorithm>
-#include <array>
-#include <cctype>
-#include <map>
-#include <optional>
-#include <set>
+#include <CLI/CLI.hpp>
 
-#include "console/duration.hpp"
-#include "protocol/messages.hpp"
+#include "console/command_line.hpp"
+#include "console/command_table.hpp"
 
 namespace gantry::console {
 
 namespace {
 
-struct FlagValue {
-  std::string spelling;  // as the user wrote it, for error messages
-  std::string value;
-};
-using Flags = std::map<std::string, FlagValue>;  // canonical name -> value
-
-struct CommandLine {
-  std::vector<std::string> operands;
-  Flags flags;
-  bool help = false;
-};
-
-// Canonical names of flags that take a value, by every accepted spelling.
-const std::map<std::string, std::string>& value_flags() {
-  static const std::map<std::string, std::string> flags{{"--hub", "hub"},
-                                                        {"--timeout", "timeout"},
-                                                        {"--request-timeout", "request-timeout"},
-                                                        {"-o", "output"},
-                                                        {"--output", "output"},
-                                                        {"-f", "filename"},
-                                                        {"--filename", "filename"},
-                                                        {"--for", "for"}};
-  return flags;
-}
-
-CommandLine split_command_line(const std::vector<std::string>& args) {
-  CommandLine line;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      line.help = true;
-      continue;
-    }
-    if (arg.size() < 2 || arg[0] != '-') {
-      line.operands.push_back(arg);
-      continue;
-    }
-    const std::size_t equals = arg.find('=');
-    const std::string spelling = arg.substr(0, equals);
-    const auto flag = value_flags().find(spelling);
-    if (flag == value_flags().end()) throw UsageError("unknown flag \"" + spelling + "\"");
-    std::string value;
-    if (equals != std::string::npos) {
-      value = arg.substr(equals + 1);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      throw UsageError(spelling + " needs a value");
-    }
-    if (line.flags.contains(flag->second)) throw UsageError(spelling + " is given twice");
-    line.flags[flag->second] = FlagValue{spelling, value};
-  }
-  return line;
-}
-
-std::optional<FlagValue> take(Flags& flags, const std::string& name) {
-  const auto it = flags.find(name);
-  if (it == flags.end()) return std::nullopt;
-  FlagValue value = it->second;
-  flags.erase(it);
-  return value;
-}
+// Where a command's summary starts in the help.
+constexpr std::size_t kSummaryColumn = 34;
 
 std::string checked_endpoint(const std::string& endpoint, const std::string& source) {
   if (endpoint.find("://") == std::string::npos || endpoint.ends_with("://")) {
@@ -85,167 +20,139 @@ std::string checked_endpoint(const std::string& endpoint, const std::string& sou
   return endpoint;
 }
 
-std::chrono::milliseconds checked_duration(const FlagValue& flag, bool allow_zero) {
-  std::chrono::milliseconds duration{};
-  try {
-    duration = parse_duration(flag.value);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(flag.spelling + ": " + e.what());
-  }
-  if (!allow_zero && duration.count() == 0) {
-    throw UsageError(flag.spelling + ": must be longer than 0 (got \"" + flag.value + "\")");
-  }
-  return duration;
+// The command found on the line, or nullptr.
+CLI::App* parsed_command(const CLI::App& root) {
+  const std::vector<CLI::App*> commands = root.get_subcommands();
+  return commands.empty() ? nullptr : commands.front();
 }
 
-// Maps any accepted spelling of a resource kind to its canonical form.
-std::string checked_kind(const std::string& command, const std::string& kind,
-                         const std::map<std::string, std::string>& accepted,
-                         const std::string& expected) {
-  const auto it = accepted.find(kind);
-  if (it == accepted.end()) {
-    throw UsageError(command + ": unknown kind \"" + kind + "\" (expected " + expected + ")");
-  }
-  return it->second;
+// Hands `value` to the command's own flag `name`; false when it has none.
+bool forward_to_command(const CLI::App& root, const std::string& name, const std::string& value) {
+  CLI::App* command = parsed_command(root);
+  CLI::Option* own = command == nullptr ? nullptr : command->get_option_no_throw(name);
+  if (own == nullptr) return false;
+  own->add_result(value);
+  return true;
 }
 
-const std::map<std::string, std::string> kPluralKinds{
-    {"jobs", "jobs"},        {"job", "jobs"},      {"clusters", "clusters"},
-    {"cluster", "clusters"}, {"queues", "queues"}, {"queue", "queues"}};
-const std::map<std::string, std::string> kSingularKinds{
-    {"job", "job"},          {"jobs", "job"},    {"cluster", "cluster"},
-    {"clusters", "cluster"}, {"queue", "queue"}, {"queues", "queue"}};
-
-void expect_operands(const std::string& command, const std::vector<std::string>& operands,
-                     std::size_t count, const std::string& synopsis) {
-  if (operands.size() - 1 < count) {
-    throw UsageError(command + ": missing arguments (usage: gantryctl " + synopsis + ")");
-  }
-  if (operands.size() - 1 > count) {
-    throw UsageError(command + ": unexpected argument \"" + operands[count + 1] +
-                     "\" (usage: gantryctl " + synopsis + ")");
-  }
+// --timeout means the command's own --timeout where it has one (wait: the
+// whole wait, as in kubectl wait), else the per-request timeout.
+void add_connection_flags(CLI::App& root, Invocation& out, bool& hub_given) {
+  add_value_flag(root, "--hub", "ENDPOINT", [&out, &hub_given](const std::string& value) {
+    out.hub = checked_endpoint(value, "--hub");
+    hub_given = true;
+  });
+  add_value_flag(root, "--request-timeout", "DURATION", [&out](const std::string& value) {
+    out.request_timeout = checked_duration("--request-timeout", value, false);
+  });
+  add_value_flag(root, "--timeout", "DURATION", [&root, &out](const std::string& value) {
+    if (forward_to_command(root, "--timeout", value)) return;
+    out.request_timeout = checked_duration("--timeout", value, false);
+  });
 }
 
-std::string canonical_phase(const FlagValue& flag) {
-  static constexpr std::array kPhases{protocol::phase::kPending,    protocol::phase::kRunning,
-                                      protocol::phase::kRestarting, protocol::phase::kCompleted,
-                                      protocol::phase::kFailed,     protocol::phase::kAborted};
-  constexpr std::string_view kPrefix = "phase=";
-  if (!flag.value.starts_with(kPrefix)) {
-    throw UsageError(flag.spelling + ": expected phase=PHASE (got \"" + flag.value + "\")");
-  }
-  const std::string wanted = flag.value.substr(kPrefix.size());
-  const auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-  };
-  for (const char* phase : kPhases) {
-    if (lower(phase) == lower(wanted)) return phase;
-  }
-  throw UsageError(flag.spelling + ": unknown phase \"" + wanted +
-                   "\" (expected Pending, Running, Restarting, Completed, Failed or Aborted)");
-}
-
-// Reads the command's operands and its own flags out of `line`.
-void parse_command(const std::string& command, CommandLine& line, Invocation& out) {
-  const auto& ops = line.operands;
-  if (command == "submit" || command == "apply") {
-    expect_operands(command, ops, 0, command + " -f FILE");
-    const auto file = take(line.flags, "filename");
-    if (!file) throw UsageError(command + ": -f FILE is required (\"-\" reads stdin)");
-    if (file->value.empty()) throw UsageError(file->spelling + ": empty file name");
-    out.file = file->value;
-  } else if (command == "get") {
-    expect_operands(command, ops, 1, "get jobs|clusters|queues [-o json]");
-    out.kind = checked_kind(command, ops[1], kPluralKinds, "jobs, clusters or queues");
-    if (const auto output = take(line.flags, "output")) {
-      if (output->value != "json" && output->value != "table") {
-        throw UsageError(output->spelling + ": unknown output format \"" + output->value +
-                         "\" (expected json or table)");
+// CLI11 reads a command's flags only after the command; gantryctl takes them
+// before it too. The root gets a twin of each that hands its value on, and
+// reports a flag the command found on the line does not have.
+void add_command_flags_to_root(CLI::App& root) {
+  for (const CLI::App* command : root.get_subcommands({})) {
+    for (const CLI::Option* flag : command->get_options()) {
+      if (!flag->nonpositional() || root.get_option_no_throw(flag->get_name()) != nullptr) {
+        continue;
       }
-      out.json = output->value == "json";
+      const std::string names = flag->get_name(false, true);
+      const std::string spelling = names.substr(0, names.find(','));
+      add_value_flag(root, names, flag->get_type_name(),
+                     [&root, name = flag->get_name(), spelling](const std::string& value) {
+                       if (forward_to_command(root, name, value)) return;
+                       if (const CLI::App* command = parsed_command(root)) {
+                         throw UsageError(command->get_name() + " does not take " + spelling);
+                       }
+                     });
     }
-  } else if (command == "describe") {
-    expect_operands(command, ops, 2, "describe job|queue|cluster NAME");
-    out.kind = checked_kind(command, ops[1], kSingularKinds, "job, queue or cluster");
-    out.name = ops[2];
-  } else if (command == "cancel") {
-    expect_operands(command, ops, 2, "cancel job NAME");
-    out.kind = checked_kind(command, ops[1], {{"job", "job"}, {"jobs", "job"}}, "job");
-    out.name = ops[2];
-  } else if (command == "delete") {
-    expect_operands(command, ops, 2, "delete queue NAME");
-    out.kind = checked_kind(command, ops[1], {{"queue", "queue"}, {"queues", "queue"}}, "queue");
-    out.name = ops[2];
-  } else if (command == "wait") {
-    const std::string synopsis = "wait job NAME --for phase=PHASE [--timeout 30s]";
-    expect_operands(command, ops, 2, synopsis);
-    out.kind = checked_kind(command, ops[1], {{"job", "job"}, {"jobs", "job"}}, "job");
-    out.name = ops[2];
-    const auto phase = take(line.flags, "for");
-    if (!phase) throw UsageError("wait: --for phase=PHASE is required");
-    out.wait_phase = canonical_phase(*phase);
-    // For wait, --timeout bounds the whole wait (as in kubectl wait).
-    if (const auto timeout = take(line.flags, "timeout")) {
-      out.wait_timeout = checked_duration(*timeout, true);
-    }
-  } else if (command == "version") {
-    expect_operands(command, ops, 0, command);
-  } else if (command != "help") {  // help ignores operands: "help get" still helps
-    throw UsageError("unknown command \"" + command + "\"");
   }
 }
 
-void parse_connection_flags(CommandLine& line, const char* env_hub, Invocation& out) {
-  if (const auto hub = take(line.flags, "hub")) {
-    out.hub = checked_endpoint(hub->value, hub->spelling);
-  } else if (env_hub != nullptr && *env_hub != '\0') {
-    out.hub = checked_endpoint(env_hub, "GANTRY_HUB");
+std::string usage_hint(const CLI::App* command) {
+  if (command == nullptr) return "";
+  return " (usage: gantryctl " + std::string(find_command(command->get_name())->synopsis) + ")";
+}
+
+// CLI11's error, worded as gantryctl words it: naming the argument.
+UsageError usage_error(const CLI::ParseError& error, const CLI::App& root) {
+  const CLI::App* command = parsed_command(root);
+  const std::vector<std::string> extras = root.remaining(true);
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr && !extras.empty()) {
+    const std::string& extra = extras.front();
+    if (extra.size() > 1 && extra.front() == '-') {
+      return UsageError("unknown flag \"" + extra.substr(0, extra.find('=')) + "\"");
+    }
+    if (command == nullptr) return UsageError("unknown command \"" + extra + "\"");
+    return UsageError(command->get_name() + ": unexpected argument \"" + extra + "\"" +
+                      usage_hint(command));
   }
-  if (const auto timeout = take(line.flags, "request-timeout")) {
-    out.request_timeout = checked_duration(*timeout, false);
+  const std::string prefix = command == nullptr ? "" : command->get_name() + ": ";
+  const bool missing = dynamic_cast<const CLI::RequiredError*>(&error) != nullptr;
+  return UsageError(prefix + error.what() + (missing ? usage_hint(command) : ""));
+}
+
+// "  get jobs|clusters|queues        list, ..." for every command.
+std::string command_lines() {
+  std::string text;
+  for (const CommandSpec* command : command_table()) {
+    std::string line = "  " + std::string(command->synopsis);
+    if (line.size() < kSummaryColumn) {
+      line.append(kSummaryColumn - line.size(), ' ');
+    } else {
+      line += "\n" + std::string(kSummaryColumn, ' ');
+    }
+    for (const char c : command->summary) {
+      line += c;
+      if (c == '\n') line.append(kSummaryColumn, ' ');
+    }
+    text += line + "\n";
   }
-  if (const auto timeout = take(line.flags, "timeout")) {
-    out.request_timeout = checked_duration(*timeout, false);
-  }
+  return text;
 }
 
 }  // namespace
 
 Invocation parse_arguments(const std::vector<std::string>& args, const char* env_hub) {
-  CommandLine line = split_command_line(args);
   Invocation out;
-  if (line.help || line.operands.empty()) {
-    out.command = "help";
-    return out;
+  bool hub_given = false;
+  CLI::App root("gantryctl: operate a Gantry hub", "gantryctl");
+  root.set_help_flag("-h,--help");
+  root.require_subcommand(0, 1);
+  add_connection_flags(root, out, hub_given);
+  for (const CommandSpec* spec : command_table()) {
+    CLI::App* command = root.add_subcommand(std::string(spec->name));
+    command->fallthrough();  // the connection flags go after the command too
+    spec->add_to(*command, out);
   }
-  out.command = line.operands[0];
-  parse_command(out.command, line, out);
-  parse_connection_flags(line, env_hub, out);
-  if (!line.flags.empty()) {
-    throw UsageError(out.command + " does not take " + line.flags.begin()->second.spelling);
+  add_command_flags_to_root(root);
+  try {
+    root.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 takes them reversed
+  } catch (const CLI::CallForHelp&) {
+    Invocation help;
+    help.command = "help";
+    return help;
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(e, root);
+  }
+  const CLI::App* command = parsed_command(root);
+  out.command = command == nullptr ? "help" : command->get_name();
+  if (!hub_given && env_hub != nullptr && *env_hub != '\0') {
+    out.hub = checked_endpoint(env_hub, "GANTRY_HUB");
   }
   return out;
 }
 
 std::string usage_synopsis() {
-  return R"(Usage:
-  gantryctl [--hub ENDPOINT] [--timeout DURATION] COMMAND ...
-
-Commands:
-  submit -f FILE                  submit a Volcano Job (FILE "-" reads stdin); prints its name
-  get jobs|clusters|queues        list, as a table or with -o json as a JSON array
-  describe job|queue|cluster NAME show one object in detail, with a job's events
-  cancel job NAME                 stop a job on every cluster it runs on
-  wait job NAME --for phase=PHASE [--timeout 30s]
-                                  wait until the job reaches PHASE (Pending, Running,
-                                  Restarting, Completed, Failed, Aborted)
-  apply -f FILE                   create or update queues
-  delete queue NAME               delete a queue
-  version                         print gantryctl's version
-  help                            print flags, durations and exit statuses
-)";
+  return "Usage:\n"
+         "  gantryctl [--hub ENDPOINT] [--timeout DURATION] COMMAND ...\n"
+         "\n"
+         "Commands:\n" +
+         command_lines();
 }
 
 std::string usage_text() {

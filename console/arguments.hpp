@@ -17,14 +17,16 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What the command line asks for. The fields after `command` are filled by
+// the command's own operands and flags (CommandSpec::add_to).
 struct Invocation {
   std::string hub = kDefaultHub;                    // --hub, else $GANTRY_HUB, else kDefaultHub
   std::chrono::milliseconds request_timeout{5000};  // per request to the hub
-  std::string command;  // submit | get | describe | cancel | wait | apply | delete | version | help
-  std::string kind;     // get: jobs|clusters|queues; describe: job|queue|cluster; ...
-  std::string name;     // describe / cancel / wait / delete
-  std::string file;     // -f FILE ("-" = stdin)
-  bool json = false;    // -o json
+  std::string command;     // a name in command_table(); "help" when none is given
+  std::string kind;        // get: jobs|clusters|queues; describe: job|queue|cluster; ...
+  std::string name;        // describe / cancel / wait / delete
+  std::string file;        // -f FILE ("-" = stdin)
+  bool json = false;       // -o json
   std::string wait_phase;  // wait --for phase=PHASE, canonical case ("Running")
   std::chrono::milliseconds wait_timeout{30000};
 };

@@ -1,7 +1,6 @@
 #include "console/cluster_views.hpp"
 
 #include "console/json_fields.hpp"
-#include "console/json_writer.hpp"
 #include "console/table.hpp"
 #include "console/units.hpp"
 #include "hub/quantity.hpp"
@@ -29,25 +28,15 @@ std::string render_clusters_table(const std::vector<protocol::ClusterInfo>& clus
 }
 
 std::string render_clusters_json(const std::vector<protocol::ClusterInfo>& clusters) {
-  JsonWriter json;
-  json.begin_array();
-  for (const auto& cluster : clusters) {
-    json.begin_object();
-    json.key("name").string(cluster.name);
-    json.key("ready").boolean(cluster.ready);
-    json.key("nodes").number(std::int64_t{cluster.nodes});
-    json.key("capacity");
-    write_resources(json, cluster.capacity);
-    json.key("allocated");
-    write_resources(json, cluster.allocated);
-    json.key("labels");
-    write_labels(json, cluster.labels);
-    json.key("lastSeen");
-    write_timestamp(json, cluster.last_seen_ms);
-    json.end_object();
-  }
-  json.end_array();
-  return json.str() + "\n";
+  return json_array_text(clusters, [](const protocol::ClusterInfo& cluster) -> Json {
+    return {{"name", cluster.name},
+            {"ready", cluster.ready},
+            {"nodes", cluster.nodes},
+            {"capacity", resources_json(cluster.capacity)},
+            {"allocated", resources_json(cluster.allocated)},
+            {"labels", cluster.labels},
+            {"lastSeen", timestamp_json(cluster.last_seen_ms)}};
+  });
 }
 
 }  // namespace gantry::console

@@ -1,6 +1,8 @@
 // cancel, apply and delete: requests answered by an AdminResult.
 #include <ostream>
 
+#include "console/command_line.hpp"
+#include "console/command_table.hpp"
 #include "console/commands.hpp"
 
 namespace gantry::console {
@@ -17,7 +19,19 @@ int report(CommandContext& context, const protocol::AdminResult& result,
   return kExitOk;
 }
 
-}  // namespace
+void add_cancel(CLI::App& command, Invocation& invocation) {
+  add_kind_operand(command, invocation.kind, {"job"});
+  add_name_operand(command, invocation.name);
+}
+
+void add_apply(CLI::App& command, Invocation& invocation) {
+  add_file_flag(command, invocation.file);
+}
+
+void add_delete(CLI::App& command, Invocation& invocation) {
+  add_kind_operand(command, invocation.kind, {"queue"});
+  add_name_operand(command, invocation.name);
+}
 
 int run_cancel(CommandContext& context) {
   const Invocation& invocation = context.invocation;
@@ -38,5 +52,14 @@ int run_delete(CommandContext& context) {
       protocol::DeleteRequest{invocation.kind, invocation.name});
   return report(context, result, invocation.kind + " " + invocation.name + " deleted");
 }
+
+}  // namespace
+
+extern const CommandSpec kCancelCommand{
+    "cancel", "cancel job NAME", "stop a job on every cluster it runs on", add_cancel, run_cancel};
+extern const CommandSpec kApplyCommand{"apply", "apply -f FILE", "create or update queues",
+                                       add_apply, run_apply};
+extern const CommandSpec kDeleteCommand{"delete", "delete queue NAME", "delete a queue", add_delete,
+                                        run_delete};
 
 }  // namespace gantry::console

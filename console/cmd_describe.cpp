@@ -1,9 +1,18 @@
 #include <ostream>
 
+#include "console/command_line.hpp"
+#include "console/command_table.hpp"
 #include "console/commands.hpp"
 #include "console/describe_views.hpp"
 
 namespace gantry::console {
+
+namespace {
+
+void add_describe(CLI::App& command, Invocation& invocation) {
+  add_kind_operand(command, invocation.kind, {"job", "queue", "cluster"});
+  add_name_operand(command, invocation.name);
+}
 
 int run_describe(CommandContext& context) {
   const Invocation& invocation = context.invocation;
@@ -22,5 +31,11 @@ int run_describe(CommandContext& context) {
   }
   return kExitOk;
 }
+
+}  // namespace
+
+extern const CommandSpec kDescribeCommand{"describe", "describe job|queue|cluster NAME",
+                                          "show one object in detail, with a job's events",
+                                          add_describe, run_describe};
 
 }  // namespace gantry::console

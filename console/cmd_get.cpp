@@ -1,6 +1,8 @@
 #include <ostream>
 
 #include "console/cluster_views.hpp"
+#include "console/command_line.hpp"
+#include "console/command_table.hpp"
 #include "console/commands.hpp"
 #include "console/job_views.hpp"
 #include "console/queue_views.hpp"
@@ -29,7 +31,15 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
           json ? render_queues_json(reply.queues) : render_queues_table(reply.queues)};
 }
 
-}  // namespace
+void add_get(CLI::App& command, Invocation& invocation) {
+  add_kind_operand(command, invocation.kind, {"jobs", "clusters", "queues"});
+  add_value_flag(command, "-o,--output", "json|table", [&invocation](const std::string& value) {
+    if (value != "json" && value != "table") {
+      throw UsageError("-o: unknown output format \"" + value + "\" (expected json or table)");
+    }
+    invocation.json = value == "json";
+  });
+}
 
 int run_get(CommandContext& context) {
   const Invocation& invocation = context.invocation;
@@ -48,5 +58,11 @@ int run_get(CommandContext& context) {
   context.out << listing.text;
   return kExitOk;
 }
+
+}  // namespace
+
+extern const CommandSpec kGetCommand{"get", "get jobs|clusters|queues",
+                                     "list, as a table or with -o json as a JSON array", add_get,
+                                     run_get};
 
 }  // namespace gantry::console

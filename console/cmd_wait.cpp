@@ -1,6 +1,11 @@
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <ostream>
 #include <thread>
 
+#include "console/command_line.hpp"
+#include "console/command_table.hpp"
 #include "console/commands.hpp"
 #include "console/duration.hpp"
 
@@ -17,6 +22,40 @@ bool is_terminal(std::string_view phase) {
          phase == protocol::phase::kAborted;
 }
 
+// "phase=running" -> "Running".
+std::string canonical_phase(const std::string& value) {
+  static constexpr std::array kPhases{protocol::phase::kPending,    protocol::phase::kRunning,
+                                      protocol::phase::kRestarting, protocol::phase::kCompleted,
+                                      protocol::phase::kFailed,     protocol::phase::kAborted};
+  constexpr std::string_view kPrefix = "phase=";
+  if (!value.starts_with(kPrefix)) {
+    throw UsageError("--for: expected phase=PHASE (got \"" + value + "\")");
+  }
+  const std::string wanted = value.substr(kPrefix.size());
+  const auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  for (const char* phase : kPhases) {
+    if (lower(phase) == lower(wanted)) return phase;
+  }
+  throw UsageError("--for: unknown phase \"" + wanted +
+                   "\" (expected Pending, Running, Restarting, Completed, Failed or Aborted)");
+}
+
+void add_wait(CLI::App& command, Invocation& invocation) {
+  add_kind_operand(command, invocation.kind, {"job"});
+  add_name_operand(command, invocation.name);
+  add_value_flag(
+      command, "--for", "phase=PHASE",
+      [&invocation](const std::string& value) { invocation.wait_phase = canonical_phase(value); },
+      /*required=*/true);
+  // For wait, --timeout bounds the whole wait (as in kubectl wait).
+  add_value_flag(command, "--timeout", "DURATION", [&invocation](const std::string& value) {
+    invocation.wait_timeout = checked_duration("--timeout", value, true);
+  });
+}
+
 }  // namespace
 
 WaitVerdict judge_phase(std::string_view seen, std::string_view wanted) {
@@ -24,6 +63,8 @@ WaitVerdict judge_phase(std::string_view seen, std::string_view wanted) {
   if (is_terminal(seen)) return WaitVerdict::kEndedElsewhere;
   return WaitVerdict::kKeepWaiting;
 }
+
+namespace {
 
 int run_wait(CommandContext& context) {
   const Invocation& invocation = context.invocation;
@@ -60,5 +101,12 @@ int run_wait(CommandContext& context) {
         std::min<std::chrono::steady_clock::duration>(kPollInterval, deadline - now));
   }
 }
+
+}  // namespace
+
+extern const CommandSpec kWaitCommand{
+    "wait", "wait job NAME --for phase=PHASE [--timeout 30s]",
+    "wait until the job reaches PHASE (Pending, Running,\nRestarting, Completed, Failed, Aborted)",
+    add_wait, run_wait};
 
 }  // namespace gantry::console

@@ -1,4 +1,5 @@
-// One function per gantryctl command; each returns the exit status.
+// What the gantryctl commands share beyond their CommandSpec: reading -f FILE
+// and judging a phase for wait (exposed for tests).
 #pragma once
 
 #include <string>
@@ -7,16 +8,6 @@
 #include "console/command_context.hpp"
 
 namespace gantry::console {
-
-int run_submit(CommandContext& context);
-int run_get(CommandContext& context);
-int run_describe(CommandContext& context);
-int run_cancel(CommandContext& context);
-int run_wait(CommandContext& context);
-int run_apply(CommandContext& context);
-int run_delete(CommandContext& context);
-int run_version(CommandContext& context);
-int run_help(CommandContext& context);
 
 // The text of -f FILE, or of stdin for "-". Throws UsageError naming the file.
 std::string read_input_file(CommandContext& context);

@@ -2,7 +2,6 @@
 
 #include "console/duration.hpp"
 #include "console/json_fields.hpp"
-#include "console/json_writer.hpp"
 #include "console/table.hpp"
 
 namespace gantry::console {
@@ -26,53 +25,41 @@ std::string render_jobs_table(const std::vector<protocol::JobInfo>& jobs, std::i
 
 namespace {
 
-void write_task_statuses(JsonWriter& json, const std::vector<protocol::TaskStatus>& tasks) {
-  json.begin_array();
+Json task_statuses_json(const std::vector<protocol::TaskStatus>& tasks) {
+  Json json = Json::array();
   for (const auto& task : tasks) {
-    json.begin_object();
-    json.key("name").string(task.name);
-    json.key("pending").number(std::int64_t{task.pending});
-    json.key("running").number(std::int64_t{task.running});
-    json.key("succeeded").number(std::int64_t{task.succeeded});
-    json.key("failed").number(std::int64_t{task.failed});
-    json.end_object();
+    json.push_back({{"name", task.name},
+                    {"pending", task.pending},
+                    {"running", task.running},
+                    {"succeeded", task.succeeded},
+                    {"failed", task.failed}});
   }
-  json.end_array();
+  return json;
 }
 
-void write_job(JsonWriter& json, const protocol::JobInfo& job) {
-  json.begin_object();
-  json.key("name").string(job.name);
-  json.key("queue").string(job.queue);
-  json.key("phase").string(job.phase);
-  json.key("clusters");
-  write_strings(json, job.clusters);
-  json.key("reason").string(job.reason);
-  json.key("priority").number(std::int64_t{job.priority});
-  json.key("replicas").number(std::int64_t{job.replicas});
-  json.key("minAvailable").number(std::int64_t{job.min_available});
-  json.key("requeues").number(std::int64_t{job.requeues});
-  json.key("requests");
-  write_resources(json, job.requests);
-  json.key("submitted");
-  write_timestamp(json, job.submitted_ms);
-  json.key("started");
-  write_timestamp(json, job.started_ms);
-  json.key("finished");
-  write_timestamp(json, job.finished_ms);
-  json.key("tasks");
-  write_task_statuses(json, job.tasks);
-  json.end_object();
+Json job_json(const protocol::JobInfo& job) {
+  Json json;
+  json["name"] = job.name;
+  json["queue"] = job.queue;
+  json["phase"] = job.phase;
+  json["clusters"] = job.clusters;
+  json["reason"] = job.reason;
+  json["priority"] = job.priority;
+  json["replicas"] = job.replicas;
+  json["minAvailable"] = job.min_available;
+  json["requeues"] = job.requeues;
+  json["requests"] = resources_json(job.requests);
+  json["submitted"] = timestamp_json(job.submitted_ms);
+  json["started"] = timestamp_json(job.started_ms);
+  json["finished"] = timestamp_json(job.finished_ms);
+  json["tasks"] = task_statuses_json(job.tasks);
+  return json;
 }
 
 }  // namespace
 
 std::string render_jobs_json(const std::vector<protocol::JobInfo>& jobs) {
-  JsonWriter json;
-  json.begin_array();
-  for (const auto& job : jobs) write_job(json, job);
-  json.end_array();
-  return json.str() + "\n";
+  return json_array_text(jobs, job_json);
 }
 
 }  // namespace gantry::console

@@ -3,34 +3,33 @@
 #include <cstdio>
 #include <ctime>
 
-#include "console/units.hpp"
-
 namespace gantry::console {
 
-void write_resources(JsonWriter& json, const protocol::ResourceList& resources) {
-  json.begin_object();
-  for (const auto& [name, milli] : resources) json.key(name).decimal(milli_to_decimal(milli));
-  json.end_object();
+namespace {
+
+// Whole amounts (memory in bytes, GPU counts) stay exact integers; a fraction
+// (cpu 1.5) is the double nearest to milli_to_decimal's exact decimal, which
+// prints as that decimal up to 15 significant digits.
+Json natural_units(std::int64_t milli) {
+  if (milli % 1000 == 0) return milli / 1000;
+  return static_cast<double>(milli) / 1000.0;
 }
 
-void write_labels(JsonWriter& json, const protocol::Labels& labels) {
-  json.begin_object();
-  for (const auto& [key, value] : labels) json.key(key).string(value);
-  json.end_object();
+}  // namespace
+
+Json resources_json(const protocol::ResourceList& resources) {
+  Json json = Json::object();
+  for (const auto& [name, milli] : resources) json[name] = natural_units(milli);
+  return json;
 }
 
-void write_strings(JsonWriter& json, const std::vector<std::string>& strings) {
-  json.begin_array();
-  for (const auto& text : strings) json.string(text);
-  json.end_array();
+Json timestamp_json(std::int64_t unix_ms) {
+  if (unix_ms == 0) return nullptr;
+  return format_timestamp(unix_ms);
 }
 
-void write_timestamp(JsonWriter& json, std::int64_t unix_ms) {
-  if (unix_ms == 0) {
-    json.null();
-  } else {
-    json.string(format_timestamp(unix_ms));
-  }
+std::string json_text(const Json& json) {
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::string format_timestamp(std::int64_t unix_ms) {

@@ -1,24 +1,37 @@
 // JSON shapes shared by every -o json view: resource maps in natural units,
-// string maps, string arrays and timestamps.
+// timestamps, and the document text gantryctl prints.
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "console/json_writer.hpp"
 #include "protocol/messages.hpp"
 
 namespace gantry::console {
 
-// {"cpu": 1.5, "memory": 17179869184, "nvidia.com/gpu": 8}: milli-units / 1000.
-void write_resources(JsonWriter& json, const protocol::ResourceList& resources);
-void write_labels(JsonWriter& json, const protocol::Labels& labels);
-void write_strings(JsonWriter& json, const std::vector<std::string>& strings);
-// RFC 3339 in UTC ("2024-05-01T08:00:00.123Z"), or null for 0 (not yet).
-void write_timestamp(JsonWriter& json, std::int64_t unix_ms);
+// Keys stay in the order they are written, which is the order documented.
+using Json = nlohmann::ordered_json;
 
-// The RFC 3339 text write_timestamp writes; "" for 0.
+// {"cpu": 1.5, "memory": 17179869184, "nvidia.com/gpu": 8}: milli-units / 1000.
+Json resources_json(const protocol::ResourceList& resources);
+// RFC 3339 in UTC ("2024-05-01T08:00:00.123Z"), or null for 0 (not yet).
+Json timestamp_json(std::int64_t unix_ms);
+
+// `json` indented by two spaces, ending in a newline. Bytes that are not
+// valid UTF-8 become U+FFFD, so the output stays valid JSON whatever a peer sent.
+std::string json_text(const Json& json);
+
+// A JSON array of `item_json(item)` for each of `items`, as json_text prints it.
+template <class Item, class ItemJson>
+std::string json_array_text(const std::vector<Item>& items, ItemJson item_json) {
+  Json json = Json::array();
+  for (const Item& item : items) json.push_back(item_json(item));
+  return json_text(json);
+}
+
+// The RFC 3339 text timestamp_json writes; "" for 0.
 std::string format_timestamp(std::int64_t unix_ms);
 
 }  // namespace gantry::console

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "console/json_fields.hpp"
-#include "console/json_writer.hpp"
 #include "console/table.hpp"
 #include "console/units.hpp"
 
@@ -16,10 +15,12 @@ std::string format_share(double share) {
 }
 
 std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues) {
-  Table table({"NAME", "STATE", "WEIGHT", "PENDING", "ALLOCATED", "DESERVED", "CAPABILITY", "SHARE"});
+  Table table(
+      {"NAME", "STATE", "WEIGHT", "PENDING", "ALLOCATED", "DESERVED", "CAPABILITY", "SHARE"});
   for (const auto& queue : queues) {
     // No capability means nothing caps the queue but the pool.
-    const std::string capability = queue.capability.empty() ? "-" : format_resources(queue.capability);
+    const std::string capability =
+        queue.capability.empty() ? "-" : format_resources(queue.capability);
     table.add_row({queue.name, queue.state, std::to_string(queue.weight),
                    format_resources(queue.pending), format_resources(queue.allocated),
                    format_resources(queue.deserved), capability, format_share(queue.share)});
@@ -27,29 +28,26 @@ std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues) 
   return table.render();
 }
 
-std::string render_queues_json(const std::vector<protocol::QueueInfo>& queues) {
-  JsonWriter json;
-  json.begin_array();
-  for (const auto& queue : queues) {
-    json.begin_object();
-    json.key("name").string(queue.name);
-    json.key("parent").string(queue.parent);
-    json.key("weight").number(std::int64_t{queue.weight});
-    json.key("priority").number(std::int64_t{queue.priority});
-    json.key("state").string(queue.state);
-    json.key("reclaimable").boolean(queue.reclaimable);
-    for (const auto& [key, resources] :
-         {std::pair{"allocated", &queue.allocated}, std::pair{"deserved", &queue.deserved},
-          std::pair{"capability", &queue.capability}, std::pair{"guarantee", &queue.guarantee},
-          std::pair{"pending", &queue.pending}}) {
-      json.key(key);
-      write_resources(json, *resources);
-    }
-    json.key("share").number(queue.share);
-    json.end_object();
+namespace {
+
+Json queue_json(const protocol::QueueInfo& queue) {
+  Json json = {{"name", queue.name},     {"parent", queue.parent},
+               {"weight", queue.weight}, {"priority", queue.priority},
+               {"state", queue.state},   {"reclaimable", queue.reclaimable}};
+  for (const auto& [key, resources] :
+       {std::pair{"allocated", &queue.allocated}, std::pair{"deserved", &queue.deserved},
+        std::pair{"capability", &queue.capability}, std::pair{"guarantee", &queue.guarantee},
+        std::pair{"pending", &queue.pending}}) {
+    json[key] = resources_json(*resources);
   }
-  json.end_array();
-  return json.str() + "\n";
+  json["share"] = queue.share;
+  return json;
+}
+
+}  // namespace
+
+std::string render_queues_json(const std::vector<protocol::QueueInfo>& queues) {
+  return json_array_text(queues, queue_json);
 }
 
 }  // namespace gantry::console

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "console/command_table.hpp"
+
 namespace gantry::console {
 namespace {
 
@@ -54,6 +56,7 @@ TEST(Arguments, ParsesEveryCommand) {
   EXPECT_EQ(del.name, "research");
   EXPECT_EQ(parse({"version"}).command, "version");
   EXPECT_EQ(parse({}).command, "help");
+  EXPECT_EQ(parse({"help", "get"}).command, "help");
   EXPECT_EQ(parse({"get", "jobs", "--help"}).command, "help");
 }
 
@@ -76,9 +79,10 @@ TEST(Arguments, ErrorsNameTheBadArgument) {
   EXPECT_NE(usage_error({"get", "jobs", "--verbose"}).find("\"--verbose\""), std::string::npos);
   EXPECT_NE(usage_error({"get", "jobs", "-o", "yaml"}).find("\"yaml\""), std::string::npos);
   EXPECT_NE(usage_error({"get", "jobs", "extra"}).find("\"extra\""), std::string::npos);
-  EXPECT_NE(usage_error({"get"}).find("missing"), std::string::npos);
+  EXPECT_NE(usage_error({"get"}).find("KIND is required"), std::string::npos);
   EXPECT_NE(usage_error({"submit"}).find("-f"), std::string::npos);
-  EXPECT_NE(usage_error({"submit", "-f"}).find("-f needs a value"), std::string::npos);
+  EXPECT_NE(usage_error({"submit", "-f"}).find("--filename: 1 required FILE missing"),
+            std::string::npos);
   EXPECT_NE(usage_error({"get", "jobs", "-f", "x"}).find("get does not take -f"),
             std::string::npos);
   EXPECT_NE(usage_error({"--timeout", "5x", "get", "jobs"}).find("--timeout"), std::string::npos);
@@ -94,6 +98,30 @@ TEST(Arguments, ErrorsNameTheBadArgument) {
   EXPECT_NE(usage_error({"cancel", "queue", "q"}).find("\"queue\""), std::string::npos);
   EXPECT_NE(usage_error({"get", "jobs", "-o", "json", "-o", "json"}).find("twice"),
             std::string::npos);
+}
+
+TEST(Arguments, CommandFlagsMayComeBeforeTheCommand) {
+  EXPECT_TRUE(parse({"-o", "json", "get", "jobs"}).json);
+  EXPECT_EQ(parse({"--filename=job.yaml", "submit"}).file, "job.yaml");
+  const Invocation wait = parse({"--timeout", "2m", "--for=phase=Running", "wait", "job", "j1"});
+  EXPECT_EQ(wait.wait_phase, "Running");
+  EXPECT_EQ(wait.wait_timeout, milliseconds(120000));
+  EXPECT_EQ(wait.request_timeout, milliseconds(5000));
+  EXPECT_NE(usage_error({"-o", "json", "get", "jobs", "-o", "table"}).find("twice"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"-f", "x", "get", "jobs"}).find("get does not take -f"),
+            std::string::npos);
+}
+
+TEST(Arguments, HelpListsEveryCommandOfTheTable) {
+  const std::string help = usage_text();
+  for (const CommandSpec* command : command_table()) {
+    EXPECT_NE(help.find("\n  " + std::string(command->synopsis)), std::string::npos)
+        << command->name;
+    EXPECT_EQ(find_command(command->name), command);
+    EXPECT_EQ(parse({std::string(command->name), "--help"}).command, "help");
+  }
+  EXPECT_EQ(find_command("frobnicate"), nullptr);
 }
 
 TEST(Arguments, EnvironmentHubIsValidatedToo) {
