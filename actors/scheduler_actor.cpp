@@ -1,6 +1,8 @@
 // The scheduler actor: the one owner of hub::SchedulerCore. Every other actor
 // forwards what it learns here; after each change one scheduling pass is
 // queued (coalesced), and its decisions go to the dispatcher as one batch.
+// What agents' answers (and a restart's leftovers) mean is hub::Reconciler's:
+// this actor feeds it and sends what it decides.
 #include <spdlog/spdlog.h>
 
 #include <map>
@@ -19,8 +21,6 @@
 namespace gantry::actors {
 
 namespace {
-
-using hub::JobPhase;
 
 class Scheduler {
  public:

@@ -92,6 +92,22 @@ class ReconcilerTest : public ::testing::Test {
     hello({});
     usage();
   }
+  // A ready west running `name` for this hub.
+  DispatchId running(const std::string& name) {
+    west_ready();
+    const DispatchId id = dispatched(name);
+    status(id, name, "Running");
+    return id;
+  }
+  // `out` ended `name` with `phase` and `message`, and asks the store to record it.
+  void expect_ended(const Outbox& out, const std::string& name, JobPhase phase,
+                    const std::string& message) {
+    EXPECT_EQ(job(name).phase, phase);
+    EXPECT_EQ(job(name).message, message);
+    ASSERT_EQ(out.ends.size(), 1u);
+    EXPECT_EQ(out.ends[0].job, *core.find_job(name));
+    EXPECT_EQ(out.ends[0].phase, phase);
+  }
   const Job& job(const std::string& name) { return core.job(*core.find_job(name)); }
 
   SchedulerCore core;
@@ -263,45 +279,29 @@ TEST_F(ReconcilerTest, UsageReportOfAnUnknownClusterIsIgnored) {
   EXPECT_FALSE(core.find_cluster("west"));
 }
 
-TEST_F(ReconcilerTest, RunningStatusCountsAsTheAdmitThatWasLost) {
+TEST_F(ReconcilerTest, RunningOrEndStatusOfADispatchedJobCountsAsTheAdmitThatWasLost) {
   west_ready();
-  const DispatchId id = dispatched("job");
-  const Outbox out = status(id, "job", "Running");
-  EXPECT_EQ(job("job").phase, JobPhase::kRunning);
-  EXPECT_TRUE(has_event(out, *core.find_job("job"), "admitted by west"));
-}
-
-TEST_F(ReconcilerTest, EndStatusOfADispatchedJobCountsItsAdmitToo) {
-  west_ready();
-  const DispatchId id = dispatched("job");
-  const Outbox out = status(id, "job", "Completed");
-  EXPECT_EQ(job("job").phase, JobPhase::kCompleted);
-  EXPECT_TRUE(has_event(out, *core.find_job("job"), "admitted by west"));
-  EXPECT_TRUE(has_event(out, *core.find_job("job"), "Completed on west"));
+  const DispatchId runs = dispatched("runs");
+  const DispatchId ends = dispatched("ends");
+  const Outbox running = status(runs, "runs", "Running");
+  EXPECT_EQ(job("runs").phase, JobPhase::kRunning);
+  EXPECT_TRUE(has_event(running, *core.find_job("runs"), "admitted by west"));
+  const Outbox ended = status(ends, "ends", "Completed");
+  EXPECT_EQ(job("ends").phase, JobPhase::kCompleted);
+  EXPECT_TRUE(has_event(ended, *core.find_job("ends"), "admitted by west"));
+  EXPECT_TRUE(has_event(ended, *core.find_job("ends"), "Completed on west"));
 }
 
 TEST_F(ReconcilerTest, FailedStatusFailsTheJobWithTheAgentsMessage) {
-  west_ready();
-  const DispatchId id = dispatched("job");
-  status(id, "job", "Running");
-  const Outbox out = status(id, "job", "Failed", "exit 1");
-  EXPECT_EQ(job("job").phase, JobPhase::kFailed);
-  EXPECT_EQ(job("job").message, "exit 1");
+  const Outbox out = status(running("job"), "job", "Failed", "exit 1");
+  expect_ended(out, "job", JobPhase::kFailed, "exit 1");
   EXPECT_TRUE(has_event(out, *core.find_job("job"), "Failed on west: exit 1"));
-  ASSERT_EQ(out.ends.size(), 1u);
-  EXPECT_EQ(out.ends[0].phase, JobPhase::kFailed);
   EXPECT_TRUE(out.pass_wanted);
 }
 
 TEST_F(ReconcilerTest, RunAbortedByTheAgentIsAFailure) {
-  west_ready();
-  const DispatchId id = dispatched("job");
-  status(id, "job", "Running");
-  const Outbox out = status(id, "job", "Aborted", "node lost");
-  EXPECT_EQ(job("job").phase, JobPhase::kFailed);
-  EXPECT_EQ(job("job").message, "aborted by the agent: node lost");
-  ASSERT_EQ(out.ends.size(), 1u);
-  EXPECT_EQ(out.ends[0].phase, JobPhase::kFailed);
+  const Outbox out = status(running("job"), "job", "Aborted", "node lost");
+  expect_ended(out, "job", JobPhase::kFailed, "aborted by the agent: node lost");
 }
 
 TEST_F(ReconcilerTest, AdmitOfADispatchTheHubDoesNotHaveThereIsCancelled) {
@@ -362,9 +362,7 @@ TEST_F(ReconcilerTest, LostClusterRequeuesWhatItRan) {
 // ---- users
 
 TEST_F(ReconcilerTest, CancelOfARunningJobStopsItsRunAndRecordsTheEnd) {
-  west_ready();
-  const DispatchId id = dispatched("job");
-  status(id, "job", "Running");
+  const DispatchId id = running("job");
   Outbox out;
   EXPECT_EQ(reconciler.cancel("job", now, out), std::nullopt);
   EXPECT_EQ(job("job").phase, JobPhase::kAborted);
