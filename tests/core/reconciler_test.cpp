@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "tests/core/core_fixtures.hpp"
+#include "tests/core/core_harness.hpp"
 
 namespace gantry::hub {
 namespace {
@@ -20,9 +20,9 @@ bool has_event(const Outbox& out, JobId job, const std::string& text) {
   });
 }
 
-class ReconcilerTest : public ::testing::Test {
+class ReconcilerTest : public testing::CoreHarness {
  protected:
-  ReconcilerTest() : core(options()), reconciler(core) {}
+  ReconcilerTest() : CoreHarness(options()), reconciler(core) { now = 5'000; }
   static SchedulerOptions options() {
     SchedulerOptions options;
     options.first_dispatch_id = kThisHubsFirstId + 1;
@@ -34,7 +34,7 @@ class ReconcilerTest : public ::testing::Test {
     request.name = name;
     request.gang = make_uniform_gang(1, testing::gpus(8));
     request.gang.tasks[0].name = "worker";
-    return core.submit(std::move(request), now);
+    return CoreHarness::submit(std::move(request));
   }
   // The store brings `name` back after a restart.
   Outbox restore(const std::string& name) {
@@ -108,11 +108,7 @@ class ReconcilerTest : public ::testing::Test {
     EXPECT_EQ(out.ends[0].job, *core.find_job(name));
     EXPECT_EQ(out.ends[0].phase, phase);
   }
-  const Job& job(const std::string& name) { return core.job(*core.find_job(name)); }
-
-  SchedulerCore core;
   Reconciler reconciler;
-  TimeMs now = 5'000;
 };
 
 // ---- after a hub restart
