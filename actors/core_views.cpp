@@ -113,21 +113,4 @@ protocol::Dispatch wire_dispatch(const hub::SchedulerCore& core, const hub::Deci
   return dispatch;
 }
 
-std::vector<hub::NodeSpec> node_specs(const protocol::UsageReport& report) {
-  std::vector<hub::NodeSpec> nodes;
-  nodes.reserve(report.nodes.size());
-  for (const protocol::NodeUsage& node : report.nodes) {
-    nodes.push_back(hub::NodeSpec{node.name, node.labels,
-                                  hub::ResourceVector::from_list(node.allocatable),
-                                  hub::ResourceVector::from_list(node.allocated)});
-  }
-  return nodes;
-}
-
-std::optional<hub::JobPhase> terminal_phase(std::string_view wire_phase) {
-  if (wire_phase == protocol::phase::kCompleted) return hub::JobPhase::kCompleted;
-  if (wire_phase == protocol::phase::kFailed) return hub::JobPhase::kFailed;
-  return std::nullopt;
-}
-
 }  // namespace gantry::actors

@@ -1,9 +1,8 @@
 // Translation between the scheduling core's types and the wire structs: what
-// gantryctl is shown, what an agent is sent, what an agent's report means to
-// the core. Pure functions of core state.
+// gantryctl is shown and what an agent is sent (what an agent's report means
+// to the core is hub::Reconciler's). Pure functions of core state.
 #pragma once
 
-#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -28,10 +27,5 @@ std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex ind
 // The Dispatch an agent receives for `decision`: the job's spec and the
 // replicas of each task placed on that cluster.
 protocol::Dispatch wire_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision);
-
-std::vector<hub::NodeSpec> node_specs(const protocol::UsageReport& report);
-
-// Completed / Failed from an agent's StatusUpdate phase; nullopt for others.
-std::optional<hub::JobPhase> terminal_phase(std::string_view wire_phase);
 
 }  // namespace gantry::actors

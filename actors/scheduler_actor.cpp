@@ -1,10 +1,11 @@
 // The scheduler actor: the one owner of hub::SchedulerCore. Every other actor
 // forwards what it learns here; after each change one scheduling pass is
 // queued (coalesced), and its decisions go to the dispatcher as one batch.
+// What agents' answers (and a restart's leftovers) mean is hub::Reconciler's:
+// this actor feeds it and sends what it decides.
 #include <spdlog/spdlog.h>
 
 #include <map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -13,14 +14,13 @@
 #include "actors/core_views.hpp"
 #include "actors/job_events.hpp"
 #include "config/volcano_queue.hpp"
+#include "hub/reconciler.hpp"
 #include "hub/scheduler.hpp"
 #include "protocol/envelope.hpp"
 
 namespace gantry::actors {
 
 namespace {
-
-using hub::JobPhase;
 
 class Scheduler {
  public:
@@ -31,10 +31,11 @@ class Scheduler {
         clock_(std::move(clock)),
         dispatcher_(std::move(dispatcher)),
         store_(std::move(store)),
-        core_(core_options(settings)) {
+        core_(core_options(settings)),
+        reconciler_(core_) {
     core_.ensure_queue(kDefaultQueue);  // listed even before its first job
     if (settings.recovery_grace.count() > 0) {
-      recovering_ = true;
+      reconciler_.begin_recovery();
       self_->delayed_send(self_, settings.recovery_grace, recovered_atom_v);
     }
   }
@@ -47,20 +48,24 @@ class Scheduler {
                std::int64_t submitted_ms) {
           accept(nullptr, std::move(request), row, submitted_ms);
         },
-        [this](const protocol::Hello& hello) { on_hello(hello); },
-        [this](const protocol::UsageReport& report) { on_usage(report); },
-        [this](lost_atom, const std::string& cluster) { on_lost(cluster); },
+        [this](const protocol::Hello& hello) { reconcile(&hub::Reconciler::on_hello, hello); },
+        [this](const protocol::UsageReport& report) {
+          reconcile(&hub::Reconciler::on_usage, report);
+        },
+        [this](lost_atom, const std::string& cluster) {
+          reconcile(&hub::Reconciler::on_cluster_lost, cluster);
+        },
         [this](seen_atom, std::map<std::string, hub::TimeMs>& seen) {
           last_seen_ = std::move(seen);
         },
         [this](const std::string& cluster, const protocol::Admit& admit) {
-          on_admit(cluster, admit);
+          reconcile(&hub::Reconciler::on_admit, cluster, admit);
         },
         [this](const std::string& cluster, const protocol::Reject& reject) {
-          on_reject(cluster, reject);
+          reconcile(&hub::Reconciler::on_reject, cluster, reject);
         },
         [this](const std::string& cluster, protocol::StatusUpdate& update) {
-          on_status(cluster, update);
+          reconcile(&hub::Reconciler::on_status, cluster, std::move(update));
         },
         [this](const ReplyTo& to, const protocol::ListRequest& request) { on_list(to, request); },
         [this](const ReplyTo& to, const protocol::DescribeRequest& request) {
@@ -77,7 +82,7 @@ class Scheduler {
           reply(to, delete_queue(request));
         },
         [this](schedule_atom) { run_pass(); },
-        [this](recovered_atom) { end_recovery(); },
+        [this](recovered_atom) { reconcile(&hub::Reconciler::end_recovery); },
     };
   }
 
@@ -128,7 +133,7 @@ class Scheduler {
   // mailbox. While recovering none runs: a restored job must not be placed
   // again before the agent that may still run it has said Hello.
   void request_pass() {
-    if (pass_queued_ || recovering_) return;
+    if (pass_queued_ || reconciler_.recovering()) return;
     pass_queued_ = true;
     self_->send(self_, schedule_atom_v);
   }
@@ -181,10 +186,7 @@ class Scheduler {
       spdlog::info("job {} submitted", name);
       reply(*to, protocol::SubmitJobReply{true, name, ""});
     } else {
-      events_.add(id, now(), "queued again after a hub restart");
-      if (const auto ended = parked_ends_.extract(name))
-        ended_while_away(ended.mapped().cluster, ended.mapped().update, ended.mapped().phase);
-      take_back(name);
+      reconcile(&hub::Reconciler::on_restored, id);
     }
     request_pass();
   }
@@ -201,251 +203,41 @@ class Scheduler {
     }
   }
 
-  void record_end(hub::JobId id, std::string_view phase) {
-    const std::int64_t row = id < store_rows_.size() ? store_rows_[id] : 0;
-    if (row != 0) self_->send(store_, finish_atom_v, row, std::string(phase), now());
+  // Feeds one input to the reconciler and carries out what it decided.
+  // `input` is a member of hub::Reconciler taking `args`, then now and the outbox.
+  template <class Input, class... Args>
+  void reconcile(Input input, Args&&... args) {
+    outbox_.clear();
+    (reconciler_.*input)(std::forward<Args>(args)..., now(), outbox_);
+    drain(outbox_);
   }
 
-  // ---- clusters
-
-  // Runs the hub knows stay; runs an earlier hub started wait for the
-  // cluster's usage report (which names the nodes) to be taken back; any
-  // other run is stopped.
-  void on_hello(const protocol::Hello& hello) {
-    std::optional<hub::ClusterIndex> index = core_.find_cluster(hello.cluster);
-    if (!index) index = core_.add_cluster(hello.cluster, hello.labels);
-    std::vector<CancelOrder> cancels;
-    for (const protocol::RunningDispatch& run : hello.running) {
-      const hub::Dispatch* dispatch = core_.find_dispatch(run.dispatch_id);
-      if (dispatch != nullptr && dispatch->cluster == *index) continue;
-      if (dispatch == nullptr && core_.from_earlier_hub(run.dispatch_id) &&
-          (recovering_ || is_pending(run.job))) {
-        parked_[run.job] = ParkedRun{hello.cluster, run};
-        continue;
-      }
-      spdlog::info("cluster {} still runs dispatch {} the hub does not: cancelling it",
-                   hello.cluster, run.dispatch_id);
-      cancels.push_back(CancelOrder{hello.cluster, run.dispatch_id, run.job});
+  void drain(hub::Outbox& out) {
+    for (hub::LogLine& line : out.log) log(line);
+    for (hub::JobEvent& event : out.events) events_.add(event.job, event.at, std::move(event.text));
+    for (const hub::JobEnd& end : out.ends) record_end(end);
+    if (!out.cancels.empty()) {
+      std::vector<CancelOrder> orders;
+      orders.reserve(out.cancels.size());
+      for (hub::AgentCancel& cancel : out.cancels)
+        orders.push_back(CancelOrder{std::move(cancel.cluster), cancel.dispatch, std::move(cancel.job)});
+      self_->send(dispatcher_, std::move(orders));
     }
-    // Ends the hub may have missed while it was away or the link was down.
-    for (protocol::StatusUpdate ended : hello.ended) on_status(hello.cluster, ended);
-    requeue_unlisted(*index, hello);
-    if (!cancels.empty()) self_->send(dispatcher_, std::move(cancels));
+    if (out.pass_wanted) request_pass();
   }
 
-  // ---- recovery after a hub restart
-
-  bool is_pending(const std::string& job_name) const {
-    const std::optional<hub::JobId> job = core_.find_job(job_name);
-    return job && core_.job(*job).phase == JobPhase::kPending;
-  }
-
-  // Takes back the parked runs of `cluster` (its nodes are known now).
-  void take_back_on(const std::string& cluster) {
-    std::vector<std::string> jobs;
-    for (const auto& [job, parked] : parked_)
-      if (parked.cluster == cluster) jobs.push_back(job);
-    for (const std::string& job : jobs) take_back(job);
-  }
-
-  // Adopts the parked run of `job` once both the job (restored from the
-  // store) and its cluster's nodes are known; cancels it when it cannot be.
-  void take_back(const std::string& job_name) {
-    const auto parked = parked_.find(job_name);
-    if (parked == parked_.end()) return;
-    const std::optional<hub::ClusterIndex> cluster = core_.find_cluster(parked->second.cluster);
-    const std::optional<hub::JobId> job = core_.find_job(job_name);
-    if (!cluster || !core_.cluster(*cluster).ready()) return;  // its report follows
-    if (!job && recovering_) return;                            // its restore follows
-    const protocol::RunningDispatch run = std::move(parked->second.run);
-    parked_.erase(parked);
-    const hub::TimeMs at = now();
-    if (job && core_.adopt(*job, *cluster, run.dispatch_id, run.replicas, at)) {
-      events_.add(*job, at, "still running on " + core_.cluster(*cluster).name() +
-                                " from before the hub restarted: taken back");
-      spdlog::info("job {}: still running on cluster {}, taken back", job_name,
-                   core_.cluster(*cluster).name());
-      return;
-    }
-    cancel_on_agent(core_.cluster(*cluster).name(), run.dispatch_id, job_name);
-  }
-
-  // The grace period is over: runs nobody claimed are stopped, restored jobs
-  // nobody runs are placed again.
-  void end_recovery() {
-    recovering_ = false;
-    std::vector<std::string> jobs;
-    for (const auto& [job, parked] : parked_) jobs.push_back(job);
-    for (const std::string& job : jobs) take_back(job);
-    for (const auto& [job, parked] : parked_) cancel_on_agent(parked.cluster, parked.run.dispatch_id, job);
-    parked_.clear();
-    parked_ends_.clear();  // of jobs the store did not have: nothing to end
-    request_pass();
-  }
-
-  // A run an earlier hub started ended while no hub listened: its job ends
-  // with it instead of running again.
-  bool ended_while_away(const std::string& cluster, const protocol::StatusUpdate& update,
-                        JobPhase phase) {
-    const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
-    const std::optional<hub::JobId> job = core_.find_job(update.job);
-    if (!index || !core_.from_earlier_hub(update.dispatch_id)) return false;
-    if (!job && recovering_) {  // its restore from the store is still on the way
-      parked_ends_[update.job] = ParkedEnd{cluster, update, phase};
-      return true;
-    }
-    if (!job || core_.job(*job).phase != JobPhase::kPending) return false;
-    parked_.erase(update.job);
-    const hub::TimeMs at = now();
-    core_.ended_while_away(*job, *index, phase, update.message, at);
-    const std::string_view name = hub::phase_name(phase);
-    events_.add(*job, at, std::string(name) + " on " + cluster + " while the hub was away");
-    spdlog::info("job {} {} on cluster {} while the hub was away", update.job, name, cluster);
-    record_end(*job, name);
-    return true;
-  }
-
-  // A job the core believes runs on the cluster but its agent does not list
-  // any more (the agent restarted) goes back to its queue. Dispatched jobs are
-  // left to the dispatcher's answer timeout: their Dispatch may still arrive.
-  void requeue_unlisted(hub::ClusterIndex index, const protocol::Hello& hello) {
-    std::unordered_set<hub::DispatchId> listed;
-    for (const protocol::RunningDispatch& run : hello.running) listed.insert(run.dispatch_id);
-    std::vector<hub::DispatchId> lost;
-    for (const hub::RunningKey& key : core_.dispatches_on(index)) {
-      const hub::Job& job = core_.job(core_.find_dispatch(key.dispatch)->job);
-      if (job.phase == JobPhase::kRunning && !listed.count(key.dispatch)) lost.push_back(key.dispatch);
-    }
-    const hub::TimeMs at = now();
-    for (hub::DispatchId dispatch : lost) {
-      const hub::JobId job = core_.find_dispatch(dispatch)->job;
-      core_.rejected(dispatch, "agent no longer runs it", at);
-      events_.add(job, at, "requeued: the agent on " + hello.cluster + " no longer runs it");
-      spdlog::warn("job {}: cluster {} reconnected without it; requeued", core_.job(job).name,
-                   hello.cluster);
-    }
-    if (!lost.empty()) request_pass();
-  }
-
-  void on_usage(const protocol::UsageReport& report) {
-    const std::optional<hub::ClusterIndex> index = core_.find_cluster(report.cluster);
-    if (!index) {
-      spdlog::warn("usage report from unknown cluster {} ignored", report.cluster);
-      return;
-    }
-    try {
-      core_.report_usage(*index, node_specs(report), report.accounted_dispatches);
-    } catch (const std::exception& e) {
-      spdlog::error("usage report from cluster {} refused: {}", report.cluster, e.what());
-      return;
-    }
-    if (!core_.cluster(*index).ready()) {
-      core_.set_cluster_ready(*index, true, now());
-      const hub::ClusterState& cluster = core_.cluster(*index);
-      spdlog::info("cluster {} ready: {} nodes, {}", cluster.name(), cluster.node_count(),
-                   cluster.total_allocatable().to_string());
-    }
-    take_back_on(report.cluster);
-    request_pass();
-  }
-
-  void on_lost(const std::string& name) {
-    const std::optional<hub::ClusterIndex> index = core_.find_cluster(name);
-    if (!index) return;
-    const hub::TimeMs at = now();
-    const std::vector<hub::JobId> requeued = core_.set_cluster_ready(*index, false, at);
-    for (hub::JobId id : requeued) {
-      events_.add(id, at, "requeued: cluster " + name + " stopped answering");
-    }
-    spdlog::warn("cluster {} not ready; {} job(s) requeued", name, requeued.size());
-    request_pass();
-  }
-
-  // ---- agent answers
-
-  // The dispatch, if it exists and the core placed it on `cluster`.
-  const hub::Dispatch* dispatch_on(const std::string& cluster, hub::DispatchId id) const {
-    const hub::Dispatch* dispatch = core_.find_dispatch(id);
-    if (dispatch == nullptr) return nullptr;
-    const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
-    return index && *index == dispatch->cluster ? dispatch : nullptr;
-  }
-
-  void cancel_on_agent(const std::string& cluster, hub::DispatchId id, const std::string& job) {
-    spdlog::info("cluster {} runs dispatch {} ({}) the hub no longer wants: cancelling it", cluster,
-                 id, job);
-    self_->send(dispatcher_, std::vector<CancelOrder>{CancelOrder{cluster, id, job}});
-  }
-
-  void admit(hub::JobId job, hub::DispatchId id, const std::string& cluster) {
-    const hub::TimeMs at = now();
-    core_.admitted(id, at);
-    events_.add(job, at, "admitted by " + cluster);
-    spdlog::info("job {} admitted by cluster {}", core_.job(job).name, cluster);
-  }
-
-  void on_admit(const std::string& cluster, const protocol::Admit& message) {
-    const hub::Dispatch* dispatch = dispatch_on(cluster, message.dispatch_id);
-    if (dispatch == nullptr) {
-      cancel_on_agent(cluster, message.dispatch_id, message.job);
-      return;
-    }
-    const hub::JobId job = dispatch->job;
-    if (core_.job(job).phase == JobPhase::kDispatched) admit(job, message.dispatch_id, cluster);
-  }
-
-  void on_reject(const std::string& cluster, const protocol::Reject& message) {
-    const hub::Dispatch* dispatch = dispatch_on(cluster, message.dispatch_id);
-    if (dispatch == nullptr || core_.job(dispatch->job).phase != JobPhase::kDispatched) return;
-    const hub::JobId job = dispatch->job;
-    const hub::TimeMs at = now();
-    core_.rejected(message.dispatch_id, message.reason, at);
-    events_.add(job, at, "rejected by " + cluster + ": " + message.reason);
-    spdlog::info("job {} rejected by cluster {}: {}", core_.job(job).name, cluster, message.reason);
-    request_pass();
-  }
-
-  void on_status(const std::string& cluster, protocol::StatusUpdate& update) {
-    const std::optional<JobPhase> terminal = terminal_phase(update.phase);
-    const bool aborted = update.phase == protocol::phase::kAborted;
-    const hub::Dispatch* dispatch = dispatch_on(cluster, update.dispatch_id);
-    if (dispatch == nullptr) {
-      if (terminal && ended_while_away(cluster, update, *terminal)) return;
-      // A run waiting to be taken back reports progress: nothing to do yet.
-      if (const auto parked = parked_.find(update.job);
-          parked != parked_.end() && parked->second.run.dispatch_id == update.dispatch_id)
-        return;
-      // An end we no longer track (cancelled, requeued) needs nothing more.
-      if (!terminal && !aborted) cancel_on_agent(cluster, update.dispatch_id, update.job);
-      return;
-    }
-    const hub::JobId job = dispatch->job;
-    const hub::DispatchId id = update.dispatch_id;
-    if (core_.job(job).phase == JobPhase::kDispatched &&
-        (terminal || update.phase == protocol::phase::kRunning)) {
-      admit(job, id, cluster);  // its Admit was lost
-    }
-    if (core_.job(job).phase != JobPhase::kRunning) return;
-    core_.update_tasks(id, std::move(update.tasks));
-    if (terminal) {
-      finish(job, id, *terminal, update.message, cluster);
-    } else if (aborted) {
-      // The agent stopped it on its own: for the user that is a failure.
-      finish(job, id, JobPhase::kFailed, "aborted by the agent: " + update.message, cluster);
+  static void log(const hub::LogLine& line) {
+    switch (line.level) {
+      case hub::LogLine::Level::kInfo: spdlog::info(line.text); break;
+      case hub::LogLine::Level::kWarn: spdlog::warn(line.text); break;
+      case hub::LogLine::Level::kError: spdlog::error(line.text); break;
     }
   }
 
-  void finish(hub::JobId job, hub::DispatchId id, JobPhase phase, const std::string& message,
-              const std::string& cluster) {
-    const hub::TimeMs at = now();
-    core_.finished(id, phase, message, at);
-    const std::string_view name = hub::phase_name(phase);
-    events_.add(job, at,
-                std::string(name) + " on " + cluster + (message.empty() ? "" : ": " + message));
-    spdlog::info("job {} {} on cluster {}{}{}", core_.job(job).name, name, cluster,
-                 message.empty() ? "" : ": ", message);
-    record_end(job, name);
-    request_pass();
+  void record_end(const hub::JobEnd& end) {
+    const std::int64_t row = end.job < store_rows_.size() ? store_rows_[end.job] : 0;
+    if (row != 0)
+      self_->send(store_, finish_atom_v, row, std::string(hub::phase_name(end.phase)), end.at);
   }
 
   // ---- admin
@@ -468,36 +260,16 @@ class Scheduler {
       answer.error = "kind: cannot cancel a \"" + request.kind + "\" (only jobs)";
       return answer;
     }
-    const std::optional<hub::JobId> id = core_.find_job(request.name);
-    if (!id) {
-      answer.error = "job \"" + request.name + "\" not found";
+    outbox_.clear();
+    const std::optional<std::string> refused = reconciler_.cancel(request.name, now(), outbox_);
+    drain(outbox_);
+    if (refused) {
+      answer.error = *refused;
       return answer;
     }
-    const JobPhase phase = core_.job(*id).phase;
-    if (hub::is_terminal(phase)) {
-      answer.error = "job \"" + request.name + "\" has already ended (" +
-                     std::string(hub::phase_name(phase)) + ")";
-      return answer;
-    }
-    cancel_job(*id);
     answer.ok = true;
     answer.message = "job \"" + request.name + "\" cancelled";
     return answer;
-  }
-
-  void cancel_job(hub::JobId id) {
-    const std::string name = core_.job(id).name;
-    const hub::Dispatch* placed = core_.find_dispatch(core_.job(id).dispatch);
-    const std::string cluster = placed ? core_.cluster(placed->cluster).name() : std::string();
-    const hub::TimeMs at = now();
-    const std::optional<hub::DispatchId> dispatch = core_.cancel(name, at);
-    if (dispatch && !cluster.empty()) {
-      self_->send(dispatcher_, std::vector<CancelOrder>{CancelOrder{cluster, *dispatch, name}});
-    }
-    events_.add(id, at, "cancelled");
-    spdlog::info("job {} cancelled", name);
-    record_end(id, protocol::phase::kAborted);
-    request_pass();
   }
 
   caf::event_based_actor* self_;
@@ -510,21 +282,8 @@ class Scheduler {
   std::vector<std::int64_t> store_rows_;  // by JobId; 0 when not stored
   LastSeen last_seen_;
   bool pass_queued_ = false;
-  // After a restart: runs of an earlier hub that agents listed, by job name,
-  // until they are taken back or stopped; no pass runs while recovering_.
-  struct ParkedRun {
-    std::string cluster;
-    protocol::RunningDispatch run;
-  };
-  std::map<std::string, ParkedRun> parked_;
-  // Ends of an earlier hub's runs whose jobs are not restored yet, by job name.
-  struct ParkedEnd {
-    std::string cluster;
-    protocol::StatusUpdate update;
-    JobPhase phase;
-  };
-  std::map<std::string, ParkedEnd> parked_ends_;
-  bool recovering_ = false;
+  hub::Reconciler reconciler_;  // after core_, which it drives
+  hub::Outbox outbox_;
 };
 
 struct SchedulerState {

@@ -250,7 +250,9 @@ std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs no
   auto found = find_job(name);
   if (!found) throw std::out_of_range("job \"" + std::string(name) + "\" not found");
   Job& job = jobs_[*found];
-  if (is_terminal(job.phase)) return std::nullopt;
+  if (is_terminal(job.phase))
+    throw std::invalid_argument("job \"" + job.name + "\" has already ended (" +
+                                std::string(phase_name(job.phase)) + ")");
   std::optional<DispatchId> running;
   if (job.phase == JobPhase::kPending) {
     dequeue(*found);

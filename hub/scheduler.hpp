@@ -140,8 +140,9 @@ class SchedulerCore {
   void ended_while_away(JobId id, ClusterIndex cluster, JobPhase phase, std::string_view message,
                         TimeMs now);
 
-  // Cancels a job. Returns the dispatch the agent must stop, if any. Throws
-  // std::out_of_range when no job has that name.
+  // Cancels a job. Returns the dispatch the agent must stop, if any. Throws,
+  // with the text to show the user, std::out_of_range when no job has that
+  // name and std::invalid_argument when the job has already ended.
   std::optional<DispatchId> cancel(std::string_view job, TimeMs now);
 
   // ---- queries

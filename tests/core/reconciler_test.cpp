@@ -1,0 +1,385 @@
+// The reconciler without CAF: agents' reports in any order, and after a hub
+// restart the runs the clusters kept, each step's outbox checked directly.
+#include "hub/reconciler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tests/core/core_harness.hpp"
+
+namespace gantry::hub {
+namespace {
+
+constexpr DispatchId kThisHubsFirstId = DispatchId{2} << 40;
+constexpr DispatchId kEarlierHubsId = 7;  // what "long" ran under before the restart
+
+bool has_event(const Outbox& out, JobId job, const std::string& text) {
+  return std::any_of(out.events.begin(), out.events.end(), [&](const JobEvent& event) {
+    return event.job == job && event.text.find(text) != std::string::npos;
+  });
+}
+
+class ReconcilerTest : public testing::CoreHarness {
+ protected:
+  ReconcilerTest() : CoreHarness(options()), reconciler(core) { now = 5'000; }
+  static SchedulerOptions options() {
+    SchedulerOptions options;
+    options.first_dispatch_id = kThisHubsFirstId + 1;
+    return options;
+  }
+
+  JobId submit(const std::string& name) {
+    JobRequest request;
+    request.name = name;
+    request.gang = make_uniform_gang(1, testing::gpus(8));
+    request.gang.tasks[0].name = "worker";
+    return CoreHarness::submit(std::move(request));
+  }
+  // The store brings `name` back after a restart.
+  Outbox restore(const std::string& name) {
+    Outbox out;
+    reconciler.on_restored(submit(name), now, out);
+    return out;
+  }
+  Outbox hello(std::vector<protocol::RunningDispatch> running,
+               std::vector<protocol::StatusUpdate> ended = {}) {
+    Outbox out;
+    reconciler.on_hello(protocol::Hello{"west", {}, "test", std::move(running), std::move(ended)},
+                        now, out);
+    return out;
+  }
+  // West's two 8-GPU nodes; `busy_with` is the dispatch its agent counts on west-0.
+  Outbox usage(std::optional<DispatchId> busy_with = std::nullopt) {
+    protocol::UsageReport report{"west", {}, {}};
+    for (const char* node : {"west-0", "west-1"})
+      report.nodes.push_back(protocol::NodeUsage{node, {}, {{"nvidia.com/gpu", 8000}}, {}, ""});
+    if (busy_with) {
+      report.nodes[0].allocated = {{"nvidia.com/gpu", 8000}};
+      report.accounted_dispatches = {*busy_with};
+    }
+    Outbox out;
+    reconciler.on_usage(report, now, out);
+    return out;
+  }
+  Outbox status(DispatchId id, const std::string& job, const std::string& phase,
+                const std::string& message = "") {
+    Outbox out;
+    reconciler.on_status("west", protocol::StatusUpdate{id, job, phase, {}, message}, now, out);
+    return out;
+  }
+  Outbox end_recovery() {
+    Outbox out;
+    reconciler.end_recovery(now, out);
+    return out;
+  }
+  // West's agent lists "long" as still running under the earlier hub's id.
+  static protocol::RunningDispatch long_running() {
+    return protocol::RunningDispatch{kEarlierHubsId, "long", {{"worker", "west-0"}}};
+  }
+  static protocol::StatusUpdate long_ended(const std::string& phase) {
+    return protocol::StatusUpdate{kEarlierHubsId, "long", phase, {}, ""};
+  }
+  // A ready west and one job dispatched to it by this hub.
+  DispatchId dispatched(const std::string& name) {
+    const JobId id = submit(name);
+    const std::vector<Decision>& decisions = core.schedule(now);
+    EXPECT_EQ(decisions.size(), 1u);
+    EXPECT_EQ(decisions[0].job, id);
+    return decisions[0].dispatch;
+  }
+  void west_ready() {
+    hello({});
+    usage();
+  }
+  // A ready west running `name` for this hub.
+  DispatchId running(const std::string& name) {
+    west_ready();
+    const DispatchId id = dispatched(name);
+    status(id, name, "Running");
+    return id;
+  }
+  // `out` ended `name` with `phase` and `message`, and asks the store to record it.
+  void expect_ended(const Outbox& out, const std::string& name, JobPhase phase,
+                    const std::string& message) {
+    EXPECT_EQ(job(name).phase, phase);
+    EXPECT_EQ(job(name).message, message);
+    ASSERT_EQ(out.ends.size(), 1u);
+    EXPECT_EQ(out.ends[0].job, *core.find_job(name));
+    EXPECT_EQ(out.ends[0].phase, phase);
+  }
+  Reconciler reconciler;
+};
+
+// ---- after a hub restart
+
+class RecoveryReconcilerTest : public ReconcilerTest {
+ protected:
+  RecoveryReconcilerTest() { reconciler.begin_recovery(); }
+};
+
+TEST_F(RecoveryReconcilerTest, JobStillRunningOnItsClusterIsTakenBackNotStartedAgain) {
+  const Outbox restored = restore("long");
+  EXPECT_TRUE(has_event(restored, *core.find_job("long"), "queued again after a hub restart"));
+  EXPECT_TRUE(hello({long_running()}).cancels.empty());
+  const Outbox reported = usage(kEarlierHubsId);
+  EXPECT_TRUE(reported.cancels.empty());
+  EXPECT_TRUE(has_event(reported, *core.find_job("long"),
+                        "still running on west from before the hub restarted: taken back"));
+  EXPECT_EQ(job("long").phase, JobPhase::kRunning);
+  EXPECT_EQ(job("long").dispatch, kEarlierHubsId);
+  EXPECT_TRUE(reconciler.recovering());
+
+  EXPECT_TRUE(end_recovery().cancels.empty());
+  EXPECT_FALSE(reconciler.recovering());
+  EXPECT_TRUE(core.schedule(now).empty()) << "no second run";
+
+  // Its end, under the earlier hub's dispatch id, ends the job.
+  const Outbox ended = status(kEarlierHubsId, "long", "Completed");
+  EXPECT_EQ(job("long").phase, JobPhase::kCompleted);
+  ASSERT_EQ(ended.ends.size(), 1u);
+  EXPECT_EQ(ended.ends[0].phase, JobPhase::kCompleted);
+  EXPECT_TRUE(ended.cancels.empty());
+}
+
+TEST_F(RecoveryReconcilerTest, JobThatEndedWhileTheHubWasAwayIsNotRunAgain) {
+  const JobId id = restore("long").events[0].job;
+  hello({});
+  usage();
+  const Outbox ended = status(kEarlierHubsId, "long", "Failed", "exit 3");
+  EXPECT_EQ(job("long").phase, JobPhase::kFailed);
+  EXPECT_EQ(job("long").message, "exit 3");
+  EXPECT_TRUE(has_event(ended, id, "Failed on west while the hub was away"));
+  ASSERT_EQ(ended.ends.size(), 1u);  // stays ended across the next restart
+  EXPECT_EQ(ended.ends[0].job, id);
+  EXPECT_EQ(ended.ends[0].phase, JobPhase::kFailed);
+  end_recovery();
+  EXPECT_TRUE(core.schedule(now).empty());
+}
+
+TEST_F(RecoveryReconcilerTest, EndTheHubMissedIsTakenFromTheAgentsHello) {
+  restore("long");
+  const Outbox said = hello({}, {long_ended("Completed")});
+  EXPECT_EQ(job("long").phase, JobPhase::kCompleted);
+  EXPECT_EQ(said.ends.size(), 1u);
+  usage();
+  end_recovery();
+  EXPECT_TRUE(core.schedule(now).empty());
+}
+
+TEST_F(RecoveryReconcilerTest, EndReportedBeforeItsJobIsRestoredStillEndsIt) {
+  const Outbox said = hello({}, {long_ended("Completed")});
+  EXPECT_TRUE(said.ends.empty() && said.cancels.empty()) << "kept until the job is back";
+  usage();
+  const Outbox restored = restore("long");
+  EXPECT_EQ(job("long").phase, JobPhase::kCompleted);
+  ASSERT_EQ(restored.ends.size(), 1u);
+  EXPECT_EQ(restored.ends[0].phase, JobPhase::kCompleted);
+  end_recovery();
+  EXPECT_TRUE(core.schedule(now).empty());
+}
+
+TEST_F(RecoveryReconcilerTest, RunReportedBeforeItsJobIsRestoredIsStillTakenBack) {
+  hello({long_running()});
+  EXPECT_TRUE(usage(kEarlierHubsId).cancels.empty()) << "its job may still come back";
+  // Progress of the parked run is no reason to stop it.
+  EXPECT_TRUE(status(kEarlierHubsId, "long", "Running").cancels.empty());
+  const Outbox restored = restore("long");
+  EXPECT_EQ(job("long").phase, JobPhase::kRunning);
+  EXPECT_TRUE(restored.cancels.empty());
+  EXPECT_TRUE(end_recovery().cancels.empty());
+  EXPECT_TRUE(core.schedule(now).empty());
+}
+
+TEST_F(RecoveryReconcilerTest, RestoredJobNobodyRunsIsPlacedAgainAfterTheGracePeriodWithANewId) {
+  restore("long");
+  hello({});  // the agent lost it
+  usage();
+  EXPECT_TRUE(reconciler.recovering()) << "the caller runs no pass during the grace period";
+  const Outbox over = end_recovery();
+  EXPECT_TRUE(over.pass_wanted);
+  const std::vector<Decision>& decisions = core.schedule(now);
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(core.job(decisions[0].job).name, "long");
+  EXPECT_GT(decisions[0].dispatch, kEarlierHubsId) << "a later hub's ids are above an earlier's";
+  EXPECT_FALSE(core.from_earlier_hub(decisions[0].dispatch));
+}
+
+TEST_F(RecoveryReconcilerTest, RunOfAJobCancelledMeanwhileIsStopped) {
+  restore("long");
+  Outbox cancelled;
+  EXPECT_EQ(reconciler.cancel("long", now, cancelled), std::nullopt);
+  EXPECT_TRUE(cancelled.cancels.empty()) << "no run known yet";
+  hello({long_running()});
+  const Outbox reported = usage(kEarlierHubsId);
+  const Outbox over = end_recovery();
+  std::vector<AgentCancel> stops = reported.cancels;
+  stops.insert(stops.end(), over.cancels.begin(), over.cancels.end());
+  ASSERT_EQ(stops.size(), 1u);
+  EXPECT_EQ(stops[0].cluster, "west");
+  EXPECT_EQ(stops[0].dispatch, kEarlierHubsId);
+  EXPECT_EQ(stops[0].job, "long");
+  EXPECT_EQ(job("long").phase, JobPhase::kAborted);
+}
+
+TEST_F(RecoveryReconcilerTest, RunOfAJobTheStoreDidNotHaveIsStoppedWhenTheGraceEnds) {
+  hello({long_running()});
+  EXPECT_TRUE(usage(kEarlierHubsId).cancels.empty());
+  const Outbox over = end_recovery();
+  ASSERT_EQ(over.cancels.size(), 1u);
+  EXPECT_EQ(over.cancels[0].dispatch, kEarlierHubsId);
+}
+
+// ---- agents' reports
+
+TEST_F(ReconcilerTest, HelloWithoutOneOfTwoRunningJobsRequeuesThatOne) {
+  west_ready();
+  const DispatchId kept = dispatched("kept");
+  const DispatchId lost = dispatched("lost");
+  Outbox admits;
+  reconciler.on_admit("west", protocol::Admit{kept, "kept"}, now, admits);
+  reconciler.on_admit("west", protocol::Admit{lost, "lost"}, now, admits);
+
+  // The agent restarted (same hub): it still runs "kept" only.
+  const Outbox said = hello({{kept, "kept", {{"worker", "west-0"}}}});
+  EXPECT_EQ(job("kept").phase, JobPhase::kRunning);
+  EXPECT_EQ(job("lost").phase, JobPhase::kPending);
+  EXPECT_TRUE(
+      has_event(said, *core.find_job("lost"), "requeued: the agent on west no longer runs it"));
+  EXPECT_TRUE(said.cancels.empty()) << "kept is not stopped";
+  EXPECT_TRUE(said.pass_wanted);
+}
+
+TEST_F(ReconcilerTest, HelloListingDispatchesTheHubDoesNotKnowGetsThemCancelledInOrder) {
+  const Outbox said =
+      hello({{kThisHubsFirstId + 17, "gone", {}}, {kThisHubsFirstId + 18, "also", {}}});
+  ASSERT_EQ(said.cancels.size(), 2u);
+  EXPECT_EQ(said.cancels[0].dispatch, kThisHubsFirstId + 17);
+  EXPECT_EQ(said.cancels[1].dispatch, kThisHubsFirstId + 18);
+  EXPECT_EQ(said.cancels[0].cluster, "west");
+  ASSERT_TRUE(core.find_cluster("west"));
+}
+
+TEST_F(ReconcilerTest, FirstUsageReportMakesTheClusterReadyAndWantsAPass) {
+  hello({});
+  EXPECT_FALSE(core.cluster(*core.find_cluster("west")).ready());
+  EXPECT_TRUE(usage().pass_wanted);
+  EXPECT_TRUE(core.cluster(*core.find_cluster("west")).ready());
+}
+
+TEST_F(ReconcilerTest, UsageReportOfAnUnknownClusterIsIgnored) {
+  const Outbox out = usage();
+  EXPECT_FALSE(out.pass_wanted);
+  ASSERT_EQ(out.log.size(), 1u);
+  EXPECT_EQ(out.log[0].level, LogLine::Level::kWarn);
+  EXPECT_FALSE(core.find_cluster("west"));
+}
+
+TEST_F(ReconcilerTest, RunningOrEndStatusOfADispatchedJobCountsAsTheAdmitThatWasLost) {
+  west_ready();
+  const DispatchId runs = dispatched("runs");
+  const DispatchId ends = dispatched("ends");
+  const Outbox running = status(runs, "runs", "Running");
+  EXPECT_EQ(job("runs").phase, JobPhase::kRunning);
+  EXPECT_TRUE(has_event(running, *core.find_job("runs"), "admitted by west"));
+  const Outbox ended = status(ends, "ends", "Completed");
+  EXPECT_EQ(job("ends").phase, JobPhase::kCompleted);
+  EXPECT_TRUE(has_event(ended, *core.find_job("ends"), "admitted by west"));
+  EXPECT_TRUE(has_event(ended, *core.find_job("ends"), "Completed on west"));
+}
+
+TEST_F(ReconcilerTest, FailedStatusFailsTheJobWithTheAgentsMessage) {
+  const Outbox out = status(running("job"), "job", "Failed", "exit 1");
+  expect_ended(out, "job", JobPhase::kFailed, "exit 1");
+  EXPECT_TRUE(has_event(out, *core.find_job("job"), "Failed on west: exit 1"));
+  EXPECT_TRUE(out.pass_wanted);
+}
+
+TEST_F(ReconcilerTest, RunAbortedByTheAgentIsAFailure) {
+  const Outbox out = status(running("job"), "job", "Aborted", "node lost");
+  expect_ended(out, "job", JobPhase::kFailed, "aborted by the agent: node lost");
+}
+
+TEST_F(ReconcilerTest, AdmitOfADispatchTheHubDoesNotHaveThereIsCancelled) {
+  west_ready();
+  Outbox unknown;
+  reconciler.on_admit("west", protocol::Admit{kThisHubsFirstId + 99, "ghost"}, now, unknown);
+  ASSERT_EQ(unknown.cancels.size(), 1u);
+  EXPECT_EQ(unknown.cancels[0].cluster, "west");
+  EXPECT_EQ(unknown.cancels[0].dispatch, kThisHubsFirstId + 99);
+  EXPECT_EQ(unknown.cancels[0].job, "ghost");
+
+  const DispatchId id = dispatched("job");
+  Outbox elsewhere;  // the same dispatch admitted by another cluster
+  reconciler.on_hello(protocol::Hello{"east", {}, "test", {}, {}}, now, elsewhere);
+  reconciler.on_admit("east", protocol::Admit{id, "job"}, now, elsewhere);
+  ASSERT_EQ(elsewhere.cancels.size(), 1u);
+  EXPECT_EQ(elsewhere.cancels[0].cluster, "east");
+  EXPECT_EQ(job("job").phase, JobPhase::kDispatched);
+}
+
+TEST_F(ReconcilerTest, RejectRequeuesTheJobAndARejectOfAMovedDispatchIsIgnored) {
+  west_ready();
+  const DispatchId first = dispatched("job");
+  Outbox rejected;
+  reconciler.on_reject("west", protocol::Reject{first, "job", "no room"}, now, rejected);
+  EXPECT_EQ(job("job").phase, JobPhase::kPending);
+  EXPECT_TRUE(has_event(rejected, *core.find_job("job"), "rejected by west: no room"));
+  EXPECT_TRUE(rejected.pass_wanted);
+
+  usage();  // a cluster that rejected is tried again after its next report
+  const std::vector<Decision>& again = core.schedule(now + 1);
+  ASSERT_EQ(again.size(), 1u);
+  Outbox late;  // the first dispatch's reject, repeated
+  reconciler.on_reject("west", protocol::Reject{first, "job", "no room"}, now, late);
+  EXPECT_EQ(job("job").phase, JobPhase::kDispatched);
+  EXPECT_TRUE(late.events.empty() && late.cancels.empty() && !late.pass_wanted);
+}
+
+TEST_F(ReconcilerTest, ProgressOfAnUnknownRunStopsItButAnEndNeedsNothing) {
+  west_ready();
+  const Outbox running = status(kThisHubsFirstId + 5, "gone", "Running");
+  ASSERT_EQ(running.cancels.size(), 1u);
+  EXPECT_EQ(running.cancels[0].dispatch, kThisHubsFirstId + 5);
+  EXPECT_TRUE(status(kThisHubsFirstId + 5, "gone", "Completed").cancels.empty());
+  EXPECT_TRUE(status(kThisHubsFirstId + 5, "gone", "Aborted").cancels.empty());
+}
+
+TEST_F(ReconcilerTest, LostClusterRequeuesWhatItRan) {
+  west_ready();
+  dispatched("job");
+  Outbox out;
+  reconciler.on_cluster_lost("west", now, out);
+  EXPECT_EQ(job("job").phase, JobPhase::kPending);
+  EXPECT_TRUE(has_event(out, *core.find_job("job"), "requeued: cluster west stopped answering"));
+  EXPECT_TRUE(out.pass_wanted);
+}
+
+// ---- users
+
+TEST_F(ReconcilerTest, CancelOfARunningJobStopsItsRunAndRecordsTheEnd) {
+  const DispatchId id = running("job");
+  Outbox out;
+  EXPECT_EQ(reconciler.cancel("job", now, out), std::nullopt);
+  EXPECT_EQ(job("job").phase, JobPhase::kAborted);
+  ASSERT_EQ(out.cancels.size(), 1u);
+  EXPECT_EQ(out.cancels[0].cluster, "west");
+  EXPECT_EQ(out.cancels[0].dispatch, id);
+  ASSERT_EQ(out.ends.size(), 1u);
+  EXPECT_EQ(out.ends[0].phase, JobPhase::kAborted);
+  EXPECT_TRUE(has_event(out, *core.find_job("job"), "cancelled"));
+}
+
+TEST_F(ReconcilerTest, CancelOfAnUnknownOrEndedJobIsRefusedChangingNothing) {
+  Outbox out;
+  EXPECT_EQ(reconciler.cancel("ghost", now, out), "job \"ghost\" not found");
+  west_ready();
+  const DispatchId id = dispatched("done");
+  status(id, "done", "Completed");
+  EXPECT_EQ(reconciler.cancel("done", now, out), "job \"done\" has already ended (Completed)");
+  EXPECT_TRUE(out.cancels.empty() && out.ends.empty() && out.events.empty() && !out.pass_wanted);
+  EXPECT_EQ(job("done").phase, JobPhase::kCompleted);
+}
+
+}  // namespace
+}  // namespace gantry::hub
