@@ -8,14 +8,13 @@
 namespace gantry::agents {
 namespace {
 
-AgentOptions parse(std::vector<const char*> args) {
-  args.insert(args.begin(), "gantry-agent");
-  return parse_agent_options(static_cast<int>(args.size()), args.data());
+AgentOptions parse(const std::vector<std::string>& args) {
+  return parse_agent_options(args);
 }
 
-std::string error_of(std::vector<const char*> args) {
+std::string error_of(const std::vector<std::string>& args) {
   try {
-    parse(std::move(args));
+    parse(args);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
