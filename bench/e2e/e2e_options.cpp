@@ -1,106 +1,82 @@
 #include "bench/e2e/e2e_options.hpp"
 
-#include <charconv>
-#include <stdexcept>
+#include <limits>
+
+#include "config/command_line.hpp"
 
 namespace gantry::bench::e2e {
 
 namespace {
 
+namespace cl = command_line;
+
 template <typename Number>
-Number number(const std::string& flag, const std::string& text, bool zero_ok) {
-  Number value{};
-  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), value);
-  const bool in_range = zero_ok ? !(value < 0) : value > 0;
-  if (text.empty() || status != std::errc() || end != text.data() + text.size() || !in_range) {
-    throw std::invalid_argument(flag + ": expected a " + (zero_ok ? "non-negative" : "positive") +
-                                " number (got \"" + text + "\")");
-  }
-  return value;
+void add_number(CLI::App& app, const std::string& name, Number& target, bool zero_ok,
+                const std::string& type, const std::string& description) {
+  auto read = zero_ok ? cl::number_from<Number>(0, std::numeric_limits<Number>::max(),
+                                                "expected a non-negative number")
+                      : cl::positive<Number>("expected a positive number");
+  cl::add_read<Number>(app, name, target, std::move(read), description)->type_name(type);
 }
 
-std::uint32_t count(const std::string& flag, const std::string& text) {
-  return number<std::uint32_t>(flag, text, false);
-}
-
-// Flags that take no value; returns false when `flag` is not one of them.
-bool apply_switch(E2eOptions& options, const std::string& flag) {
-  if (flag == "--help" || flag == "-h") {
-    options.help = true;
-  } else if (flag == "--no-usage-reports") {
-    options.usage_reports = false;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-void apply_value(E2eOptions& options, const std::string& flag, const std::string& value) {
-  if (flag == "--jobs") {
-    options.jobs = count(flag, value);
-  } else if (flag == "--clusters") {
-    options.clusters = count(flag, value);
-  } else if (flag == "--nodes") {
-    options.nodes = count(flag, value);
-  } else if (flag == "--gpus-per-node") {
-    options.gpus_per_node = count(flag, value);
-  } else if (flag == "--window") {
-    options.window = count(flag, value);
-  } else if (flag == "--rate") {
-    options.rate = number<double>(flag, value, true);
-  } else if (flag == "--hold-ms") {
-    options.hold_ms = number<std::uint32_t>(flag, value, true);
-  } else if (flag == "--raw-messages") {
-    options.raw_messages = count(flag, value);
-  } else if (flag == "--heartbeat-ms") {
-    options.heartbeat_ms = count(flag, value);
-  } else if (flag == "--settle-seconds") {
-    options.settle_seconds = number<double>(flag, value, false);
-  } else if (flag == "--hub") {
-    options.hub_binary = value;
-  } else if (flag == "--hub-log-level") {
-    options.hub_log_level = value;
-  } else if (flag == "--trace") {
-    options.trace_file = value;
-  } else if (flag == "--state") {
-    options.state_dir = value;
-  } else {
-    throw std::invalid_argument("unknown argument \"" + flag + "\"; see --help");
-  }
+void define(CLI::App& app, E2eOptions& options) {
+  cl::configure(
+      app,
+      "usage: gantry-bench-e2e [--jobs N] [--clusters N] [--nodes N] [--gpus-per-node N]\n"
+      "                        [--window N] [--rate R] [--hold-ms N] [--no-usage-reports]\n"
+      "                        [--raw-messages N] [--hub PATH] [--hub-log-level LEVEL]\n"
+      "                        [--state DIR] [--trace FILE] [--heartbeat-ms N] "
+      "[--settle-seconds S]\n");
+  add_number(app, "--jobs", options.jobs, false, "N",
+             "jobs to submit (default 20000), 1 GPU each, unique names");
+  add_number(app, "--clusters", options.clusters, false, "N",
+             "simulated member clusters (default 100)");
+  add_number(app, "--nodes", options.nodes, false, "N", "nodes per cluster (default 10)");
+  add_number(app, "--gpus-per-node", options.gpus_per_node, false, "N",
+             "GPUs per node (default 8)");
+  add_number(app, "--window", options.window, false, "N",
+             "submissions in flight on the admin socket (default 64)");
+  add_number(app, "--rate", options.rate, true, "R",
+             "paced submissions per second (default 0: as fast as acks come)");
+  add_number(app, "--hold-ms", options.hold_ms, true, "N",
+             "a job runs this long on its fake cluster (default 100)");
+  app.add_flag_callback(
+      "--no-usage-reports", [&options] { options.usage_reports = false; },
+      "fake agents skip the UsageReport after each change");
+  add_number(app, "--raw-messages", options.raw_messages, false, "N",
+             "pipelined round trips for the raw ZeroMQ figure (default 200000)");
+  cl::add_text(app, "--hub", options.hub_binary,
+               "gantry-hub binary (default: the one built with this benchmark)")
+      ->type_name("PATH");
+  cl::add_text(app, "--hub-log-level", options.hub_log_level,
+               "the hub's --log-level (default warn; info logs 3 lines per job)")
+      ->type_name("LEVEL");
+  cl::add_text(app, "--state", options.state_dir,
+               "the hub's --state (default: a fresh temporary directory)")
+      ->type_name("DIR");
+  cl::add_text(app, "--trace", options.trace_file,
+               "write each job's submit/ack/dispatch times to FILE (CSV)")
+      ->type_name("FILE");
+  add_number(app, "--heartbeat-ms", options.heartbeat_ms, false, "N",
+             "the hub's --heartbeat-ms (default 1000)");
+  add_number(app, "--settle-seconds", options.settle_seconds, false, "S",
+             "how long to wait for the last dispatches (default 30)");
 }
 
 }  // namespace
 
 std::string e2e_usage() {
-  return "usage: gantry-bench-e2e [--jobs N] [--clusters N] [--nodes N] [--gpus-per-node N]\n"
-         "                        [--window N] [--rate R] [--hold-ms N] [--no-usage-reports]\n"
-         "                        [--raw-messages N] [--hub PATH] [--hub-log-level LEVEL]\n"
-         "                        [--state DIR] [--trace FILE] [--heartbeat-ms N] "
-         "[--settle-seconds S]\n"
-         "  --jobs            jobs to submit (default 20000), 1 GPU each, unique names\n"
-         "  --clusters        simulated member clusters (default 100)\n"
-         "  --nodes           nodes per cluster (default 10), --gpus-per-node (default 8)\n"
-         "  --window          submissions in flight on the admin socket (default 64)\n"
-         "  --rate            paced submissions per second (default 0: as fast as acks come)\n"
-         "  --hold-ms         a job runs this long on its fake cluster (default 100)\n"
-         "  --no-usage-reports  fake agents skip the UsageReport after each change\n"
-         "  --raw-messages    pipelined round trips for the raw ZeroMQ figure (default 200000)\n"
-         "  --hub             gantry-hub binary (default: the one built with this benchmark)\n"
-         "  --hub-log-level   the hub's --log-level (default warn; info logs 3 lines per job)\n"
-         "  --state           the hub's --state (default: a fresh temporary directory)\n"
-         "  --trace           write each job's submit/ack/dispatch times to FILE (CSV)\n";
+  E2eOptions unused;
+  CLI::App app("", "gantry-bench-e2e");
+  define(app, unused);
+  return app.help();
 }
 
 E2eOptions parse_e2e_options(const std::vector<std::string>& args) {
   E2eOptions options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (apply_switch(options, args[i])) continue;
-    if (i + 1 >= args.size()) {
-      throw std::invalid_argument(args[i] + ": missing value (or unknown flag)");
-    }
-    apply_value(options, args[i], args[i + 1]);
-    ++i;
-  }
+  CLI::App app("", "gantry-bench-e2e");
+  define(app, options);
+  options.help = cl::parse(app, args) == cl::Parsed::kHelp;
   return options;
 }
 
