@@ -56,26 +56,17 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "to list what they still run before those jobs are placed\n"
       "again (default: heartbeat x liveness)")
       ->type_name("N");
-  cl::add_read<std::string>(app, "--log-level", parsed.log_level, cl::log_level,
-                            "trace|debug|info|warn|error|critical|off (default info)")
-      ->type_name("LEVEL");
+  cl::add_log_level(app, parsed.log_level);
 }
 
 }  // namespace
 
-std::string hub_usage() {
-  HubCommandLine unused;
-  CLI::App app("", "gantry-hub");
-  define(app, unused);
-  return app.help();
+HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
+  return cl::parse_options("gantry-hub", define, args, kWording);
 }
 
-HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
-  HubCommandLine parsed;
-  CLI::App app("", "gantry-hub");
-  define(app, parsed);
-  parsed.help = cl::parse(app, args, kWording) == cl::Parsed::kHelp;
-  return parsed;
+std::string hub_usage() {
+  return cl::usage("gantry-hub", define);
 }
 
 }  // namespace gantry::actors

@@ -47,18 +47,13 @@ void define(CLI::App& app, AgentOptions& options) {
   cl::add_text(app, "--work-dir", options.work_dir,
                "process executor logs (default ./var/agent-<cluster>)")
       ->type_name("DIR");
-  cl::add_read<std::string>(app, "--log-level", options.log_level, cl::log_level,
-                            "trace|debug|info|warn|error|critical|off (default info)")
-      ->type_name("LEVEL");
+  cl::add_log_level(app, options.log_level);
 }
 
 }  // namespace
 
 AgentOptions parse_agent_options(const std::vector<std::string>& args) {
-  AgentOptions options;
-  CLI::App app("", "gantry-agent");
-  define(app, options);
-  options.help = cl::parse(app, args, kWording) == cl::Parsed::kHelp;
+  AgentOptions options = cl::parse_options("gantry-agent", define, args, kWording);
   if (options.help) return options;
   if (options.hub_endpoint.empty()) throw std::invalid_argument("--hub: is required");
   if (options.inventory_path.empty()) throw std::invalid_argument("--inventory: is required");
@@ -66,10 +61,7 @@ AgentOptions parse_agent_options(const std::vector<std::string>& args) {
 }
 
 std::string agent_usage() {
-  AgentOptions unused;
-  CLI::App app("", "gantry-agent");
-  define(app, unused);
-  return app.help();
+  return cl::usage("gantry-agent", define);
 }
 
 }  // namespace gantry::agents

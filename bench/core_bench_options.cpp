@@ -53,29 +53,21 @@ void define(CLI::App& app, CoreBenchOptions& options) {
                                    "queueing strategy (default firstfit)")
       ->type_name("firstfit|fifo");
   cl::add_read<std::optional<std::filesystem::path>>(
-      app, "--trace-dir", options.trace_dir, path,
+      app, "--trace-dir", options.trace_dir, cl::path,
       "draw job sizes from the ITP traces in DIR (clusterNN.csv)")
       ->type_name("DIR");
-  app.add_flag_callback(
-      "--no-evictions", [&options] { options.evictions = false; },
-      "run the core without reclaim and preemption");
+  cl::add_switch_off(app, "--no-evictions", options.evictions,
+                     "run the core without reclaim and preemption");
 }
 
 }  // namespace
 
 CoreBenchOptions parse_core_bench_options(const std::vector<std::string>& args) {
-  CoreBenchOptions options;
-  CLI::App app("", "gantry-bench-core");
-  define(app, options);
-  options.help = cl::parse(app, args) == cl::Parsed::kHelp;
-  return options;
+  return cl::parse_options("gantry-bench-core", define, args);
 }
 
 std::string core_bench_usage() {
-  CoreBenchOptions unused;
-  CLI::App app("", "gantry-bench-core");
-  define(app, unused);
-  return app.help();
+  return cl::usage("gantry-bench-core", define);
 }
 
 }  // namespace gantry::bench

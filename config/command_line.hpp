@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -89,6 +90,25 @@ inline CLI::Option* add_text(CLI::App& app, const std::string& name, std::string
   return app.add_option(name, target, description);
 }
 
+// --name: a switch that turns `target` off ("--no-evictions").
+inline CLI::Option* add_switch_off(CLI::App& app, const std::string& name, bool& target,
+                                   const std::string& description) {
+  return app.add_flag_callback(
+      name, [&target] { target = false; }, description);
+}
+
+// --log-level LEVEL, read by log_level().
+inline CLI::Option* add_log_level(CLI::App& app, std::string& target) {
+  return add_read<std::string>(app, "--log-level", target, log_level,
+                               "trace|debug|info|warn|error|critical|off (default info)")
+      ->type_name("LEVEL");
+}
+
+// A file or directory, taken as written.
+inline std::filesystem::path path(const std::string& text) {
+  return text;
+}
+
 // How a program words the parse errors CLI11 would word its own way; "{}" is
 // the flag or argument. Tests and users' scripts know these sentences.
 struct Wording {
@@ -153,6 +173,26 @@ inline Parsed parse(CLI::App& app, const std::vector<std::string>& args,
     throw std::invalid_argument(worded(wording.unexpected_argument, first));
   }
   return Parsed::kRun;
+}
+
+// `Options` filled from `args` by the flags `define` adds; `help` set for --help.
+template <typename Options>
+Options parse_options(const char* program, void (*define)(CLI::App&, Options&),
+                      const std::vector<std::string>& args, const Wording& wording = {}) {
+  Options options;
+  CLI::App app("", program);
+  define(app, options);
+  options.help = parse(app, args, wording) == Parsed::kHelp;
+  return options;
+}
+
+// The --help text of the flags `define` adds.
+template <typename Options>
+std::string usage(const char* program, void (*define)(CLI::App&, Options&)) {
+  Options unused;
+  CLI::App app("", program);
+  define(app, unused);
+  return app.help();
 }
 
 // For main(): fills `options` with `parse(args)`. Returns the exit code when

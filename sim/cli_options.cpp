@@ -77,7 +77,7 @@ void define(CLI::App& app, SimOptions& options) {
   app.description(
       "Replays the ITP GPU job traces (DIR/clusterNN.csv) through the hub's scheduling core.");
   ReplayConfig& config = options.config;
-  cl::add_read<std::filesystem::path>(app, "--trace-dir", options.trace_dir, path,
+  cl::add_read<std::filesystem::path>(app, "--trace-dir", options.trace_dir, cl::path,
                                       "the trace files (required)")
       ->type_name("DIR");
   cl::add_read<std::vector<int>>(app, "--clusters", options.clusters, cluster_numbers,
@@ -94,7 +94,7 @@ void define(CLI::App& app, SimOptions& options) {
                        "(default 90)")
       ->type_name("P");
   cl::add_read<std::optional<std::filesystem::path>>(
-      app, "--openb", options.openb, path,
+      app, "--openb", options.openb, cl::path,
       "split the Alibaba openb node list over the clusters instead of\n"
       "identical 8-GPU nodes (shares from --nodes or the sizing rule)")
       ->type_name("FILE");
@@ -109,13 +109,12 @@ void define(CLI::App& app, SimOptions& options) {
       app, "--weights", config.weights, weights,
       "fairshare: queue weights, same order as --clusters (default 1 each)")
       ->type_name("W1,W2,...");
-  app.add_flag_callback(
-      "--no-reclaim", [&config] { config.reclaim = false; },
-      "fairshare: never evict running jobs to restore shares");
+  cl::add_switch_off(app, "--no-reclaim", config.reclaim,
+                     "fairshare: never evict running jobs to restore shares");
   cl::add_read<std::int64_t>(app, "--sla", config.sla_ms, sla_ms,
                              "every job pending that long gets nodes held for it")
       ->type_name("SECONDS");
-  cl::add_read<std::optional<std::filesystem::path>>(app, "--json", options.json, path,
+  cl::add_read<std::optional<std::filesystem::path>>(app, "--json", options.json, cl::path,
                                                      "also write the figures as one JSON object")
       ->type_name("FILE");
 }
@@ -136,19 +135,13 @@ void check_consistent(SimOptions& options) {
 }  // namespace
 
 SimOptions parse_sim_options(const std::vector<std::string>& args) {
-  SimOptions options;
-  CLI::App app("", "gantry-sim");
-  define(app, options);
-  options.help = cl::parse(app, args, kWording) == cl::Parsed::kHelp;
+  SimOptions options = cl::parse_options("gantry-sim", define, args, kWording);
   if (!options.help) check_consistent(options);
   return options;
 }
 
 std::string sim_usage() {
-  SimOptions unused;
-  CLI::App app("", "gantry-sim");
-  define(app, unused);
-  return app.help();
+  return cl::usage("gantry-sim", define);
 }
 
 }  // namespace gantry::sim

@@ -40,6 +40,13 @@ void print_queue_table(std::ostream& out, const std::vector<QueueReport>& queues
   }
 }
 
+void add_wait_figures(Json& out, const Summary& s) {
+  out["mean_wait_s"] = json_number(s.mean_wait_s);
+  out["p50_wait_s"] = json_number(s.p50_wait_s);
+  out["p99_wait_s"] = json_number(s.p99_wait_s);
+  out["max_wait_s"] = json_number(s.max_wait_s);
+}
+
 Json queues_json(const std::vector<QueueReport>& queues) {
   Json out = Json::array();
   for (const QueueReport& queue : queues) {
@@ -48,10 +55,7 @@ Json queues_json(const std::vector<QueueReport>& queues) {
     entry["name"] = queue.name;
     entry["weight"] = queue.weight;
     entry["jobs"] = s.jobs;
-    entry["mean_wait_s"] = json_number(s.mean_wait_s);
-    entry["p50_wait_s"] = json_number(s.p50_wait_s);
-    entry["p99_wait_s"] = json_number(s.p99_wait_s);
-    entry["max_wait_s"] = json_number(s.max_wait_s);
+    add_wait_figures(entry, s);
     entry["gpu_seconds"] = json_number(s.gpu_seconds);
     entry["gpu_share"] = json_number(queue.gpu_share);
     entry["evictions"] = s.evictions;

@@ -11,10 +11,7 @@ void add_summary(Json& out, const Summary& s) {
   out["jobs"] = s.jobs;
   out["unschedulable"] = s.unschedulable;
   out["mean_jct_s"] = json_number(s.mean_jct_s);
-  out["mean_wait_s"] = json_number(s.mean_wait_s);
-  out["p50_wait_s"] = json_number(s.p50_wait_s);
-  out["p99_wait_s"] = json_number(s.p99_wait_s);
-  out["max_wait_s"] = json_number(s.max_wait_s);
+  add_wait_figures(out, s);
   out["makespan_s"] = json_number(s.makespan_s);
   out["gpu_utilization"] = json_number(s.gpu_utilization);
 }

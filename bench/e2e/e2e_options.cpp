@@ -19,6 +19,41 @@ void add_number(CLI::App& app, const std::string& name, Number& target, bool zer
   cl::add_read<Number>(app, name, target, std::move(read), description)->type_name(type);
 }
 
+// Flags that take a positive count, in the order --help lists them.
+struct CountFlag {
+  const char* name;
+  std::uint32_t E2eOptions::*field;
+  const char* description;
+};
+const CountFlag kCountFlags[] = {
+    {"--jobs", &E2eOptions::jobs, "jobs to submit (default 20000), 1 GPU each, unique names"},
+    {"--clusters", &E2eOptions::clusters, "simulated member clusters (default 100)"},
+    {"--nodes", &E2eOptions::nodes, "nodes per cluster (default 10)"},
+    {"--gpus-per-node", &E2eOptions::gpus_per_node, "GPUs per node (default 8)"},
+    {"--window", &E2eOptions::window, "submissions in flight on the admin socket (default 64)"},
+    {"--raw-messages", &E2eOptions::raw_messages,
+     "pipelined round trips for the raw ZeroMQ figure (default 200000)"},
+    {"--heartbeat-ms", &E2eOptions::heartbeat_ms, "the hub's --heartbeat-ms (default 1000)"},
+};
+
+// Flags whose text is taken as it is.
+struct TextFlag {
+  const char* name;
+  std::string E2eOptions::*field;
+  const char* type;
+  const char* description;
+};
+const TextFlag kTextFlags[] = {
+    {"--hub", &E2eOptions::hub_binary, "PATH",
+     "gantry-hub binary (default: the one built with this benchmark)"},
+    {"--hub-log-level", &E2eOptions::hub_log_level, "LEVEL",
+     "the hub's --log-level (default warn; info logs 3 lines per job)"},
+    {"--state", &E2eOptions::state_dir, "DIR",
+     "the hub's --state (default: a fresh temporary directory)"},
+    {"--trace", &E2eOptions::trace_file, "FILE",
+     "write each job's submit/ack/dispatch times to FILE (CSV)"},
+};
+
 void define(CLI::App& app, E2eOptions& options) {
   cl::configure(
       app,
@@ -27,38 +62,16 @@ void define(CLI::App& app, E2eOptions& options) {
       "                        [--raw-messages N] [--hub PATH] [--hub-log-level LEVEL]\n"
       "                        [--state DIR] [--trace FILE] [--heartbeat-ms N] "
       "[--settle-seconds S]\n");
-  add_number(app, "--jobs", options.jobs, false, "N",
-             "jobs to submit (default 20000), 1 GPU each, unique names");
-  add_number(app, "--clusters", options.clusters, false, "N",
-             "simulated member clusters (default 100)");
-  add_number(app, "--nodes", options.nodes, false, "N", "nodes per cluster (default 10)");
-  add_number(app, "--gpus-per-node", options.gpus_per_node, false, "N",
-             "GPUs per node (default 8)");
-  add_number(app, "--window", options.window, false, "N",
-             "submissions in flight on the admin socket (default 64)");
+  for (const CountFlag& flag : kCountFlags)
+    add_number(app, flag.name, options.*flag.field, false, "N", flag.description);
   add_number(app, "--rate", options.rate, true, "R",
              "paced submissions per second (default 0: as fast as acks come)");
   add_number(app, "--hold-ms", options.hold_ms, true, "N",
              "a job runs this long on its fake cluster (default 100)");
-  app.add_flag_callback(
-      "--no-usage-reports", [&options] { options.usage_reports = false; },
-      "fake agents skip the UsageReport after each change");
-  add_number(app, "--raw-messages", options.raw_messages, false, "N",
-             "pipelined round trips for the raw ZeroMQ figure (default 200000)");
-  cl::add_text(app, "--hub", options.hub_binary,
-               "gantry-hub binary (default: the one built with this benchmark)")
-      ->type_name("PATH");
-  cl::add_text(app, "--hub-log-level", options.hub_log_level,
-               "the hub's --log-level (default warn; info logs 3 lines per job)")
-      ->type_name("LEVEL");
-  cl::add_text(app, "--state", options.state_dir,
-               "the hub's --state (default: a fresh temporary directory)")
-      ->type_name("DIR");
-  cl::add_text(app, "--trace", options.trace_file,
-               "write each job's submit/ack/dispatch times to FILE (CSV)")
-      ->type_name("FILE");
-  add_number(app, "--heartbeat-ms", options.heartbeat_ms, false, "N",
-             "the hub's --heartbeat-ms (default 1000)");
+  cl::add_switch_off(app, "--no-usage-reports", options.usage_reports,
+                     "fake agents skip the UsageReport after each change");
+  for (const TextFlag& flag : kTextFlags)
+    cl::add_text(app, flag.name, options.*flag.field, flag.description)->type_name(flag.type);
   add_number(app, "--settle-seconds", options.settle_seconds, false, "S",
              "how long to wait for the last dispatches (default 30)");
 }
@@ -66,18 +79,11 @@ void define(CLI::App& app, E2eOptions& options) {
 }  // namespace
 
 std::string e2e_usage() {
-  E2eOptions unused;
-  CLI::App app("", "gantry-bench-e2e");
-  define(app, unused);
-  return app.help();
+  return cl::usage("gantry-bench-e2e", define);
 }
 
 E2eOptions parse_e2e_options(const std::vector<std::string>& args) {
-  E2eOptions options;
-  CLI::App app("", "gantry-bench-e2e");
-  define(app, options);
-  options.help = cl::parse(app, args) == cl::Parsed::kHelp;
-  return options;
+  return cl::parse_options("gantry-bench-e2e", define, args);
 }
 
 }  // namespace gantry::bench::e2e

@@ -82,18 +82,11 @@ void define_submit_tool_options(CLI::App& app, SubmitToolOptions& options) {
 }  // namespace
 
 std::string submit_tool_usage() {
-  SubmitToolOptions unused;
-  CLI::App app("", "gantry-bench-submit");
-  define_submit_tool_options(app, unused);
-  return app.help();
+  return command_line::usage("gantry-bench-submit", define_submit_tool_options);
 }
 
 SubmitToolOptions parse_submit_tool_options(const std::vector<std::string>& args) {
-  SubmitToolOptions options;
-  CLI::App app("", "gantry-bench-submit");
-  define_submit_tool_options(app, options);
-  options.help = command_line::parse(app, args) == command_line::Parsed::kHelp;
-  return options;
+  return command_line::parse_options("gantry-bench-submit", define_submit_tool_options, args);
 }
 
 SubmitToolResult run_submit_tool(const SubmitToolOptions& options) {

@@ -8,13 +8,13 @@
 namespace gantry::agents {
 namespace {
 
-AgentOptions parse(const std::vector<std::string>& args) {
+AgentOptions parse(std::vector<std::string> args) {
   return parse_agent_options(args);
 }
 
-std::string error_of(const std::vector<std::string>& args) {
+std::string error_of(std::vector<std::string> args) {
   try {
-    parse(args);
+    parse(std::move(args));
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
