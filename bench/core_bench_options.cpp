@@ -12,10 +12,6 @@ hub::QueueStrategy policy(const std::string& text) {
   throw std::invalid_argument("expected fifo or firstfit");
 }
 
-std::filesystem::path path(const std::string& text) {
-  return text;
-}
-
 template <typename Number>
 void add_positive(CLI::App& app, const std::string& name, Number& target,
                   const std::string& description) {

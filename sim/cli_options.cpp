@@ -68,10 +68,6 @@ Policy policy(const std::string& text) {
   return *policy;
 }
 
-std::filesystem::path path(const std::string& text) {
-  return text;
-}
-
 void define(CLI::App& app, SimOptions& options) {
   cl::configure(app, "usage: gantry-sim --trace-dir DIR [options]\n");
   app.description(
