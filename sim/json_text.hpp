@@ -12,8 +12,9 @@ namespace gantry::sim {
 // Keys stay in the order the reports add them.
 using Json = nlohmann::ordered_json;
 
-// A figure in its shortest exact form: whole values as integers ("55", not
-// nlohmann's "55.0"), others as the shortest text that reads back exactly.
+// A figure in an exact form: whole values as integers ("55", not
+// nlohmann's "55.0"), others as text that reads back exactly (nlohmann's
+// Grisu2: now and then one digit longer than the shortest).
 inline Json json_number(double value) {
   constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
   if (std::trunc(value) == value && std::fabs(value) < kExactIntegers)
