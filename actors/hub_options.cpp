@@ -1,92 +1,72 @@
 #include "actors/hub_options.hpp"
 
-#include <charconv>
-#include <stdexcept>
+#include "config/command_line.hpp"
 
 namespace gantry::actors {
 
 namespace {
 
-const std::vector<std::string> kLogLevels = {"trace", "debug",    "info", "warn",
-                                             "error", "critical", "off"};
+namespace cl = command_line;
 
-std::int64_t positive_integer(const std::string& flag, const std::string& text) {
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value <= 0 ||
-      value > 86'400'000) {
-    throw std::invalid_argument(flag + ": expected a positive integer (got \"" + text + "\")");
-  }
-  return value;
-}
+const cl::Wording kWording{"{}: missing value", "unknown flag \"{}\"",
+                           "unexpected argument \"{}\""};
 
-std::string endpoint(const std::string& flag, const std::string& text) {
-  if (text.rfind("tcp://", 0) != 0 && text.rfind("ipc://", 0) != 0) {
-    throw std::invalid_argument(flag + ": expected tcp://HOST:PORT (got \"" + text + "\")");
-  }
+std::string endpoint(const std::string& text) {
+  if (text.rfind("tcp://", 0) != 0 && text.rfind("ipc://", 0) != 0)
+    throw std::invalid_argument("expected tcp://HOST:PORT");
   return text;
 }
 
-std::string log_level(const std::string& text) {
-  for (const std::string& level : kLogLevels) {
-    if (level == text) return text;
-  }
-  throw std::invalid_argument(
-      "--log-level: expected trace, debug, info, warn, error, critical or off (got \"" + text +
-      "\")");
+std::string directory(const std::string& text) {
+  if (text.empty()) throw std::invalid_argument("expected a directory");
+  return text;
+}
+
+cl::Reader<std::chrono::milliseconds> milliseconds() {
+  const auto read = cl::positive<std::int64_t>("expected a positive integer", 86'400'000);
+  return [read](const std::string& text) { return std::chrono::milliseconds(read(text)); };
+}
+
+void define(CLI::App& app, HubCommandLine& parsed) {
+  cl::configure(
+      app,
+      "usage: gantry-hub [--agents tcp://HOST:PORT] [--admin tcp://HOST:PORT] [--state DIR]\n"
+      "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
+      "                  [--log-level LEVEL]\n");
+  HubOptions& options = parsed.options;
+  cl::add_read<std::string>(app, "--agents", options.agents_endpoint, endpoint,
+                            "where agents connect (default tcp://127.0.0.1:7800)")
+      ->type_name("tcp://HOST:PORT");
+  cl::add_read<std::string>(app, "--admin", options.admin_endpoint, endpoint,
+                            "where gantryctl connects (default tcp://127.0.0.1:7801)")
+      ->type_name("tcp://HOST:PORT");
+  cl::add_read<std::filesystem::path>(app, "--state", options.state_dir, directory,
+                                      "directory for gantry.db (default ./var, created if missing)")
+      ->type_name("DIR");
+  cl::add_read(app, "--heartbeat-ms", options.heartbeat_interval, milliseconds(),
+               "heartbeat interval sent to agents (default 1000)")
+      ->type_name("N");
+  cl::add_read<std::int32_t>(app, "--liveness", options.liveness,
+                             cl::positive<std::int32_t>("expected a positive integer", 86'400'000),
+                             "missed heartbeats before a cluster is not ready (default 3)")
+      ->type_name("N");
+  cl::add_read<std::optional<std::chrono::milliseconds>>(
+      app, "--recovery-grace-ms", options.recovery_grace, milliseconds(),
+      "after a restart with unfinished jobs, how long agents have\n"
+      "to list what they still run before those jobs are placed\n"
+      "again (default: heartbeat x liveness)")
+      ->type_name("N");
+  cl::add_log_level(app, parsed.log_level);
 }
 
 }  // namespace
 
-std::string hub_usage() {
-  return "usage: gantry-hub [--agents tcp://HOST:PORT] [--admin tcp://HOST:PORT] [--state DIR]\n"
-         "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
-         "                  [--log-level LEVEL]\n"
-         "  --agents        where agents connect (default tcp://127.0.0.1:7800)\n"
-         "  --admin         where gantryctl connects (default tcp://127.0.0.1:7801)\n"
-         "  --state         directory for gantry.db (default ./var, created if missing)\n"
-         "  --heartbeat-ms  heartbeat interval sent to agents (default 1000)\n"
-         "  --liveness      missed heartbeats before a cluster is not ready (default 3)\n"
-         "  --recovery-grace-ms  after a restart with unfinished jobs, how long agents have\n"
-         "                  to list what they still run before those jobs are placed\n"
-         "                  again (default: heartbeat x liveness)\n"
-         "  --log-level     trace|debug|info|warn|error|critical|off (default info)\n";
+HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
+  return cl::parse_options("gantry-hub", define, args, kWording);
 }
 
-HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
-  HubCommandLine parsed;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "-h" || flag == "--help") {
-      parsed.help = true;
-      continue;
-    }
-    if (i + 1 >= args.size()) {
-      if (flag.rfind("--", 0) != 0)
-        throw std::invalid_argument("unexpected argument \"" + flag + "\"");
-      throw std::invalid_argument(flag + ": missing value");
-    }
-    const std::string& value = args[++i];
-    if (flag == "--agents") {
-      parsed.options.agents_endpoint = endpoint(flag, value);
-    } else if (flag == "--admin") {
-      parsed.options.admin_endpoint = endpoint(flag, value);
-    } else if (flag == "--state") {
-      if (value.empty()) throw std::invalid_argument("--state: expected a directory (got \"\")");
-      parsed.options.state_dir = value;
-    } else if (flag == "--heartbeat-ms") {
-      parsed.options.heartbeat_interval = std::chrono::milliseconds(positive_integer(flag, value));
-    } else if (flag == "--liveness") {
-      parsed.options.liveness = static_cast<std::int32_t>(positive_integer(flag, value));
-    } else if (flag == "--recovery-grace-ms") {
-      parsed.options.recovery_grace = std::chrono::milliseconds(positive_integer(flag, value));
-    } else if (flag == "--log-level") {
-      parsed.log_level = log_level(value);
-    } else {
-      throw std::invalid_argument("unknown flag \"" + flag + "\"");
-    }
-  }
-  return parsed;
+std::string hub_usage() {
+  return cl::usage("gantry-hub", define);
 }
 
 }  // namespace gantry::actors

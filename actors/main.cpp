@@ -3,13 +3,12 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
-#include <cstdio>
 #include <exception>
 #include <string>
-#include <vector>
 
 #include "actors/hub.hpp"
 #include "actors/hub_options.hpp"
+#include "config/command_line.hpp"
 
 namespace {
 
@@ -28,16 +27,9 @@ sigset_t stop_signals() {
 int main(int argc, char** argv) {
   using namespace gantry::actors;
   HubCommandLine command_line;
-  try {
-    command_line = parse_hub_command_line(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gantry-hub: %s\n%s", e.what(), hub_usage().c_str());
-    return 2;
-  }
-  if (command_line.help) {
-    std::fputs(hub_usage().c_str(), stdout);
-    return 0;
-  }
+  if (const auto exit_code = gantry::command_line::parse_or_exit_code(
+          "gantry-hub", argc, argv, parse_hub_command_line, hub_usage(), command_line))
+    return *exit_code;
   spdlog::set_level(spdlog::level::from_str(command_line.log_level));
 
   const sigset_t signals = stop_signals();

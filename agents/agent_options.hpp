@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gantry::agents {
 
@@ -20,7 +21,8 @@ struct AgentOptions {
 };
 
 // Throws std::invalid_argument naming the flag and the value it refuses.
-AgentOptions parse_agent_options(int argc, const char* const* argv);
-const char* agent_usage();
+// Takes the arguments after the program name.
+AgentOptions parse_agent_options(const std::vector<std::string>& args);
+std::string agent_usage();
 
 }  // namespace gantry::agents

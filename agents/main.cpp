@@ -12,6 +12,7 @@
 #include "agents/process_executor.hpp"
 #include "agents/signal_pipe.hpp"
 #include "agents/sim_executor.hpp"
+#include "config/command_line.hpp"
 #include "config/inventory.hpp"
 
 namespace {
@@ -73,16 +74,9 @@ int serve(const agents::AgentOptions& options) {
 
 int main(int argc, char** argv) {
   agents::AgentOptions options;
-  try {
-    options = agents::parse_agent_options(argc, argv);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "gantry-agent: %s\n%s", e.what(), agents::agent_usage());
-    return kUsageError;
-  }
-  if (options.help) {
-    std::fputs(agents::agent_usage(), stdout);
-    return 0;
-  }
+  if (const auto exit_code = command_line::parse_or_exit_code(
+          "gantry-agent", argc, argv, agents::parse_agent_options, agents::agent_usage(), options))
+    return *exit_code;
   spdlog::set_level(spdlog::level::from_str(options.log_level));
   try {
     return serve(options);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/core_bench.hpp"
+#include "config/command_line.hpp"
 #include "sim/summary.hpp"
 
 namespace {
@@ -38,7 +39,8 @@ void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, cons
               per_second(static_cast<double>(r.first_pass_decisions), r.first_pass_seconds));
   std::printf("%-40s %10zu %10.2f %12.1f %12.1f %12.1f\n", "steady state (passes, one per event)",
               r.events, r.schedule_seconds,
-              per_second(static_cast<double>(r.events), r.schedule_seconds), p.pass_p50_us, p.pass_p99_us);
+              per_second(static_cast<double>(r.events), r.schedule_seconds), p.pass_p50_us,
+              p.pass_p99_us);
   std::printf("%-40s %10llu %10.2f %12.0f %12.3f %12.3f\n", "steady state (gang decisions)",
               static_cast<unsigned long long>(r.attempts), r.schedule_seconds,
               per_second(static_cast<double>(r.attempts), r.schedule_seconds), p.decision_p50_us,
@@ -55,19 +57,18 @@ void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, cons
 }  // namespace
 
 int main(int argc, char** argv) {
+  CoreBenchOptions options;
+  if (const auto exit_code = gantry::command_line::parse_or_exit_code(
+          "gantry-bench-core", argc, argv, gantry::bench::parse_core_bench_options,
+          gantry::bench::core_bench_usage(), options))
+    return *exit_code;
   try {
-    const std::vector<std::string> args(argv + 1, argv + argc);
-    if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-      std::cout << gantry::bench::core_bench_usage();
-      return 0;
-    }
-    const CoreBenchOptions options = gantry::bench::parse_core_bench_options(args);
     CoreBenchResult r = gantry::bench::run_core_bench(options);
     std::sort(r.pass_us.begin(), r.pass_us.end());
     std::sort(r.decision_us.begin(), r.decision_us.end());
-    const Percentiles p{gantry::sim::nearest_rank(r.pass_us, 50), gantry::sim::nearest_rank(r.pass_us, 99),
-                        gantry::sim::nearest_rank(r.decision_us, 50),
-                        gantry::sim::nearest_rank(r.decision_us, 99)};
+    const Percentiles p{
+        gantry::sim::nearest_rank(r.pass_us, 50), gantry::sim::nearest_rank(r.pass_us, 99),
+        gantry::sim::nearest_rank(r.decision_us, 50), gantry::sim::nearest_rank(r.decision_us, 99)};
     print_table(options, r, p);
     std::printf(
         "{\"decisions_per_s\":%.1f,\"p50_decision_us\":%.3f,\"p99_decision_us\":%.3f,"
@@ -75,9 +76,9 @@ int main(int argc, char** argv) {
         "\"dispatches_per_s\":%.1f,\"first_pass_decisions_per_s\":%.1f,\"submits_per_s\":%.1f,"
         "\"events\":%zu,\"evictions\":%zu,\"clusters\":%u,\"nodes_per_cluster\":%u,\"queues\":%u,"
         "\"jobs\":%u}\n",
-        per_second(static_cast<double>(r.attempts), r.schedule_seconds), p.decision_p50_us, p.decision_p99_us,
-        static_cast<double>(r.memory_bytes) / options.jobs, p.pass_p50_us, p.pass_p99_us,
-        per_second(static_cast<double>(r.decisions), r.schedule_seconds),
+        per_second(static_cast<double>(r.attempts), r.schedule_seconds), p.decision_p50_us,
+        p.decision_p99_us, static_cast<double>(r.memory_bytes) / options.jobs, p.pass_p50_us,
+        p.pass_p99_us, per_second(static_cast<double>(r.decisions), r.schedule_seconds),
         per_second(static_cast<double>(r.first_pass_decisions), r.first_pass_seconds),
         per_second(options.jobs, r.submit_seconds), r.events, r.evictions, options.clusters,
         options.nodes, options.queues, options.jobs);

@@ -24,6 +24,7 @@ struct CoreBenchOptions {
   hub::QueueStrategy strategy = hub::QueueStrategy::kBestEffortFifo;
   bool evictions = true;  // the core's reclaim and preemption, as the hub runs it
   std::optional<std::filesystem::path> trace_dir;  // draw sizes from the real traces
+  bool help = false;
 };
 
 struct CoreBenchResult {

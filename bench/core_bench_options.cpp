@@ -1,72 +1,69 @@
-#include <charconv>
-#include <stdexcept>
-
 #include "bench/core_bench.hpp"
+#include "config/command_line.hpp"
 
 namespace gantry::bench {
 namespace {
 
-template <typename Number>
-Number positive(const std::string& flag, const std::string& text) {
-  Number value{};
-  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || status != std::errc() || end != text.data() + text.size() || !(value > 0))
-    throw std::invalid_argument(flag + ": expected a positive number (got \"" + text + "\")");
-  return value;
-}
+namespace cl = command_line;
 
 hub::QueueStrategy policy(const std::string& text) {
   if (text == "fifo") return hub::QueueStrategy::kStrictFifo;
   if (text == "firstfit") return hub::QueueStrategy::kBestEffortFifo;
-  throw std::invalid_argument("--policy: expected fifo or firstfit (got \"" + text + "\")");
+  throw std::invalid_argument("expected fifo or firstfit");
+}
+
+template <typename Number>
+void add_positive(CLI::App& app, const std::string& name, Number& target,
+                  const std::string& description) {
+  cl::add_read<Number>(app, name, target, cl::positive<Number>("expected a positive number"),
+                       description)
+      ->type_name("N");
+}
+
+void define(CLI::App& app, CoreBenchOptions& options) {
+  cl::configure(
+      app,
+      "usage: gantry-bench-core [--clusters 100] [--nodes 1000] [--queues 1000] [--jobs 1000000]\n"
+      "                         [--events 1000] [--max-seconds 120] [--seed 1] [--policy "
+      "firstfit|fifo]\n"
+      "                         [--trace-dir DIR] [--no-evictions]\n");
+  app.set_help_flag("--help", "Print this help message and exit");
+  app.description(
+      "Submits --jobs gang jobs (sizes drawn like the ITP traces) into --queues queues over "
+      "--clusters\n"
+      "clusters of --nodes 8-GPU nodes, runs the first scheduling pass, then measures --events "
+      "steady-state\n"
+      "events (one job ends, one is submitted, one pass). The core runs with the hub's default "
+      "options\n"
+      "(reclaim and preemption on) unless --no-evictions. The last line printed is one JSON "
+      "object.");
+  add_positive(app, "--clusters", options.clusters, "member clusters (default 100)");
+  add_positive(app, "--nodes", options.nodes, "8-GPU nodes per cluster (default 1000)");
+  add_positive(app, "--queues", options.queues, "queues (default 1000)");
+  add_positive(app, "--jobs", options.jobs, "pending jobs before the first pass (default 1000000)");
+  add_positive(app, "--events", options.events, "steady-state events to measure (default 1000)");
+  add_positive(app, "--max-seconds", options.max_seconds,
+               "... or stop after this much scheduling time (default 120)");
+  add_positive(app, "--seed", options.seed, "random seed (default 1)");
+  cl::add_read<hub::QueueStrategy>(app, "--policy", options.strategy, policy,
+                                   "queueing strategy (default firstfit)")
+      ->type_name("firstfit|fifo");
+  cl::add_read<std::optional<std::filesystem::path>>(
+      app, "--trace-dir", options.trace_dir, cl::path,
+      "draw job sizes from the ITP traces in DIR (clusterNN.csv)")
+      ->type_name("DIR");
+  cl::add_switch_off(app, "--no-evictions", options.evictions,
+                     "run the core without reclaim and preemption");
 }
 
 }  // namespace
 
 CoreBenchOptions parse_core_bench_options(const std::vector<std::string>& args) {
-  CoreBenchOptions options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "--no-evictions") {
-      options.evictions = false;
-      continue;
-    }
-    if (i + 1 >= args.size())
-      throw std::invalid_argument(flag + ": missing value (or unknown flag)");
-    const std::string& value = args[++i];
-    if (flag == "--clusters")
-      options.clusters = positive<std::uint32_t>(flag, value);
-    else if (flag == "--nodes")
-      options.nodes = positive<std::uint32_t>(flag, value);
-    else if (flag == "--queues")
-      options.queues = positive<std::uint32_t>(flag, value);
-    else if (flag == "--jobs")
-      options.jobs = positive<std::uint32_t>(flag, value);
-    else if (flag == "--events")
-      options.events = positive<std::uint32_t>(flag, value);
-    else if (flag == "--max-seconds")
-      options.max_seconds = positive<double>(flag, value);
-    else if (flag == "--seed")
-      options.seed = positive<std::uint64_t>(flag, value);
-    else if (flag == "--policy")
-      options.strategy = policy(value);
-    else if (flag == "--trace-dir")
-      options.trace_dir = value;
-    else
-      throw std::invalid_argument("unknown argument \"" + flag + "\"; see --help");
-  }
-  return options;
+  return cl::parse_options("gantry-bench-core", define, args);
 }
 
 std::string core_bench_usage() {
-  return R"(usage: gantry-bench-core [--clusters 100] [--nodes 1000] [--queues 1000] [--jobs 1000000]
-                         [--events 1000] [--max-seconds 120] [--seed 1] [--policy firstfit|fifo]
-                         [--trace-dir DIR] [--no-evictions]
-Submits --jobs gang jobs (sizes drawn like the ITP traces) into --queues queues over --clusters
-clusters of --nodes 8-GPU nodes, runs the first scheduling pass, then measures --events steady-state
-events (one job ends, one is submitted, one pass). The core runs with the hub's default options
-(reclaim and preemption on) unless --no-evictions. The last line printed is one JSON object.
-)";
+  return cl::usage("gantry-bench-core", define);
 }
 
 }  // namespace gantry::bench

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "config/command_line.hpp"
 #include "sim/cli_options.hpp"
 #include "sim/replay.hpp"
 #include "sim/report.hpp"
@@ -41,13 +42,12 @@ int run(const gantry::sim::SimOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gantry::sim::SimOptions options;
+  if (const auto exit_code = gantry::command_line::parse_or_exit_code(
+          "gantry-sim", argc, argv, gantry::sim::parse_sim_options, gantry::sim::sim_usage(),
+          options))
+    return *exit_code;
   try {
-    const auto options =
-        gantry::sim::parse_sim_options(std::vector<std::string>(argv + 1, argv + argc));
-    if (options.help) {
-      std::cout << gantry::sim::sim_usage();
-      return 0;
-    }
     return run(options);
   } catch (const std::exception& error) {
     std::cerr << "gantry-sim: " << error.what() << "\n";

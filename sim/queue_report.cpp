@@ -40,23 +40,29 @@ void print_queue_table(std::ostream& out, const std::vector<QueueReport>& queues
   }
 }
 
-std::string queues_json(const std::vector<QueueReport>& queues) {
-  std::string out = "[";
-  for (std::size_t q = 0; q < queues.size(); ++q) {
-    const QueueReport& queue = queues[q];
+void add_wait_figures(Json& out, const Summary& s) {
+  out["mean_wait_s"] = json_number(s.mean_wait_s);
+  out["p50_wait_s"] = json_number(s.p50_wait_s);
+  out["p99_wait_s"] = json_number(s.p99_wait_s);
+  out["max_wait_s"] = json_number(s.max_wait_s);
+}
+
+Json queues_json(const std::vector<QueueReport>& queues) {
+  Json out = Json::array();
+  for (const QueueReport& queue : queues) {
     const Summary& s = queue.summary;
-    out += (q == 0 ? "{\"name\":" : ",{\"name\":") + json_quoted(queue.name) +
-           ",\"weight\":" + std::to_string(queue.weight) + ",\"jobs\":" + std::to_string(s.jobs) +
-           ",\"mean_wait_s\":" + json_number(s.mean_wait_s) +
-           ",\"p50_wait_s\":" + json_number(s.p50_wait_s) +
-           ",\"p99_wait_s\":" + json_number(s.p99_wait_s) +
-           ",\"max_wait_s\":" + json_number(s.max_wait_s) +
-           ",\"gpu_seconds\":" + json_number(s.gpu_seconds) +
-           ",\"gpu_share\":" + json_number(queue.gpu_share) +
-           ",\"evictions\":" + std::to_string(s.evictions) +
-           ",\"sla_reached\":" + std::to_string(s.sla_reached) + "}";
+    Json entry;
+    entry["name"] = queue.name;
+    entry["weight"] = queue.weight;
+    entry["jobs"] = s.jobs;
+    add_wait_figures(entry, s);
+    entry["gpu_seconds"] = json_number(s.gpu_seconds);
+    entry["gpu_share"] = json_number(queue.gpu_share);
+    entry["evictions"] = s.evictions;
+    entry["sla_reached"] = s.sla_reached;
+    out.push_back(std::move(entry));
   }
-  return out + "]";
+  return out;
 }
 
 }  // namespace gantry::sim

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/cluster_layout.hpp"
+#include "sim/json_text.hpp"
 #include "sim/replay.hpp"
 #include "sim/summary.hpp"
 
@@ -30,6 +31,9 @@ void print_queue_table(std::ostream& out, const std::vector<QueueReport>& queues
 
 // A JSON array of objects: name, weight, jobs, mean/p50/p99/max wait,
 // gpu_seconds, gpu_share, evictions, sla_reached.
-std::string queues_json(const std::vector<QueueReport>& queues);
+// The wait figures of `s` (mean, p50, p99, max), as both reports spell them.
+void add_wait_figures(Json& out, const Summary& s);
+
+Json queues_json(const std::vector<QueueReport>& queues);
 
 }  // namespace gantry::sim

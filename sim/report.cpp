@@ -7,40 +7,36 @@
 namespace gantry::sim {
 namespace {
 
-std::string summary_fields(const Summary& s) {
-  return "\"jobs\":" + std::to_string(s.jobs) +
-         ",\"unschedulable\":" + std::to_string(s.unschedulable) +
-         ",\"mean_jct_s\":" + json_number(s.mean_jct_s) +
-         ",\"mean_wait_s\":" + json_number(s.mean_wait_s) +
-         ",\"p50_wait_s\":" + json_number(s.p50_wait_s) +
-         ",\"p99_wait_s\":" + json_number(s.p99_wait_s) +
-         ",\"max_wait_s\":" + json_number(s.max_wait_s) +
-         ",\"makespan_s\":" + json_number(s.makespan_s) +
-         ",\"gpu_utilization\":" + json_number(s.gpu_utilization);
+void add_summary(Json& out, const Summary& s) {
+  out["jobs"] = s.jobs;
+  out["unschedulable"] = s.unschedulable;
+  out["mean_jct_s"] = json_number(s.mean_jct_s);
+  add_wait_figures(out, s);
+  out["makespan_s"] = json_number(s.makespan_s);
+  out["gpu_utilization"] = json_number(s.gpu_utilization);
 }
 
-std::string cluster_json(const ClusterReport& cluster) {
-  std::string out = "{\"name\":" + json_quoted(cluster.name) +
-                    ",\"nodes\":" + std::to_string(cluster.nodes) +
-                    ",\"gpus\":" + std::to_string(cluster.gpus);
-  if (cluster.summary) out += "," + summary_fields(*cluster.summary);
-  return out + "}";
-}
-
-// What the run was, beyond mode and policy: the knobs that change outcomes.
-std::string policy_json(const ReplayConfig& config) {
-  std::string out = ",\"sla_s\":" + json_number(static_cast<double>(config.sla_ms) / 1000);
-  if (config.policy == Policy::kFairShare)
-    out += std::string(",\"reclaim\":") + (config.reclaim ? "true" : "false");
+Json cluster_json(const ClusterReport& cluster) {
+  Json out;
+  out["name"] = cluster.name;
+  out["nodes"] = cluster.nodes;
+  out["gpus"] = cluster.gpus;
+  if (cluster.summary) add_summary(out, *cluster.summary);
   return out;
 }
 
-std::string eviction_json(const Report& report) {
-  return ",\"evictions\":" + std::to_string(report.evictions) +
-         ",\"withdrawn_dispatches\":" + std::to_string(report.withdrawn_dispatches) +
-         ",\"lost_gpu_seconds\":" + json_number(report.overall.lost_gpu_seconds) +
-         ",\"max_pending_s\":" + json_number(report.overall.max_pending_s) +
-         ",\"sla_reached\":" + std::to_string(report.overall.sla_reached);
+// What the run was, beyond mode and policy: the knobs that change outcomes.
+void add_policy(Json& out, const ReplayConfig& config) {
+  out["sla_s"] = json_number(static_cast<double>(config.sla_ms) / 1000);
+  if (config.policy == Policy::kFairShare) out["reclaim"] = config.reclaim;
+}
+
+void add_evictions(Json& out, const Report& report) {
+  out["evictions"] = report.evictions;
+  out["withdrawn_dispatches"] = report.withdrawn_dispatches;
+  out["lost_gpu_seconds"] = json_number(report.overall.lost_gpu_seconds);
+  out["max_pending_s"] = json_number(report.overall.max_pending_s);
+  out["sla_reached"] = report.overall.sla_reached;
 }
 
 void print_row(std::ostream& out, const std::string& name, std::size_t nodes, std::int64_t gpus,
@@ -119,16 +115,18 @@ void print_table(std::ostream& out, const Report& report) {
 }
 
 std::string to_json(const Report& report) {
-  std::string out = "{\"mode\":" + json_quoted(std::string(mode_name(report.config.mode))) +
-                    ",\"policy\":" + json_quoted(std::string(policy_name(report.config.policy))) +
-                    policy_json(report.config) + "," + summary_fields(report.overall) +
-                    eviction_json(report) + ",\"gpus\":" + std::to_string(report.gpus) +
-                    ",\"clusters\":[";
-  for (std::size_t c = 0; c < report.clusters.size(); ++c)
-    out += (c == 0 ? "" : ",") + cluster_json(report.clusters[c]);
-  out += "]";
-  if (!report.queues.empty()) out += ",\"queues\":" + queues_json(report.queues);
-  return out + "}\n";
+  Json out;
+  out["mode"] = mode_name(report.config.mode);
+  out["policy"] = policy_name(report.config.policy);
+  add_policy(out, report.config);
+  add_summary(out, report.overall);
+  add_evictions(out, report);
+  out["gpus"] = report.gpus;
+  out["clusters"] = Json::array();
+  for (const ClusterReport& cluster : report.clusters)
+    out["clusters"].push_back(cluster_json(cluster));
+  if (!report.queues.empty()) out["queues"] = queues_json(report.queues);
+  return json_text(out) + "\n";
 }
 
 }  // namespace gantry::sim

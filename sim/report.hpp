@@ -37,7 +37,7 @@ Report make_report(const std::vector<SimCluster>& clusters, const ReplayConfig& 
 
 void print_table(std::ostream& out, const Report& report);
 
-// One JSON object; numbers are written in their shortest exact form so the
+// One JSON object; numbers are written in an exact (round-trip) form so the
 // same report always gives the same bytes.
 std::string to_json(const Report& report);
 

@@ -4,27 +4,18 @@
 // could not happen (hub missing, clusters never ready), 2 on bad arguments.
 #include <cstdio>
 #include <exception>
-#include <stdexcept>
-#include <string>
-#include <vector>
 
 #include "bench/e2e/e2e_options.hpp"
 #include "bench/e2e/e2e_report.hpp"
 #include "bench/e2e/e2e_run.hpp"
+#include "config/command_line.hpp"
 
 int main(int argc, char** argv) {
   using namespace gantry::bench::e2e;
   E2eOptions options;
-  try {
-    options = parse_e2e_options(std::vector<std::string>(argv + 1, argv + argc));
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "gantry-bench-e2e: %s\n%s", e.what(), e2e_usage().c_str());
-    return 2;
-  }
-  if (options.help) {
-    std::fputs(e2e_usage().c_str(), stdout);
-    return 0;
-  }
+  if (const auto exit_code = gantry::command_line::parse_or_exit_code(
+          "gantry-bench-e2e", argc, argv, parse_e2e_options, e2e_usage(), options))
+    return *exit_code;
   try {
     const E2eFigures figures = run_e2e(options);
     print_table(options, figures);

@@ -1,107 +1,89 @@
 #include "bench/e2e/e2e_options.hpp"
 
-#include <charconv>
-#include <stdexcept>
+#include <limits>
+
+#include "config/command_line.hpp"
 
 namespace gantry::bench::e2e {
 
 namespace {
 
+namespace cl = command_line;
+
 template <typename Number>
-Number number(const std::string& flag, const std::string& text, bool zero_ok) {
-  Number value{};
-  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), value);
-  const bool in_range = zero_ok ? !(value < 0) : value > 0;
-  if (text.empty() || status != std::errc() || end != text.data() + text.size() || !in_range) {
-    throw std::invalid_argument(flag + ": expected a " + (zero_ok ? "non-negative" : "positive") +
-                                " number (got \"" + text + "\")");
-  }
-  return value;
+void add_number(CLI::App& app, const std::string& name, Number& target, bool zero_ok,
+                const std::string& type, const std::string& description) {
+  auto read = zero_ok ? cl::number_from<Number>(0, std::numeric_limits<Number>::max(),
+                                                "expected a non-negative number")
+                      : cl::positive<Number>("expected a positive number");
+  cl::add_read<Number>(app, name, target, std::move(read), description)->type_name(type);
 }
 
-std::uint32_t count(const std::string& flag, const std::string& text) {
-  return number<std::uint32_t>(flag, text, false);
-}
+// Flags that take a positive count, in the order --help lists them.
+struct CountFlag {
+  const char* name;
+  std::uint32_t E2eOptions::*field;
+  const char* description;
+};
+const CountFlag kCountFlags[] = {
+    {"--jobs", &E2eOptions::jobs, "jobs to submit (default 20000), 1 GPU each, unique names"},
+    {"--clusters", &E2eOptions::clusters, "simulated member clusters (default 100)"},
+    {"--nodes", &E2eOptions::nodes, "nodes per cluster (default 10)"},
+    {"--gpus-per-node", &E2eOptions::gpus_per_node, "GPUs per node (default 8)"},
+    {"--window", &E2eOptions::window, "submissions in flight on the admin socket (default 64)"},
+    {"--raw-messages", &E2eOptions::raw_messages,
+     "pipelined round trips for the raw ZeroMQ figure (default 200000)"},
+    {"--heartbeat-ms", &E2eOptions::heartbeat_ms, "the hub's --heartbeat-ms (default 1000)"},
+};
 
-// Flags that take no value; returns false when `flag` is not one of them.
-bool apply_switch(E2eOptions& options, const std::string& flag) {
-  if (flag == "--help" || flag == "-h") {
-    options.help = true;
-  } else if (flag == "--no-usage-reports") {
-    options.usage_reports = false;
-  } else {
-    return false;
-  }
-  return true;
-}
+// Flags whose text is taken as it is.
+struct TextFlag {
+  const char* name;
+  std::string E2eOptions::*field;
+  const char* type;
+  const char* description;
+};
+const TextFlag kTextFlags[] = {
+    {"--hub", &E2eOptions::hub_binary, "PATH",
+     "gantry-hub binary (default: the one built with this benchmark)"},
+    {"--hub-log-level", &E2eOptions::hub_log_level, "LEVEL",
+     "the hub's --log-level (default warn; info logs 3 lines per job)"},
+    {"--state", &E2eOptions::state_dir, "DIR",
+     "the hub's --state (default: a fresh temporary directory)"},
+    {"--trace", &E2eOptions::trace_file, "FILE",
+     "write each job's submit/ack/dispatch times to FILE (CSV)"},
+};
 
-void apply_value(E2eOptions& options, const std::string& flag, const std::string& value) {
-  if (flag == "--jobs") {
-    options.jobs = count(flag, value);
-  } else if (flag == "--clusters") {
-    options.clusters = count(flag, value);
-  } else if (flag == "--nodes") {
-    options.nodes = count(flag, value);
-  } else if (flag == "--gpus-per-node") {
-    options.gpus_per_node = count(flag, value);
-  } else if (flag == "--window") {
-    options.window = count(flag, value);
-  } else if (flag == "--rate") {
-    options.rate = number<double>(flag, value, true);
-  } else if (flag == "--hold-ms") {
-    options.hold_ms = number<std::uint32_t>(flag, value, true);
-  } else if (flag == "--raw-messages") {
-    options.raw_messages = count(flag, value);
-  } else if (flag == "--heartbeat-ms") {
-    options.heartbeat_ms = count(flag, value);
-  } else if (flag == "--settle-seconds") {
-    options.settle_seconds = number<double>(flag, value, false);
-  } else if (flag == "--hub") {
-    options.hub_binary = value;
-  } else if (flag == "--hub-log-level") {
-    options.hub_log_level = value;
-  } else if (flag == "--trace") {
-    options.trace_file = value;
-  } else if (flag == "--state") {
-    options.state_dir = value;
-  } else {
-    throw std::invalid_argument("unknown argument \"" + flag + "\"; see --help");
-  }
+void define(CLI::App& app, E2eOptions& options) {
+  cl::configure(
+      app,
+      "usage: gantry-bench-e2e [--jobs N] [--clusters N] [--nodes N] [--gpus-per-node N]\n"
+      "                        [--window N] [--rate R] [--hold-ms N] [--no-usage-reports]\n"
+      "                        [--raw-messages N] [--hub PATH] [--hub-log-level LEVEL]\n"
+      "                        [--state DIR] [--trace FILE] [--heartbeat-ms N] "
+      "[--settle-seconds S]\n");
+  for (const CountFlag& flag : kCountFlags)
+    add_number(app, flag.name, options.*flag.field, false, "N", flag.description);
+  add_number(app, "--rate", options.rate, true, "R",
+             "paced submissions per second (default 0: as fast as acks come)");
+  add_number(app, "--hold-ms", options.hold_ms, true, "N",
+             "a job runs this long on its fake cluster (default 100)");
+  cl::add_switch_off(app, "--no-usage-reports", options.usage_reports,
+                     "fake agents skip the UsageReport after each change");
+  for (const TextFlag& flag : kTextFlags)
+    cl::add_text(app, flag.name, options.*flag.field, flag.description)->type_name(flag.type);
+  add_number(app, "--settle-seconds", options.settle_seconds, false, "S",
+             "how long to wait for the last dispatches (default 30)");
 }
 
 }  // namespace
 
 std::string e2e_usage() {
-  return "usage: gantry-bench-e2e [--jobs N] [--clusters N] [--nodes N] [--gpus-per-node N]\n"
-         "                        [--window N] [--rate R] [--hold-ms N] [--no-usage-reports]\n"
-         "                        [--raw-messages N] [--hub PATH] [--hub-log-level LEVEL]\n"
-         "                        [--state DIR] [--trace FILE] [--heartbeat-ms N] "
-         "[--settle-seconds S]\n"
-         "  --jobs            jobs to submit (default 20000), 1 GPU each, unique names\n"
-         "  --clusters        simulated member clusters (default 100)\n"
-         "  --nodes           nodes per cluster (default 10), --gpus-per-node (default 8)\n"
-         "  --window          submissions in flight on the admin socket (default 64)\n"
-         "  --rate            paced submissions per second (default 0: as fast as acks come)\n"
-         "  --hold-ms         a job runs this long on its fake cluster (default 100)\n"
-         "  --no-usage-reports  fake agents skip the UsageReport after each change\n"
-         "  --raw-messages    pipelined round trips for the raw ZeroMQ figure (default 200000)\n"
-         "  --hub             gantry-hub binary (default: the one built with this benchmark)\n"
-         "  --hub-log-level   the hub's --log-level (default warn; info logs 3 lines per job)\n"
-         "  --state           the hub's --state (default: a fresh temporary directory)\n"
-         "  --trace           write each job's submit/ack/dispatch times to FILE (CSV)\n";
+  return cl::usage("gantry-bench-e2e", define);
 }
 
 E2eOptions parse_e2e_options(const std::vector<std::string>& args) {
-  E2eOptions options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (apply_switch(options, args[i])) continue;
-    if (i + 1 >= args.size()) {
-      throw std::invalid_argument(args[i] + ": missing value (or unknown flag)");
-    }
-    apply_value(options, args[i], args[i + 1]);
-    ++i;
-  }
-  return options;
+  return cl::parse_options("gantry-bench-e2e", define, args);
 }
 
 }  // namespace gantry::bench::e2e

@@ -1,7 +1,6 @@
 #include "bench/e2e/submit_tool.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -9,6 +8,7 @@
 
 #include "bench/e2e/job_yaml.hpp"
 #include "bench/e2e/load_generator.hpp"
+#include "config/command_line.hpp"
 #include "protocol/envelope.hpp"
 
 namespace gantry::bench::e2e {
@@ -19,15 +19,6 @@ std::int64_t wall_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::uint32_t count(const std::string& flag, const std::string& text) {
-  std::uint32_t value = 0;
-  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || status != std::errc() || end != text.data() + text.size() || value == 0) {
-    throw std::invalid_argument(flag + ": expected a positive number (got \"" + text + "\")");
-  }
-  return value;
 }
 
 std::string job_name_of(const SubmitToolOptions& options, std::uint32_t index) {
@@ -61,42 +52,41 @@ void wait_finished(const SubmitToolOptions& options, LoadGenerator& load, Submit
   out.error = "timed out waiting for the jobs to finish";
 }
 
+void define_submit_tool_options(CLI::App& app, SubmitToolOptions& options) {
+  namespace cl = command_line;
+  cl::configure(
+      app,
+      "usage: gantry-bench-submit [--hub ENDPOINT] [--jobs N] [--prefix NAME] [--window N]\n"
+      "                           [--clusters N] [--timeout SECONDS]\n");
+  app.description(
+      "Submits N jobs running /bin/true (named PREFIX-0 ...), pipelined, then waits until\n"
+      "the hub reports all of them started and finished. Prints one JSON line.");
+  const auto count = cl::positive<std::uint32_t>("expected a positive number");
+  cl::add_text(app, "--hub", options.hub, "the hub's admin socket (default tcp://127.0.0.1:7801)")
+      ->type_name("ENDPOINT");
+  cl::add_read(app, "--jobs", options.jobs, count, "jobs to submit (default 1000)")->type_name("N");
+  cl::add_text(app, "--prefix", options.prefix, "job names are PREFIX-0 ... (default true)")
+      ->type_name("NAME");
+  cl::add_read(app, "--window", options.window, count, "submissions in flight (default 64)")
+      ->type_name("N");
+  cl::add_read(app, "--clusters", options.clusters, count,
+               "wait for this many ready clusters first (default 1)")
+      ->type_name("N");
+  cl::add_read<double>(
+      app, "--timeout", options.timeout_s,
+      [count](const std::string& text) { return static_cast<double>(count(text)); },
+      "give up waiting for the jobs to finish after this long (default 300)")
+      ->type_name("SECONDS");
+}
+
 }  // namespace
 
 std::string submit_tool_usage() {
-  return "usage: gantry-bench-submit [--hub ENDPOINT] [--jobs N] [--prefix NAME] [--window N]\n"
-         "                           [--clusters N] [--timeout SECONDS]\n"
-         "Submits N jobs running /bin/true (named PREFIX-0 ...), pipelined, then waits until\n"
-         "the hub reports all of them started and finished. Prints one JSON line.\n";
+  return command_line::usage("gantry-bench-submit", define_submit_tool_options);
 }
 
 SubmitToolOptions parse_submit_tool_options(const std::vector<std::string>& args) {
-  SubmitToolOptions options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "--help" || flag == "-h") {
-      options.help = true;
-      continue;
-    }
-    if (i + 1 >= args.size()) throw std::invalid_argument(flag + ": missing value");
-    const std::string& value = args[++i];
-    if (flag == "--hub") {
-      options.hub = value;
-    } else if (flag == "--jobs") {
-      options.jobs = count(flag, value);
-    } else if (flag == "--prefix") {
-      options.prefix = value;
-    } else if (flag == "--window") {
-      options.window = count(flag, value);
-    } else if (flag == "--clusters") {
-      options.clusters = count(flag, value);
-    } else if (flag == "--timeout") {
-      options.timeout_s = count(flag, value);
-    } else {
-      throw std::invalid_argument("unknown argument \"" + flag + "\"");
-    }
-  }
-  return options;
+  return command_line::parse_options("gantry-bench-submit", define_submit_tool_options, args);
 }
 
 SubmitToolResult run_submit_tool(const SubmitToolOptions& options) {

@@ -8,12 +8,11 @@
 namespace gantry::agents {
 namespace {
 
-AgentOptions parse(std::vector<const char*> args) {
-  args.insert(args.begin(), "gantry-agent");
-  return parse_agent_options(static_cast<int>(args.size()), args.data());
+AgentOptions parse(std::vector<std::string> args) {
+  return parse_agent_options(args);
 }
 
-std::string error_of(std::vector<const char*> args) {
+std::string error_of(std::vector<std::string> args) {
   try {
     parse(std::move(args));
   } catch (const std::invalid_argument& e) {
