@@ -1,15 +1,16 @@
-// What the hub's actors send each other: atoms, the few internal structs, and
-// CAF 0.17 inspectors for the wire structs that travel between actors.
+// What the hub's actors send each other: atoms, the few internal structs, the
+// CAF 0.17 inspector for the wire structs and their CAF type ids.
 // Includes CAF: only the actors' own translation units include this file.
 #pragma once
 
 #include <caf/all.hpp>
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "actors/job_store.hpp"
 #include "hub/job.hpp"
-#include "protocol/messages.hpp"
+#include "protocol/message_types.hpp"
 
 namespace gantry::actors {
 
@@ -55,75 +56,13 @@ typename Inspector::result_type inspect(Inspector& f, StoredJob& x) {
 
 namespace gantry::protocol {
 
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, PlacedReplica& x) {
-  return f(caf::meta::type_name("PlacedReplica"), x.task, x.node);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, RunningDispatch& x) {
-  return f(caf::meta::type_name("RunningDispatch"), x.dispatch_id, x.job, x.replicas);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, Hello& x) {
-  return f(caf::meta::type_name("Hello"), x.cluster, x.labels, x.agent_version, x.running,
-           x.ended);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, Heartbeat& x) {
-  return f(caf::meta::type_name("Heartbeat"), x.cluster, x.hub_epoch);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, NodeUsage& x) {
-  return f(caf::meta::type_name("NodeUsage"), x.name, x.labels, x.allocatable, x.allocated,
-           x.gpu_model);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, UsageReport& x) {
-  return f(caf::meta::type_name("UsageReport"), x.cluster, x.nodes, x.accounted_dispatches);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, Admit& x) {
-  return f(caf::meta::type_name("Admit"), x.dispatch_id, x.job);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, Reject& x) {
-  return f(caf::meta::type_name("Reject"), x.dispatch_id, x.job, x.reason);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, TaskStatus& x) {
-  return f(caf::meta::type_name("TaskStatus"), x.name, x.pending, x.running, x.succeeded, x.failed);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, StatusUpdate& x) {
-  return f(caf::meta::type_name("StatusUpdate"), x.dispatch_id, x.job, x.phase, x.tasks, x.message);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, ErrorReply& x) {
-  return f(caf::meta::type_name("ErrorReply"), x.code, x.message);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, SubmitJobRequest& x) {
-  return f(caf::meta::type_name("SubmitJobRequest"), x.yaml);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, ListRequest& x) {
-  return f(caf::meta::type_name("ListRequest"), x.kind);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, DescribeRequest& x) {
-  return f(caf::meta::type_name("DescribeRequest"), x.kind, x.name);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, CancelRequest& x) {
-  return f(caf::meta::type_name("CancelRequest"), x.kind, x.name);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, ApplyRequest& x) {
-  return f(caf::meta::type_name("ApplyRequest"), x.yaml);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, DeleteRequest& x) {
-  return f(caf::meta::type_name("DeleteRequest"), x.kind, x.name);
+// CAF 0.17 inspector for every wire struct, walking the same field list as its
+// msgpack encoding (GANTRY_WIRE_FIELDS in protocol/wire_fields.hpp).
+template <class Inspector, WireStruct T>
+typename Inspector::result_type inspect(Inspector& f, T& x) {
+  return std::apply(
+      [&](auto&... fields) { return f(caf::meta::type_name(T::kWireName), fields...); },
+      x.wire_fields());
 }
 
 }  // namespace gantry::protocol
@@ -138,23 +77,16 @@ CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::ReplyTo))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::OutgoingDispatch))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::CancelOrder))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::StoredJob))
+// Every wire message may travel between actors: one id each, from the table.
+#define GANTRY_CAF_MESSAGE_ID(Struct, id, directions) \
+  CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::Struct))
+GANTRY_WIRE_MESSAGES(GANTRY_CAF_MESSAGE_ID)
+#undef GANTRY_CAF_MESSAGE_ID
+// Structs that travel inside messages between actors.
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::PlacedReplica))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::RunningDispatch))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::Hello))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::Heartbeat))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::NodeUsage))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::UsageReport))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::Admit))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::Reject))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::TaskStatus))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::StatusUpdate))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::ErrorReply))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::SubmitJobRequest))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::ListRequest))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::DescribeRequest))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::CancelRequest))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::ApplyRequest))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::DeleteRequest))
 CAF_ADD_ATOM(gantry_hub, gantry::actors, tick_atom, "tick")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, schedule_atom, "schedule")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, connect_atom, "connect")

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <random>
-#include <type_traits>
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
@@ -67,26 +66,54 @@ void stop_hub_actors(const HubActors& actors) {
   }
 }
 
+namespace {
+
+// Where each inbound message goes. One overload per message the hub accepts and
+// no catch-all, so a new inbound message without a route does not compile.
+class InboundRoutes {
+ public:
+  InboundRoutes(const HubActors& actors, std::size_t& next_queue, ReplyTo from)
+      : actors_(actors), next_queue_(next_queue), from_(std::move(from)) {}
+
+  // Agent traffic: the registry knows the sessions.
+  void operator()(protocol::Hello& body) { to(actors_.registry, body); }
+  void operator()(protocol::Heartbeat& body) { to(actors_.registry, body); }
+  void operator()(protocol::UsageReport& body) { to(actors_.registry, body); }
+  void operator()(protocol::Admit& body) { to(actors_.registry, body); }
+  void operator()(protocol::Reject& body) { to(actors_.registry, body); }
+  void operator()(protocol::StatusUpdate& body) { to(actors_.registry, body); }
+  void operator()(protocol::ErrorReply& body) { to(actors_.registry, body); }
+
+  // Submissions are validated in parallel, round-robin over the queue actors.
+  void operator()(protocol::SubmitJobRequest& body) {
+    next_queue_ = (next_queue_ + 1) % actors_.queues.size();
+    to(actors_.queues[next_queue_], body);
+  }
+  // Queue changes go through one queue actor, so they apply in arrival order.
+  void operator()(protocol::ApplyRequest& body) { to(actors_.queues.front(), body); }
+  void operator()(protocol::DeleteRequest& body) { to(actors_.queues.front(), body); }
+
+  // Questions about jobs, clusters and queues: the scheduler holds the answers.
+  void operator()(protocol::ListRequest& body) { to(actors_.scheduler, body); }
+  void operator()(protocol::DescribeRequest& body) { to(actors_.scheduler, body); }
+  void operator()(protocol::CancelRequest& body) { to(actors_.scheduler, body); }
+
+ private:
+  template <class Body>
+  void to(const caf::actor& actor, Body& body) {
+    caf::anon_send(actor, from_, std::move(body));
+  }
+
+  const HubActors& actors_;
+  std::size_t& next_queue_;
+  ReplyTo from_;
+};
+
+}  // namespace
+
 void InboundRouter::on_message(InboundMessage message) {
-  const ReplyTo from{std::move(message.peer), message.seq};
-  std::visit(
-      [&](auto& body) {
-        using Body = std::decay_t<decltype(body)>;
-        if constexpr (std::is_same_v<Body, protocol::SubmitJobRequest>) {
-          next_queue_ = (next_queue_ + 1) % actors_.queues.size();
-          caf::anon_send(actors_.queues[next_queue_], from, std::move(body));
-        } else if constexpr (std::is_same_v<Body, protocol::ApplyRequest> ||
-                             std::is_same_v<Body, protocol::DeleteRequest>) {
-          caf::anon_send(actors_.queues.front(), from, std::move(body));
-        } else if constexpr (std::is_same_v<Body, protocol::ListRequest> ||
-                             std::is_same_v<Body, protocol::DescribeRequest> ||
-                             std::is_same_v<Body, protocol::CancelRequest>) {
-          caf::anon_send(actors_.scheduler, from, std::move(body));
-        } else {
-          caf::anon_send(actors_.registry, from, std::move(body));  // agent traffic
-        }
-      },
-      message.body);
+  std::visit(InboundRoutes{actors_, next_queue_, ReplyTo{std::move(message.peer), message.seq}},
+             message.body);
 }
 
 void InboundRouter::on_undeliverable(const OutboundFrame& frame, std::string_view why) {

@@ -15,11 +15,10 @@
 
 namespace gantry::actors {
 
+// Every message an agent or a console sends the hub (protocol/message_table.hpp).
 using InboundBody =
-    std::variant<protocol::Hello, protocol::Heartbeat, protocol::UsageReport, protocol::Admit,
-                 protocol::Reject, protocol::StatusUpdate, protocol::ErrorReply,
-                 protocol::SubmitJobRequest, protocol::ListRequest, protocol::DescribeRequest,
-                 protocol::CancelRequest, protocol::ApplyRequest, protocol::DeleteRequest>;
+    protocol::VariantOf<protocol::MessagesSentIn<protocol::Direction::kAgentToHub |
+                                                 protocol::Direction::kConsoleToHub>>;
 
 struct InboundMessage {
   Channel channel = Channel::kAgents;

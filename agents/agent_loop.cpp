@@ -169,43 +169,41 @@ void AgentLoop::handle_frame(const std::string& frame, TimeMs now) {
     send(protocol::encode_error(0, error));
     return;
   }
-  using protocol::MessageType;
-  switch (envelope->type) {
-    case MessageType::kWelcome:
-      if (auto welcome = decode_or_answer<protocol::Welcome>(*envelope)) on_welcome(*welcome, now);
-      break;
-    case MessageType::kHeartbeat:
-      if (auto beat = decode_or_answer<protocol::Heartbeat>(*envelope)) {
-        if (session_.registered() && !session_.epoch_matches(beat->hub_epoch)) {
-          drop_session(now, "the hub restarted with a new epoch");
-        }
-      }
-      break;
-    case MessageType::kDispatch:
-      if (auto dispatch = decode_or_answer<protocol::Dispatch>(*envelope)) {
-        core_.on_dispatch(*dispatch, now, outbox_);
-      }
-      break;
-    case MessageType::kCancel:
-      if (auto cancel = decode_or_answer<protocol::Cancel>(*envelope))
-        core_.on_cancel(*cancel, outbox_);
-      break;
-    case MessageType::kErrorReply:
-      if (auto reply = decode_or_answer<protocol::ErrorReply>(*envelope)) {
-        spdlog::warn("hub error {}: {}", reply->code, reply->message);
-        if (reply->code == "not_registered") drop_session(now, "the hub does not know us");
-      }
-      break;
-    default:
+  // One on_message overload per message the hub sends an agent
+  // (protocol/message_table.hpp): a new one without a handler does not compile.
+  protocol::visit_message_type(envelope->type, [&](auto tag) {
+    using Message = typename decltype(tag)::type;
+    if constexpr (protocol::sent<Message>(protocol::Direction::kHubToAgent)) {
+      if (auto message = decode_or_answer<Message>(*envelope)) on_message(*message, now);
+    } else {
       send(protocol::encode_error(
           envelope->seq,
           {"unexpected_type", "an agent does not handle " +
                                   std::string(protocol::message_type_name(envelope->type))}));
-      break;
+    }
+  });
+}
+
+void AgentLoop::on_message(const protocol::Heartbeat& beat, TimeMs now) {
+  if (session_.registered() && !session_.epoch_matches(beat.hub_epoch)) {
+    drop_session(now, "the hub restarted with a new epoch");
   }
 }
 
-void AgentLoop::on_welcome(const protocol::Welcome& welcome, TimeMs now) {
+void AgentLoop::on_message(const protocol::Dispatch& dispatch, TimeMs now) {
+  core_.on_dispatch(dispatch, now, outbox_);
+}
+
+void AgentLoop::on_message(const protocol::Cancel& cancel, TimeMs /*now*/) {
+  core_.on_cancel(cancel, outbox_);
+}
+
+void AgentLoop::on_message(const protocol::ErrorReply& reply, TimeMs now) {
+  spdlog::warn("hub error {}: {}", reply.code, reply.message);
+  if (reply.code == "not_registered") drop_session(now, "the hub does not know us");
+}
+
+void AgentLoop::on_message(const protocol::Welcome& welcome, TimeMs now) {
   if (session_.welcomed(welcome, now)) core_.forget_finished();
   spdlog::info("registered with hub epoch {} (heartbeat {} ms)", welcome.hub_epoch,
                session_.heartbeat_ms());

@@ -48,7 +48,11 @@ class AgentLoop {
   bool send(const std::string& frame);
   void receive_frames(TimeMs now);
   void handle_frame(const std::string& frame, TimeMs now);
-  void on_welcome(const protocol::Welcome& welcome, TimeMs now);
+  void on_message(const protocol::Welcome& welcome, TimeMs now);
+  void on_message(const protocol::Heartbeat& beat, TimeMs now);
+  void on_message(const protocol::Dispatch& dispatch, TimeMs now);
+  void on_message(const protocol::Cancel& cancel, TimeMs now);
+  void on_message(const protocol::ErrorReply& reply, TimeMs now);
   void flush();
   template <class T>
   std::optional<T> decode_or_answer(const protocol::Envelope& envelope);

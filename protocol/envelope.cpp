@@ -87,34 +87,13 @@ std::string encode_error(std::uint64_t seq, const DecodeError& error) {
 }
 
 bool is_known_message_type(std::uint16_t raw) {
-  return !message_type_name(static_cast<MessageType>(raw)).empty() && raw != 0;
+  return visit_message_type(static_cast<MessageType>(raw), [](auto) {});
 }
 
 std::string_view message_type_name(MessageType type) {
-  switch (type) {
-    case MessageType::kUnknown: return "Unknown";
-    case MessageType::kHello: return "Hello";
-    case MessageType::kWelcome: return "Welcome";
-    case MessageType::kHeartbeat: return "Heartbeat";
-    case MessageType::kUsageReport: return "UsageReport";
-    case MessageType::kDispatch: return "Dispatch";
-    case MessageType::kAdmit: return "Admit";
-    case MessageType::kReject: return "Reject";
-    case MessageType::kStatusUpdate: return "StatusUpdate";
-    case MessageType::kCancel: return "Cancel";
-    case MessageType::kErrorReply: return "ErrorReply";
-    case MessageType::kSubmitJobRequest: return "SubmitJobRequest";
-    case MessageType::kSubmitJobReply: return "SubmitJobReply";
-    case MessageType::kListRequest: return "ListRequest";
-    case MessageType::kListReply: return "ListReply";
-    case MessageType::kDescribeRequest: return "DescribeRequest";
-    case MessageType::kDescribeReply: return "DescribeReply";
-    case MessageType::kCancelRequest: return "CancelRequest";
-    case MessageType::kApplyRequest: return "ApplyRequest";
-    case MessageType::kDeleteRequest: return "DeleteRequest";
-    case MessageType::kAdminResult: return "AdminResult";
-  }
-  return "";
+  std::string_view name = type == MessageType::kUnknown ? "Unknown" : "";
+  visit_message_type(type, [&](auto tag) { name = decltype(tag)::type::kWireName; });
+  return name;
 }
 
 }  // namespace gantry::protocol

@@ -8,8 +8,12 @@
 //   the console's job.
 // - Timestamps are int64 milliseconds since the Unix epoch, set by the process
 //   that owns the clock (never by the pure core).
-// - Structs use MSGPACK_DEFINE_MAP so a newer peer may add fields: an older
-//   peer ignores keys it does not know, and missing keys keep their defaults.
+// - Structs are msgpack maps (GANTRY_WIRE_FIELDS, protocol/wire_fields.hpp) so a
+//   newer peer may add fields: an older peer ignores keys it does not know, and
+//   missing keys keep their defaults. A field's name is its key: renaming one
+//   breaks older peers (tests/protocol/wire_keys_test.cpp says so).
+// - Which of these structs are messages, with their numeric type and direction:
+//   protocol/message_table.hpp.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +21,8 @@
 #include <msgpack.hpp>
 #include <string>
 #include <vector>
+
+#include "protocol/wire_fields.hpp"
 
 namespace gantry::protocol {
 
@@ -29,7 +35,7 @@ using Labels = std::map<std::string, std::string>;
 struct EnvVar {
   std::string name;
   std::string value;
-  MSGPACK_DEFINE_MAP(name, value);
+  GANTRY_WIRE_FIELDS(EnvVar, name, value);
 };
 
 struct ContainerSpec {
@@ -40,7 +46,7 @@ struct ContainerSpec {
   std::vector<EnvVar> env;
   ResourceList requests;
   ResourceList limits;
-  MSGPACK_DEFINE_MAP(name, image, command, args, env, requests, limits);
+  GANTRY_WIRE_FIELDS(ContainerSpec, name, image, command, args, env, requests, limits);
 };
 
 struct TaskSpec {
@@ -48,20 +54,20 @@ struct TaskSpec {
   std::int32_t replicas = 1;
   Labels node_selector;  // template.spec.nodeSelector, e.g. nvidia.com/gpu.product
   std::vector<ContainerSpec> containers;
-  MSGPACK_DEFINE_MAP(name, replicas, node_selector, containers);
+  GANTRY_WIRE_FIELDS(TaskSpec, name, replicas, node_selector, containers);
 };
 
 // A Volcano Job (batch.volcano.sh/v1alpha1), reduced to what Gantry uses.
 struct JobSpec {
   std::string name;
   std::string queue = "default";
-  std::string priority_class;  // spec.priorityClassName
-  std::int32_t priority = 0;   // resolved priority value
+  std::string priority_class;      // spec.priorityClassName
+  std::int32_t priority = 0;       // resolved priority value
   std::int32_t min_available = 0;  // 0 = all replicas
   std::int32_t max_retry = 3;
   Labels annotations;  // metadata.annotations (gantry.io/sim-duration, ...)
   std::vector<TaskSpec> tasks;
-  MSGPACK_DEFINE_MAP(name, queue, priority_class, priority, min_available, max_retry,
+  GANTRY_WIRE_FIELDS(JobSpec, name, queue, priority_class, priority, min_available, max_retry,
                      annotations, tasks);
 };
 
@@ -82,7 +88,7 @@ struct TaskStatus {
   std::int32_t running = 0;
   std::int32_t succeeded = 0;
   std::int32_t failed = 0;
-  MSGPACK_DEFINE_MAP(name, pending, running, succeeded, failed);
+  GANTRY_WIRE_FIELDS(TaskStatus, name, pending, running, succeeded, failed);
 };
 
 // ---------------------------------------------------------------- agent <-> hub
@@ -92,7 +98,7 @@ struct NodeUsage {
   ResourceList allocatable;
   ResourceList allocated;
   std::string gpu_model;  // also present as label nvidia.com/gpu.product
-  MSGPACK_DEFINE_MAP(name, labels, allocatable, allocated, gpu_model);
+  GANTRY_WIRE_FIELDS(NodeUsage, name, labels, allocatable, allocated, gpu_model);
 };
 
 // agent -> hub: progress of an admitted dispatch.
@@ -102,14 +108,14 @@ struct StatusUpdate {
   std::string phase;  // protocol::phase
   std::vector<TaskStatus> tasks;
   std::string message;
-  MSGPACK_DEFINE_MAP(dispatch_id, job, phase, tasks, message);
+  GANTRY_WIRE_FIELDS(StatusUpdate, dispatch_id, job, phase, tasks, message);
 };
 
 // One replica of a running dispatch: its task and the node it holds.
 struct PlacedReplica {
   std::string task;
   std::string node;
-  MSGPACK_DEFINE_MAP(task, node);
+  GANTRY_WIRE_FIELDS(PlacedReplica, task, node);
 };
 
 // A dispatch an agent still runs, with where its replicas are: enough for a
@@ -118,7 +124,7 @@ struct RunningDispatch {
   std::uint64_t dispatch_id = 0;
   std::string job;
   std::vector<PlacedReplica> replicas;
-  MSGPACK_DEFINE_MAP(dispatch_id, job, replicas);
+  GANTRY_WIRE_FIELDS(RunningDispatch, dispatch_id, job, replicas);
 };
 
 // agent -> hub, first message of a session and after every reconnect.
@@ -130,7 +136,7 @@ struct Hello {
   // The final status of runs that ended lately (repeated: the hub may have
   // missed it while going away).
   std::vector<StatusUpdate> ended;
-  MSGPACK_DEFINE_MAP(cluster, labels, agent_version, running, ended);
+  GANTRY_WIRE_FIELDS(Hello, cluster, labels, agent_version, running, ended);
 };
 
 // hub -> agent, answer to Hello.
@@ -138,14 +144,14 @@ struct Welcome {
   std::uint64_t hub_epoch = 0;  // changes on every hub start
   std::int32_t heartbeat_interval_ms = 1000;
   std::int32_t heartbeat_liveness = 3;  // missed intervals before the peer is dead
-  MSGPACK_DEFINE_MAP(hub_epoch, heartbeat_interval_ms, heartbeat_liveness);
+  GANTRY_WIRE_FIELDS(Welcome, hub_epoch, heartbeat_interval_ms, heartbeat_liveness);
 };
 
 // both directions; the hub echoes each agent heartbeat so agents notice a dead hub.
 struct Heartbeat {
   std::string cluster;
   std::uint64_t hub_epoch = 0;
-  MSGPACK_DEFINE_MAP(cluster, hub_epoch);
+  GANTRY_WIRE_FIELDS(Heartbeat, cluster, hub_epoch);
 };
 
 // agent -> hub, on register and whenever allocation changes.
@@ -155,7 +161,7 @@ struct UsageReport {
   // Dispatches whose resources are already counted in `allocated`; the hub drops
   // its own reservation for these.
   std::vector<std::uint64_t> accounted_dispatches;
-  MSGPACK_DEFINE_MAP(cluster, nodes, accounted_dispatches);
+  GANTRY_WIRE_FIELDS(UsageReport, cluster, nodes, accounted_dispatches);
 };
 
 // hub -> agent: run (part of) a job. task_replicas: task name -> replicas here.
@@ -163,14 +169,14 @@ struct Dispatch {
   std::uint64_t dispatch_id = 0;
   JobSpec job;
   std::map<std::string, std::int32_t> task_replicas;
-  MSGPACK_DEFINE_MAP(dispatch_id, job, task_replicas);
+  GANTRY_WIRE_FIELDS(Dispatch, dispatch_id, job, task_replicas);
 };
 
 // agent -> hub: the whole gang fit and was started.
 struct Admit {
   std::uint64_t dispatch_id = 0;
   std::string job;
-  MSGPACK_DEFINE_MAP(dispatch_id, job);
+  GANTRY_WIRE_FIELDS(Admit, dispatch_id, job);
 };
 
 // agent -> hub: the gang does not fit here now; the hub requeues it.
@@ -178,40 +184,40 @@ struct Reject {
   std::uint64_t dispatch_id = 0;
   std::string job;
   std::string reason;
-  MSGPACK_DEFINE_MAP(dispatch_id, job, reason);
+  GANTRY_WIRE_FIELDS(Reject, dispatch_id, job, reason);
 };
 
 // hub -> agent: stop a dispatch (kill its processes).
 struct Cancel {
   std::uint64_t dispatch_id = 0;
   std::string job;
-  MSGPACK_DEFINE_MAP(dispatch_id, job);
+  GANTRY_WIRE_FIELDS(Cancel, dispatch_id, job);
 };
 
 // Either direction: answer to a frame that could not be handled.
 struct ErrorReply {
   std::string code;  // "bad_version", "unknown_type", "bad_payload", "not_registered", ...
   std::string message;
-  MSGPACK_DEFINE_MAP(code, message);
+  GANTRY_WIRE_FIELDS(ErrorReply, code, message);
 };
 
 // ---------------------------------------------------------------- console <-> hub
 struct SubmitJobRequest {
   std::string yaml;  // a Volcano Job document
-  MSGPACK_DEFINE_MAP(yaml);
+  GANTRY_WIRE_FIELDS(SubmitJobRequest, yaml);
 };
 
 struct SubmitJobReply {
   bool ok = false;
   std::string job;
   std::string error;  // names the field and value when the YAML is refused
-  MSGPACK_DEFINE_MAP(ok, job, error);
+  GANTRY_WIRE_FIELDS(SubmitJobReply, ok, job, error);
 };
 
 // What gantryctl get ... lists.
 struct ListRequest {
   std::string kind;  // "jobs" | "clusters" | "queues"
-  MSGPACK_DEFINE_MAP(kind);
+  GANTRY_WIRE_FIELDS(ListRequest, kind);
 };
 
 struct JobInfo {
@@ -229,8 +235,8 @@ struct JobInfo {
   std::int64_t started_ms = 0;
   std::int64_t finished_ms = 0;
   std::vector<TaskStatus> tasks;
-  MSGPACK_DEFINE_MAP(name, queue, phase, clusters, reason, priority, min_available, replicas,
-                     requeues, requests, submitted_ms, started_ms, finished_ms, tasks);
+  GANTRY_WIRE_FIELDS(JobInfo, name, queue, phase, clusters, reason, priority, min_available,
+                     replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks);
 };
 
 struct ClusterInfo {
@@ -241,7 +247,7 @@ struct ClusterInfo {
   ResourceList capacity;
   ResourceList allocated;
   std::int64_t last_seen_ms = 0;
-  MSGPACK_DEFINE_MAP(name, ready, nodes, labels, capacity, allocated, last_seen_ms);
+  GANTRY_WIRE_FIELDS(ClusterInfo, name, ready, nodes, labels, capacity, allocated, last_seen_ms);
 };
 
 struct QueueInfo {
@@ -257,8 +263,8 @@ struct QueueInfo {
   ResourceList guarantee;
   ResourceList pending;
   double share = 0.0;
-  MSGPACK_DEFINE_MAP(name, parent, weight, priority, state, reclaimable, allocated, deserved,
-                     capability, guarantee, pending, share);
+  GANTRY_WIRE_FIELDS(QueueInfo, name, parent, weight, priority, state, reclaimable, allocated,
+                     deserved, capability, guarantee, pending, share);
 };
 
 struct ListReply {
@@ -267,13 +273,13 @@ struct ListReply {
   std::vector<JobInfo> jobs;
   std::vector<ClusterInfo> clusters;
   std::vector<QueueInfo> queues;
-  MSGPACK_DEFINE_MAP(ok, error, jobs, clusters, queues);
+  GANTRY_WIRE_FIELDS(ListReply, ok, error, jobs, clusters, queues);
 };
 
 struct DescribeRequest {
   std::string kind;  // "job" | "queue" | "cluster"
   std::string name;
-  MSGPACK_DEFINE_MAP(kind, name);
+  GANTRY_WIRE_FIELDS(DescribeRequest, kind, name);
 };
 
 struct DescribeReply {
@@ -284,25 +290,25 @@ struct DescribeReply {
   ClusterInfo cluster;
   JobSpec spec;
   std::vector<std::string> events;  // human-readable history, oldest first
-  MSGPACK_DEFINE_MAP(ok, error, job, queue, cluster, spec, events);
+  GANTRY_WIRE_FIELDS(DescribeReply, ok, error, job, queue, cluster, spec, events);
 };
 
 struct CancelRequest {
   std::string kind;  // "job"
   std::string name;
-  MSGPACK_DEFINE_MAP(kind, name);
+  GANTRY_WIRE_FIELDS(CancelRequest, kind, name);
 };
 
 // apply -f (queues) and delete queue.
 struct ApplyRequest {
   std::string yaml;
-  MSGPACK_DEFINE_MAP(yaml);
+  GANTRY_WIRE_FIELDS(ApplyRequest, yaml);
 };
 
 struct DeleteRequest {
   std::string kind;  // "queue"
   std::string name;
-  MSGPACK_DEFINE_MAP(kind, name);
+  GANTRY_WIRE_FIELDS(DeleteRequest, kind, name);
 };
 
 // Generic answer for cancel / apply / delete.
@@ -310,7 +316,7 @@ struct AdminResult {
   bool ok = false;
   std::string message;
   std::string error;
-  MSGPACK_DEFINE_MAP(ok, message, error);
+  GANTRY_WIRE_FIELDS(AdminResult, ok, message, error);
 };
 
 }  // namespace gantry::protocol

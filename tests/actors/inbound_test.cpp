@@ -45,6 +45,20 @@ TEST(InboundTest, HubToAgentMessageIsNotAcceptedByTheHub) {
   EXPECT_EQ(error.code, "unexpected_type");
 }
 
+TEST(InboundTest, AgentMessageOnTheAdminSocketIsRefusedAndAConsoleRequestThereDecodes) {
+  std::uint64_t seq = 0;
+  protocol::DecodeError error;
+  EXPECT_FALSE(decode_inbound(Channel::kAdmin, "c", protocol::encode(protocol::Admit{1, "j"}, 6),
+                              seq, error));
+  EXPECT_EQ(error.code, "unexpected_type");
+  EXPECT_NE(error.message.find("admin"), std::string::npos) << error.message;
+  const auto message = decode_inbound(
+      Channel::kAdmin, "c", protocol::encode(protocol::DeleteRequest{"queue", "q"}, 7), seq, error);
+  ASSERT_TRUE(message) << error.message;
+  EXPECT_EQ(std::get<protocol::DeleteRequest>(message->body),
+            (protocol::DeleteRequest{"queue", "q"}));
+}
+
 TEST(InboundTest, PayloadOfTheWrongShapeIsABadPayload) {
   std::uint64_t seq = 0;
   protocol::DecodeError error;

@@ -12,8 +12,11 @@
 namespace gantry::protocol {
 namespace {
 
+template <class List>
+struct Codec;
+
 template <class... Messages>
-struct MessageList {
+struct Codec<MessageList<Messages...>> {
   // Decodes the payload as whatever type the envelope names; true if it decoded.
   static bool decode_as_named_type(const Envelope& envelope, DecodeError& error) {
     bool decoded = false;
@@ -28,10 +31,7 @@ struct MessageList {
   }
 };
 
-using All = MessageList<Hello, Welcome, Heartbeat, UsageReport, Dispatch, Admit, Reject,
-                        StatusUpdate, Cancel, ErrorReply, SubmitJobRequest, SubmitJobReply,
-                        ListRequest, ListReply, DescribeRequest, DescribeReply, CancelRequest,
-                        ApplyRequest, DeleteRequest, AdminResult>;
+using All = Codec<AllMessages>;  // every entry of protocol/message_table.hpp
 
 enum class Outcome { kDecoded, kEnvelopeError, kPayloadError };
 

@@ -1,0 +1,36 @@
+// THE list of wire messages: the one place a new message is declared (after its
+// struct in protocol/messages.hpp). Everything else is derived from it: the
+// MessageType enum and names, MessageTypeOf<T>, the list of message structs
+// (protocol/message_types.hpp), the hub's inbound variant, which socket accepts
+// what and the decoding (actors/inbound.*), the agent's decoding
+// (agents/agent_loop.cpp), the CAF type ids (actors/actor_messages.hpp) and the
+// protocol tests. Forgetting a handler for a new message the hub or an agent
+// receives is a compile error there.
+//
+// X(Struct, numeric type, directions). The numbers are the wire contract: never
+// renumber or reuse one (tests/protocol/wire_keys_test.cpp pins them).
+#pragma once
+
+#define GANTRY_WIRE_MESSAGES(X)                                                                  \
+  /* agent <-> hub */                                                                            \
+  X(Hello, 1, Direction::kAgentToHub)                                                            \
+  X(Welcome, 2, Direction::kHubToAgent)                                                          \
+  X(Heartbeat, 3, Direction::kAgentToHub | Direction::kHubToAgent) /* the hub echoes each one */ \
+  X(UsageReport, 4, Direction::kAgentToHub)                                                      \
+  X(Dispatch, 5, Direction::kHubToAgent)                                                         \
+  X(Admit, 6, Direction::kAgentToHub)                                                            \
+  X(Reject, 7, Direction::kAgentToHub)                                                           \
+  X(StatusUpdate, 8, Direction::kAgentToHub)                                                     \
+  X(Cancel, 9, Direction::kHubToAgent)                                                           \
+  X(ErrorReply, 10, Direction::kAgentToHub | Direction::kHubToAgent | Direction::kHubToConsole)  \
+  /* console <-> hub */                                                                          \
+  X(SubmitJobRequest, 100, Direction::kConsoleToHub)                                             \
+  X(SubmitJobReply, 101, Direction::kHubToConsole)                                               \
+  X(ListRequest, 102, Direction::kConsoleToHub)                                                  \
+  X(ListReply, 103, Direction::kHubToConsole)                                                    \
+  X(DescribeRequest, 104, Direction::kConsoleToHub)                                              \
+  X(DescribeReply, 105, Direction::kHubToConsole)                                                \
+  X(CancelRequest, 106, Direction::kConsoleToHub)                                                \
+  X(ApplyRequest, 107, Direction::kConsoleToHub)                                                 \
+  X(DeleteRequest, 108, Direction::kConsoleToHub)                                                \
+  X(AdminResult, 109, Direction::kHubToConsole)

@@ -1,0 +1,144 @@
+// The wire contract, written out: each message's numeric type and the exact
+// msgpack map keys, in order, of it and of every struct inside it. A peer built
+// from an older tree decodes by these numbers and keys, so a renamed field or a
+// renumbered message must fail here, not in production. Change an expected value
+// only together with a protocol version bump.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "protocol/envelope.hpp"
+#include "tests/protocol/sample_messages.hpp"
+
+namespace gantry::protocol {
+namespace {
+
+using Keys = std::vector<std::string>;
+
+struct ExpectedMessage {
+  std::string name;
+  std::uint16_t type;
+  Keys keys;
+};
+
+const std::vector<ExpectedMessage> kMessages = {
+    {"Hello", 1, {"cluster", "labels", "agent_version", "running", "ended"}},
+    {"Welcome", 2, {"hub_epoch", "heartbeat_interval_ms", "heartbeat_liveness"}},
+    {"Heartbeat", 3, {"cluster", "hub_epoch"}},
+    {"UsageReport", 4, {"cluster", "nodes", "accounted_dispatches"}},
+    {"Dispatch", 5, {"dispatch_id", "job", "task_replicas"}},
+    {"Admit", 6, {"dispatch_id", "job"}},
+    {"Reject", 7, {"dispatch_id", "job", "reason"}},
+    {"StatusUpdate", 8, {"dispatch_id", "job", "phase", "tasks", "message"}},
+    {"Cancel", 9, {"dispatch_id", "job"}},
+    {"ErrorReply", 10, {"code", "message"}},
+    {"SubmitJobRequest", 100, {"yaml"}},
+    {"SubmitJobReply", 101, {"ok", "job", "error"}},
+    {"ListRequest", 102, {"kind"}},
+    {"ListReply", 103, {"ok", "error", "jobs", "clusters", "queues"}},
+    {"DescribeRequest", 104, {"kind", "name"}},
+    {"DescribeReply", 105, {"ok", "error", "job", "queue", "cluster", "spec", "events"}},
+    {"CancelRequest", 106, {"kind", "name"}},
+    {"ApplyRequest", 107, {"yaml"}},
+    {"DeleteRequest", 108, {"kind", "name"}},
+    {"AdminResult", 109, {"ok", "message", "error"}},
+};
+
+Keys map_keys(const std::string& payload) {
+  const msgpack::object_handle handle = msgpack::unpack(payload.data(), payload.size());
+  const msgpack::object& map = handle.get();
+  EXPECT_EQ(map.type, msgpack::type::MAP);
+  if (map.type != msgpack::type::MAP) return {};
+  Keys keys;
+  for (std::uint32_t i = 0; i < map.via.map.size; ++i) {
+    keys.push_back(map.via.map.ptr[i].key.as<std::string>());
+  }
+  return keys;
+}
+
+const ExpectedMessage* expected_message(const std::string& name) {
+  for (const ExpectedMessage& message : kMessages) {
+    if (message.name == name) return &message;
+  }
+  return nullptr;
+}
+
+// Reads the type number and the keys back from an encoded frame, not from the
+// declarations they are meant to pin.
+template <class T>
+void expect_pinned() {
+  SCOPED_TRACE(T::kWireName);
+  const ExpectedMessage* expected = expected_message(T::kWireName);
+  ASSERT_NE(expected, nullptr) << "a new message: add its type and keys to kMessages";
+  DecodeError error;
+  const auto envelope = decode_envelope(encode(testing::sample<T>(), 3), error);
+  ASSERT_TRUE(envelope) << error.message;
+  EXPECT_EQ(static_cast<std::uint16_t>(envelope->type), expected->type);
+  EXPECT_EQ(map_keys(envelope->payload), expected->keys);
+}
+
+template <class... Messages>
+void expect_all_pinned(MessageList<Messages...>) {
+  (expect_pinned<Messages>(), ...);
+}
+
+TEST(WireKeys, EveryMessageKeepsItsTypeNumberAndKeys) {
+  expect_all_pinned(AllMessages{});
+}
+
+TEST(WireKeys, EveryPinnedMessageIsKnownUnderItsName) {
+  for (const ExpectedMessage& message : kMessages) {
+    SCOPED_TRACE(message.name);
+    EXPECT_TRUE(is_known_message_type(message.type));
+    EXPECT_EQ(message_type_name(static_cast<MessageType>(message.type)), message.name);
+  }
+  int known = 0;
+  for (std::uint32_t raw = 0; raw <= 0xFFFF; ++raw) {
+    if (is_known_message_type(static_cast<std::uint16_t>(raw))) ++known;
+  }
+  EXPECT_EQ(known, static_cast<int>(kMessages.size()));
+}
+
+template <class T>
+void expect_keys(const Keys& expected) {
+  EXPECT_EQ(map_keys(encode_payload(T{})), expected) << T::kWireName;
+}
+
+TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
+  expect_keys<EnvVar>({"name", "value"});
+  expect_keys<ContainerSpec>({"name", "image", "command", "args", "env", "requests", "limits"});
+  expect_keys<TaskSpec>({"name", "replicas", "node_selector", "containers"});
+  expect_keys<JobSpec>({"name", "queue", "priority_class", "priority", "min_available", "max_retry",
+                        "annotations", "tasks"});
+  expect_keys<TaskStatus>({"name", "pending", "running", "succeeded", "failed"});
+  expect_keys<NodeUsage>({"name", "labels", "allocatable", "allocated", "gpu_model"});
+  expect_keys<PlacedReplica>({"task", "node"});
+  expect_keys<RunningDispatch>({"dispatch_id", "job", "replicas"});
+  expect_keys<JobInfo>({"name", "queue", "phase", "clusters", "reason", "priority", "min_available",
+                        "replicas", "requeues", "requests", "submitted_ms", "started_ms",
+                        "finished_ms", "tasks"});
+  expect_keys<ClusterInfo>(
+      {"name", "ready", "nodes", "labels", "capacity", "allocated", "last_seen_ms"});
+  expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
+                          "allocated", "deserved", "capability", "guarantee", "pending", "share"});
+}
+
+// The direction of each message decides which hub socket and which agent accept
+// it (actors/inbound.cpp, agents/agent_loop.cpp): pinned too, at compile time.
+static_assert(std::is_same_v<
+              MessagesSentIn<Direction::kAgentToHub>,
+              MessageList<Hello, Heartbeat, UsageReport, Admit, Reject, StatusUpdate, ErrorReply>>);
+static_assert(std::is_same_v<MessagesSentIn<Direction::kHubToAgent>,
+                             MessageList<Welcome, Heartbeat, Dispatch, Cancel, ErrorReply>>);
+static_assert(std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
+                             MessageList<SubmitJobRequest, ListRequest, DescribeRequest,
+                                         CancelRequest, ApplyRequest, DeleteRequest>>);
+static_assert(
+    std::is_same_v<MessagesSentIn<Direction::kHubToConsole>,
+                   MessageList<ErrorReply, SubmitJobReply, ListReply, DescribeReply, AdminResult>>);
+
+}  // namespace
+}  // namespace gantry::protocol
