@@ -1,10 +1,7 @@
 #include "agents/process_executor.hpp"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +12,7 @@
 
 #include "agents/replica_env.hpp"
 #include "agents/signal_pipe.hpp"
+#include "support/free_port.hpp"
 
 extern char** environ;
 
@@ -128,19 +126,7 @@ std::string ProcessExecutor::check(const protocol::JobSpec& job) const {
 }
 
 std::uint16_t ProcessExecutor::pick_rendezvous_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
-  sockaddr_in address = {};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof address;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  const int error = errno;
-  ::close(fd);
-  if (!ok) throw std::runtime_error(std::string("choosing a free port: ") + std::strerror(error));
-  return ntohs(address.sin_port);
+  return support::free_loopback_port();
 }
 
 std::filesystem::path ProcessExecutor::log_path(const ReplicaLaunch& launch) const {

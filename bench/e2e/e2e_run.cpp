@@ -3,16 +3,19 @@
 #include <sys/resource.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "bench/e2e/fake_clusters.hpp"
-#include "bench/e2e/free_port.hpp"
 #include "bench/e2e/hub_process.hpp"
 #include "bench/e2e/job_yaml.hpp"
 #include "bench/e2e/proc_cpu.hpp"
 #include "bench/e2e/trace_csv.hpp"
 #include "protocol/envelope.hpp"
+#include "support/free_port.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gantry::bench::e2e {
 
@@ -23,33 +26,24 @@ namespace {
 class StateDir {
  public:
   explicit StateDir(const std::string& requested) {
-    if (!requested.empty()) {
-      path_ = requested;
-      std::filesystem::create_directories(path_);
+    if (requested.empty()) {
+      owned_.emplace("gantry-bench-e2e");
+      path_ = owned_->path();
       return;
     }
-    std::string pattern = (std::filesystem::temp_directory_path() / "gantry-bench-e2e-XXXXXX");
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-    owned_ = true;
+    path_ = requested;
+    std::filesystem::create_directories(path_);
   }
-  ~StateDir() {
-    std::error_code ignored;
-    if (owned_ && !keep_) std::filesystem::remove_all(path_, ignored);
-  }
-  StateDir(const StateDir&) = delete;
-  StateDir& operator=(const StateDir&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
   std::string keep() {
-    keep_ = true;
+    if (owned_) owned_->keep();
     return path_.string();
   }
 
  private:
+  std::optional<support::TempDir> owned_;  // none: the directory asked for
   std::filesystem::path path_;
-  bool owned_ = false;
-  bool keep_ = false;
 };
 
 double process_cpu_seconds() {
@@ -77,7 +71,7 @@ void wait_dispatches(const Timeline& timeline, std::uint32_t expected, double se
 }
 
 std::string loopback_endpoint() {
-  return "tcp://127.0.0.1:" + std::to_string(free_loopback_port());
+  return "tcp://127.0.0.1:" + std::to_string(support::free_loopback_port());
 }
 
 ClusterShape shape_of(const E2eOptions& options) {

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "support/volcano_yaml.hpp"
+
 namespace gantry::bench::e2e {
 
 namespace {
@@ -25,46 +27,21 @@ std::optional<std::uint32_t> job_index(std::string_view name) {
 
 // About 400 bytes, the size of a small hand-written job.
 std::string job_yaml(std::uint32_t index) {
-  return "apiVersion: batch.volcano.sh/v1alpha1\n"
-         "kind: Job\n"
-         "metadata:\n"
-         "  name: " +
-         job_name(index) +
-         "\n"
-         "spec:\n"
-         "  queue: default\n"
-         "  tasks:\n"
-         "    - name: main\n"
-         "      replicas: 1\n"
-         "      template:\n"
-         "        spec:\n"
-         "          containers:\n"
-         "            - name: main\n"
-         "              image: busybox\n"
-         "              command: [\"/bin/true\"]\n"
-         "              resources:\n"
-         "                requests: {cpu: 500m, memory: 1Gi, nvidia.com/gpu: 1}\n";
+  support::VolcanoJob job;
+  job.name = job_name(index);
+  job.queue = "default";
+  job.command = {"/bin/true"};
+  job.requests = "cpu: 500m, memory: 1Gi, nvidia.com/gpu: 1";
+  return support::volcano_job_yaml(job);
 }
 
 std::string true_job_yaml(const std::string& name) {
-  return "apiVersion: batch.volcano.sh/v1alpha1\n"
-         "kind: Job\n"
-         "metadata:\n"
-         "  name: " +
-         name +
-         "\n"
-         "spec:\n"
-         "  tasks:\n"
-         "    - name: main\n"
-         "      replicas: 1\n"
-         "      template:\n"
-         "        spec:\n"
-         "          containers:\n"
-         "            - name: main\n"
-         "              image: none\n"
-         "              command: [\"/bin/true\"]\n"
-         "              resources:\n"
-         "                requests: {cpu: \"1\", memory: 64Mi}\n";
+  support::VolcanoJob job;
+  job.name = name;
+  job.image = "none";
+  job.command = {"/bin/true"};
+  job.requests = "cpu: \"1\", memory: 64Mi";
+  return support::volcano_job_yaml(job);
 }
 
 }  // namespace gantry::bench::e2e

@@ -3,9 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -13,28 +11,12 @@
 
 #include "actors/outbound.hpp"
 #include "protocol/envelope.hpp"
+#include "support/temp_dir.hpp"
+#include "support/volcano_yaml.hpp"
 
 namespace gantry::actors::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "gantry-actors-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using support::TempDir;
 
 // Records every frame the actors hand out.
 class RecordingSink final : public OutboundSink {
@@ -91,32 +73,14 @@ std::vector<std::pair<std::string, T>> frames_of(const std::vector<OutboundFrame
 // A one-task Volcano Job: `replicas` replicas of 1 CPU, 1Gi and `gpus` GPUs.
 inline std::string job_yaml(const std::string& name, int replicas, int gpus,
                             const std::string& queue = "default") {
-  return "apiVersion: batch.volcano.sh/v1alpha1\n"
-         "kind: Job\n"
-         "metadata:\n"
-         "  name: " +
-         name +
-         "\n"
-         "spec:\n"
-         "  queue: " +
-         queue +
-         "\n"
-         "  minAvailable: " +
-         std::to_string(replicas) +
-         "\n"
-         "  tasks:\n"
-         "    - name: worker\n"
-         "      replicas: " +
-         std::to_string(replicas) +
-         "\n"
-         "      template:\n"
-         "        spec:\n"
-         "          containers:\n"
-         "            - name: main\n"
-         "              image: busybox\n"
-         "              resources:\n"
-         "                requests: {cpu: \"1\", memory: 1Gi, nvidia.com/gpu: " +
-         std::to_string(gpus) + "}\n";
+  support::VolcanoJob job;
+  job.name = name;
+  job.queue = queue;
+  job.min_available = replicas;
+  job.task = "worker";
+  job.replicas = replicas;
+  job.requests = "cpu: \"1\", memory: 1Gi, nvidia.com/gpu: " + std::to_string(gpus);
+  return support::volcano_job_yaml(job);
 }
 
 // A cluster of `nodes` nodes with 16 CPUs, 128Gi and `gpus_per_node` GPUs each.

@@ -16,6 +16,7 @@
 
 #include "agent_test_support.hpp"
 #include "fake_hub.hpp"
+#include "support/temp_dir.hpp"
 
 extern char** environ;
 
@@ -36,17 +37,11 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 struct AgentProcessTest : ::testing::Test {
-  void SetUp() override {
-    char pattern[] = "/tmp/gantry-agent-bin-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir = pattern;
-  }
   void TearDown() override {
     if (pid > 0) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
     }
-    std::filesystem::remove_all(dir);
   }
 
   void spawn(const std::vector<std::string>& args) {
@@ -77,7 +72,8 @@ struct AgentProcessTest : ::testing::Test {
     return status;
   }
 
-  std::filesystem::path dir;
+  support::TempDir temp_dir{"gantry-agent-bin"};
+  const std::filesystem::path dir = temp_dir.path();
   pid_t pid = -1;
 };
 

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "agent_test_support.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gantry::agents {
 namespace {
@@ -38,16 +39,12 @@ std::vector<std::string> shell(const std::string& script) {
 
 struct ProcessExecutorTest : ::testing::Test {
   void SetUp() override {
-    char pattern[] = "/tmp/gantry-agent-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    work_dir = pattern;
     executor = std::make_unique<ProcessExecutor>(work_dir);
     core = std::make_unique<AgentCore>("test", testing::small_inventory(), *executor);
   }
   void TearDown() override {
     core.reset();
     executor.reset();
-    std::filesystem::remove_all(work_dir);
   }
 
   // Feeds replica exits to the core until `done` holds; false if the deadline
@@ -71,7 +68,8 @@ struct ProcessExecutorTest : ::testing::Test {
   }
   bool over() const { return final_update().has_value(); }
 
-  std::filesystem::path work_dir;
+  support::TempDir temp_dir{"gantry-agent-test"};
+  const std::filesystem::path work_dir = temp_dir.path();
   std::unique_ptr<ProcessExecutor> executor;
   std::unique_ptr<AgentCore> core;
   Outbox out;

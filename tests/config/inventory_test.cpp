@@ -1,7 +1,6 @@
 #include "config/inventory.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "hub/field_error.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gantry::config {
 namespace {
@@ -203,17 +203,12 @@ TEST(InventoryCsv, LoadsTheRealOpenbNodeListWhenPresent) {
 }
 
 TEST(InventoryFile, ChoosesFormatByExtensionAndReportsUnreadableFiles) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("gantry-inventory-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  {
-    std::ofstream(dir / "nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\nn0,1000,1024,1,T4\n";
-    std::ofstream(dir / "nodes.yaml") << "nodes:\n  - name: y0\n    allocatable: {cpu: 1}\n";
-  }
-  EXPECT_EQ(load_inventory((dir / "nodes.csv").string()).nodes.at(0).gpu_model, "T4");
-  EXPECT_EQ(load_inventory((dir / "nodes.yaml").string()).nodes.at(0).name, "y0");
-  EXPECT_THROW(load_inventory((dir / "missing.yaml").string()), std::runtime_error);
-  std::filesystem::remove_all(dir);
+  const support::TempDir dir("gantry-inventory");
+  dir.write("nodes.csv", "sn,cpu_milli,memory_mib,gpu,model\nn0,1000,1024,1,T4\n");
+  dir.write("nodes.yaml", "nodes:\n  - name: y0\n    allocatable: {cpu: 1}\n");
+  EXPECT_EQ(load_inventory((dir.path() / "nodes.csv").string()).nodes.at(0).gpu_model, "T4");
+  EXPECT_EQ(load_inventory((dir.path() / "nodes.yaml").string()).nodes.at(0).name, "y0");
+  EXPECT_THROW(load_inventory((dir.path() / "missing.yaml").string()), std::runtime_error);
 }
 
 TEST(InventoryFile, ExampleInventoriesLoad) {

@@ -1,4 +1,4 @@
-// Builders shared by the core tests.
+// Builders shared by the core tests (the fixtures' harness: core_harness.hpp).
 #pragma once
 
 #include <string>

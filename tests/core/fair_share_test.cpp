@@ -2,25 +2,15 @@
 // pure core, driven pass by pass with a paused clock.
 #include <gtest/gtest.h>
 
-#include <map>
-
 #include "hub/field_error.hpp"
 #include "hub/scheduler.hpp"
-#include "tests/core/core_fixtures.hpp"
+#include "tests/core/core_harness.hpp"
 
 namespace gantry::hub {
 namespace {
 
-using testing::gpus;
-using testing::nodes;
-
-class FairShareTest : public ::testing::Test {
+class FairShareTest : public testing::CoreHarness {
  protected:
-  void add_cluster(const std::string& name, int node_count, std::int64_t gpu_per_node) {
-    const ClusterIndex c = core.add_cluster(name);
-    core.report_usage(c, nodes(node_count, gpu_per_node, 64, name), {});
-    core.set_cluster_ready(c, true, now);
-  }
   void add_queue(const std::string& name, std::int32_t weight, std::int64_t guarantee_gpus = 0,
                  std::int64_t capability_gpus = 0, bool reclaimable = true) {
     QueueSpec spec;
@@ -29,34 +19,15 @@ class FairShareTest : public ::testing::Test {
     spec.reclaimable = reclaimable;
     if (guarantee_gpus) spec.guarantee.set(kGpu, guarantee_gpus * kMilli);
     if (capability_gpus) spec.capability.set(kGpu, capability_gpus * kMilli);
-    core.apply_queue(spec);
+    apply_queue(spec);
   }
-  JobId submit(const std::string& name, const std::string& queue, std::int64_t gpu_count,
+  JobId submit(const std::string& name, const std::string& queue_name, std::int64_t gpu_count,
                std::int32_t priority = 0, std::int64_t sla_ms = -1) {
-    JobRequest request;
-    request.name = name;
-    request.queue = queue;
+    JobRequest request = testing::gpu_job(name, gpu_count, queue_name);
     request.priority = priority;
-    request.gang = make_gpu_gang(gpu_count, 8);
     request.sla_waiting_ms = sla_ms;
-    return core.submit(std::move(request), now);
+    return CoreHarness::submit(std::move(request));
   }
-  // Runs a pass; returns dispatched and evicted job names.
-  std::pair<std::vector<std::string>, std::vector<std::string>> pass() {
-    std::pair<std::vector<std::string>, std::vector<std::string>> out;
-    for (const Decision& d : core.schedule(now)) {
-      (d.kind == Decision::Kind::kDispatch ? out.first : out.second).push_back(core.job(d.job).name);
-      if (d.kind == Decision::Kind::kDispatch) core.admitted(d.dispatch, now);
-    }
-    return out;
-  }
-  std::int64_t allocated_gpus(const std::string& queue) {
-    return core.queues().node(*core.find_queue(queue)).allocated.gpus();
-  }
-  const Job& job(const std::string& name) { return core.job(*core.find_job(name)); }
-
-  SchedulerCore core;
-  TimeMs now = 1'000;
 };
 
 TEST_F(FairShareTest, WeightedDrfSplitsASaturatedPool) {
@@ -78,10 +49,10 @@ TEST_F(FairShareTest, HigherPriorityQueueIsServedFirst) {
   QueueSpec urgent;
   urgent.name = "urgent";
   urgent.priority = 10;
-  core.apply_queue(urgent);
+  apply_queue(urgent);
   submit("b", "batch", 8);
   submit("u", "urgent", 8);
-  EXPECT_EQ(pass().first, std::vector<std::string>{"u"});
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"u"});
 }
 
 TEST_F(FairShareTest, CapabilityIsAHardCapEvenWhenThePoolIsIdle) {
@@ -100,7 +71,7 @@ TEST_F(FairShareTest, ReclaimTakesBackBorrowedCapacityWholeGangsNewestFirst) {
   add_queue("a", 1);
   add_queue("b", 1);
   for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
-  EXPECT_EQ(pass().first.size(), 4u) << "a borrows the whole idle pool";
+  EXPECT_EQ(pass().dispatched.size(), 4u) << "a borrows the whole idle pool";
   now += 1000;
   submit("b0", "b", 8);
   const auto [dispatched, evicted] = pass();
@@ -110,7 +81,7 @@ TEST_F(FairShareTest, ReclaimTakesBackBorrowedCapacityWholeGangsNewestFirst) {
   EXPECT_EQ(job("a3").preemptions, 1);
   EXPECT_NE(core.reason_text(job("a3")).find("preempted on cluster c to make room for job b0"), std::string::npos);
   // a3 cannot come back while b is within its deserved share: no ping-pong.
-  EXPECT_TRUE(pass().first.empty());
+  EXPECT_TRUE(pass().dispatched.empty());
 }
 
 TEST_F(FairShareTest, NoReclaimFromNonReclaimableQueueOrBeyondDeserved) {
@@ -120,7 +91,7 @@ TEST_F(FairShareTest, NoReclaimFromNonReclaimableQueueOrBeyondDeserved) {
   for (int i = 0; i < 4; ++i) submit("k" + std::to_string(i), "keeper", 8);
   pass();
   submit("b0", "b", 8);
-  EXPECT_TRUE(pass().second.empty());
+  EXPECT_TRUE(pass().evicted.empty());
   EXPECT_EQ(job("b0").phase, JobPhase::kPending);
 }
 
@@ -131,7 +102,7 @@ TEST_F(FairShareTest, ReclaimOnlyForAQueueThatStaysWithinItsDeservedShare) {
   for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
   pass();
   submit("b-big", "b", 24);  // more than b's third of the pool
-  EXPECT_TRUE(pass().second.empty());
+  EXPECT_TRUE(pass().evicted.empty());
   EXPECT_EQ(allocated_gpus("a"), 32);
 }
 
@@ -140,7 +111,7 @@ TEST_F(FairShareTest, PreemptionInsideAQueueByPriorityOnly) {
   submit("low", "default", 8, 0);
   pass();
   submit("same", "default", 8, 0);
-  EXPECT_TRUE(pass().second.empty()) << "equal priority never preempts";
+  EXPECT_TRUE(pass().evicted.empty()) << "equal priority never preempts";
   submit("high", "default", 8, 100);
   const auto [dispatched, evicted] = pass();
   EXPECT_EQ(evicted, std::vector<std::string>{"low"});
@@ -157,7 +128,7 @@ TEST_F(FairShareTest, GuaranteeIsNeverLentAndIsThereWhenDemandAppears) {
   EXPECT_NE(core.reason_text(job("o3")).find("guaranteed to other queues"), std::string::npos)
       << core.reason_text(job("o3"));
   submit("g0", "guaranteed", 8);
-  EXPECT_EQ(pass().first, std::vector<std::string>{"g0"}) << "within one pass of the demand";
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"g0"}) << "within one pass of the demand";
 }
 
 TEST_F(FairShareTest, StarvingJobGetsNodesHeldAgainstSmallerJobs) {
@@ -167,15 +138,15 @@ TEST_F(FairShareTest, StarvingJobGetsNodesHeldAgainstSmallerJobs) {
   submit("big", "default", 16, 0, /*sla_ms=*/10'000);
   for (int i = 1; i < 4; ++i) submit("small-" + std::to_string(i), "default", 4);
   // Before the SLA, first-fit lets the small jobs in around the big one.
-  EXPECT_EQ(pass().first.size(), 3u);
-  core.finished(job("small-0").dispatch, JobPhase::kCompleted, "", now);
-  core.finished(job("small-1").dispatch, JobPhase::kCompleted, "", now);
+  EXPECT_EQ(pass().dispatched.size(), 3u);
+  finish("small-0");
+  finish("small-1");
   now += 20'000;
   submit("small-4", "default", 4);
-  EXPECT_TRUE(pass().first.empty()) << "the freed node is held for big";
-  core.finished(job("small-2").dispatch, JobPhase::kCompleted, "", now);
-  core.finished(job("small-3").dispatch, JobPhase::kCompleted, "", now);
-  EXPECT_EQ(pass().first, (std::vector<std::string>{"big"}));
+  EXPECT_TRUE(pass().dispatched.empty()) << "the freed node is held for big";
+  finish("small-2");
+  finish("small-3");
+  EXPECT_EQ(pass().dispatched, (std::vector<std::string>{"big"}));
 }
 
 TEST_F(FairShareTest, StarvingJobsAreServedInDeadlineOrderAndTheLaterOnesWaitForTheHeldNodes) {
@@ -186,11 +157,12 @@ TEST_F(FairShareTest, StarvingJobsAreServedInDeadlineOrderAndTheLaterOnesWaitFor
   now += 500;
   submit("second", "default", 8, 0, /*sla_ms=*/1'000);
   now += 10'000;
-  EXPECT_TRUE(pass().first.empty());  // "first" holds both nodes; "second" cannot hold any
-  core.finished(job("running").dispatch, JobPhase::kCompleted, "", now);
-  EXPECT_EQ(pass().first, (std::vector<std::string>{"first"})) << "not second, though it is smaller";
-  core.finished(job("first").dispatch, JobPhase::kCompleted, "", now);
-  EXPECT_EQ(pass().first, (std::vector<std::string>{"second"}));
+  EXPECT_TRUE(pass().dispatched.empty());  // "first" holds both nodes; "second" cannot hold any
+  finish("running");
+  EXPECT_EQ(pass().dispatched, (std::vector<std::string>{"first"}))
+      << "not second, though it is smaller";
+  finish("first");
+  EXPECT_EQ(pass().dispatched, (std::vector<std::string>{"second"}));
 }
 
 TEST_F(FairShareTest, StarvingJobWithNoReadyClusterSaysSo) {
@@ -198,7 +170,7 @@ TEST_F(FairShareTest, StarvingJobWithNoReadyClusterSaysSo) {
   core.set_cluster_ready(*core.find_cluster("c"), false, now);
   submit("waiting", "default", 8, 0, /*sla_ms=*/1'000);
   now += 10'000;
-  EXPECT_TRUE(pass().first.empty());
+  EXPECT_TRUE(pass().dispatched.empty());
   EXPECT_EQ(job("waiting").reason.kind, PendingReason::Kind::kNoReadyCluster);
 }
 
@@ -209,9 +181,9 @@ TEST_F(FairShareTest, ClosedQueueRefusesNewJobsButRunsWhatItHas) {
   QueueSpec closed;
   closed.name = "q";
   closed.open = false;
-  core.apply_queue(closed);
+  apply_queue(closed);
   EXPECT_THROW(submit("after", "q", 1), FieldError);
-  EXPECT_EQ(pass().first, std::vector<std::string>{"before"});
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"before"});
 }
 
 }  // namespace

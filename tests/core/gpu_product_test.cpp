@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "hub/scheduler.hpp"
-#include "tests/core/core_fixtures.hpp"
+#include "tests/core/core_harness.hpp"
 
 namespace gantry::hub {
 namespace {
@@ -21,7 +21,7 @@ ResourceId product_id(const std::string& product) {
   return id;
 }
 
-class GpuProductTest : public ::testing::Test {
+class GpuProductTest : public testing::CoreHarness {
  protected:
   // east: 2 x 8 A100 + 2 x 8 T4; west: 4 x 8 T4. 64 GPUs: 16 A100, 48 T4.
   GpuProductTest() {
@@ -33,45 +33,21 @@ class GpuProductTest : public ::testing::Test {
     for (NodeSpec& spec : nodes(2, 8, 64, "east-t4", product_label("T4"))) specs.push_back(spec);
     return specs;
   }
-  void add_cluster(const std::string& name, const std::vector<NodeSpec>& specs) {
-    const ClusterIndex c = core.add_cluster(name);
-    core.report_usage(c, specs, {});
-    core.set_cluster_ready(c, true, now);
-  }
   void add_queue(const std::string& name, bool reclaimable = true) {
     QueueSpec spec;
     spec.name = name;
     spec.reclaimable = reclaimable;
-    core.apply_queue(spec);
+    apply_queue(spec);
   }
   // `gpu_count` GPUs as 8-GPU replicas (or one smaller replica); `product`
   // empty: any GPU.
-  JobId submit(const std::string& name, const std::string& queue, std::int64_t gpu_count,
+  JobId submit(const std::string& name, const std::string& queue_name, std::int64_t gpu_count,
                const std::string& product = "") {
-    JobRequest request;
-    request.name = name;
-    request.queue = queue;
-    request.gang = make_gpu_gang(gpu_count, 8);
+    JobRequest request = testing::gpu_job(name, gpu_count, queue_name);
     if (!product.empty())
       for (TaskShape& task : request.gang.tasks) task.node_selector = product_label(product);
-    return core.submit(std::move(request), now);
+    return CoreHarness::submit(std::move(request));
   }
-  std::vector<std::string> pass() {
-    std::vector<std::string> names;
-    for (const Decision& d : core.schedule(now)) {
-      if (d.kind != Decision::Kind::kDispatch) continue;
-      names.push_back(core.job(d.job).name);
-      core.admitted(d.dispatch, now);
-    }
-    return names;
-  }
-  const QueueNode& queue(const std::string& name) {
-    return core.queues().node(*core.find_queue(name));
-  }
-  const Job& job(const std::string& name) { return core.job(*core.find_job(name)); }
-
-  SchedulerCore core;
-  TimeMs now = 1'000;
 };
 
 TEST_F(GpuProductTest, PoolCountsEachProductApartFromAllGpus) {
@@ -85,7 +61,7 @@ TEST_F(GpuProductTest, PoolCountsEachProductApartFromAllGpus) {
 TEST_F(GpuProductTest, JobSelectingAProductIsMeasuredAgainstThatProductsPool) {
   // 32 GPUs fit in either cluster, but only 16 of the pool's are A100.
   submit("a100-32", "default", 32, "A100");
-  EXPECT_TRUE(pass().empty());
+  EXPECT_TRUE(pass().dispatched.empty());
   EXPECT_EQ(job("a100-32").reason.kind, PendingReason::Kind::kExceedsEveryCluster);
   const std::string text = core.reason_text(job("a100-32"));
   EXPECT_NE(text.find("needs 32 nvidia.com/gpu/A100"), std::string::npos) << text;
@@ -97,18 +73,18 @@ TEST_F(GpuProductTest, JobSelectingAProductIsMeasuredAgainstThatProductsPool) {
   EXPECT_NE(larger.find("needs 40 nvidia.com/gpu/A100"), std::string::npos) << larger;
   // The same size on any GPU runs.
   submit("any-32", "default", 32);
-  EXPECT_EQ(pass(), std::vector<std::string>{"any-32"});
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"any-32"});
 }
 
 TEST_F(GpuProductTest, QueueIsChargedForTheProductOnlyWhenItsJobAskedForIt) {
   add_queue("team");
   submit("pinned", "team", 8, "A100");
-  ASSERT_EQ(pass(), std::vector<std::string>{"pinned"});
+  ASSERT_EQ(pass().dispatched, std::vector<std::string>{"pinned"});
   EXPECT_EQ(queue("team").allocated.get(product_id("A100")), 8 * kMilli);
   // An unpinned job may land on A100 nodes: the node's A100s are taken, the
   // queue is charged for GPUs only.
   submit("anywhere", "team", 8);
-  ASSERT_EQ(pass(), std::vector<std::string>{"anywhere"});
+  ASSERT_EQ(pass().dispatched, std::vector<std::string>{"anywhere"});
   EXPECT_EQ(queue("team").allocated.get(kGpu), 16 * kMilli);
   EXPECT_EQ(queue("team").allocated.get(product_id("A100")), 8 * kMilli);
   // Every GPU here has a product: what is free by product adds up to what is free.
@@ -126,12 +102,12 @@ TEST_F(GpuProductTest, DominantShareCountsTheScarceProduct) {
   submit("a-running", "a100-team", 8, "A100");  // 8/64 GPUs, but 8/16 A100
   submit("t-running", "t4-team", 16, "T4");     // 16/64 GPUs, 16/48 T4
   submit("filler", "filler", 7, "A100");        // leaves 1 A100 free
-  ASSERT_EQ(pass().size(), 3u);
+  ASSERT_EQ(pass().dispatched.size(), 3u);
   submit("a-next", "a100-team", 1, "A100");
   submit("t-next", "t4-team", 1, "A100");
   // By GPUs alone a100-team (1/8) would go before t4-team (1/4); by dominant
   // share it holds half of the A100s against t4-team's third of the T4s.
-  EXPECT_EQ(pass(), std::vector<std::string>{"t-next"});
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"t-next"});
   EXPECT_EQ(job("a-next").phase, JobPhase::kPending);
   EXPECT_GT(core.queues().weighted_share(*core.find_queue("a100-team")),
             core.queues().weighted_share(*core.find_queue("t4-team")));
@@ -141,11 +117,11 @@ TEST_F(GpuProductTest, CapabilityPerProductCapsOnlyJobsOfThatProduct) {
   QueueSpec spec;
   spec.name = "capped";
   spec.capability.set(product_id("A100"), 8 * kMilli);
-  core.apply_queue(spec);
+  apply_queue(spec);
   submit("a100-8", "capped", 8, "A100");
   submit("a100-more", "capped", 8, "A100");
   submit("t4-16", "capped", 16, "T4");
-  EXPECT_EQ(pass(), (std::vector<std::string>{"a100-8", "t4-16"}));
+  EXPECT_EQ(pass().dispatched, (std::vector<std::string>{"a100-8", "t4-16"}));
   EXPECT_EQ(job("a100-more").reason.kind, PendingReason::Kind::kQueueAtCapability);
   const std::string text = core.reason_text(job("a100-more"));
   EXPECT_NE(text.find("nvidia.com/gpu/A100 would reach 16 of 8"), std::string::npos) << text;

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "hub/scheduler.hpp"
-#include "tests/core/core_fixtures.hpp"
+#include "tests/core/core_harness.hpp"
 
 namespace gantry::hub {
 namespace {
@@ -12,12 +12,11 @@ using testing::nodes;
 
 constexpr DispatchId kThisHubsFirstId = DispatchId{2} << 40;
 
-class RecoveryTest : public ::testing::Test {
+class RecoveryTest : public testing::CoreHarness {
  protected:
-  RecoveryTest() : core(options()) {
-    west = core.add_cluster("west");
-    core.report_usage(west, nodes(2, 8, 64, "west"), {});
-    core.set_cluster_ready(west, true, now);
+  RecoveryTest() : CoreHarness(options()) {
+    now = 5'000;
+    west = add_cluster("west", 2, 8);
   }
   static SchedulerOptions options() {
     SchedulerOptions options;
@@ -29,12 +28,10 @@ class RecoveryTest : public ::testing::Test {
     request.name = name;
     request.gang = make_uniform_gang(replicas, testing::gpus(gpus_each));
     request.gang.tasks[0].name = "worker";
-    return core.submit(std::move(request), now);
+    return CoreHarness::submit(std::move(request));
   }
 
-  SchedulerCore core;
   ClusterIndex west = 0;
-  TimeMs now = 5'000;
 };
 
 TEST_F(RecoveryTest, RunningJobIsTakenBackOnItsNodesAndNotPlacedAgain) {

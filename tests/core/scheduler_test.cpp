@@ -2,7 +2,7 @@
 
 #include "hub/field_error.hpp"
 #include "hub/scheduler.hpp"
-#include "tests/core/core_fixtures.hpp"
+#include "tests/core/core_harness.hpp"
 
 namespace gantry::hub {
 namespace {
@@ -10,35 +10,19 @@ namespace {
 using testing::gpus;
 using testing::nodes;
 
-class SchedulerTest : public ::testing::Test {
+class SchedulerTest : public testing::CoreHarness {
  protected:
-  ClusterIndex add_ready_cluster(const std::string& name, const std::vector<NodeSpec>& specs) {
-    const ClusterIndex c = core.add_cluster(name);
-    core.report_usage(c, specs, {});
-    core.set_cluster_ready(c, true, now);
-    return c;
-  }
-  JobId submit_gpus(const std::string& name, std::int64_t gpu_count, std::vector<std::string> pinned = {}) {
-    JobRequest request;
-    request.name = name;
-    request.gang = make_gpu_gang(gpu_count, 8);
+  JobId submit_gpus(const std::string& name, std::int64_t gpu_count,
+                    std::vector<std::string> pinned = {}) {
+    JobRequest request = testing::gpu_job(name, gpu_count);
     request.allowed_clusters = std::move(pinned);
-    return core.submit(std::move(request), now);
+    return submit(std::move(request));
   }
-  std::vector<std::string> scheduled_names() {
-    std::vector<std::string> names;
-    for (const Decision& d : core.schedule(now)) names.push_back(core.job(d.job).name);
-    return names;
-  }
-  const Job& job(const std::string& name) { return core.job(*core.find_job(name)); }
-
-  SchedulerCore core;
-  TimeMs now = 1000;
 };
 
 TEST_F(SchedulerTest, PlacesJobOnTheOnlyClusterThatFits) {
-  add_ready_cluster("small", nodes(4, 4));
-  const ClusterIndex big = add_ready_cluster("gpu8", nodes(2, 8));
+  add_cluster("small", nodes(4, 4));
+  const ClusterIndex big = add_cluster("gpu8", nodes(2, 8));
   submit_gpus("needs-eight", 8);
   ASSERT_EQ(scheduled_names(), std::vector<std::string>{"needs-eight"});
   EXPECT_EQ(job("needs-eight").cluster, big);
@@ -46,8 +30,8 @@ TEST_F(SchedulerTest, PlacesJobOnTheOnlyClusterThatFits) {
 }
 
 TEST_F(SchedulerTest, JobLargerThanEveryClusterStaysPendingNamingTheShortfall) {
-  add_ready_cluster("a", nodes(2, 8));
-  add_ready_cluster("b", nodes(1, 8));
+  add_cluster("a", nodes(2, 8));
+  add_cluster("b", nodes(1, 8));
   submit_gpus("huge", 64);
   EXPECT_TRUE(scheduled_names().empty());
   const Job& huge = job("huge");
@@ -60,8 +44,8 @@ TEST_F(SchedulerTest, JobLargerThanEveryClusterStaysPendingNamingTheShortfall) {
 }
 
 TEST_F(SchedulerTest, NotEnoughCapacityNamesWhatEveryClusterHasFree) {
-  add_ready_cluster("east", nodes(2, 8));
-  add_ready_cluster("west", nodes(1, 4));
+  add_cluster("east", nodes(2, 8));
+  add_cluster("west", nodes(1, 4));
   submit_gpus("fill-east", 8, {"east"});
   submit_gpus("fill-east-2", 4, {"east"});
   submit_gpus("fill-west", 2, {"west"});
@@ -77,7 +61,7 @@ TEST_F(SchedulerTest, NotEnoughCapacityNamesWhatEveryClusterHasFree) {
 }
 
 TEST_F(SchedulerTest, StrictFifoHeadBlocksBestEffortSkips) {
-  add_ready_cluster("c", nodes(1, 8));
+  add_cluster("c", nodes(1, 8));
   submit_gpus("first", 6);
   submit_gpus("big", 8);
   submit_gpus("small", 2);
@@ -92,22 +76,20 @@ TEST_F(SchedulerTest, StrictFifoHeadBlocksBestEffortSkips) {
 }
 
 TEST_F(SchedulerTest, HigherPriorityGoesFirst) {
-  add_ready_cluster("c", nodes(1, 8));
+  add_cluster("c", nodes(1, 8));
   submit_gpus("old-low", 8);
-  JobRequest urgent;
-  urgent.name = "new-high";
+  JobRequest urgent = testing::gpu_job("new-high", 8);
   urgent.priority = 1000;
-  urgent.gang = make_gpu_gang(8, 8);
-  core.submit(std::move(urgent), now);
+  submit(std::move(urgent));
   EXPECT_EQ(scheduled_names(), std::vector<std::string>{"new-high"});
 }
 
 TEST_F(SchedulerTest, FinishedJobFreesItsResources) {
-  add_ready_cluster("c", nodes(1, 8));
+  add_cluster("c", nodes(1, 8));
   submit_gpus("one", 8);
   submit_gpus("two", 8);
   ASSERT_EQ(scheduled_names(), std::vector<std::string>{"one"});
-  core.admitted(job("one").dispatch, now);
+  admit("one");
   EXPECT_EQ(job("one").phase, JobPhase::kRunning);
   EXPECT_TRUE(scheduled_names().empty());
   core.finished(job("one").dispatch, JobPhase::kCompleted, "", now + 10);
@@ -116,7 +98,7 @@ TEST_F(SchedulerTest, FinishedJobFreesItsResources) {
 }
 
 TEST_F(SchedulerTest, RejectedJobIsRequeuedAndSkipsThatClusterUntilItReportsAgain) {
-  const ClusterIndex c = add_ready_cluster("c", nodes(1, 8));
+  const ClusterIndex c = add_cluster("c", nodes(1, 8));
   submit_gpus("job", 8);
   ASSERT_EQ(scheduled_names().size(), 1u);
   core.rejected(job("job").dispatch, "node-0 has 0 free nvidia.com/gpu", now);
@@ -129,7 +111,7 @@ TEST_F(SchedulerTest, RejectedJobIsRequeuedAndSkipsThatClusterUntilItReportsAgai
 }
 
 TEST_F(SchedulerTest, ReservationHeldUntilTheAgentAccountsForIt) {
-  const ClusterIndex c = add_ready_cluster("c", nodes(1, 8));
+  const ClusterIndex c = add_cluster("c", nodes(1, 8));
   submit_gpus("a", 8);
   ASSERT_EQ(scheduled_names().size(), 1u);
   const DispatchId dispatch = job("a").dispatch;
@@ -143,11 +125,11 @@ TEST_F(SchedulerTest, ReservationHeldUntilTheAgentAccountsForIt) {
 }
 
 TEST_F(SchedulerTest, LostClusterRequeuesItsJobs) {
-  const ClusterIndex c = add_ready_cluster("c", nodes(1, 8));
-  add_ready_cluster("d", nodes(1, 4));
+  const ClusterIndex c = add_cluster("c", nodes(1, 8));
+  add_cluster("d", nodes(1, 4));
   submit_gpus("a", 8);
   ASSERT_EQ(scheduled_names().size(), 1u);
-  core.admitted(job("a").dispatch, now);
+  admit("a");
   const std::vector<JobId> requeued = core.set_cluster_ready(c, false, now);
   ASSERT_EQ(requeued.size(), 1u);
   EXPECT_EQ(job("a").phase, JobPhase::kPending);
@@ -157,16 +139,16 @@ TEST_F(SchedulerTest, LostClusterRequeuesItsJobs) {
 }
 
 TEST_F(SchedulerTest, PinnedJobOnlyRunsWhereAllowed) {
-  add_ready_cluster("east", nodes(1, 8));
+  add_cluster("east", nodes(1, 8));
   submit_gpus("west-only", 1, {"west"});
   EXPECT_TRUE(scheduled_names().empty());
   EXPECT_EQ(job("west-only").reason.kind, PendingReason::Kind::kNoAllowedCluster);
-  add_ready_cluster("west", nodes(1, 8));
+  add_cluster("west", nodes(1, 8));
   EXPECT_EQ(scheduled_names(), std::vector<std::string>{"west-only"});
 }
 
 TEST_F(SchedulerTest, CancelPendingAndRunning) {
-  add_ready_cluster("c", nodes(1, 8));
+  add_cluster("c", nodes(1, 8));
   submit_gpus("runs", 8);
   submit_gpus("waits", 8);
   ASSERT_EQ(scheduled_names().size(), 1u);
@@ -192,12 +174,12 @@ TEST_F(SchedulerTest, DuplicateOrMalformedJobsAreRefusedNamingTheField) {
   bad.name = "bad";
   bad.gang = make_uniform_gang(2, gpus(1));
   bad.gang.min_available = 3;
-  EXPECT_THROW(core.submit(std::move(bad), now), FieldError);
+  EXPECT_THROW(submit(std::move(bad)), FieldError);
 }
 
 TEST_F(SchedulerTest, GangThatDoesNotFitNodesSaysHowCloseItCame) {
   std::vector<NodeSpec> specs = nodes(3, 8);
-  add_ready_cluster("c", specs);
+  add_cluster("c", specs);
   submit_gpus("fill", 6);
   ASSERT_EQ(scheduled_names().size(), 1u);
   submit_gpus("three-nodes", 24);  // 18 GPUs free in total: not enough anywhere
@@ -206,7 +188,7 @@ TEST_F(SchedulerTest, GangThatDoesNotFitNodesSaysHowCloseItCame) {
   JobRequest sixes;  // 3 x 6 GPUs = 18 = the free total, but only two nodes have 6 free
   sixes.name = "three-sixes";
   sixes.gang = make_uniform_gang(3, gpus(6));
-  core.submit(std::move(sixes), now);
+  submit(std::move(sixes));
   EXPECT_TRUE(scheduled_names().empty());
   const std::string text = core.reason_text(job("three-sixes"));
   EXPECT_EQ(job("three-sixes").reason.kind, PendingReason::Kind::kGangDoesNotFitNodes);

@@ -5,12 +5,12 @@
 #include "sim/csv_reader.hpp"
 #include "sim/itp_trace.hpp"
 #include "sim/openb_nodes.hpp"
-#include "tests/sim/temp_dir.hpp"
+#include "support/temp_dir.hpp"
 
 namespace gantry::sim {
 namespace {
 
-using testing::TempDir;
+using support::TempDir;
 
 constexpr const char* kTraceHeader = "job_id,submission_time,duration,num_gpu\n";
 

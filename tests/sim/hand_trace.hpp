@@ -28,8 +28,10 @@ inline std::vector<SimCluster> hand_clusters() {
 }
 
 // Start times in seconds, in outcome order (a1..a4, b1..b4); -1 for a job that never ran.
-inline std::vector<std::int64_t> start_seconds(const ReplayResult& result) {
-  std::vector<std::int64_t> starts;
+using Starts = std::vector<std::int64_t>;
+
+inline Starts start_seconds(const ReplayResult& result) {
+  Starts starts;
   for (const JobOutcome& job : result.jobs) starts.push_back(job.ran ? job.start_ms / 1000 : -1);
   return starts;
 }

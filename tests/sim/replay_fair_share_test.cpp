@@ -9,10 +9,7 @@
 namespace gantry::sim {
 namespace {
 
-using testing::hand_clusters;
-using testing::hand_traces;
-using testing::start_seconds;
-using Starts = std::vector<std::int64_t>;
+using namespace testing;  // the hand-made trace
 
 // ca (2 nodes) and cb (1 node) pooled: 24 GPUs, queues ca and cb deserve 12 each.
 // Trace ca fills the pool at 0: a1 -> cb (most packed that fits), a2, a3 -> ca.

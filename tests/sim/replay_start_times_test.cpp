@@ -10,10 +10,7 @@
 namespace gantry::sim {
 namespace {
 
-using testing::hand_clusters;
-using testing::hand_traces;
-using testing::start_seconds;
-using Starts = std::vector<std::int64_t>;
+using namespace testing;  // the hand-made trace
 
 ReplayResult run(Mode mode, Policy policy) {
   return replay(hand_clusters(), hand_traces(), ReplayConfig{mode, policy});

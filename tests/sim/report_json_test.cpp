@@ -11,8 +11,8 @@
 
 #include "sim/report.hpp"
 #include "sim/simulation.hpp"
+#include "support/temp_dir.hpp"
 #include "tests/sim/hand_trace.hpp"
-#include "tests/sim/temp_dir.hpp"
 
 namespace gantry::sim {
 namespace {
@@ -108,7 +108,7 @@ std::string replay_from_files(const std::filesystem::path& dir, const ReplayConf
 }
 
 TEST(ReplayDeterminism, SameInputGivesIdenticalJson) {
-  testing::TempDir dir;
+  support::TempDir dir;
   dir.write("cluster01.csv", random_trace(1, 400));
   dir.write("cluster02.csv", random_trace(2, 300));
   std::vector<ReplayConfig> configs;

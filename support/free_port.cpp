@@ -1,4 +1,4 @@
-#include "bench/e2e/free_port.hpp"
+#include "support/free_port.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace gantry::bench::e2e {
+namespace gantry::support {
 
 std::uint16_t free_loopback_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -18,6 +18,7 @@ std::uint16_t free_loopback_port() {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;  // the kernel picks a free one
   socklen_t length = sizeof address;
   const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
                   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
@@ -27,4 +28,4 @@ std::uint16_t free_loopback_port() {
   return ntohs(address.sin_port);
 }
 
-}  // namespace gantry::bench::e2e
+}  // namespace gantry::support
