@@ -23,7 +23,9 @@ std::int64_t whole_gpus_needed(const ResourceVector& request) {
 
 }  // namespace
 
-std::span<const ClusterScore> registered_cluster_scores() { return kClusterScores; }
+std::span<const ClusterScore> registered_cluster_scores() {
+  return kClusterScores;
+}
 
 const ClusterScore* find_cluster_score(std::string_view name) {
   for (const ClusterScore& score : kClusterScores)
@@ -52,9 +54,11 @@ bool PlacementPolicy::eligible(const ClusterState& cluster, ClusterIndex index, 
   return cluster.ready() && allowed(job, index);
 }
 
-bool PlacementPolicy::worth_trying(const ClusterState& cluster, ClusterIndex index, const Job& job) {
+bool PlacementPolicy::worth_trying(const ClusterState& cluster, ClusterIndex index,
+                                   const Job& job) {
   if (!eligible(cluster, index, job)) return false;
-  if (job.rejected_by == index && job.rejected_at_generation == cluster.report_generation()) return false;
+  if (job.rejected_by == index && job.rejected_at_generation == cluster.report_generation())
+    return false;
   return job.minimum.fits_in(cluster.total_free());
 }
 
@@ -84,7 +88,8 @@ ClusterIndex PlacementPolicy::choose_hold_cluster(const std::vector<ClusterState
     if (!eligible(cluster, c, job) || cluster.fully_held() ||
         !job.minimum.fits_in(cluster.total_allocatable()))
       continue;
-    if (chosen == kNoCluster || cluster.total_free().get(kGpu) > clusters[chosen].total_free().get(kGpu))
+    if (chosen == kNoCluster ||
+        cluster.total_free().get(kGpu) > clusters[chosen].total_free().get(kGpu))
       chosen = c;
   }
   return chosen;
@@ -100,13 +105,15 @@ bool PlacementPolicy::matches_selector(const Labels& labels, const Labels& selec
   return true;
 }
 
-std::optional<NodeIndex> PlacementPolicy::choose_node(const ClusterState& cluster, const TaskShape& task,
+std::optional<NodeIndex> PlacementPolicy::choose_node(const ClusterState& cluster,
+                                                      const TaskShape& task,
                                                       std::uint32_t requester) const {
   const std::int64_t gpus = whole_gpus_needed(task.per_replica);
   const bool holds = cluster.has_holds();
   for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket) {
     for (NodeIndex index : cluster.nodes_with_free_gpus(bucket)) {
-      if (holds && cluster.held_for(index) != kNoOwner && cluster.held_for(index) != requester) continue;
+      if (holds && cluster.held_for(index) != kNoOwner && cluster.held_for(index) != requester)
+        continue;
       const Node& node = cluster.node(index);
       if (task.per_replica.fits_in(node.free) && matches_selector(node.labels, task.node_selector))
         return index;
@@ -115,7 +122,8 @@ std::optional<NodeIndex> PlacementPolicy::choose_node(const ClusterState& cluste
   return std::nullopt;
 }
 
-std::optional<NodeIndex> PlacementPolicy::choose_hold_node(const ClusterState& cluster, const TaskShape& task,
+std::optional<NodeIndex> PlacementPolicy::choose_hold_node(const ClusterState& cluster,
+                                                           const TaskShape& task,
                                                            std::span<const ResourceVector> promised,
                                                            std::uint32_t owner) const {
   const auto room = [&](NodeIndex i) { return (cluster.node(i).free - promised[i]).get(kGpu); };

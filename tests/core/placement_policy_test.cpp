@@ -1,12 +1,13 @@
 // The placement-policy seam on its own: which clusters a job may use, in
 // which order they are tried, and which node a replica (or a starvation hold)
 // gets. The scheduling pass, eviction, reasons and the agent all ask it.
+#include "hub/placement_policy.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "hub/placement_policy.hpp"
 #include "tests/core/core_fixtures.hpp"
 
 namespace gantry::hub {
@@ -43,8 +44,8 @@ TaskShape task_of(std::int64_t gpu_count, Labels selector = {}) {
   return task;
 }
 
-std::vector<ClusterIndex> ranked(const PlacementPolicy& policy, const std::vector<ClusterState>& clusters,
-                                 const Job& job) {
+std::vector<ClusterIndex> ranked(const PlacementPolicy& policy,
+                                 const std::vector<ClusterState>& clusters, const Job& job) {
   std::vector<RankedCluster> out;
   policy.rank_clusters(clusters, job, out);
   std::vector<ClusterIndex> order;
