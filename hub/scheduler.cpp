@@ -11,7 +11,9 @@
 namespace gantry::hub {
 
 SchedulerCore::SchedulerCore(SchedulerOptions options)
-    : options_(options), next_dispatch_(std::max<DispatchId>(1, options.first_dispatch_id)) {
+    : options_(options),
+      next_dispatch_(std::max<DispatchId>(1, options.first_dispatch_id)),
+      placer_(options.placement) {
   set_queue_strategy(*queues_.find("default"), options_.default_strategy);
 }
 

@@ -76,6 +76,8 @@ struct SchedulerOptions {
   // Eviction searches per pass, in queue order: each may look at every
   // running gang, so they are bounded to keep a pass O(pending + running).
   std::uint32_t eviction_searches_per_pass = 16;
+  // Which clusters a job may use, in which order, on which nodes.
+  PlacementPolicy placement;
 };
 
 class SchedulerCore {
@@ -229,7 +231,7 @@ class SchedulerCore {
   std::size_t pending_total_ = 0;
   std::uint64_t next_sequence_ = 1;
   DispatchId next_dispatch_ = 1;
-  GangPlacer placer_;  // owns the placement policy
+  GangPlacer placer_;  // holds options_.placement's copy that the pass uses
   PassState pass_;
   std::vector<Decision> decisions_;
   std::uint64_t placement_attempts_ = 0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hub/scheduler.hpp"
 #include "tests/core/core_fixtures.hpp"
 
 namespace gantry::hub {
@@ -128,6 +129,24 @@ TEST(PlacementPolicyRanking, ScoresAreRegisteredByNameAndAPolicyRanksByItsScores
   EXPECT_EQ(ranked(PlacementPolicy(), clusters, job), (std::vector<ClusterIndex>{0, 1}));
   const PlacementPolicy spread({ClusterScore{"most-free", &most_free, 1}});
   EXPECT_EQ(ranked(spread, clusters, job), (std::vector<ClusterIndex>{1, 0}));
+}
+
+TEST(PlacementPolicyRanking, TheCorePlacesByThePolicyItsOptionsName) {
+  SchedulerOptions options;
+  options.placement = PlacementPolicy({ClusterScore{"most-free", &most_free, 1}});
+  SchedulerCore core(options);
+  const ClusterIndex small = core.add_cluster("small");
+  const ClusterIndex big = core.add_cluster("big");
+  core.report_usage(small, nodes(1, 8), {});
+  core.report_usage(big, nodes(3, 8), {});
+  core.set_cluster_ready(small, true, 0);
+  core.set_cluster_ready(big, true, 0);
+  JobRequest request;
+  request.name = "one";
+  request.gang = make_gpu_gang(1, 8);
+  const JobId id = core.submit(std::move(request), 0);
+  ASSERT_EQ(core.schedule(0).size(), 1u);
+  EXPECT_EQ(core.job(id).cluster, big) << "the default policy would pick the more packed small";
 }
 
 TEST(PlacementPolicyRanking, HoldsGoOnTheEligibleClusterWithTheMostFreeGpus) {
