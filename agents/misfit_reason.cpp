@@ -2,19 +2,12 @@
 
 #include <optional>
 
+#include "hub/placement_policy.hpp"
 #include "hub/quantity.hpp"
 
 namespace gantry::agents {
 
 namespace {
-
-bool matches(const hub::Labels& labels, const hub::Labels& selector) {
-  for (const auto& [key, value] : selector) {
-    const auto found = labels.find(key);
-    if (found == labels.end() || found->second != value) return false;
-  }
-  return true;
-}
 
 std::string selector_text(const hub::Labels& selector) {
   std::string text;
@@ -37,7 +30,7 @@ std::optional<std::string> task_cannot_fit(const hub::ClusterState& cluster,
   hub::ResourceVector largest;
   for (hub::NodeIndex i = 0; i < cluster.node_count(); ++i) {
     const hub::Node& node = cluster.node(i);
-    if (!matches(node.labels, task.node_selector)) continue;
+    if (!hub::PlacementPolicy::matches_selector(node.labels, task.node_selector)) continue;
     ++matching;
     if (task.per_replica.fits_in(node.allocatable)) return std::nullopt;
     largest = largest.max_with(node.allocatable);

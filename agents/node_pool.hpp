@@ -1,6 +1,7 @@
 // The agent's own nodes and what its running replicas hold on them. Admission
-// is the hub's placement code run against this local, authoritative state, so
-// a gang admitted here really has a node for every replica.
+// is the hub's placement code, choosing nodes by the same PlacementPolicy,
+// run against this local, authoritative state, so a gang admitted here really
+// has a node for every replica.
 #pragma once
 
 #include <string>
@@ -10,6 +11,7 @@
 #include "hub/cluster_state.hpp"
 #include "hub/gang.hpp"
 #include "hub/placement.hpp"
+#include "hub/placement_policy.hpp"
 
 namespace gantry::agents {
 
@@ -35,7 +37,7 @@ class NodePool {
 
  private:
   hub::ClusterState cluster_;
-  hub::GangPlacer placer_;
+  hub::GangPlacer placer_;  // chooses nodes by the hub's default PlacementPolicy
   std::vector<protocol::NodeUsage> inventory_nodes_;  // in ClusterState node order
 };
 

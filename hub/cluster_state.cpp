@@ -39,8 +39,8 @@ void ClusterState::set_nodes(const std::vector<NodeSpec>& nodes) {
   }
   free_gpu_buckets_.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, max_node_gpus())) + 1, {});
   position_in_bucket_.assign(nodes_.size(), 0);
-  reserved_for_.assign(nodes_.size(), kNoOwner);
-  reserved_nodes_ = 0;
+  held_for_.assign(nodes_.size(), kNoOwner);
+  held_nodes_ = 0;
   for (NodeIndex i = 0; i < nodes_.size(); ++i) bucket_insert(i);
   ++report_generation_;
 }
@@ -80,15 +80,15 @@ std::size_t ClusterState::count_nodes_with_at_least(std::int64_t gpus) const {
   return count;
 }
 
-void ClusterState::reserve_node(NodeIndex index, std::uint32_t owner) {
-  if (reserved_for_[index] == kNoOwner) ++reserved_nodes_;
-  reserved_for_[index] = owner;
+void ClusterState::hold_node(NodeIndex index, std::uint32_t owner) {
+  if (held_for_[index] == kNoOwner) ++held_nodes_;
+  held_for_[index] = owner;
 }
 
-void ClusterState::clear_reservations() {
-  if (reserved_nodes_ == 0) return;
-  std::fill(reserved_for_.begin(), reserved_for_.end(), kNoOwner);
-  reserved_nodes_ = 0;
+void ClusterState::clear_holds() {
+  if (held_nodes_ == 0) return;
+  std::fill(held_for_.begin(), held_for_.end(), kNoOwner);
+  held_nodes_ = 0;
 }
 
 // Free GPUs can exceed the largest node's allocatable only transiently (never in

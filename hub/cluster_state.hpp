@@ -1,6 +1,6 @@
 // One member cluster as the scheduler sees it: its nodes, what is free on each
-// (allocatable minus what the agent reported allocated minus what the hub has
-// reserved but the agent has not yet reported), and an index of nodes by free
+// (allocatable minus what the agent reported allocated minus what the hub
+// holds for dispatches the agent has not yet reported), and an index of nodes by free
 // GPUs so that a gang fit looks at few nodes.
 #pragma once
 
@@ -77,13 +77,13 @@ class ClusterState {
   // Count of nodes with at least `gpus` free whole GPUs; O(max_node_gpus).
   std::size_t count_nodes_with_at_least(std::int64_t gpus) const;
 
-  // Nodes held for one waiting job (starvation reservations): placement of any
-  // other job skips them. Cleared by set_nodes() and clear_reservations().
-  void reserve_node(NodeIndex index, std::uint32_t owner);
-  void clear_reservations();
-  bool has_reservations() const { return reserved_nodes_ > 0; }
-  bool fully_reserved() const { return !nodes_.empty() && reserved_nodes_ == nodes_.size(); }
-  std::uint32_t reserved_for(NodeIndex index) const { return reserved_for_[index]; }
+  // Starvation holds: nodes held for one waiting job, which placement of any
+  // other job skips. Cleared by set_nodes() and clear_holds().
+  void hold_node(NodeIndex index, std::uint32_t owner);
+  void clear_holds();
+  bool has_holds() const { return held_nodes_ > 0; }
+  bool fully_held() const { return !nodes_.empty() && held_nodes_ == nodes_.size(); }
+  std::uint32_t held_for(NodeIndex index) const { return held_for_[index]; }
 
  private:
   void bucket_insert(NodeIndex index);
@@ -101,8 +101,8 @@ class ClusterState {
   std::uint64_t report_generation_ = 0;
   std::vector<std::vector<NodeIndex>> free_gpu_buckets_;
   std::vector<std::uint32_t> position_in_bucket_;
-  std::vector<std::uint32_t> reserved_for_;
-  std::size_t reserved_nodes_ = 0;
+  std::vector<std::uint32_t> held_for_;
+  std::size_t held_nodes_ = 0;
 };
 
 }  // namespace gantry::hub

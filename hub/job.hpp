@@ -69,7 +69,7 @@ struct JobRequest {
   GangShape gang;
   std::vector<std::string> allowed_clusters;  // empty: any cluster
   std::shared_ptr<const protocol::JobSpec> spec;  // optional: what agents get
-  // Pending longer than this, the job gets nodes reserved (Volcano's
+  // Pending longer than this, the job gets nodes held for it (Volcano's
   // sla-waiting-time). -1: the queue's default; 0: never.
   std::int64_t sla_waiting_ms = -1;
 };

@@ -8,35 +8,8 @@ namespace gantry::hub {
 
 namespace {
 
-bool matches_selector(const Node& node, const Labels& selector) {
-  for (const auto& [key, value] : selector) {
-    auto it = node.labels.find(key);
-    if (it == node.labels.end() || it->second != value) return false;
-  }
-  return true;
-}
-
 std::int64_t whole_gpus_needed(const ResourceVector& request) {
   return (request.get(kGpu) + kMilli - 1) / kMilli;
-}
-
-// Best fit by GPUs: the node with the fewest free GPUs that still holds the
-// replica, so large holes stay open for large replicas. CPU-only replicas go
-// to nodes with the fewest free GPUs for the same reason.
-std::optional<NodeIndex> find_node_for(const ClusterState& cluster, const TaskShape& task,
-                                       std::uint32_t requester) {
-  const std::int64_t gpus = whole_gpus_needed(task.per_replica);
-  const bool reservations = cluster.has_reservations();
-  for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket) {
-    for (NodeIndex index : cluster.nodes_with_free_gpus(bucket)) {
-      if (reservations && cluster.reserved_for(index) != kNoOwner && cluster.reserved_for(index) != requester)
-        continue;
-      const Node& node = cluster.node(index);
-      if (task.per_replica.fits_in(node.free) && matches_selector(node, task.node_selector))
-        return index;
-    }
-  }
-  return std::nullopt;
 }
 
 // Necessary condition, O(max GPUs per node): enough GPU slots of each task's
@@ -78,7 +51,7 @@ FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
     const TaskShape& task = gang.tasks[task_index];
     std::int32_t r = 0;
     for (; r < task.replicas; ++r) {
-      std::optional<NodeIndex> node = find_node_for(cluster, task, requester);
+      std::optional<NodeIndex> node = policy_.choose_node(cluster, task, requester);
       if (!node) break;  // identical replicas: the rest of this task cannot fit either
       const ResourceVector held = cluster.held_on(*node, task.per_replica);
       cluster.take(*node, held);

@@ -1,14 +1,16 @@
 // Node-level gang fit inside one cluster. A gang fits when at least
 // min_available replicas can each be put on a node that has room for the whole
-// replica (and matches its node selector). Placement is greedy best-fit,
-// largest replicas first, over the cluster's free-GPU index.
+// replica (and matches its node selector). Placement is greedy, largest
+// replicas first, each on the node the placement policy chooses.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "hub/cluster_state.hpp"
 #include "hub/gang.hpp"
+#include "hub/placement_policy.hpp"
 
 namespace gantry::hub {
 
@@ -26,15 +28,20 @@ struct FitResult {
 // Reusable scratch so a decision does not allocate once warmed up.
 class GangPlacer {
  public:
+  // `policy` chooses each replica's node.
+  explicit GangPlacer(PlacementPolicy policy = PlacementPolicy::standard()) : policy_(std::move(policy)) {}
+  const PlacementPolicy& policy() const { return policy_; }
+
   // On success takes the resources from `cluster` and appends one entry per
   // placed replica to `out` (cleared first). On failure `cluster` is unchanged.
-  // Nodes reserved for someone other than `requester` are skipped.
+  // Nodes held for someone other than `requester` are skipped.
   FitResult place(ClusterState& cluster, const GangShape& gang, std::vector<NodeAssignment>& out,
                   std::uint32_t requester = kNoOwner);
   // Like place(), but always leaves `cluster` unchanged.
   FitResult check(ClusterState& cluster, const GangShape& gang, std::uint32_t requester = kNoOwner);
 
  private:
+  PlacementPolicy policy_;
   std::vector<NodeAssignment> scratch_;
   std::vector<std::uint32_t> task_order_;
 };

@@ -30,30 +30,30 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
   // A queue taking back its guarantee may search again in the same pass: a
   // guarantee comes back within one pass of the demand, not one gang per pass.
   const bool within_guarantee = (queue.allocated + job.minimum).fits_in(queue.guarantee);
-  if ((tried_eviction_[job.queue] && !within_guarantee) || eviction_searches_left_ == 0) return false;
+  if ((pass_.tried_eviction[job.queue] && !within_guarantee) || pass_.eviction_searches_left == 0) return false;
   const bool preempt =
       options_.preemption && !queue.running.empty() && queue.running.begin()->priority < job.priority;
   const bool reclaim = options_.reclaim && queues_.within_deserved(job.queue, job.minimum);
   if (!preempt && !reclaim) return false;
-  tried_eviction_[job.queue] = 1;
-  --eviction_searches_left_;
+  pass_.tried_eviction[job.queue] = 1;
+  --pass_.eviction_searches_left;
   EvictionPlan best;
   for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
-    if (!clusters_[c].ready() || !cluster_allowed(job, c)) continue;
+    if (!PlacementPolicy::eligible(clusters_[c], c, job)) continue;
     EvictionPlan plan = plan_eviction(id, c, reclaim);
     if (plan.cluster == kNoCluster) continue;
     if (best.cluster == kNoCluster || plan.victims.size() < best.victims.size()) best = std::move(plan);
   }
   if (best.cluster == kNoCluster) return false;
   for (DispatchId victim : best.victims) evict(victim, id, now);
-  return try_place(id);
+  return place(id);
 }
 
 // Lower priority in the job's own queue (preemption); or a reclaimable queue
 // that stays above its deserved share and not below its guarantee (reclaim).
 bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch, const ResourceVector& victim_allocated,
                                   bool reclaim) const {
-  if (dispatch.id >= pass_first_dispatch_) return false;  // placed by this very pass
+  if (dispatch.id >= pass_.first_dispatch) return false;  // placed by this very pass
   const Job& victim = jobs_[dispatch.job];
   if (victim.queue == job.queue) return options_.preemption && victim.priority < job.priority;
   if (!reclaim) return false;
@@ -119,10 +119,10 @@ void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now) {
   const ClusterIndex cluster = dispatch.cluster;
   // The hub frees the nodes now, whether or not the agent had reported them:
   // the agent frees them when it stops the gang.
-  dispatch.reserved = true;
+  dispatch.awaiting_report = true;
   decisions_.push_back(Decision{Decision::Kind::kEvict, id, victim, cluster});
   release_dispatch(victim);
-  failed_shapes_.clear();  // capacity was freed: earlier failures prove nothing now
+  pass_.failed_shapes.clear();  // capacity was freed: earlier failures prove nothing now
   Job& job = jobs_[id];
   ++job.preemptions;
   PendingReason reason{PendingReason::Kind::kPreempted};

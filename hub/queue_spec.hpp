@@ -36,7 +36,7 @@ struct QueueSpec {
   std::int32_t priority = 0;      // >= 0; higher is served first among siblings
   ResourceBound capability;       // hard cap (unset: the parent's)
   ResourceBound deserved;         // lendable share (unset: by weight)
-  ResourceBound guarantee;        // reserved, never lent (unset: 0)
+  ResourceBound guarantee;        // promised to this queue, never lent (unset: 0)
   bool reclaimable = true;        // may others reclaim what it borrowed
   bool open = true;               // Closed: accepts no new jobs, runs what it has
   QueueStrategy strategy = QueueStrategy::kBestEffortFifo;

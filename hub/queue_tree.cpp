@@ -282,13 +282,13 @@ bool QueueTree::within_capability(QueueIndex leaf, const ResourceVector& amount,
   return true;
 }
 
-ResourceVector QueueTree::reserved_for_others(QueueIndex leaf) const {
-  ResourceVector reserved;
+ResourceVector QueueTree::unused_guarantees_of_others(QueueIndex leaf) const {
+  ResourceVector unused;
   for (QueueIndex q = leaf; q != kRootQueue; q = nodes_[q].parent) {
-    reserved += nodes_[nodes_[q].parent].children_unused_guarantee;
-    reserved -= unused_guarantee(nodes_[q]);
+    unused += nodes_[nodes_[q].parent].children_unused_guarantee;
+    unused -= unused_guarantee(nodes_[q]);
   }
-  return reserved;
+  return unused;
 }
 
 bool QueueTree::within_deserved(QueueIndex leaf, const ResourceVector& amount) const {
@@ -303,6 +303,37 @@ bool QueueTree::overused(QueueIndex leaf, const ResourceVector& of) const {
   for (ResourceId r = 0; r < kMaxResources; ++r)
     if (of.get(r) > 0 && node.allocated.get(r) > node.deserved.get(r)) return true;
   return false;
+}
+
+void QueueTree::set_strategy(QueueIndex queue, QueueStrategy strategy) {
+  nodes_[queue].spec.strategy = strategy;
+}
+
+void QueueTree::enqueue(QueueIndex leaf, const PendingKey& job, const ResourceVector& request) {
+  nodes_[leaf].pending_jobs.insert(job);
+  nodes_[leaf].pending += request;
+}
+
+bool QueueTree::dequeue(QueueIndex leaf, const PendingKey& job, const ResourceVector& request) {
+  if (!nodes_[leaf].pending_jobs.erase(job)) return false;
+  nodes_[leaf].pending -= request;
+  return true;
+}
+
+void QueueTree::add_running(QueueIndex leaf, const RunningKey& dispatch, const ResourceVector& amount) {
+  add_allocation(leaf, amount);
+  nodes_[leaf].running.insert(dispatch);
+}
+
+void QueueTree::remove_running(QueueIndex leaf, const RunningKey& dispatch, const ResourceVector& amount) {
+  remove_allocation(leaf, amount);
+  nodes_[leaf].running.erase(dispatch);
+}
+
+double QueueTree::refresh_share(QueueIndex index) {
+  const double before = nodes_[index].share;
+  nodes_[index].share = weighted_share(index);
+  return before;
 }
 
 double QueueTree::weighted_share(QueueIndex index) const {

@@ -45,7 +45,7 @@ struct QueueNode {
   ResourceVector capability;  // kUnbounded where nothing bounds it
   ResourceVector deserved;
   ResourceVector guarantee;
-  // Bookkeeping kept current by the scheduler.
+  // Bookkeeping kept current by the scheduler through QueueTree's operations.
   ResourceVector allocated;  // this queue and its descendants
   ResourceVector pending;    // requests of its own pending jobs
   std::set<PendingKey> pending_jobs;
@@ -68,12 +68,22 @@ class QueueTree {
   std::optional<QueueIndex> find(std::string_view name) const;
   std::size_t size() const { return nodes_.size(); }
   const QueueNode& node(QueueIndex index) const { return nodes_[index]; }
-  QueueNode& node(QueueIndex index) { return nodes_[index]; }
   bool is_leaf(QueueIndex index) const { return nodes_[index].children.empty(); }
 
   // Recomputes capability / deserved of every queue for a pool of `capacity`.
   void refresh(const ResourceVector& capacity);
   const ResourceVector& capacity() const { return capacity_; }
+
+  void set_strategy(QueueIndex queue, QueueStrategy strategy);
+
+  // A job of `leaf` waits (enqueue) or stops waiting (dequeue; false, changing
+  // nothing, when it was not waiting); `request` is what it asks in total.
+  void enqueue(QueueIndex leaf, const PendingKey& job, const ResourceVector& request);
+  bool dequeue(QueueIndex leaf, const PendingKey& job, const ResourceVector& request);
+  // A dispatch of `leaf` starts / stops holding `amount`: listed among the
+  // queue's running jobs and charged to it and its ancestors.
+  void add_running(QueueIndex leaf, const RunningKey& dispatch, const ResourceVector& amount);
+  void remove_running(QueueIndex leaf, const RunningKey& dispatch, const ResourceVector& amount);
 
   // Adds (or with negative sign removes) what a job of `leaf` holds.
   void add_allocation(QueueIndex leaf, const ResourceVector& amount);
@@ -83,14 +93,17 @@ class QueueTree {
   // or one of its ancestors past its capability.
   bool within_capability(QueueIndex leaf, const ResourceVector& amount, QueueIndex& capped,
                          ResourceId& resource) const;
-  // Guarantees of queues outside `leaf`'s path that they do not use now.
-  ResourceVector reserved_for_others(QueueIndex leaf) const;
+  // Guarantees of queues outside `leaf`'s path that they do not use now: no
+  // job of `leaf` may start on them.
+  ResourceVector unused_guarantees_of_others(QueueIndex leaf) const;
   // allocated + amount <= deserved on every resource `amount` uses.
   bool within_deserved(QueueIndex leaf, const ResourceVector& amount) const;
   // allocated > deserved on some resource `of` uses.
   bool overused(QueueIndex leaf, const ResourceVector& of) const;
 
   double weighted_share(QueueIndex index) const;
+  // Stores weighted_share() as the node's share; returns the share it replaces.
+  double refresh_share(QueueIndex index);
 
  private:
   void validate(const QueueSpec& spec, std::optional<QueueIndex> existing) const;

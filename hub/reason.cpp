@@ -29,7 +29,7 @@ std::string amount(ResourceId resource, std::int64_t milli) {
 
 }  // namespace
 
-void SchedulerCore::record_failure(Job& job) {
+PendingReason SchedulerCore::why_unplaced(const Job& job, const Placement& placement) const {
   PendingReason reason;
   bool any_ready = false;
   ClusterIndex biggest = kNoCluster;   // most allocatable of the short resource
@@ -37,7 +37,7 @@ void SchedulerCore::record_failure(Job& job) {
   bool fits_some_cluster = false;
   for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
     const ClusterState& cluster = clusters_[c];
-    if (!cluster.ready() || !cluster_allowed(job, c)) continue;
+    if (!PlacementPolicy::eligible(cluster, c, job)) continue;
     any_ready = true;
     if (job.minimum.fits_in(cluster.total_allocatable())) fits_some_cluster = true;
     const ResourceId r = short_resource(job.minimum, cluster.total_allocatable());
@@ -55,7 +55,7 @@ void SchedulerCore::record_failure(Job& job) {
     reason.resource = short_resource(job.minimum, clusters_[biggest].total_allocatable());
     reason.needed = job.minimum.get(reason.resource);
     reason.available = clusters_[biggest].total_allocatable().get(reason.resource);
-  } else if (closest_cluster_ == kNoCluster) {
+  } else if (placement.closest_cluster == kNoCluster) {
     reason.kind = Kind::kInsufficientCapacity;
     reason.cluster = roomiest;
     reason.resource = short_resource(job.minimum, clusters_[roomiest].total_free());
@@ -63,11 +63,11 @@ void SchedulerCore::record_failure(Job& job) {
     reason.available = clusters_[roomiest].total_free().get(reason.resource);
   } else {
     reason.kind = Kind::kGangDoesNotFitNodes;
-    reason.cluster = closest_cluster_;
-    reason.replicas_placed = closest_placed_;
+    reason.cluster = placement.closest_cluster;
+    reason.replicas_placed = placement.closest_placed;
   }
   reason.replicas_needed = job.gang.min_available;
-  job.reason = reason;
+  return reason;
 }
 
 // Each cluster the job may use with what it is short of there now, so a
@@ -78,7 +78,7 @@ std::string SchedulerCore::free_per_cluster(const Job& job) const {
   std::size_t listed = 0, unlisted = 0;
   for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
     const ClusterState& cluster = clusters_[c];
-    if (!cluster.ready() || !cluster_allowed(job, c)) continue;
+    if (!PlacementPolicy::eligible(cluster, c, job)) continue;
     if (listed == kMaxListed) {
       ++unlisted;
       continue;

@@ -11,7 +11,9 @@
 namespace gantry::hub {
 
 SchedulerCore::SchedulerCore(SchedulerOptions options)
-    : options_(options), next_dispatch_(std::max<DispatchId>(1, options.first_dispatch_id)) {
+    : options_(options),
+      next_dispatch_(std::max<DispatchId>(1, options.first_dispatch_id)),
+      placer_(options.placement) {
   set_queue_strategy(*queues_.find("default"), options_.default_strategy);
 }
 
@@ -45,10 +47,10 @@ void SchedulerCore::report_usage(ClusterIndex index, const std::vector<NodeSpec>
   for (const RunningKey& key : running_on_[index]) {
     Dispatch& dispatch = dispatches_.at(key.dispatch);
     if (std::binary_search(counted.begin(), counted.end(), key.dispatch)) {
-      dispatch.reserved = false;
+      dispatch.awaiting_report = false;
       continue;
     }
-    if (!dispatch.reserved) continue;
+    if (!dispatch.awaiting_report) continue;
     // Not in the report yet: keep holding what the hub promised it.
     for (const NodeAssignment& entry : dispatch.assignment)
       if (entry.node < cluster.node_count()) cluster.take(entry.node, entry.amount);
@@ -101,7 +103,7 @@ QueueIndex SchedulerCore::ensure_queue(std::string_view name) {
 }
 
 void SchedulerCore::set_queue_strategy(QueueIndex queue, QueueStrategy strategy) {
-  queues_.node(queue).spec.strategy = strategy;
+  queues_.set_strategy(queue, strategy);
 }
 
 void SchedulerCore::refresh_queues() { queues_.refresh(pool_capacity()); }
@@ -148,53 +150,43 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
 void SchedulerCore::enqueue(JobId id) {
   Job& job = jobs_[id];
   job.phase = JobPhase::kPending;
-  QueueNode& queue = queues_.node(job.queue);
-  queue.pending_jobs.insert(PendingKey{-job.priority, job.sequence, id});
-  queue.pending += job.total;
+  queues_.enqueue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total);
   if (job.sla_waiting_ms > 0) sla_watch_.insert(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   ++pending_total_;
 }
 
 void SchedulerCore::dequeue(JobId id) {
   const Job& job = jobs_[id];
-  QueueNode& queue = queues_.node(job.queue);
-  if (!queue.pending_jobs.erase(PendingKey{-job.priority, job.sequence, id})) return;
-  queue.pending -= job.total;
+  if (!queues_.dequeue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total)) return;
   if (job.sla_waiting_ms > 0) sla_watch_.erase(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   --pending_total_;
 }
 
-bool SchedulerCore::cluster_allowed(const Job& job, ClusterIndex cluster) const {
-  if (job.allowed_clusters.empty()) return true;
-  return std::find(job.allowed_clusters.begin(), job.allowed_clusters.end(), cluster) !=
-         job.allowed_clusters.end();
-}
-
-// Turns the placement in assignment_scratch_ into a dispatch the agent will get.
-void SchedulerCore::commit_dispatch(JobId id, ClusterIndex cluster) {
+// Turns a placement that fits into a dispatch the agent will get.
+void SchedulerCore::commit_dispatch(JobId id, const Placement& placement) {
   const DispatchId dispatch_id = next_dispatch_++;
-  const Dispatch& dispatch = install_dispatch(id, cluster, dispatch_id, assignment_scratch_, true);
-  pool_free_ -= dispatch.held;
+  const Dispatch& dispatch = install_dispatch(id, placement.cluster, dispatch_id, placement.assignment, true);
+  pass_.pool_free -= dispatch.held;
   jobs_[id].phase = JobPhase::kDispatched;
-  decisions_.push_back(Decision{Decision::Kind::kDispatch, id, dispatch_id, cluster});
+  decisions_.push_back(Decision{Decision::Kind::kDispatch, id, dispatch_id, placement.cluster});
 }
 
 // Takes the pending job out of its queue and charges it to the queue, holding
 // `assignment` on the cluster's nodes under `dispatch_id`.
 const Dispatch& SchedulerCore::install_dispatch(JobId id, ClusterIndex cluster, DispatchId dispatch_id,
-                                                const std::vector<NodeAssignment>& assignment, bool reserved) {
+                                                std::span<const NodeAssignment> assignment,
+                                                bool awaiting_report) {
   Job& job = jobs_[id];
   dequeue(id);
-  Dispatch dispatch{dispatch_id, id, cluster, assignment, {}, {}, reserved,
+  Dispatch dispatch{dispatch_id, id, cluster, {assignment.begin(), assignment.end()}, {}, {}, awaiting_report,
                     std::vector<std::int32_t>(job.gang.tasks.size(), 0)};
   for (const NodeAssignment& entry : dispatch.assignment) {
     ++dispatch.task_replicas[entry.task];
     dispatch.held += entry.amount;
     dispatch.amount += job.gang.tasks[entry.task].per_replica;
   }
-  queues_.add_allocation(job.queue, dispatch.amount);
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
-  queues_.node(job.queue).running.insert(running);
+  queues_.add_running(job.queue, running, dispatch.amount);
   running_on_[cluster].insert(running);
   job.dispatch = dispatch_id;
   job.cluster = cluster;
@@ -266,21 +258,20 @@ std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs no
   return running;
 }
 
-// Gives back what the dispatch holds: node resources the hub reserved itself
-// (an accounted dispatch is freed by the agent's next report), and its share
-// of its queue's allocation.
+// Gives back what the dispatch holds: node resources the hub holds itself
+// while the dispatch awaits a report (an accounted dispatch is freed by the
+// agent's next report), and its share of its queue's allocation.
 void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   auto it = dispatches_.find(dispatch_id);
   if (it == dispatches_.end()) return;
   const Dispatch& dispatch = it->second;
-  if (dispatch.reserved) {
+  if (dispatch.awaiting_report) {
     release(clusters_[dispatch.cluster], dispatch.assignment);
-    pool_free_ += dispatch.held;
+    pass_.pool_free += dispatch.held;
   }
   const Job& job = jobs_[dispatch.job];
-  queues_.remove_allocation(job.queue, dispatch.amount);
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
-  queues_.node(job.queue).running.erase(running);
+  queues_.remove_running(job.queue, running, dispatch.amount);
   running_on_[dispatch.cluster].erase(running);
   dispatches_.erase(it);
 }

@@ -6,15 +6,16 @@
 //
 // A pass (schedule()):
 //  1. jobs pending longer than their SLA waiting time are tried first, oldest
-//     deadline first; one that still does not fit gets nodes reserved, which
-//     no other job may take (starvation guard);
+//     deadline first; one that still does not fit gets nodes held for it,
+//     which no other job may take (starvation holds);
 //  2. then queues are served in hierarchical weighted-DRF order (among
 //     siblings: higher spec.priority first, then lower allocated dominant
 //     share / weight), one job at a time, each queue's jobs by priority then
 //     submission; a strict-FIFO queue stops at its first job that cannot run,
 //     a best-effort queue skips it;
-//  3. a job passes its queues' capabilities and the guarantees promised to
-//     other queues, then needs a node-level gang fit in one allowed cluster;
+//  3. a job passes its queues' capabilities and the guarantees other queues
+//     do not use, then needs a node-level gang fit in one allowed cluster
+//     (which clusters, in which order, on which nodes: PlacementPolicy);
 //  4. failing that, once per queue per pass, whole running gangs are evicted
 //     when that makes it fit: from reclaimable queues above their deserved
 //     share when its own queue stays within deserved (reclaim), or of lower
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -31,7 +33,9 @@
 
 #include "hub/cluster_state.hpp"
 #include "hub/job.hpp"
+#include "hub/pass_state.hpp"
 #include "hub/placement.hpp"
+#include "hub/placement_policy.hpp"
 #include "hub/queue_tree.hpp"
 
 namespace gantry::hub {
@@ -45,7 +49,9 @@ struct Dispatch {
   // What its queue is charged: the placed replicas' requests. Differs from
   // `held` only by GPU products the job did not ask for.
   ResourceVector amount;
-  bool reserved = true;  // false once the agent's report accounts for it
+  // True while the agent's usage report does not yet account for it: the hub
+  // then holds its assignment on the nodes itself.
+  bool awaiting_report = true;
   std::vector<std::int32_t> task_replicas;  // per GangShape task
 };
 
@@ -70,6 +76,8 @@ struct SchedulerOptions {
   // Eviction searches per pass, in queue order: each may look at every
   // running gang, so they are bounded to keep a pass O(pending + running).
   std::uint32_t eviction_searches_per_pass = 16;
+  // Which clusters a job may use, in which order, on which nodes.
+  PlacementPolicy placement;
 };
 
 class SchedulerCore {
@@ -82,8 +90,8 @@ class SchedulerCore {
   std::size_t cluster_count() const { return clusters_.size(); }
   const ClusterState& cluster(ClusterIndex index) const { return clusters_[index]; }
   // A usage report replaces the cluster's nodes. Dispatches listed in
-  // `accounted` are counted in the report's `allocated`, so their hub-side
-  // reservation is dropped; others stay reserved on top of the report.
+  // `accounted` are counted in the report's `allocated`, so the hub stops
+  // holding their nodes; others stay held on top of the report.
   void report_usage(ClusterIndex cluster, const std::vector<NodeSpec>& nodes,
                     const std::vector<DispatchId>& accounted);
   // Going not-ready requeues every job dispatched to or running on the cluster;
@@ -162,12 +170,6 @@ class SchedulerCore {
   std::uint64_t placement_attempts() const { return placement_attempts_; }
 
  private:
-  struct ActiveKey {
-    std::int32_t negative_priority;
-    double share;
-    QueueIndex queue;
-    auto operator<=>(const ActiveKey&) const = default;
-  };
   struct SlaKey {
     TimeMs deadline;
     std::uint64_t sequence;
@@ -178,34 +180,28 @@ class SchedulerCore {
     ClusterIndex cluster = kNoCluster;
     std::vector<DispatchId> victims;
   };
-  // A gang that found no place in this pass: any job that asks at least as
-  // much, with the same task layout and cluster choice, cannot fit either
-  // until something is freed (capacity only shrinks during a pass).
-  struct FailedShape {
-    const Job* job;
-    PendingReason reason;
-  };
 
   // job bookkeeping (scheduler.cpp)
   void enqueue(JobId id);
   void dequeue(JobId id);
   void release_dispatch(DispatchId id);
   void requeue(JobId id, PendingReason reason, TimeMs now);
-  bool cluster_allowed(const Job& job, ClusterIndex cluster) const;
-  void commit_dispatch(JobId id, ClusterIndex cluster);
+  void commit_dispatch(JobId id, const Placement& placement);
   const Dispatch& install_dispatch(JobId id, ClusterIndex cluster, DispatchId dispatch,
-                                   const std::vector<NodeAssignment>& assignment, bool reserved);
+                                   std::span<const NodeAssignment> assignment, bool awaiting_report);
   // the pass (scheduler_pass.cpp)
-  void begin_pass();
+  void begin_pass(TimeMs now);
+  void activate_queues();
   void activate(QueueIndex leaf);
   void deactivate(QueueIndex leaf);
   void reposition(QueueIndex leaf);
   QueueIndex pick_queue() const;
   void serve_queues(TimeMs now);
   bool attempt(JobId id, TimeMs now);
-  bool passes_queue_limits(Job& job);
-  bool try_place(JobId id);
-  bool known_to_fail(Job& job) const;
+  std::optional<PendingReason> queue_limits_block(const Job& job) const;
+  bool place(JobId id);
+  Placement try_place(JobId id);
+  std::optional<PendingReason> known_failure(const Job& job) const;
   void remember_failure(const Job& job);
   // eviction (preemption.cpp)
   bool make_room(JobId id, TimeMs now);
@@ -217,12 +213,13 @@ class SchedulerCore {
   // starvation (starvation.cpp)
   void serve_starving(TimeMs now);
   bool every_allowed_node_held(const Job& job) const;
-  void reserve_nodes_for(JobId id);
+  void hold_nodes_for(JobId id);
   void hold_nodes(JobId id, ClusterIndex cluster);
   // reasons (reason.cpp)
-  void record_failure(Job& job);
+  PendingReason why_unplaced(const Job& job, const Placement& placement) const;
   std::string render_reason(const Job& job, const PendingReason& reason) const;
   std::string free_per_cluster(const Job& job) const;
+  const PlacementPolicy& policy() const { return placer_.policy(); }
   JobId job_index(const Job& job) const { return static_cast<JobId>(&job - jobs_.data()); }
 
   SchedulerOptions options_;
@@ -235,30 +232,12 @@ class SchedulerCore {
   std::size_t pending_total_ = 0;
   std::uint64_t next_sequence_ = 1;
   DispatchId next_dispatch_ = 1;
-  GangPlacer placer_;
-  std::vector<NodeAssignment> assignment_scratch_;
-  // reserve_nodes_for(): what it has promised on each node, and which nodes
-  // it touched (reset after each job, so no per-job allocation).
-  std::vector<ResourceVector> promised_scratch_;
-  std::vector<NodeIndex> promised_nodes_;
+  GangPlacer placer_;  // holds options_.placement's copy that the pass uses
+  PassState pass_;
   std::vector<Decision> decisions_;
-  std::vector<ClusterIndex> candidates_;
-  // Per-pass state, indexed by QueueIndex.
-  std::vector<std::set<ActiveKey>> active_children_;
-  std::vector<char> active_;
-  std::vector<char> tried_eviction_;
-  std::vector<std::set<PendingKey>::iterator> cursor_;
-  std::vector<FailedShape> failed_shapes_;
-  std::uint32_t eviction_searches_left_ = 0;
-  DispatchId pass_first_dispatch_ = 0;  // dispatches from this pass are never victims
   std::uint64_t placement_attempts_ = 0;
-  TimeMs pass_now_ = 0;
   // Running gangs per cluster in eviction order (lowest priority, newest first).
   std::vector<std::set<RunningKey>> running_on_;
-  ResourceVector pool_free_;  // free in ready clusters, kept current in a pass
-  // The cluster that came closest in the last failed try_place (for reasons).
-  ClusterIndex closest_cluster_ = kNoCluster;
-  std::int32_t closest_placed_ = -1;
 };
 
 }  // namespace gantry::hub

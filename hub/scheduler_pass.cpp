@@ -9,80 +9,78 @@ namespace gantry::hub {
 const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   decisions_.clear();
   refresh_queues();
-  pool_free_ = {};
-  for (ClusterState& cluster : clusters_) {
-    cluster.clear_reservations();
-    if (cluster.ready()) pool_free_ += cluster.total_free();
-  }
-  tried_eviction_.assign(queues_.size(), 0);
-  failed_shapes_.clear();
-  eviction_searches_left_ = options_.eviction_searches_per_pass;
-  pass_now_ = now;
-  pass_first_dispatch_ = next_dispatch_;
+  begin_pass(now);
   serve_starving(now);
   serve_queues(now);
   return decisions_;
 }
 
+// The one place a pass's state is reset: starvation holds from the last pass
+// are dropped and every per-pass field of pass_ starts over.
+void SchedulerCore::begin_pass(TimeMs now) {
+  ResourceVector pool_free;
+  for (ClusterState& cluster : clusters_) {
+    cluster.clear_holds();
+    if (cluster.ready()) pool_free += cluster.total_free();
+  }
+  pass_.begin(now, next_dispatch_, queues_.size(), options_.eviction_searches_per_pass, pool_free);
+}
+
 // ------------------------------------------------------------------ queue order
 
-void SchedulerCore::begin_pass() {
-  const std::size_t n = queues_.size();
-  active_children_.assign(n, {});
-  active_.assign(n, 0);
-  cursor_.resize(n);
-  for (QueueIndex q = 0; q < n; ++q) {
-    QueueNode& node = queues_.node(q);
-    node.share = queues_.weighted_share(q);
+// Shares are taken after the starving jobs were served: their dispatches count.
+void SchedulerCore::activate_queues() {
+  for (QueueIndex q = 0; q < queues_.size(); ++q) queues_.refresh_share(q);
+  for (QueueIndex q = 0; q < queues_.size(); ++q) {
+    const QueueNode& node = queues_.node(q);
     if (node.deleted || !queues_.is_leaf(q) || q == kRootQueue || node.pending_jobs.empty()) continue;
-    cursor_[q] = node.pending_jobs.begin();
+    pass_.cursor[q] = node.pending_jobs.begin();
     activate(q);
   }
 }
 
 void SchedulerCore::activate(QueueIndex leaf) {
-  for (QueueIndex q = leaf; q != kRootQueue && !active_[q]; q = queues_.node(q).parent) {
+  for (QueueIndex q = leaf; q != kRootQueue && !pass_.active[q]; q = queues_.node(q).parent) {
     const QueueNode& node = queues_.node(q);
-    active_[q] = 1;
-    active_children_[node.parent].insert(ActiveKey{-node.spec.priority, node.share, q});
+    pass_.active[q] = 1;
+    pass_.active_children[node.parent].insert(ActiveKey{-node.spec.priority, node.share, q});
   }
 }
 
 void SchedulerCore::deactivate(QueueIndex leaf) {
-  for (QueueIndex q = leaf; q != kRootQueue && active_[q]; q = queues_.node(q).parent) {
+  for (QueueIndex q = leaf; q != kRootQueue && pass_.active[q]; q = queues_.node(q).parent) {
     const QueueNode& node = queues_.node(q);
-    active_[q] = 0;
-    active_children_[node.parent].erase(ActiveKey{-node.spec.priority, node.share, q});
-    if (!active_children_[node.parent].empty()) break;
+    pass_.active[q] = 0;
+    pass_.active_children[node.parent].erase(ActiveKey{-node.spec.priority, node.share, q});
+    if (!pass_.active_children[node.parent].empty()) break;
   }
 }
 
 // The queue's allocation changed: its share, and its ancestors', moved.
 void SchedulerCore::reposition(QueueIndex leaf) {
   for (QueueIndex q = leaf; q != kRootQueue; q = queues_.node(q).parent) {
-    QueueNode& node = queues_.node(q);
-    const double share = queues_.weighted_share(q);
-    if (active_.size() > q && active_[q]) {
-      auto& siblings = active_children_[node.parent];
-      siblings.erase(ActiveKey{-node.spec.priority, node.share, q});
-      siblings.insert(ActiveKey{-node.spec.priority, share, q});
+    const double before = queues_.refresh_share(q);
+    if (pass_.active.size() > q && pass_.active[q]) {
+      const QueueNode& node = queues_.node(q);
+      auto& siblings = pass_.active_children[node.parent];
+      siblings.erase(ActiveKey{-node.spec.priority, before, q});
+      siblings.insert(ActiveKey{-node.spec.priority, node.share, q});
     }
-    node.share = share;
   }
 }
 
 QueueIndex SchedulerCore::pick_queue() const {
   QueueIndex q = kRootQueue;
-  while (!queues_.is_leaf(q)) q = active_children_[q].begin()->queue;
+  while (!queues_.is_leaf(q)) q = pass_.active_children[q].begin()->queue;
   return q;
 }
 
 void SchedulerCore::serve_queues(TimeMs now) {
-  begin_pass();
-  while (!active_children_[kRootQueue].empty()) {
+  activate_queues();
+  while (!pass_.active_children[kRootQueue].empty()) {
     const QueueIndex leaf = pick_queue();
-    QueueNode& queue = queues_.node(leaf);
-    auto& cursor = cursor_[leaf];
+    const QueueNode& queue = queues_.node(leaf);
+    auto& cursor = pass_.cursor[leaf];
     const JobId id = cursor->job;
     auto next = std::next(cursor);
     if (attempt(id, now)) {  // the job left pending_jobs: its iterator is gone
@@ -103,9 +101,14 @@ void SchedulerCore::serve_queues(TimeMs now) {
 bool SchedulerCore::attempt(JobId id, TimeMs now) {
   ++placement_attempts_;
   Job& job = jobs_[id];
-  if (!passes_queue_limits(job)) return false;
-  if (!known_to_fail(job)) {
-    if (try_place(id)) return true;
+  if (std::optional<PendingReason> blocked = queue_limits_block(job)) {
+    job.reason = *blocked;
+    return false;
+  }
+  if (std::optional<PendingReason> failed = known_failure(job)) {
+    job.reason = *failed;
+  } else {
+    if (place(id)) return true;
     remember_failure(job);
   }
   return make_room(id, now);
@@ -133,28 +136,30 @@ constexpr std::size_t kMaxFailedShapes = 32;
 
 // Jobs with their own view of the pool (a cluster that refused them, nodes
 // held for them) are always tried for real.
-bool SchedulerCore::known_to_fail(Job& job) const {
-  if (job.rejected_by != kNoCluster) return false;
-  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_now_) return false;
-  for (const FailedShape& failed : failed_shapes_) {
+// The pending reason of the dominated shape, in this job's numbers.
+std::optional<PendingReason> SchedulerCore::known_failure(const Job& job) const {
+  if (job.rejected_by != kNoCluster) return std::nullopt;
+  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now) return std::nullopt;
+  for (const FailedShape& failed : pass_.failed_shapes) {
     if (!dominates(job, *failed.job)) continue;
-    job.reason = failed.reason;
-    job.reason.replicas_needed = job.gang.min_available;
-    job.reason.needed = job.minimum.get(job.reason.resource);
-    return true;
+    PendingReason reason = failed.reason;
+    reason.replicas_needed = job.gang.min_available;
+    reason.needed = job.minimum.get(reason.resource);
+    return reason;
   }
-  return false;
+  return std::nullopt;
 }
 
 void SchedulerCore::remember_failure(const Job& job) {
-  if (failed_shapes_.size() >= kMaxFailedShapes || job.rejected_by != kNoCluster) return;
-  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_now_) return;
-  failed_shapes_.push_back(FailedShape{&job, job.reason});
+  if (pass_.failed_shapes.size() >= kMaxFailedShapes || job.rejected_by != kNoCluster) return;
+  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now) return;
+  pass_.failed_shapes.push_back(FailedShape{&job, job.reason});
 }
 
 // Capability of the queue and its ancestors, then the guarantees other queues
-// hold but do not use: a job may not start on resources promised elsewhere.
-bool SchedulerCore::passes_queue_limits(Job& job) {
+// do not use: a job may not start on resources promised elsewhere. Returns
+// why the job may not start, if so.
+std::optional<PendingReason> SchedulerCore::queue_limits_block(const Job& job) const {
   QueueIndex capped = 0;
   ResourceId resource = 0;
   if (!queues_.within_capability(job.queue, job.minimum, capped, resource)) {
@@ -163,57 +168,53 @@ bool SchedulerCore::passes_queue_limits(Job& job) {
     reason.resource = resource;
     reason.needed = queues_.node(capped).allocated.get(resource) + job.minimum.get(resource);
     reason.available = queues_.node(capped).spec.capability.value.get(resource);
-    job.reason = reason;
-    return false;
+    return reason;
   }
-  const ResourceVector usable = pool_free_ - queues_.reserved_for_others(job.queue);
+  const ResourceVector usable = pass_.pool_free - queues_.unused_guarantees_of_others(job.queue);
   if (!job.minimum.fits_in(usable)) {
     // Only a shortage caused by guarantees is reported here; a plain lack of
     // capacity is found, with per-cluster detail, by try_place.
-    if (!job.minimum.fits_in(pool_free_)) return true;
+    if (!job.minimum.fits_in(pass_.pool_free)) return std::nullopt;
     PendingReason reason{PendingReason::Kind::kGuaranteedToOthers};
     job.minimum.first_excess(usable, reason.resource);
     reason.needed = job.minimum.get(reason.resource);
     reason.available = std::max<std::int64_t>(0, usable.get(reason.resource));
-    job.reason = reason;
-    return false;
+    return reason;
   }
-  return true;
+  return std::nullopt;
 }
 
-// Tries the clusters that could hold the gang, most packed first (best fit
-// keeps whole empty clusters for the largest gangs), and commits the first
-// node-level fit as a dispatch.
-bool SchedulerCore::try_place(JobId id) {
-  Job& job = jobs_[id];
-  candidates_.clear();
-  for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
-    const ClusterState& cluster = clusters_[c];
-    if (!cluster.ready() || !cluster_allowed(job, c)) continue;
-    if (job.rejected_by == c && job.rejected_at_generation == cluster.report_generation()) continue;
-    if (!job.minimum.fits_in(cluster.total_free())) continue;
-    candidates_.push_back(c);
+// Commits the job's placement as a dispatch, or records why it has none.
+bool SchedulerCore::place(JobId id) {
+  const Placement placement = try_place(id);
+  if (placement.fits()) {
+    commit_dispatch(id, placement);
+    return true;
   }
-  std::sort(candidates_.begin(), candidates_.end(), [&](ClusterIndex a, ClusterIndex b) {
-    const auto free_a = clusters_[a].total_free().get(kGpu);
-    const auto free_b = clusters_[b].total_free().get(kGpu);
-    return free_a != free_b ? free_a < free_b : a < b;
-  });
-  closest_cluster_ = kNoCluster;
-  closest_placed_ = -1;
-  for (ClusterIndex c : candidates_) {
-    const FitResult fit = placer_.place(clusters_[c], job.gang, assignment_scratch_, id);
-    if (fit.fits) {
-      commit_dispatch(id, c);
-      return true;
-    }
-    if (fit.placed > closest_placed_) {
-      closest_placed_ = fit.placed;
-      closest_cluster_ = c;
-    }
-  }
-  record_failure(job);
+  jobs_[id].reason = why_unplaced(jobs_[id], placement);
   return false;
+}
+
+// Tries the clusters worth trying in the policy's order and takes the first
+// node-level fit; on failure the cluster is left as it was.
+Placement SchedulerCore::try_place(JobId id) {
+  const Job& job = jobs_[id];
+  policy().rank_clusters(clusters_, job, pass_.candidates);
+  Placement placement;
+  for (const RankedCluster& candidate : pass_.candidates) {
+    const ClusterIndex c = candidate.cluster;
+    const FitResult fit = placer_.place(clusters_[c], job.gang, pass_.assignment, id);
+    if (fit.fits) {
+      placement.cluster = c;
+      placement.assignment = pass_.assignment;
+      return placement;
+    }
+    if (fit.placed > placement.closest_placed) {
+      placement.closest_placed = fit.placed;
+      placement.closest_cluster = c;
+    }
+  }
+  return placement;
 }
 
 }  // namespace gantry::hub

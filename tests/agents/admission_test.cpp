@@ -2,12 +2,14 @@
 // reasons a refused gang gets.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 
 #include "agent_test_support.hpp"
 #include "agents/dispatch_gang.hpp"
 #include "agents/node_pool.hpp"
 #include "hub/field_error.hpp"
+#include "hub/placement_policy.hpp"
 
 namespace gantry::agents {
 namespace {
@@ -85,6 +87,22 @@ TEST_F(AdmissionTest, NodeSelectorSteersPlacementAndAnUnmatchedOneIsNamed) {
                              "nvidia.com/gpu.product=H100"),
             std::string::npos)
       << h100.reason;
+}
+
+// The agent admits with the hub's placement policy: the node it takes for a
+// replica is the one the hub's policy chooses on the same state.
+TEST_F(AdmissionTest, TakesTheNodeTheHubPolicyChooses) {
+  const protocol::Dispatch dispatch =
+      make_dispatch(1, "one", {{"worker", 1, 1, 1, {{"nvidia.com/gpu.product", "A100"}}}});
+  const hub::GangShape gang = gang_for_dispatch(dispatch).shape;
+  const std::optional<hub::NodeIndex> expected =
+      hub::PlacementPolicy::standard().choose_node(pool.state(), gang.tasks[0], hub::kNoOwner);
+  ASSERT_TRUE(expected.has_value());
+  ASSERT_TRUE(pool.admit(gang, assignment).admitted);
+  ASSERT_EQ(assignment.size(), 1u);
+  EXPECT_EQ(assignment[0].node, *expected);
+  EXPECT_TRUE(hub::PlacementPolicy::matches_selector(pool.state().node(*expected).labels,
+                                                     gang.tasks[0].node_selector));
 }
 
 TEST(DispatchGang, UsesTheReplicasHereAndCapsMinAvailable) {

@@ -78,12 +78,12 @@ TEST(QueueTree, UnusedGuaranteesAreReservedForTheirOwners) {
   tree.apply(a);
   tree.apply(queue("b"));
   tree.refresh(gpus(32));
-  EXPECT_EQ(tree.reserved_for_others(*tree.find("b")).gpus(), 8);
-  EXPECT_EQ(tree.reserved_for_others(*tree.find("a")).gpus(), 0);
+  EXPECT_EQ(tree.unused_guarantees_of_others(*tree.find("b")).gpus(), 8);
+  EXPECT_EQ(tree.unused_guarantees_of_others(*tree.find("a")).gpus(), 0);
   tree.add_allocation(*tree.find("a"), gpus(5));
-  EXPECT_EQ(tree.reserved_for_others(*tree.find("b")).gpus(), 3);
+  EXPECT_EQ(tree.unused_guarantees_of_others(*tree.find("b")).gpus(), 3);
   tree.add_allocation(*tree.find("a"), gpus(10));
-  EXPECT_EQ(tree.reserved_for_others(*tree.find("b")).gpus(), 0);
+  EXPECT_EQ(tree.unused_guarantees_of_others(*tree.find("b")).gpus(), 0);
 }
 
 TEST(QueueTree, ValidationNamesTheField) {

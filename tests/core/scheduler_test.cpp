@@ -116,12 +116,12 @@ TEST_F(SchedulerTest, ReservationHeldUntilTheAgentAccountsForIt) {
   ASSERT_EQ(scheduled_names().size(), 1u);
   const DispatchId dispatch = job("a").dispatch;
   core.report_usage(c, nodes(1, 8), {});  // a report from before the agent started it
-  EXPECT_EQ(core.cluster(c).total_free().gpus(), 0) << "hub reservation stays on top of the report";
+  EXPECT_EQ(core.cluster(c).total_free().gpus(), 0) << "the hub's hold stays on top of the report";
   std::vector<NodeSpec> busy = nodes(1, 8);
   busy[0].allocated = gpus(8);
   core.report_usage(c, busy, {dispatch});
   EXPECT_EQ(core.cluster(c).total_free().gpus(), 0) << "counted once, not twice";
-  EXPECT_FALSE(core.find_dispatch(dispatch)->reserved);
+  EXPECT_FALSE(core.find_dispatch(dispatch)->awaiting_report);
 }
 
 TEST_F(SchedulerTest, LostClusterRequeuesItsJobs) {

@@ -1,0 +1,84 @@
+// Everything one scheduling pass keeps between its decisions, reset in one
+// place (PassState::begin) at the start of every pass. The buffers are reused
+// from pass to pass, so a decision allocates nothing once they are warm.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <span>
+#include <vector>
+
+#include "hub/job.hpp"
+#include "hub/placement.hpp"
+#include "hub/placement_policy.hpp"
+#include "hub/queue_tree.hpp"
+
+namespace gantry::hub {
+
+// Where try_place put a gang, or how close it came.
+struct Placement {
+  ClusterIndex cluster = kNoCluster;  // kNoCluster: no cluster fits the gang
+  // One entry per placed replica; a view into PassState::assignment, valid
+  // until the next placement.
+  std::span<const NodeAssignment> assignment;
+  // On failure, the cluster that placed the most replicas, and how many (for
+  // the pending reason); kNoCluster when no cluster got a node-level try.
+  ClusterIndex closest_cluster = kNoCluster;
+  std::int32_t closest_placed = -1;
+
+  bool fits() const { return cluster != kNoCluster; }
+};
+
+// A child queue with pending work, in the order siblings are served.
+struct ActiveKey {
+  std::int32_t negative_priority;
+  double share;
+  QueueIndex queue;
+  auto operator<=>(const ActiveKey&) const = default;
+};
+
+// A gang that found no place in this pass: any job that asks at least as
+// much, with the same task layout and cluster choice, cannot fit either until
+// something is freed (capacity only shrinks during a pass).
+struct FailedShape {
+  const Job* job;
+  PendingReason reason;
+};
+
+struct PassState {
+  TimeMs now = 0;
+  DispatchId first_dispatch = 0;  // dispatches from this pass are never victims
+  ResourceVector pool_free;       // free in ready clusters, kept current
+  std::uint32_t eviction_searches_left = 0;
+
+  // Per queue (indexed by QueueIndex).
+  std::vector<char> tried_eviction;
+  std::vector<char> active;
+  std::vector<std::set<ActiveKey>> active_children;
+  std::vector<std::set<PendingKey>::iterator> cursor;  // next job of an active leaf
+
+  std::vector<FailedShape> failed_shapes;
+
+  // Reused buffers.
+  std::vector<RankedCluster> candidates;   // try_place's clusters, best first
+  std::vector<NodeAssignment> assignment;  // the latest Placement's replicas
+  // Starvation holds of one job: what is promised on each node, and which
+  // nodes it touched (reset after each job).
+  std::vector<ResourceVector> promised;
+  std::vector<NodeIndex> promised_nodes;
+
+  void begin(TimeMs pass_now, DispatchId next_dispatch, std::size_t queues,
+             std::uint32_t eviction_searches, const ResourceVector& free_in_ready_clusters) {
+    now = pass_now;
+    first_dispatch = next_dispatch;
+    pool_free = free_in_ready_clusters;
+    eviction_searches_left = eviction_searches;
+    tried_eviction.assign(queues, 0);
+    active.assign(queues, 0);
+    active_children.assign(queues, {});
+    cursor.resize(queues);
+    failed_shapes.clear();
+  }
+};
+
+}  // namespace gantry::hub

@@ -1,0 +1,210 @@
+// The placement-policy seam on its own: which clusters a job may use, in
+// which order they are tried, and which node a replica (or a starvation hold)
+// gets. The scheduling pass, eviction, reasons and the agent all ask it.
+#include "hub/placement_policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "hub/scheduler.hpp"
+#include "tests/core/core_fixtures.hpp"
+
+namespace gantry::hub {
+namespace {
+
+using testing::gpus;
+using testing::nodes;
+
+const Labels kA100{{std::string(kGpuProductLabel), "A100"}};
+const Labels kT4{{std::string(kGpuProductLabel), "T4"}};
+
+ClusterState ready_cluster(const std::string& name, const std::vector<NodeSpec>& specs) {
+  ClusterState cluster(name);
+  cluster.set_nodes(specs);
+  cluster.set_ready(true);
+  return cluster;
+}
+
+Job job_of(GangShape gang, std::vector<ClusterIndex> allowed = {}) {
+  count_selected_gpu_products(gang);
+  Job job;
+  job.minimum = gang.minimum();
+  job.total = gang.total();
+  job.gang = std::move(gang);
+  job.allowed_clusters = std::move(allowed);
+  return job;
+}
+
+TaskShape task_of(std::int64_t gpu_count, Labels selector = {}) {
+  TaskShape task;
+  task.name = "worker";
+  task.per_replica = gpus(gpu_count, 1);
+  task.node_selector = std::move(selector);
+  return task;
+}
+
+std::vector<ClusterIndex> ranked(const PlacementPolicy& policy,
+                                 const std::vector<ClusterState>& clusters, const Job& job) {
+  std::vector<RankedCluster> out;
+  policy.rank_clusters(clusters, job, out);
+  std::vector<ClusterIndex> order;
+  for (const RankedCluster& each : out) order.push_back(each.cluster);
+  return order;
+}
+
+// ------------------------------------------------------------------ eligibility
+
+TEST(PlacementPolicyEligibility, ANotReadyClusterIsNotEligible) {
+  ClusterState cluster = ready_cluster("c", nodes(1, 8));
+  const Job job = job_of(make_gpu_gang(1, 8));
+  EXPECT_TRUE(PlacementPolicy::eligible(cluster, 0, job));
+  cluster.set_ready(false);
+  EXPECT_FALSE(PlacementPolicy::eligible(cluster, 0, job));
+  EXPECT_FALSE(PlacementPolicy::worth_trying(cluster, 0, job));
+}
+
+TEST(PlacementPolicyEligibility, AJobPinnedElsewhereMayNotUseTheCluster) {
+  const ClusterState cluster = ready_cluster("c", nodes(1, 8));
+  const Job pinned = job_of(make_gpu_gang(1, 8), {1});
+  EXPECT_FALSE(PlacementPolicy::allowed(pinned, 0));
+  EXPECT_TRUE(PlacementPolicy::allowed(pinned, 1));
+  EXPECT_FALSE(PlacementPolicy::eligible(cluster, 0, pinned));
+  EXPECT_TRUE(PlacementPolicy::eligible(cluster, 1, pinned));
+  EXPECT_TRUE(PlacementPolicy::allowed(job_of(make_gpu_gang(1, 8)), 7)) << "unpinned: any cluster";
+}
+
+TEST(PlacementPolicyEligibility, AClusterWithoutTheSelectedGpuProductIsNotWorthTrying) {
+  const ClusterState t4 = ready_cluster("t4", nodes(2, 8, 64, "t4", kT4));
+  const ClusterState a100 = ready_cluster("a100", nodes(2, 8, 64, "a100", kA100));
+  GangShape gang;
+  gang.tasks.push_back(task_of(4, kA100));
+  const Job job = job_of(gang);
+  EXPECT_TRUE(PlacementPolicy::eligible(t4, 0, job)) << "ready and allowed";
+  EXPECT_FALSE(PlacementPolicy::worth_trying(t4, 0, job)) << "no A100 GPUs free in total";
+  EXPECT_TRUE(PlacementPolicy::worth_trying(a100, 1, job));
+}
+
+TEST(PlacementPolicyEligibility, AClusterThatRefusedTheJobIsSkippedUntilItReportsAgain) {
+  ClusterState cluster = ready_cluster("c", nodes(1, 8));
+  Job job = job_of(make_gpu_gang(1, 8));
+  job.rejected_by = 0;
+  job.rejected_at_generation = cluster.report_generation();
+  EXPECT_FALSE(PlacementPolicy::worth_trying(cluster, 0, job));
+  cluster.set_nodes(nodes(1, 8));
+  EXPECT_TRUE(PlacementPolicy::worth_trying(cluster, 0, job));
+}
+
+// ------------------------------------------------------------------ ranking
+
+TEST(PlacementPolicyRanking, MostPackedClusterFirstTiesByIndexIneligibleLeftOut) {
+  std::vector<ClusterState> clusters;
+  clusters.push_back(ready_cluster("empty", nodes(2, 8)));     // 16 free
+  clusters.push_back(ready_cluster("half", nodes(1, 8)));      // 8 free
+  clusters.push_back(ready_cluster("half-too", nodes(1, 8)));  // 8 free
+  clusters.push_back(ready_cluster("tight", nodes(1, 8)));
+  clusters[3].take(0, gpus(6));  // 2 free: too little for the job
+  clusters.push_back(ready_cluster("down", nodes(1, 8)));
+  clusters[4].set_ready(false);
+  const Job job = job_of(make_gpu_gang(4, 8));
+  EXPECT_EQ(ranked(PlacementPolicy(), clusters, job), (std::vector<ClusterIndex>{1, 2, 0}));
+}
+
+// The seam a new score plugs into: a policy built from other scores ranks
+// differently without any change to the pass.
+std::int64_t most_free(const ClusterState& cluster, const Job& /*job*/) {
+  return cluster.total_free().get(kGpu);
+}
+
+TEST(PlacementPolicyRanking, ScoresAreRegisteredByNameAndAPolicyRanksByItsScores) {
+  ASSERT_NE(find_cluster_score("most-packed"), nullptr);
+  EXPECT_EQ(find_cluster_score("no-such-score"), nullptr);
+  EXPECT_FALSE(registered_cluster_scores().empty());
+
+  std::vector<ClusterState> clusters;
+  clusters.push_back(ready_cluster("small", nodes(1, 8)));
+  clusters.push_back(ready_cluster("big", nodes(3, 8)));
+  const Job job = job_of(make_gpu_gang(1, 8));
+  EXPECT_EQ(ranked(PlacementPolicy(), clusters, job), (std::vector<ClusterIndex>{0, 1}));
+  const PlacementPolicy spread({ClusterScore{"most-free", &most_free, 1}});
+  EXPECT_EQ(ranked(spread, clusters, job), (std::vector<ClusterIndex>{1, 0}));
+}
+
+TEST(PlacementPolicyRanking, TheCorePlacesByThePolicyItsOptionsName) {
+  SchedulerOptions options;
+  options.placement = PlacementPolicy({ClusterScore{"most-free", &most_free, 1}});
+  SchedulerCore core(options);
+  const ClusterIndex small = core.add_cluster("small");
+  const ClusterIndex big = core.add_cluster("big");
+  core.report_usage(small, nodes(1, 8), {});
+  core.report_usage(big, nodes(3, 8), {});
+  core.set_cluster_ready(small, true, 0);
+  core.set_cluster_ready(big, true, 0);
+  JobRequest request;
+  request.name = "one";
+  request.gang = make_gpu_gang(1, 8);
+  const JobId id = core.submit(std::move(request), 0);
+  ASSERT_EQ(core.schedule(0).size(), 1u);
+  EXPECT_EQ(core.job(id).cluster, big) << "the default policy would pick the more packed small";
+}
+
+TEST(PlacementPolicyRanking, HoldsGoOnTheEligibleClusterWithTheMostFreeGpus) {
+  std::vector<ClusterState> clusters;
+  clusters.push_back(ready_cluster("small", nodes(1, 8)));
+  clusters.push_back(ready_cluster("big", nodes(3, 8)));
+  clusters.push_back(ready_cluster("too-small", nodes(1, 4)));
+  const PlacementPolicy policy;
+  EXPECT_EQ(policy.choose_hold_cluster(clusters, job_of(make_gpu_gang(8, 8))), 1u);
+  EXPECT_EQ(policy.choose_hold_cluster(clusters, job_of(make_gpu_gang(8, 8), {0, 2})), 0u);
+  EXPECT_EQ(policy.choose_hold_cluster(clusters, job_of(make_gpu_gang(8, 8), {2})), kNoCluster)
+      << "a cluster that could never hold it is not chosen";
+  for (NodeIndex n = 0; n < clusters[1].node_count(); ++n) clusters[1].hold_node(n, 99);
+  EXPECT_EQ(policy.choose_hold_cluster(clusters, job_of(make_gpu_gang(8, 8))), 0u)
+      << "a cluster whose nodes are all held is not chosen";
+}
+
+// ------------------------------------------------------------------ nodes
+
+TEST(PlacementPolicyNodes, SelectorMatchesWhenEveryKeyHasItsValue) {
+  const Labels node{{"zone", "a"}, {std::string(kGpuProductLabel), "A100"}};
+  EXPECT_TRUE(PlacementPolicy::matches_selector(node, {}));
+  EXPECT_TRUE(PlacementPolicy::matches_selector(node, {{"zone", "a"}}));
+  EXPECT_TRUE(PlacementPolicy::matches_selector(node, node));
+  EXPECT_FALSE(PlacementPolicy::matches_selector(node, {{"zone", "b"}}));
+  EXPECT_FALSE(PlacementPolicy::matches_selector(node, {{"zone", "a"}, {"rack", "1"}}));
+}
+
+TEST(PlacementPolicyNodes, ChoosesTheBestFitMatchingNodeNotHeldForOthers) {
+  std::vector<NodeSpec> specs = nodes(2, 8, 64, "t4", kT4);
+  for (const NodeSpec& spec : nodes(2, 8, 64, "a100", kA100)) specs.push_back(spec);
+  ClusterState cluster = ready_cluster("c", specs);
+  cluster.take(0, gpus(6));  // t4-0: 2 free
+  cluster.take(3, gpus(4));  // a100-1: 4 free
+  const PlacementPolicy policy;
+  EXPECT_EQ(policy.choose_node(cluster, task_of(2), kNoOwner), 0u) << "best fit: the 2-GPU hole";
+  EXPECT_EQ(policy.choose_node(cluster, task_of(2, kA100), kNoOwner), 3u) << "best fit among A100s";
+  EXPECT_EQ(policy.choose_node(cluster, task_of(8, kA100), kNoOwner), 2u);
+  cluster.hold_node(3, 7);
+  EXPECT_EQ(policy.choose_node(cluster, task_of(2, kA100), kNoOwner), 2u) << "a100-1 is held for 7";
+  EXPECT_EQ(policy.choose_node(cluster, task_of(2, kA100), 7), 3u) << "but not from 7 itself";
+  EXPECT_FALSE(policy.choose_node(cluster, task_of(2, {{"zone", "x"}}), kNoOwner).has_value());
+}
+
+TEST(PlacementPolicyNodes, HoldsTheMatchingNodeWithTheMostRoomLeft) {
+  ClusterState cluster = ready_cluster("c", nodes(3, 8, 64, "a100", kA100));
+  cluster.take(0, gpus(4));
+  std::vector<ResourceVector> promised(cluster.node_count());
+  const PlacementPolicy policy;
+  EXPECT_EQ(policy.choose_hold_node(cluster, task_of(8, kA100), promised, 5), 1u)
+      << "most free GPUs, lower index on ties";
+  promised[1] += gpus(8);
+  EXPECT_EQ(policy.choose_hold_node(cluster, task_of(8, kA100), promised, 5), 2u);
+  cluster.hold_node(2, 6);
+  EXPECT_EQ(policy.choose_hold_node(cluster, task_of(8, kA100), promised, 5), 0u)
+      << "node 2 is held for job 6; node 0 holds 8 once its jobs end";
+  EXPECT_FALSE(policy.choose_hold_node(cluster, task_of(1, kT4), promised, 5).has_value());
+}
+
+}  // namespace
+}  // namespace gantry::hub
