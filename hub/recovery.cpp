@@ -35,7 +35,7 @@ bool SchedulerCore::adopt(JobId id, ClusterIndex cluster_index, DispatchId dispa
         NodeAssignment{*task, *node, cluster.held_on(*node, job.gang.tasks[*task].per_replica)});
   }
   if (static_cast<std::int32_t>(assignment.size()) < job.gang.min_available) return false;
-  // Not reserved: the agent's usage report already counts what it holds.
+  // Not awaiting a report: the agent's usage report already counts what it holds.
   install_dispatch(id, cluster_index, dispatch_id, assignment, false);
   job.phase = JobPhase::kRunning;
   job.started_ms = now;
