@@ -5,6 +5,7 @@
 #include "config/yaml_fields.hpp"
 #include "hub/duration.hpp"
 #include "hub/field_error.hpp"
+#include "hub/placement_policy.hpp"
 #include "hub/quantity.hpp"
 
 namespace gantry::config {
@@ -105,6 +106,12 @@ hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
     } catch (const std::invalid_argument& e) {
       throw FieldError("metadata.annotations.sla-waiting-time", sla->second, e.what());
     }
+  }
+  if (auto placement = annotations.find("gantry.io/placement"); placement != annotations.end()) {
+    if (hub::find_placement_policy(placement->second) == nullptr)
+      throw FieldError("metadata.annotations.gantry.io/placement", placement->second,
+                       "expected one of " + hub::placement_policy_names());
+    queue.placement = placement->second;
   }
   if (const YAML::Node spec = root["spec"]) read_spec(spec, queue);
   if (const YAML::Node status = root["status"]; status && status.IsMap())

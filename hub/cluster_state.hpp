@@ -41,6 +41,11 @@ class ClusterState {
   const std::string& name() const { return name_; }
   bool ready() const { return ready_; }
   void set_ready(bool ready) { ready_ = ready; }
+  // Cordoned (gantryctl cordon / drain): no new placements; what runs stays.
+  bool cordoned() const { return cordoned_; }
+  void set_cordoned(bool cordoned) { cordoned_ = cordoned; }
+  // Whether it has sent a usage report since it was added (its nodes are known).
+  bool reported() const { return report_generation_ > 0; }
   const Labels& labels() const { return labels_; }
   void set_labels(Labels labels) { labels_ = std::move(labels); }
 
@@ -92,6 +97,7 @@ class ClusterState {
 
   std::string name_;
   bool ready_ = false;
+  bool cordoned_ = false;
   Labels labels_;
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeIndex> node_by_name_;

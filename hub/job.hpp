@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hub/cluster_state.hpp"
 #include "hub/gang.hpp"
 #include "protocol/messages.hpp"
 
@@ -23,8 +24,8 @@ inline constexpr ClusterIndex kNoCluster = ~ClusterIndex{0};
 
 enum class JobPhase : std::uint8_t {
   kPending,     // queued, waiting for a place
-  kDispatched,  // sent to a cluster, waiting for its agent to admit
-  kRunning,     // admitted by the agent
+  kDispatched,  // prepared on its clusters, waiting for every part to be admitted
+  kRunning,     // every part admitted and committed: its replicas start
   kCompleted,
   kFailed,
   kAborted,  // cancelled
@@ -50,6 +51,8 @@ struct PendingReason {
     kQueueAtCapability,      // its queue (or an ancestor) would exceed capability
     kGuaranteedToOthers,     // what is free is promised to other queues' guarantees
     kPreempted,              // evicted to make room for another job; requeued
+    kDrained,                // its cluster was drained; requeued once its run stopped
+    kSplitDoesNotFit,        // split allowed, but not even every cluster together fits it
   };
   Kind kind = Kind::kNotYetConsidered;
   ResourceId resource = 0;           // the resource short
@@ -62,12 +65,50 @@ struct PendingReason {
   JobId by_job = 0;             // kPreempted: the job that took the place
 };
 
+// A cluster that refused a job is not tried again for it until `until`;
+// each refusal doubles the wait (capped).
+struct ClusterBackoff {
+  ClusterIndex cluster = kNoCluster;
+  std::int32_t refusals = 0;
+  TimeMs until = 0;
+};
+
+// A cluster with its score in one placement decision (higher is preferred;
+// equal scores go to the higher tie-break, then the lower index).
+struct ClusterRank {
+  ClusterIndex cluster = kNoCluster;
+  std::int64_t score = 0;
+  std::int64_t tie = 0;
+};
+
+// One part of a placement as users see it: the cluster and replicas per task
+// (indexed like GangShape::tasks).
+struct PartSummary {
+  ClusterIndex cluster = kNoCluster;
+  std::vector<std::int32_t> task_replicas;
+};
+
+// What a job knows about where it may go and where it went. Most pending jobs
+// have none of it, so it lives behind one pointer (Job::placement_notes) and
+// costs a pending job 8 bytes until it is needed.
+struct PlacementNotes {
+  Labels cluster_selector;  // gantry.io/cluster-selector, match-labels
+  std::vector<ClusterBackoff> backoffs;
+  std::vector<ClusterRank> last_scores;  // every cluster ranked by its last placement
+  std::vector<PartSummary> parts;         // where its current / last dispatch placed it
+};
+
 struct JobRequest {
   std::string name;
   std::string queue = "default";
   std::int32_t priority = 0;
   GangShape gang;
   std::vector<std::string> allowed_clusters;  // empty: any cluster
+  // Only clusters whose labels have every one of these (gantry.io/cluster-selector).
+  Labels cluster_selector;
+  // gantry.io/split: allowed — a gang no single cluster fits may be placed
+  // across several, each part whole replicas.
+  bool split_allowed = false;
   std::shared_ptr<const protocol::JobSpec> spec;  // optional: what agents get
   // Pending longer than this, the job gets nodes held for it (Volcano's
   // sla-waiting-time). -1: the queue's default; 0: never.
@@ -94,13 +135,23 @@ struct Job {
   std::string message;  // last message from the agent (why it failed, ...)
   std::int32_t requeues = 0;
   std::int32_t preemptions = 0;
+  std::uint32_t epoch = 0;  // placements so far; the current dispatch's epoch
+  bool split_allowed = false;
   std::int64_t sla_waiting_ms = 0;  // resolved at submit; 0 = none
   DispatchId dispatch = 0;        // current dispatch, 0 when none
-  ClusterIndex cluster = kNoCluster;  // where it runs / ran
-  // A cluster that rejected this job is skipped until it reports again.
-  ClusterIndex rejected_by = kNoCluster;
-  std::uint64_t rejected_at_generation = 0;
-  std::vector<protocol::TaskStatus> tasks;
+  ClusterIndex cluster = kNoCluster;  // where it runs / ran (its first part)
+  std::vector<protocol::TaskStatus> tasks;  // summed over its parts
+  std::unique_ptr<PlacementNotes> placement_notes;  // null until needed
+
+  const Labels* cluster_selector() const {
+    return placement_notes && !placement_notes->cluster_selector.empty() ? &placement_notes->cluster_selector
+                                                                          : nullptr;
+  }
+  bool has_backoffs() const { return placement_notes && !placement_notes->backoffs.empty(); }
+  PlacementNotes& notes() {
+    if (!placement_notes) placement_notes = std::make_unique<PlacementNotes>();
+    return *placement_notes;
+  }
 };
 
 }  // namespace gantry::hub

@@ -22,7 +22,40 @@ std::vector<std::string> split_clusters(const std::string& list) {
   return out;
 }
 
+std::string trimmed(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t");
+  if (begin == std::string::npos) return "";
+  const auto end = text.find_last_not_of(" \t");
+  return text.substr(begin, end - begin + 1);
+}
+
+bool read_split(const protocol::JobSpec& spec) {
+  const auto split = spec.annotations.find(kSplitAnnotation);
+  if (split == spec.annotations.end() || split->second == "never") return false;
+  if (split->second == "allowed") return true;
+  throw FieldError(std::string("metadata.annotations.") + kSplitAnnotation, split->second,
+                   "expected \"allowed\" or \"never\"");
+}
+
 }  // namespace
+
+Labels parse_match_labels(const std::string& text, const std::string& field) {
+  Labels labels;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    const std::string pair = trimmed(item);
+    const auto equals = pair.find('=');
+    const std::string key = equals == std::string::npos ? "" : trimmed(pair.substr(0, equals));
+    const std::string value = equals == std::string::npos ? "" : trimmed(pair.substr(equals + 1));
+    if (key.empty() || value.find_first_of("=!() ") != std::string::npos || key.find_first_of("!() ") != std::string::npos)
+      throw FieldError(field, text, "expected key=value[,key=value...] (match labels), got \"" + pair + "\"");
+    if (!labels.emplace(key, value).second)
+      throw FieldError(field, text, "label \"" + key + "\" is given twice");
+  }
+  if (labels.empty()) throw FieldError(field, text, "expected key=value[,key=value...] (match labels)");
+  return labels;
+}
 
 ResourceVector replica_request(const protocol::TaskSpec& task, const std::string& field) {
   ResourceVector total;
@@ -66,6 +99,11 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
   }
   auto pinned = spec->annotations.find(kClustersAnnotation);
   if (pinned != spec->annotations.end()) request.allowed_clusters = split_clusters(pinned->second);
+  auto selector = spec->annotations.find(kClusterSelectorAnnotation);
+  if (selector != spec->annotations.end())
+    request.cluster_selector = parse_match_labels(
+        selector->second, std::string("metadata.annotations.") + kClusterSelectorAnnotation);
+  request.split_allowed = read_split(*spec);
   request.spec = std::move(spec);
   return request;
 }

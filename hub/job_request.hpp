@@ -10,6 +10,12 @@ namespace gantry::hub {
 
 // Annotation that pins a job to clusters: "gantry.io/clusters: a,b".
 inline constexpr const char* kClustersAnnotation = "gantry.io/clusters";
+// Annotation that selects clusters by their labels, match-labels syntax:
+// "gantry.io/cluster-selector: region=eu,tier=gold".
+inline constexpr const char* kClusterSelectorAnnotation = "gantry.io/cluster-selector";
+// Annotation that lets a gang no single cluster fits be split across
+// clusters: "gantry.io/split: allowed" (or "never", the default).
+inline constexpr const char* kSplitAnnotation = "gantry.io/split";
 // Volcano's SLA plugin annotation: pending longer than this, nodes are held.
 inline constexpr const char* kSlaWaitingTimeAnnotation = "sla-waiting-time";
 
@@ -21,5 +27,9 @@ ResourceVector replica_request(const protocol::TaskSpec& task, const std::string
 // resolves minAvailable (0 = all replicas). Throws FieldError naming the field
 // when minAvailable exceeds the replicas or a task has no replicas.
 JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec);
+
+// "region=eu, tier=gold" -> {region: eu, tier: gold}. Throws FieldError under
+// `field` naming the item that is not key=value, or a key given twice.
+Labels parse_match_labels(const std::string& text, const std::string& field);
 
 }  // namespace gantry::hub

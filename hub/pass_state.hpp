@@ -15,6 +15,12 @@
 
 namespace gantry::hub {
 
+// The replicas of one part of a placement on one cluster.
+struct PartPlacement {
+  ClusterIndex cluster = kNoCluster;
+  std::span<const NodeAssignment> assignment;
+};
+
 // Where try_place put a gang, or how close it came.
 struct Placement {
   ClusterIndex cluster = kNoCluster;  // kNoCluster: no cluster fits the gang
@@ -27,6 +33,7 @@ struct Placement {
   std::int32_t closest_placed = -1;
 
   bool fits() const { return cluster != kNoCluster; }
+  PartPlacement part() const { return PartPlacement{cluster, assignment}; }
 };
 
 // A child queue with pending work, in the order siblings are served.
@@ -62,6 +69,11 @@ struct PassState {
   // Reused buffers.
   std::vector<RankedCluster> candidates;   // try_place's clusters, best first
   std::vector<NodeAssignment> assignment;  // the latest Placement's replicas
+  // A split placement being planned: its parts (spans into split_assignments,
+  // one buffer per part), and the replicas of each task still to place.
+  std::vector<PartPlacement> split_parts;
+  std::vector<std::vector<NodeAssignment>> split_assignments;
+  GangShape split_rest;
   // Starvation holds of one job: what is promised on each node, and which
   // nodes it touched (reset after each job).
   std::vector<ResourceVector> promised;

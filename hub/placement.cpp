@@ -31,7 +31,9 @@ std::int32_t gpu_slot_bound(const ClusterState& cluster, const GangShape& gang) 
 }  // namespace
 
 FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
-                            std::vector<NodeAssignment>& out, std::uint32_t requester) {
+                            std::vector<NodeAssignment>& out, std::uint32_t requester,
+                            const PlacementPolicy* policy) {
+  const PlacementPolicy& chooser = policy ? *policy : policy_;
   out.clear();
   const std::int32_t bound = gpu_slot_bound(cluster, gang);
   if (bound < gang.min_available) return FitResult{false, bound};
@@ -51,7 +53,7 @@ FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
     const TaskShape& task = gang.tasks[task_index];
     std::int32_t r = 0;
     for (; r < task.replicas; ++r) {
-      std::optional<NodeIndex> node = policy_.choose_node(cluster, task, requester);
+      std::optional<NodeIndex> node = chooser.choose_node(cluster, task, requester);
       if (!node) break;  // identical replicas: the rest of this task cannot fit either
       const ResourceVector held = cluster.held_on(*node, task.per_replica);
       cluster.take(*node, held);
@@ -72,8 +74,9 @@ FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
   return FitResult{true, placed};
 }
 
-FitResult GangPlacer::check(ClusterState& cluster, const GangShape& gang, std::uint32_t requester) {
-  FitResult result = place(cluster, gang, scratch_, requester);
+FitResult GangPlacer::check(ClusterState& cluster, const GangShape& gang, std::uint32_t requester,
+                            const PlacementPolicy* policy) {
+  FitResult result = place(cluster, gang, scratch_, requester, policy);
   if (result.fits) release(cluster, scratch_);
   scratch_.clear();
   return result;

@@ -34,11 +34,13 @@ class GangPlacer {
 
   // On success takes the resources from `cluster` and appends one entry per
   // placed replica to `out` (cleared first). On failure `cluster` is unchanged.
-  // Nodes held for someone other than `requester` are skipped.
+  // Nodes held for someone other than `requester` are skipped. Nodes are
+  // chosen by `policy` (by this placer's own when none is given).
   FitResult place(ClusterState& cluster, const GangShape& gang, std::vector<NodeAssignment>& out,
-                  std::uint32_t requester = kNoOwner);
+                  std::uint32_t requester = kNoOwner, const PlacementPolicy* policy = nullptr);
   // Like place(), but always leaves `cluster` unchanged.
-  FitResult check(ClusterState& cluster, const GangShape& gang, std::uint32_t requester = kNoOwner);
+  FitResult check(ClusterState& cluster, const GangShape& gang, std::uint32_t requester = kNoOwner,
+                  const PlacementPolicy* policy = nullptr);
 
  private:
   PlacementPolicy policy_;

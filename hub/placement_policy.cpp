@@ -2,23 +2,137 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+
+#include "hub/ocm_score.hpp"
 
 namespace gantry::hub {
 
 namespace {
+
+std::int64_t whole_gpus_needed(const ResourceVector& request) {
+  return (request.get(kGpu) + kMilli - 1) / kMilli;
+}
+
+// The GPUs a job's scores count: the product its node selector names, if any,
+// else nvidia.com/gpu.
+ResourceId gpu_resource_of(const Job& job) {
+  for (ResourceId r = kGpu + 1; r < kMaxResources; ++r)
+    if (job.minimum.get(r) > 0 && is_gpu_product(r)) return r;
+  return kGpu;
+}
+
+// ------------------------------------------------------------------ scores
 
 // Fewest free GPUs first: best fit across clusters.
 std::int64_t most_packed(const ClusterState& cluster, const Job& /*job*/) {
   return -cluster.total_free().get(kGpu);
 }
 
+std::int64_t most_free(const ClusterState& cluster, const Job& /*job*/) {
+  return cluster.total_free().get(kGpu);
+}
+
+// Minus the whole GPUs left free on the nodes the gang would take, placing
+// its replicas largest first, each on the best-fitting node by free whole GPUs
+// (the placer's order). An estimate from the free-GPU index alone: CPU,
+// memory, selectors and holds are left to the node-level fit that follows.
+// O(replicas x GPUs per node), nodes untouched.
+std::int64_t fewest_gpus_left_on_nodes(const ClusterState& cluster, const Job& job) {
+  const std::size_t buckets = static_cast<std::size_t>(std::max<std::int64_t>(0, cluster.max_node_gpus())) + 1;
+  // Nodes the gang has not touched / has touched, by free whole GPUs.
+  thread_local std::vector<std::int64_t> untouched, touched;
+  untouched.assign(buckets, 0);
+  touched.assign(buckets, 0);
+  for (std::size_t b = 0; b < buckets; ++b)
+    untouched[b] = static_cast<std::int64_t>(cluster.nodes_with_free_gpus(static_cast<std::int64_t>(b)).size());
+  std::int64_t free_before = 0;  // on the nodes it touched, before it came
+  std::int64_t placed = 0;
+  auto take = [&](std::int64_t gpus) {
+    for (std::size_t b = static_cast<std::size_t>(gpus); b < buckets; ++b) {
+      if (touched[b] > 0) {
+        --touched[b];
+      } else if (untouched[b] > 0) {
+        --untouched[b];
+        free_before += static_cast<std::int64_t>(b);
+      } else {
+        continue;
+      }
+      ++touched[b - static_cast<std::size_t>(gpus)];
+      placed += gpus;
+      return true;
+    }
+    return false;
+  };
+  // Largest replicas first, as the placer goes; gangs have few tasks.
+  std::int64_t previous = std::numeric_limits<std::int64_t>::max();
+  while (true) {
+    std::int64_t largest = -1;
+    for (const TaskShape& task : job.gang.tasks) {
+      const std::int64_t gpus = whole_gpus_needed(task.per_replica);
+      if (gpus > 0 && gpus < previous) largest = std::max(largest, gpus);
+    }
+    if (largest < 0) break;
+    for (const TaskShape& task : job.gang.tasks) {
+      if (whole_gpus_needed(task.per_replica) != largest) continue;
+      for (std::int32_t r = 0; r < task.replicas && take(largest); ++r) {
+      }
+    }
+    previous = largest;
+  }
+  return -(free_before - placed);
+}
+
+// OCM's gpuNodeAvailable: the node with the most free GPUs of the kind the
+// job counts, normalised over OCM's range.
+std::int64_t gpu_node_available(const ClusterState& cluster, const Job& job) {
+  const ResourceId gpu = gpu_resource_of(job);
+  double most = 0;
+  if (gpu == kGpu) {
+    for (std::int64_t b = cluster.max_node_gpus(); b > 0; --b) {
+      if (!cluster.nodes_with_free_gpus(b).empty()) {
+        // The bucket holds whole GPUs; the node may have a fraction more.
+        for (NodeIndex n : cluster.nodes_with_free_gpus(b))
+          most = std::max(most, static_cast<double>(cluster.node(n).free.get(kGpu)) / kMilli);
+        break;
+      }
+    }
+  } else {
+    for (NodeIndex n = 0; n < cluster.node_count(); ++n)
+      most = std::max(most, static_cast<double>(cluster.node(n).free.get(gpu)) / kMilli);
+  }
+  return ocm_normalize(most, 0, kOcmMaxGpus);
+}
+
+// OCM's gpuClusterAvailable: every node's free GPUs, summed and normalised.
+std::int64_t gpu_cluster_available(const ClusterState& cluster, const Job& job) {
+  const ResourceId gpu = gpu_resource_of(job);
+  return ocm_normalize(static_cast<double>(cluster.total_free().get(gpu)) / kMilli, 0, kOcmMaxGpus);
+}
+
 // The registration table: a new score is a function above and a row here.
 constexpr std::array kClusterScores{
+    ClusterScore{"fewest-gpus-left-on-nodes", &fewest_gpus_left_on_nodes, 1},
     ClusterScore{"most-packed", &most_packed, 1},
+    ClusterScore{"most-free", &most_free, 1},
+    ClusterScore{"gpuNodeAvailable", &gpu_node_available, 1},
+    ClusterScore{"gpuClusterAvailable", &gpu_cluster_available, 1},
 };
 
-std::int64_t whole_gpus_needed(const ResourceVector& request) {
-  return (request.get(kGpu) + kMilli - 1) / kMilli;
+const ClusterScore& score_named(std::string_view name) {
+  return *find_cluster_score(name);
+}
+
+// The policy table: what a queue's gantry.io/placement may name.
+const std::array<PlacementPolicy, 3>& registered_policies() {
+  static const std::array<PlacementPolicy, 3> policies{
+      PlacementPolicy("binpack", {score_named("fewest-gpus-left-on-nodes")}, NodeOrder::kBestFit,
+                      &score_named("most-packed")),
+      PlacementPolicy("spread", {score_named("most-free")}, NodeOrder::kWorstFit),
+      PlacementPolicy("gpu-available", {score_named("gpuNodeAvailable"), score_named("gpuClusterAvailable")},
+                      NodeOrder::kWorstFit, &score_named("most-free")),
+  };
+  return policies;
 }
 
 }  // namespace
@@ -33,13 +147,30 @@ const ClusterScore* find_cluster_score(std::string_view name) {
   return nullptr;
 }
 
-PlacementPolicy::PlacementPolicy() : PlacementPolicy({*find_cluster_score("most-packed")}) {}
+const PlacementPolicy* find_placement_policy(std::string_view name) {
+  for (const PlacementPolicy& policy : registered_policies())
+    if (policy.name() == name) return &policy;
+  return nullptr;
+}
 
-PlacementPolicy::PlacementPolicy(std::vector<ClusterScore> scores) : scores_(std::move(scores)) {}
+std::string placement_policy_names() {
+  std::string names;
+  for (const PlacementPolicy& policy : registered_policies())
+    names += (names.empty() ? "" : ", ") + policy.name();
+  return names;
+}
+
+PlacementPolicy::PlacementPolicy() : PlacementPolicy(*find_placement_policy("binpack")) {}
+
+PlacementPolicy::PlacementPolicy(std::string name, std::vector<ClusterScore> scores, NodeOrder order,
+                                 const ClusterScore* tie_break)
+    : name_(std::move(name)), scores_(std::move(scores)), order_(order), tie_break_(tie_break) {}
+
+PlacementPolicy::PlacementPolicy(std::vector<ClusterScore> scores)
+    : PlacementPolicy("custom", std::move(scores)) {}
 
 const PlacementPolicy& PlacementPolicy::standard() {
-  static const PlacementPolicy policy;
-  return policy;
+  return *find_placement_policy("binpack");
 }
 
 // ------------------------------------------------------------------ eligibility
@@ -50,16 +181,25 @@ bool PlacementPolicy::allowed(const Job& job, ClusterIndex index) {
          job.allowed_clusters.end();
 }
 
-bool PlacementPolicy::eligible(const ClusterState& cluster, ClusterIndex index, const Job& job) {
-  return cluster.ready() && allowed(job, index);
+bool PlacementPolicy::selected(const ClusterState& cluster, const Job& job) {
+  const Labels* selector = job.cluster_selector();
+  return selector == nullptr || matches_selector(cluster.labels(), *selector);
 }
 
-bool PlacementPolicy::worth_trying(const ClusterState& cluster, ClusterIndex index,
-                                   const Job& job) {
-  if (!eligible(cluster, index, job)) return false;
-  if (job.rejected_by == index && job.rejected_at_generation == cluster.report_generation())
-    return false;
-  return job.minimum.fits_in(cluster.total_free());
+bool PlacementPolicy::eligible(const ClusterState& cluster, ClusterIndex index, const Job& job) {
+  return cluster.ready() && !cluster.cordoned() && allowed(job, index) && selected(cluster, job);
+}
+
+bool PlacementPolicy::backed_off(const Job& job, ClusterIndex index, TimeMs now) {
+  if (!job.has_backoffs()) return false;
+  for (const ClusterBackoff& backoff : job.placement_notes->backoffs)
+    if (backoff.cluster == index) return now < backoff.until;
+  return false;
+}
+
+bool PlacementPolicy::worth_trying(const ClusterState& cluster, ClusterIndex index, const Job& job,
+                                   TimeMs now) {
+  return eligible(cluster, index, job) && !backed_off(job, index, now) && job.minimum.fits_in(cluster.total_free());
 }
 
 // ------------------------------------------------------------------ ranking
@@ -70,13 +210,18 @@ std::int64_t PlacementPolicy::score(const ClusterState& cluster, const Job& job)
   return total;
 }
 
-void PlacementPolicy::rank_clusters(const std::vector<ClusterState>& clusters, const Job& job,
+void PlacementPolicy::rank_clusters(const std::vector<ClusterState>& clusters, const Job& job, TimeMs now,
                                     std::vector<RankedCluster>& out) const {
   out.clear();
-  for (ClusterIndex c = 0; c < clusters.size(); ++c)
-    if (worth_trying(clusters[c], c, job)) out.push_back(RankedCluster{score(clusters[c], job), c});
+  for (ClusterIndex c = 0; c < clusters.size(); ++c) {
+    if (!worth_trying(clusters[c], c, job, now)) continue;
+    const std::int64_t tie = tie_break_ ? tie_break_->score(clusters[c], job) : 0;
+    out.push_back(RankedCluster{c, score(clusters[c], job), tie});
+  }
   std::sort(out.begin(), out.end(), [](const RankedCluster& a, const RankedCluster& b) {
-    return a.score != b.score ? a.score > b.score : a.cluster < b.cluster;
+    if (a.score != b.score) return a.score > b.score;
+    if (a.tie != b.tie) return a.tie > b.tie;
+    return a.cluster < b.cluster;
   });
 }
 
@@ -110,7 +255,7 @@ std::optional<NodeIndex> PlacementPolicy::choose_node(const ClusterState& cluste
                                                       std::uint32_t requester) const {
   const std::int64_t gpus = whole_gpus_needed(task.per_replica);
   const bool holds = cluster.has_holds();
-  for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket) {
+  const auto fitting_in = [&](std::int64_t bucket) -> std::optional<NodeIndex> {
     for (NodeIndex index : cluster.nodes_with_free_gpus(bucket)) {
       if (holds && cluster.held_for(index) != kNoOwner && cluster.held_for(index) != requester)
         continue;
@@ -118,6 +263,14 @@ std::optional<NodeIndex> PlacementPolicy::choose_node(const ClusterState& cluste
       if (task.per_replica.fits_in(node.free) && matches_selector(node.labels, task.node_selector))
         return index;
     }
+    return std::nullopt;
+  };
+  if (order_ == NodeOrder::kBestFit) {
+    for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket)
+      if (auto node = fitting_in(bucket)) return node;
+  } else {
+    for (std::int64_t bucket = cluster.max_node_gpus(); bucket >= gpus; --bucket)
+      if (auto node = fitting_in(bucket)) return node;
   }
   return std::nullopt;
 }

@@ -1,16 +1,27 @@
 // Where a gang may go and which place is preferred: the one home of cluster
-// eligibility, cluster ranking and node choice. The scheduling pass, the
-// starvation holds, eviction plans, pending reasons and the agent's own
-// admission all ask this policy, so they can never disagree about what fits.
+// eligibility, cluster ranking and node choice. The scheduling pass, split
+// placement, the starvation holds, eviction plans, pending reasons and the
+// agent's own admission all ask a policy, so they can never disagree about
+// what fits.
 //
-// Cluster ranking is a weighted sum of scores (as Mesos plugs sorters into its
-// allocator): a new score is one function and one row in the table in
-// placement_policy.cpp; the pass does not change.
+// A policy is a weighted sum of cluster scores (as OCM's Placement sums its
+// prioritizers), a tie-break score, and a node order. The registered policies
+// are the ones a queue may name (annotation gantry.io/placement):
+// - binpack (default): fewest free GPUs left on the nodes the gang would take,
+//   ties to the most packed cluster; nodes by best fit. Keeps whole nodes and
+//   whole clusters free for big gangs.
+// - spread: the cluster with the most free GPUs; nodes by worst fit.
+// - gpu-available: OCM's AddOnPlacementScore gpuNodeAvailable +
+//   gpuClusterAvailable (hub/ocm_score.hpp), ties to the most free GPUs;
+//   nodes by worst fit.
+// A new score is one function and one row of the score table in
+// placement_policy.cpp; a new policy is one row of the policy table.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,35 +43,49 @@ std::span<const ClusterScore> registered_cluster_scores();
 // nullptr when no score has that name.
 const ClusterScore* find_cluster_score(std::string_view name);
 
-struct RankedCluster {
-  std::int64_t score = 0;
-  ClusterIndex cluster = kNoCluster;
+// Which node a replica takes among those it fits on.
+enum class NodeOrder : std::uint8_t {
+  kBestFit,   // the fewest free GPUs that still hold it: large holes stay open
+  kWorstFit,  // the most free GPUs: load spreads
 };
+
+using RankedCluster = ClusterRank;
 
 class PlacementPolicy {
  public:
-  // Today's policy: the most packed cluster first ("most-packed"), so whole
-  // empty clusters stay open for the largest gangs.
+  // binpack.
   PlacementPolicy();
+  PlacementPolicy(std::string name, std::vector<ClusterScore> scores, NodeOrder order = NodeOrder::kBestFit,
+                  const ClusterScore* tie_break = nullptr);
+  // A policy of these scores, best fit, no tie-break (tests and experiments).
   explicit PlacementPolicy(std::vector<ClusterScore> scores);
-  // The default policy, for placers built without one.
+  // The default policy (binpack), for placers built without one.
   static const PlacementPolicy& standard();
+
+  const std::string& name() const { return name_; }
+  NodeOrder node_order() const { return order_; }
 
   // ---- cluster eligibility
   // The job is not pinned to other clusters (gantry.io/clusters).
   static bool allowed(const Job& job, ClusterIndex index);
-  // The cluster is ready and allowed for the job.
+  // The cluster's labels match the job's gantry.io/cluster-selector.
+  static bool selected(const ClusterState& cluster, const Job& job);
+  // Ready, not cordoned, allowed and selected: the job may be placed there.
   static bool eligible(const ClusterState& cluster, ClusterIndex index, const Job& job);
-  // Eligible, has not refused the job since its last usage report, and has
-  // enough free in total for the job's minimum (a GPU product the job selects
-  // included): worth a node-level try.
-  static bool worth_trying(const ClusterState& cluster, ClusterIndex index, const Job& job);
+  // The cluster refused the job and its backoff has not run out at `now`.
+  static bool backed_off(const Job& job, ClusterIndex index, TimeMs now);
+  // Eligible, not backed off, and enough free in total for the job's minimum
+  // (a GPU product the job selects included): worth a node-level try.
+  static bool worth_trying(const ClusterState& cluster, ClusterIndex index, const Job& job, TimeMs now);
 
   // ---- cluster ranking
-  // The clusters worth trying for the job, best first (ties: lower index),
-  // into `out`, which is cleared first and reused (no allocation once warm).
-  void rank_clusters(const std::vector<ClusterState>& clusters, const Job& job,
+  // The clusters worth trying for the job, best first (ties: the tie-break
+  // score, then lower index), into `out`, which is cleared first and reused
+  // (no allocation once warm).
+  void rank_clusters(const std::vector<ClusterState>& clusters, const Job& job, TimeMs now,
                      std::vector<RankedCluster>& out) const;
+  // The policy's score of one cluster for the job (what describe shows).
+  std::int64_t score(const ClusterState& cluster, const Job& job) const;
   // Where a starving job holds nodes: the eligible cluster with the most free
   // GPUs that could ever hold its minimum and still has nodes nobody holds.
   ClusterIndex choose_hold_cluster(const std::vector<ClusterState>& clusters, const Job& job) const;
@@ -68,9 +93,7 @@ class PlacementPolicy {
   // ---- node choice
   static bool matches_selector(const Labels& labels, const Labels& selector);
   // A node with room for one replica of `task` that matches its selector and
-  // is not held for someone other than `requester`: best fit by GPUs (the
-  // fewest free GPUs that still hold it), so large holes stay open for large
-  // replicas.
+  // is not held for someone other than `requester`, in the policy's node order.
   std::optional<NodeIndex> choose_node(const ClusterState& cluster, const TaskShape& task,
                                        std::uint32_t requester) const;
   // A node to hold for one replica of a starving job `owner`, on top of what
@@ -81,9 +104,16 @@ class PlacementPolicy {
                                             std::uint32_t owner) const;
 
  private:
-  std::int64_t score(const ClusterState& cluster, const Job& job) const;
-
+  std::string name_;
   std::vector<ClusterScore> scores_;
+  NodeOrder order_ = NodeOrder::kBestFit;
+  const ClusterScore* tie_break_ = nullptr;
 };
+
+// The registered policies, by the name a queue or the hub's --placement uses.
+// nullptr when no policy has that name.
+const PlacementPolicy* find_placement_policy(std::string_view name);
+// "binpack, spread, gpu-available": for error messages and help.
+std::string placement_policy_names();
 
 }  // namespace gantry::hub

@@ -45,7 +45,7 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
     if (best.cluster == kNoCluster || plan.victims.size() < best.victims.size()) best = std::move(plan);
   }
   if (best.cluster == kNoCluster) return false;
-  for (DispatchId victim : best.victims) evict(victim, id, now);
+  for (DispatchId victim : best.victims) evict(victim, id, now, best.cluster);
   return place(id);
 }
 
@@ -54,6 +54,8 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
 bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch, const ResourceVector& victim_allocated,
                                   bool reclaim) const {
   if (dispatch.id >= pass_.first_dispatch) return false;  // placed by this very pass
+  for (const DispatchPart& part : dispatch.parts)
+    if (part.state == PartState::kStopping) return false;  // already on its way out
   const Job& victim = jobs_[dispatch.job];
   if (victim.queue == job.queue) return options_.preemption && victim.priority < job.priority;
   if (!reclaim) return false;
@@ -81,9 +83,9 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
     ResourceVector& allocated = allocated_now(jobs_[dispatch.job].queue);
     if (!may_evict_for(job, dispatch, allocated, reclaim)) continue;
     allocated -= dispatch.amount;
-    release(cluster, dispatch.assignment);
+    release(cluster, dispatch.part_on(c)->assignment);
     released.push_back(key.dispatch);
-    if (job.minimum.fits_in(cluster.total_free()) && placer_.check(cluster, job.gang, id).fits) {
+    if (job.minimum.fits_in(cluster.total_free()) && placer_.check(cluster, job.gang, id, &policy_for(job)).fits) {
       plan.cluster = c;
       plan.victims = released;
       break;
@@ -91,7 +93,8 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
   }
   if (plan.cluster != kNoCluster) keep_unneeded_victims(id, cluster, plan);
   for (DispatchId victim : plan.cluster != kNoCluster ? plan.victims : released)
-    for (const NodeAssignment& entry : dispatches_.at(victim).assignment) cluster.take(entry.node, entry.amount);
+    for (const NodeAssignment& entry : dispatches_.at(victim).part_on(c)->assignment)
+      cluster.take(entry.node, entry.amount);
   return plan;
 }
 
@@ -101,26 +104,30 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
 // victim released; returns with the kept ones' resources taken again.
 void SchedulerCore::keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan) {
   const Job& job = jobs_[id];
+  const ClusterIndex c = plan.cluster;
   std::vector<DispatchId> needed;
   for (auto it = plan.victims.begin(); it != plan.victims.end(); ++it) {
-    const Dispatch& victim = dispatches_.at(*it);
-    for (const NodeAssignment& entry : victim.assignment) cluster.take(entry.node, entry.amount);
-    if (placer_.check(cluster, job.gang, id).fits) continue;  // fits without evicting it
-    release(cluster, victim.assignment);
+    const std::vector<NodeAssignment>& victim = dispatches_.at(*it).part_on(c)->assignment;
+    for (const NodeAssignment& entry : victim) cluster.take(entry.node, entry.amount);
+    if (placer_.check(cluster, job.gang, id, &policy_for(job)).fits) continue;  // fits without evicting it
+    release(cluster, victim);
     needed.push_back(*it);
   }
   plan.victims = std::move(needed);
 }
 
-// Stops a running gang and sends its job back to its queue, with the reason.
-void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now) {
+// Stops a running gang (every part of it) and sends its job back to its
+// queue, with the reason.
+void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now, ClusterIndex cluster) {
   Dispatch& dispatch = dispatches_.at(victim);
   const JobId id = dispatch.job;
-  const ClusterIndex cluster = dispatch.cluster;
   // The hub frees the nodes now, whether or not the agent had reported them:
   // the agent frees them when it stops the gang.
-  dispatch.awaiting_report = true;
-  decisions_.push_back(Decision{Decision::Kind::kEvict, id, victim, cluster});
+  for (DispatchPart& part : dispatch.parts) {
+    part.awaiting_report = true;
+    if (part.state != PartState::kEnded)
+      decisions_.push_back(Decision{Decision::Kind::kEvict, id, victim, part.cluster});
+  }
   release_dispatch(victim);
   pass_.failed_shapes.clear();  // capacity was freed: earlier failures prove nothing now
   Job& job = jobs_[id];

@@ -41,6 +41,9 @@ struct QueueSpec {
   bool open = true;               // Closed: accepts no new jobs, runs what it has
   QueueStrategy strategy = QueueStrategy::kBestEffortFifo;
   std::int64_t sla_waiting_ms = 0;  // default for its jobs; 0 = none
+  // How its jobs' clusters are ranked (annotation gantry.io/placement: a
+  // registered PlacementPolicy name); empty: the parent's, up to the hub's default.
+  std::string placement;
 };
 
 }  // namespace gantry::hub

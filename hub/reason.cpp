@@ -48,7 +48,8 @@ PendingReason SchedulerCore::why_unplaced(const Job& job, const Placement& place
       roomiest = c;
   }
   if (!any_ready) {
-    reason.kind = job.allowed_clusters.empty() ? Kind::kNoReadyCluster : Kind::kNoAllowedCluster;
+    const bool restricted = !job.allowed_clusters.empty() || job.cluster_selector() != nullptr;
+    reason.kind = restricted ? Kind::kNoAllowedCluster : Kind::kNoReadyCluster;
   } else if (!fits_some_cluster) {
     reason.kind = Kind::kExceedsEveryCluster;
     reason.cluster = biggest;
@@ -92,10 +93,30 @@ std::string SchedulerCore::free_per_cluster(const Job& job) const {
   return text;
 }
 
+// Where a dispatch that is not simply running stands: its parts being
+// prepared, or being stopped by a drain. Empty when it just runs.
+std::string SchedulerCore::dispatch_text(const Dispatch& dispatch) const {
+  std::string clusters;
+  std::size_t admitted = 0, stopping = 0;
+  for (const DispatchPart& part : dispatch.parts) {
+    clusters += (clusters.empty() ? "" : ", ") + clusters_[part.cluster].name();
+    if (part.state == PartState::kAdmitted) ++admitted;
+    if (part.state == PartState::kStopping) ++stopping;
+  }
+  if (!dispatch.committed)
+    return "preparing on " + clusters + " (" + std::to_string(admitted) + " of " +
+           std::to_string(dispatch.parts.size()) + " part(s) admitted)";
+  if (stopping > 0) return "stopping on " + clusters + " (drained); placed again once stopped";
+  return "";
+}
+
 std::string SchedulerCore::reason_text(const Job& job) const {
   const QueueNode& queue = queues_.node(job.queue);
   // Behind a strict-FIFO head is derived, not stored: no pass walks the tail.
   std::string text;
+  if (const Dispatch* dispatch = find_dispatch(job.dispatch)) {
+    if (std::string text = dispatch_text(*dispatch); !text.empty()) return text;
+  }
   if (job.phase == JobPhase::kPending && queue.spec.strategy == QueueStrategy::kStrictFifo &&
       !queue.pending_jobs.empty() && queue.pending_jobs.begin()->job != job_index(job)) {
     const Job& head = jobs_[queue.pending_jobs.begin()->job];
@@ -105,7 +126,8 @@ std::string SchedulerCore::reason_text(const Job& job) const {
   }
   // Why it is back in the queue stays visible after passes replace the reason.
   const bool says_why_requeued = job.reason.kind == Kind::kRejectedByCluster ||
-                                 job.reason.kind == Kind::kClusterLost || job.reason.kind == Kind::kPreempted;
+                                 job.reason.kind == Kind::kClusterLost || job.reason.kind == Kind::kPreempted ||
+                                 job.reason.kind == Kind::kDrained;
   if (job.phase == JobPhase::kPending && job.requeues > 0 && !says_why_requeued)
     text += "; earlier " + render_reason(job, job.requeue_cause);
   return text;
@@ -116,12 +138,13 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
   const QueueNode& queue = queues_.node(job.queue);
   switch (r.kind) {
     case Kind::kNone:
-      return job.phase == JobPhase::kDispatched ? "dispatched to " + cluster + ", waiting for admission"
-                                                : job.message;
+      return job.message;
     case Kind::kNotYetConsidered: return "waiting for the next scheduling pass";
     case Kind::kBehindQueueHead: return "waiting behind the head of queue " + queue.spec.name + " (strict FIFO)";
-    case Kind::kNoReadyCluster: return "no member cluster is ready";
-    case Kind::kNoAllowedCluster: return "none of the clusters it may run on (gantry.io/clusters) is ready";
+    case Kind::kNoReadyCluster: return "no member cluster is ready and uncordoned";
+    case Kind::kNoAllowedCluster:
+      return "none of the clusters it may run on (gantry.io/clusters, gantry.io/cluster-selector) is ready "
+             "and uncordoned";
     case Kind::kExceedsEveryCluster:
       return "larger than every cluster: needs " + amount(r.resource, r.needed) + " for " +
              std::to_string(r.replicas_needed) + " replicas, the largest cluster (" + cluster + ") has " +
@@ -148,6 +171,12 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
              std::to_string(job.requeues) + ")";
     case Kind::kClusterLost:
       return "cluster " + cluster + " was lost; requeued (" + std::to_string(job.requeues) + ")";
+    case Kind::kDrained:
+      return "cluster " + cluster + " was drained; requeued (" + std::to_string(job.requeues) + ")";
+    case Kind::kSplitDoesNotFit:
+      return "gang does not fit even split across clusters: needs " + std::to_string(r.replicas_needed) +
+             " replicas, " + std::to_string(r.needed) + " cluster(s) together fit " +
+             std::to_string(r.replicas_placed) + "; free now per cluster: " + free_per_cluster(job);
     case Kind::kQueueAtCapability:
       return "queue " + queues_.node(r.queue).spec.name + " at capability: " + ResourceNames::name(r.resource) +
              " would reach " + format_quantity(ResourceNames::name(r.resource), r.needed) + " of " +

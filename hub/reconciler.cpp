@@ -35,54 +35,83 @@ std::optional<JobPhase> terminal_phase(std::string_view wire_phase) {
   return std::nullopt;
 }
 
+std::string seconds(TimeMs ms) {
+  const TimeMs tenths = (ms + 50) / 100;
+  return std::to_string(tenths / 10) + (tenths % 10 ? "." + std::to_string(tenths % 10) : "") + " s";
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ clusters
 
-// Runs the hub knows stay; runs an earlier hub started wait for the
-// cluster's usage report (which names the nodes) to be taken back; any
-// other run is stopped.
+// Parts the hub knows there stay; parts of an earlier hub's dispatch wait for
+// the cluster's usage report (which names the nodes) to be taken back; any
+// other run is stale (its job moved on) and is stopped.
 void Reconciler::on_hello(const protocol::Hello& hello, TimeMs now, Outbox& out) {
-  std::optional<ClusterIndex> index = core_.find_cluster(hello.cluster);
-  if (!index) index = core_.add_cluster(hello.cluster, hello.labels);
-  std::vector<AgentCancel> unknown;
+  const ClusterIndex index = core_.add_cluster(hello.cluster, hello.labels);  // its labels may have changed
   for (const protocol::RunningDispatch& run : hello.running) {
     const Dispatch* dispatch = core_.find_dispatch(run.dispatch_id);
-    if (dispatch != nullptr && dispatch->cluster == *index) continue;
+    if (dispatch != nullptr && dispatch->part_on(index) != nullptr) continue;
     if (dispatch == nullptr && core_.from_earlier_hub(run.dispatch_id) &&
         (recovering_ || is_pending(run.job))) {
-      parked_[run.job] = ParkedRun{hello.cluster, run};
+      ParkedDispatch& parked = parked_[run.dispatch_id];
+      parked.job = run.job;
+      parked.parts[hello.cluster] = run;
       continue;
     }
-    info(out, "cluster " + hello.cluster + " still runs dispatch " +
-                  std::to_string(run.dispatch_id) + " the hub does not: cancelling it");
-    unknown.push_back(AgentCancel{hello.cluster, run.dispatch_id, run.job});
+    fence(hello.cluster, run, now, out);
   }
   // Ends the hub may have missed while it was away or the link was down.
   for (const protocol::StatusUpdate& ended : hello.ended) on_status(hello.cluster, ended, now, out);
-  requeue_unlisted(*index, hello, now, out);
-  out.cancels.insert(out.cancels.end(), std::make_move_iterator(unknown.begin()),
-                     std::make_move_iterator(unknown.end()));
+  requeue_unlisted(index, hello, now, out);
 }
 
-// A job the core believes runs on the cluster but its agent does not list
-// any more (the agent restarted) goes back to its queue. Dispatched jobs are
-// left to the dispatcher's answer timeout: their Dispatch may still arrive.
+// A run whose dispatch is not its job's current one (the job was requeued
+// and maybe placed elsewhere, cancelled, or ended): it must not run on.
+void Reconciler::fence(const std::string& cluster, const protocol::RunningDispatch& run, TimeMs now,
+                       Outbox& out) {
+  const std::optional<JobId> job = core_.find_job(run.job);
+  if (job) {
+    const Job& current = core_.job(*job);
+    const std::string where = current.dispatch != 0 && current.cluster != kNoCluster
+                                  ? "; it now runs under dispatch " + std::to_string(current.dispatch) + " on " +
+                                        core_.cluster(current.cluster).name()
+                                  : "";
+    out.events.push_back(JobEvent{*job, now,
+                                  "stale copy on " + cluster + " (dispatch " + std::to_string(run.dispatch_id) +
+                                      ") stopped: its job has moved on" + where});
+  }
+  warn(out, "cluster " + cluster + " still holds dispatch " + std::to_string(run.dispatch_id) + " (" + run.job +
+                ") that is no longer its job's: stopping it");
+  if (run.committed) {
+    out.cancels.push_back(AgentCancel{cluster, run.dispatch_id, run.job, ""});
+  } else {
+    out.aborts.push_back(AgentCancel{cluster, run.dispatch_id, run.job, "no longer the job's dispatch"});
+  }
+}
+
+// A part the core believes is held on the cluster but its agent does not
+// list any more (the agent restarted) is gone: its dispatch is given up and
+// the job requeued. Parts still being prepared are left to the prepare
+// timeout: their Prepare may still arrive.
 void Reconciler::requeue_unlisted(ClusterIndex index, const protocol::Hello& hello, TimeMs now,
                                   Outbox& out) {
   std::unordered_set<DispatchId> listed;
   for (const protocol::RunningDispatch& run : hello.running) listed.insert(run.dispatch_id);
   std::vector<DispatchId> lost;
   for (const RunningKey& key : core_.dispatches_on(index)) {
-    const Job& job = core_.job(core_.find_dispatch(key.dispatch)->job);
-    if (job.phase == JobPhase::kRunning && !listed.count(key.dispatch))
+    const DispatchPart* part = core_.find_dispatch(key.dispatch)->part_on(index);
+    if (part->state != PartState::kPreparing && part->state != PartState::kEnded && !listed.count(key.dispatch))
       lost.push_back(key.dispatch);
   }
-  for (DispatchId dispatch : lost) {
-    const JobId job = core_.find_dispatch(dispatch)->job;
-    core_.rejected(dispatch, "agent no longer runs it", now);
+  for (DispatchId id : lost) {
+    const Dispatch& dispatch = *core_.find_dispatch(id);
+    const JobId job = dispatch.job;
+    const bool committed = dispatch.committed;
+    const std::vector<ClusterIndex> others = core_.part_rejected(id, index, "agent no longer holds it", now);
+    stop_parts(id, core_.job(job).name, committed, others, "another part was lost", out);
     out.events.push_back(
-        JobEvent{job, now, "requeued: the agent on " + hello.cluster + " no longer runs it"});
+        JobEvent{job, now, "requeued: the agent on " + hello.cluster + " no longer holds its part"});
     warn(out, "job " + core_.job(job).name + ": cluster " + hello.cluster +
                   " reconnected without it; requeued");
   }
@@ -102,7 +131,7 @@ void Reconciler::on_usage(const protocol::UsageReport& report, TimeMs now, Outbo
     return;
   }
   if (!core_.cluster(*index).ready()) {
-    core_.set_cluster_ready(*index, true, now);
+    core_.set_cluster_ready(*index, true);
     const ClusterState& cluster = core_.cluster(*index);
     info(out, "cluster " + cluster.name() + " ready: " + std::to_string(cluster.node_count()) +
                   " nodes, " + cluster.total_allocatable().to_string());
@@ -111,35 +140,90 @@ void Reconciler::on_usage(const protocol::UsageReport& report, TimeMs now, Outbo
   out.pass_wanted = true;
 }
 
+void Reconciler::on_cluster_silent(const std::string& cluster, TimeMs /*now*/, Outbox& out) {
+  const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
+  if (!index || !core_.cluster(*index).ready()) return;
+  core_.set_cluster_ready(*index, false);
+  warn(out, "cluster " + cluster + " not ready: its agent is silent past its lease; " +
+                std::to_string(core_.dispatches_on(*index).size()) +
+                " dispatch(es) there keep their place until the lost grace runs out");
+}
+
+void Reconciler::on_cluster_heard(const std::string& cluster, TimeMs /*now*/, Outbox& out) {
+  const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
+  if (!index || core_.cluster(*index).ready() || !core_.cluster(*index).reported()) return;
+  core_.set_cluster_ready(*index, true);
+  info(out, "cluster " + cluster + " ready again: its agent answers");
+  out.pass_wanted = true;
+}
+
 void Reconciler::on_cluster_lost(const std::string& cluster, TimeMs now, Outbox& out) {
   const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
   if (!index) return;
-  const std::vector<JobId> requeued = core_.set_cluster_ready(*index, false, now);
-  for (JobId id : requeued)
-    out.events.push_back(JobEvent{id, now, "requeued: cluster " + cluster + " stopped answering"});
-  warn(out, "cluster " + cluster + " not ready; " + std::to_string(requeued.size()) +
-                " job(s) requeued");
+  const std::vector<WithdrawnDispatch> requeued = core_.cluster_lost(*index, now);
+  withdrawn(requeued, "cluster " + cluster + " was lost (silent past the lost grace)", now, out);
+  warn(out, "cluster " + cluster + " lost; " + std::to_string(requeued.size()) + " job(s) requeued");
   out.pass_wanted = true;
+}
+
+// Each withdrawn dispatch's job is back in its queue: its other parts are
+// stopped (a lost cluster's own part is stopped when it returns: fence()).
+void Reconciler::withdrawn(const std::vector<WithdrawnDispatch>& dispatches, const std::string& why, TimeMs now,
+                           Outbox& out) {
+  for (const WithdrawnDispatch& each : dispatches) {
+    out.events.push_back(JobEvent{each.job, now, "requeued: " + why});
+    stop_parts(each.dispatch, core_.job(each.job).name, true, each.clusters, why, out);
+  }
+}
+
+std::optional<std::string> Reconciler::cordon(std::string_view cluster, bool cordoned, TimeMs /*now*/,
+                                              Outbox& out) {
+  const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
+  if (!index) return "cluster \"" + std::string(cluster) + "\" not found";
+  core_.set_cordoned(*index, cordoned);
+  info(out, "cluster " + std::string(cluster) + (cordoned ? " cordoned" : " uncordoned"));
+  out.pass_wanted = true;
+  return std::nullopt;
+}
+
+std::optional<std::string> Reconciler::drain(std::string_view cluster, TimeMs now, Outbox& out) {
+  const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
+  if (!index) return "cluster \"" + std::string(cluster) + "\" not found";
+  const std::string name(cluster);
+  const std::vector<WithdrawnDispatch> stopping = core_.drain(*index, now);
+  for (const WithdrawnDispatch& each : stopping) {
+    const bool moved = core_.find_dispatch(each.dispatch) == nullptr;  // never started: requeued at once
+    out.events.push_back(JobEvent{each.job, now,
+                                  moved ? "requeued: cluster " + name + " was drained"
+                                        : "stopping: cluster " + name + " is drained; placed again once stopped"});
+    stop_parts(each.dispatch, core_.job(each.job).name, !moved, each.clusters, "cluster " + name + " drained", out);
+  }
+  info(out, "cluster " + name + " drained: cordoned, " + std::to_string(stopping.size()) + " job(s) stopping");
+  out.pass_wanted = true;
+  return std::nullopt;
 }
 
 // ------------------------------------------------------------------ recovery
 
-void Reconciler::on_restored(JobId id, TimeMs now, Outbox& out) {
+void Reconciler::on_restored(JobId id, const RestoredDispatch* record, TimeMs now, Outbox& out) {
   const std::string name = core_.job(id).name;
+  if (record) records_[name] = *record;
   out.events.push_back(JobEvent{id, now, "queued again after a hub restart"});
   if (const auto ended = parked_ends_.extract(name))
     ended_while_away(ended.mapped().cluster, ended.mapped().update, ended.mapped().phase, now, out);
-  take_back(name, now, out);
+  std::vector<DispatchId> ids;
+  for (const auto& [dispatch, parked] : parked_)
+    if (parked.job == name) ids.push_back(dispatch);
+  for (DispatchId dispatch : ids) take_back(dispatch, now, out);
   out.pass_wanted = true;
 }
 
 void Reconciler::end_recovery(TimeMs now, Outbox& out) {
   recovering_ = false;
-  std::vector<std::string> jobs;
-  for (const auto& [job, parked] : parked_) jobs.push_back(job);
-  for (const std::string& job : jobs) take_back(job, now, out);
-  for (const auto& [job, parked] : parked_)
-    cancel_on_agent(parked.cluster, parked.run.dispatch_id, job, out);
+  std::vector<DispatchId> ids;
+  for (const auto& [dispatch, parked] : parked_) ids.push_back(dispatch);
+  for (DispatchId dispatch : ids) take_back(dispatch, now, out);
+  for (const auto& [dispatch, parked] : parked_) release_parked(dispatch, parked, out);
   parked_.clear();
   parked_ends_.clear();  // of jobs the store did not have: nothing to end
   out.pass_wanted = true;
@@ -150,38 +234,84 @@ bool Reconciler::is_pending(const std::string& job_name) const {
   return job && core_.job(*job).phase == JobPhase::kPending;
 }
 
-// Takes back the parked runs of `cluster` (its nodes are known now).
-void Reconciler::take_back_on(const std::string& cluster, TimeMs now, Outbox& out) {
-  std::vector<std::string> jobs;
-  for (const auto& [job, parked] : parked_)
-    if (parked.cluster == cluster) jobs.push_back(job);
-  for (const std::string& job : jobs) take_back(job, now, out);
+const RestoredDispatch* Reconciler::record_of(const std::string& job) const {
+  const auto found = records_.find(job);
+  return found == records_.end() ? nullptr : &found->second;
 }
 
-// Adopts the parked run of `job` once both the job (restored from the
-// store) and its cluster's nodes are known; cancels it when it cannot be.
-void Reconciler::take_back(const std::string& job_name, TimeMs now, Outbox& out) {
-  const auto parked = parked_.find(job_name);
+// Takes back the parked dispatches with a part on `cluster` (its nodes are known now).
+void Reconciler::take_back_on(const std::string& cluster, TimeMs now, Outbox& out) {
+  std::vector<DispatchId> ids;
+  for (const auto& [dispatch, parked] : parked_)
+    if (parked.parts.count(cluster)) ids.push_back(dispatch);
+  for (DispatchId dispatch : ids) take_back(dispatch, now, out);
+}
+
+// Adopts a parked dispatch once its job is back from the store and every
+// part it needs is listed on a cluster whose nodes are known; releases it
+// when it cannot be (its job ended, moved on, or the earlier hub never
+// committed it). Waits while something it needs may still come.
+void Reconciler::take_back(DispatchId id, TimeMs now, Outbox& out) {
+  const auto parked = parked_.find(id);
   if (parked == parked_.end()) return;
-  const std::optional<ClusterIndex> cluster = core_.find_cluster(parked->second.cluster);
-  const std::optional<JobId> job = core_.find_job(job_name);
-  if (!cluster || !core_.cluster(*cluster).ready()) return;  // its report follows
-  if (!job && recovering_) return;                           // its restore follows
-  const protocol::RunningDispatch run = std::move(parked->second.run);
-  parked_.erase(parked);
-  const std::string& cluster_name = core_.cluster(*cluster).name();
-  if (job && core_.adopt(*job, *cluster, run.dispatch_id, run.replicas, now)) {
-    out.events.push_back(JobEvent{
-        *job, now,
-        "still running on " + cluster_name + " from before the hub restarted: taken back"});
-    info(out, "job " + job_name + ": still running on cluster " + cluster_name + ", taken back");
-    return;
+  const std::string& name = parked->second.job;
+  const std::optional<JobId> job = core_.find_job(name);
+  if (!job && recovering_) return;  // its restore follows
+  const RestoredDispatch* record = record_of(name);
+  const bool current = job && core_.job(*job).phase == JobPhase::kPending &&
+                       (record == nullptr ? parked->second.parts.size() == 1 : record->id == id && record->committed);
+  if (current) {
+    const std::size_t expected = record ? record->clusters.size() : 1;
+    if (parked->second.parts.size() < expected && recovering_) return;  // other parts' Hellos follow
+    for (const auto& [cluster, run] : parked->second.parts) {
+      const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
+      if (!index || !core_.cluster(*index).ready()) return;  // its usage report follows
+    }
+    if (parked->second.parts.size() == expected && adopt(parked->second, id, *job, record, now, out)) {
+      parked_.erase(parked);
+      return;
+    }
   }
-  cancel_on_agent(cluster_name, run.dispatch_id, job_name, out);
+  const ParkedDispatch released = std::move(parked->second);
+  parked_.erase(parked);
+  release_parked(id, released, out);
+}
+
+bool Reconciler::adopt(const ParkedDispatch& parked, DispatchId id, JobId job, const RestoredDispatch* record,
+                       TimeMs now, Outbox& out) {
+  std::vector<AdoptedPart> parts;
+  bool every_part_started = true;
+  std::string clusters;
+  for (const auto& [cluster, run] : parked.parts) {
+    parts.push_back(AdoptedPart{*core_.find_cluster(cluster), run.part, &run.replicas});
+    every_part_started = every_part_started && run.committed;
+    clusters += (clusters.empty() ? "" : ", ") + cluster;
+  }
+  if (!core_.adopt(job, id, parts, now)) return false;
+  records_.erase(parked.job);
+  if (record) core_.set_rendezvous(id, record->rendezvous_host, record->rendezvous_port);
+  // The earlier hub decided the commit; a part that never heard it hears it now.
+  if (!every_part_started) out.commits.push_back(id);
+  out.events.push_back(
+      JobEvent{job, now, "still running on " + clusters + " from before the hub restarted: taken back"});
+  info(out, "job " + parked.job + ": still running on cluster(s) " + clusters + ", taken back");
+  return true;
+}
+
+void Reconciler::release_parked(DispatchId id, const ParkedDispatch& parked, Outbox& out) {
+  for (const auto& [cluster, run] : parked.parts) {
+    if (run.committed) {
+      cancel_on_agent(cluster, id, parked.job, out);
+    } else {
+      abort_on_agent(cluster, id, parked.job, "the hub restarted before committing it", out);
+    }
+  }
 }
 
 // A run an earlier hub started ended while no hub listened: its job ends
-// with it instead of running again.
+// with it instead of running again. A failed part fails the job; a completed
+// part of a split dispatch ends it only with its other parts listed ended too
+// (otherwise the job runs again whole).
 bool Reconciler::ended_while_away(const std::string& cluster, const protocol::StatusUpdate& update,
                                   JobPhase phase, TimeMs now, Outbox& out) {
   const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
@@ -192,8 +322,16 @@ bool Reconciler::ended_while_away(const std::string& cluster, const protocol::St
     return true;
   }
   if (!job || core_.job(*job).phase != JobPhase::kPending) return false;
-  parked_.erase(update.job);
+  const RestoredDispatch* record = record_of(update.job);
+  if (phase == JobPhase::kCompleted && record && record->id == update.dispatch_id && record->clusters.size() > 1)
+    return false;  // one part of several: the job is placed again whole
+  if (const auto parked = parked_.find(update.dispatch_id); parked != parked_.end()) {
+    const ParkedDispatch others = std::move(parked->second);
+    parked_.erase(parked);
+    release_parked(update.dispatch_id, others, out);
+  }
   core_.ended_while_away(*job, *index, phase, update.message, now);
+  records_.erase(update.job);
   const std::string name(phase_name(phase));
   out.events.push_back(JobEvent{*job, now, name + " on " + cluster + " while the hub was away"});
   info(out,
@@ -204,51 +342,88 @@ bool Reconciler::ended_while_away(const std::string& cluster, const protocol::St
 
 // ------------------------------------------------------------------ agent answers
 
-// The dispatch, if it exists and the core placed it on `cluster`.
+// The dispatch, if it exists and has a part on `cluster`.
 const Dispatch* Reconciler::dispatch_on(const std::string& cluster, DispatchId id) const {
   const Dispatch* dispatch = core_.find_dispatch(id);
   if (dispatch == nullptr) return nullptr;
   const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
-  return index && *index == dispatch->cluster ? dispatch : nullptr;
+  return index && dispatch->part_on(*index) != nullptr ? dispatch : nullptr;
 }
 
 void Reconciler::cancel_on_agent(const std::string& cluster, DispatchId id, const std::string& job,
                                  Outbox& out) {
   info(out, "cluster " + cluster + " runs dispatch " + std::to_string(id) + " (" + job +
                 ") the hub no longer wants: cancelling it");
-  out.cancels.push_back(AgentCancel{cluster, id, job});
+  out.cancels.push_back(AgentCancel{cluster, id, job, ""});
 }
 
-void Reconciler::admit(JobId job, DispatchId id, const std::string& cluster, TimeMs now,
-                       Outbox& out) {
-  core_.admitted(id, now);
-  out.events.push_back(JobEvent{job, now, "admitted by " + cluster});
-  info(out, "job " + core_.job(job).name + " admitted by cluster " + cluster);
+void Reconciler::abort_on_agent(const std::string& cluster, DispatchId id, const std::string& job,
+                                const std::string& reason, Outbox& out) {
+  info(out, "cluster " + cluster + " holds dispatch " + std::to_string(id) + " (" + job + ") uncommitted: aborting it (" +
+                reason + ")");
+  out.aborts.push_back(AgentCancel{cluster, id, job, reason});
+}
+
+void Reconciler::stop_parts(DispatchId id, const std::string& job, bool committed,
+                            const std::vector<ClusterIndex>& clusters, const std::string& reason, Outbox& out) {
+  for (ClusterIndex cluster : clusters) {
+    const std::string& name = core_.cluster(cluster).name();
+    if (committed) {
+      out.cancels.push_back(AgentCancel{name, id, job, reason});
+    } else {
+      out.aborts.push_back(AgentCancel{name, id, job, reason});
+    }
+  }
 }
 
 void Reconciler::on_admit(const std::string& cluster, const protocol::Admit& message, TimeMs now,
                           Outbox& out) {
   const Dispatch* dispatch = dispatch_on(cluster, message.dispatch_id);
-  if (dispatch == nullptr) {
-    cancel_on_agent(cluster, message.dispatch_id, message.job, out);
+  if (dispatch == nullptr) {  // moved on (requeued, cancelled) or never ours: release it
+    abort_on_agent(cluster, message.dispatch_id, message.job, "the dispatch is no longer wanted", out);
     return;
   }
   const JobId job = dispatch->job;
-  if (core_.job(job).phase == JobPhase::kDispatched)
-    admit(job, message.dispatch_id, cluster, now, out);
+  const std::size_t parts = dispatch->parts.size();
+  const AdmitOutcome outcome = core_.part_admitted(message.dispatch_id, *core_.find_cluster(cluster),
+                                                   message.rendezvous_host, message.rendezvous_port, now);
+  if (outcome == AdmitOutcome::kIgnored) return;  // a duplicate, or already committed
+  if (outcome == AdmitOutcome::kWaitingForParts) {
+    out.events.push_back(JobEvent{job, now, "part on " + cluster + " admitted; waiting for the other parts"});
+    return;
+  }
+  core_.commit(message.dispatch_id, now);
+  out.commits.push_back(message.dispatch_id);
+  std::string clusters;
+  for (ClusterIndex c : core_.find_dispatch(message.dispatch_id)->clusters())
+    clusters += (clusters.empty() ? "" : ", ") + core_.cluster(c).name();
+  out.events.push_back(JobEvent{job, now,
+                                parts == 1 ? "admitted by " + cluster + "; committed"
+                                           : "every part admitted; committed on " + clusters});
+  info(out, "job " + core_.job(job).name + " committed on cluster(s) " + clusters);
 }
 
-// A reject of a dispatch that moved on (requeued, cancelled) changes nothing.
+// A reject of a part that moved on (requeued, cancelled, ended) changes nothing.
 void Reconciler::on_reject(const std::string& cluster, const protocol::Reject& message, TimeMs now,
                            Outbox& out) {
   const Dispatch* dispatch = dispatch_on(cluster, message.dispatch_id);
-  if (dispatch == nullptr || core_.job(dispatch->job).phase != JobPhase::kDispatched) return;
+  if (dispatch == nullptr) return;
+  const ClusterIndex index = *core_.find_cluster(cluster);
+  const PartState state = dispatch->part_on(index)->state;
+  if (state == PartState::kEnded || state == PartState::kStopping) return;
   const JobId job = dispatch->job;
-  core_.rejected(message.dispatch_id, message.reason, now);
-  out.events.push_back(JobEvent{job, now, "rejected by " + cluster + ": " + message.reason});
+  const bool committed = dispatch->committed;
+  const std::vector<ClusterIndex> others = core_.part_rejected(message.dispatch_id, index, message.reason, now);
+  stop_parts(message.dispatch_id, core_.job(job).name, committed, others, "the part on " + cluster + " was rejected",
+             out);
+  const TimeMs until = core_.backed_off_until(job, index);
+  out.events.push_back(JobEvent{job, now,
+                                "rejected by " + cluster + ": " + message.reason + "; " + cluster +
+                                    " is not tried again for it for " + seconds(until - now)});
   info(out,
        "job " + core_.job(job).name + " rejected by cluster " + cluster + ": " + message.reason);
   out.pass_wanted = true;
+  out.pass_at = until;
 }
 
 void Reconciler::on_status(const std::string& cluster, protocol::StatusUpdate update, TimeMs now,
@@ -258,64 +433,86 @@ void Reconciler::on_status(const std::string& cluster, protocol::StatusUpdate up
     status_of_unknown_run(cluster, update, now, out);
     return;
   }
-  const std::optional<JobPhase> terminal = terminal_phase(update.phase);
-  const JobId job = dispatch->job;
+  if (!dispatch->committed) return;  // an agent starts nothing before Commit
+  const ClusterIndex index = *core_.find_cluster(cluster);
   const DispatchId id = update.dispatch_id;
-  if (core_.job(job).phase == JobPhase::kDispatched &&
-      (terminal || update.phase == protocol::phase::kRunning)) {
-    admit(job, id, cluster, now, out);  // its Admit was lost
-  }
-  if (core_.job(job).phase != JobPhase::kRunning) return;
-  core_.update_tasks(id, std::move(update.tasks));
+  core_.update_tasks(id, index, std::move(update.tasks));
+  const std::optional<JobPhase> terminal = terminal_phase(update.phase);
   if (terminal) {
-    finish(job, id, *terminal, update.message, cluster, now, out);
+    part_ended(cluster, id, *terminal, update.message, now, out);
   } else if (update.phase == protocol::phase::kAborted) {
-    // The agent stopped it on its own: for the user that is a failure.
-    finish(job, id, JobPhase::kFailed, "aborted by the agent: " + update.message, cluster, now,
-           out);
+    // The agent stopped it: asked to (drain), or on its own, which for the
+    // user is a failure.
+    const bool asked = dispatch->part_on(index)->state == PartState::kStopping;
+    part_ended(cluster, id, JobPhase::kFailed, asked ? update.message : "aborted by the agent: " + update.message,
+               now, out);
   }
 }
 
-// A status of a run the core does not place on `cluster`.
+void Reconciler::part_ended(const std::string& cluster, DispatchId id, JobPhase phase, const std::string& message,
+                            TimeMs now, Outbox& out) {
+  const JobId job = core_.find_dispatch(id)->job;
+  const ClusterIndex index = *core_.find_cluster(cluster);
+  const PartEnd end = core_.part_finished(id, index, phase, message, now);
+  switch (end.kind) {
+    case PartEnd::Kind::kIgnored:
+      return;
+    case PartEnd::Kind::kPartDone:
+      out.events.push_back(JobEvent{job, now, "part on " + cluster + " " + std::string(phase_name(phase)) +
+                                                  "; waiting for the other parts"});
+      return;
+    case PartEnd::Kind::kRequeued:
+      out.events.push_back(JobEvent{job, now, "stopped on " + cluster + "; requeued to be placed elsewhere"});
+      info(out, "job " + core_.job(job).name + " stopped on cluster " + cluster + " (drain); requeued");
+      out.pass_wanted = true;
+      return;
+    case PartEnd::Kind::kJobEnded:
+      break;
+  }
+  const JobPhase ended = core_.job(job).phase;
+  const std::string name(phase_name(ended));
+  const std::string detail = message.empty() ? "" : ": " + message;
+  stop_parts(id, core_.job(job).name, true, end.stop, "the part on " + cluster + " failed", out);
+  out.events.push_back(JobEvent{job, now, name + " on " + cluster + detail});
+  info(out, "job " + core_.job(job).name + " " + name + " on cluster " + cluster + detail);
+  out.ends.push_back(JobEnd{job, ended, now});
+  out.pass_wanted = true;
+}
+
+// A status of a run the core does not place on `cluster`: an earlier hub's
+// run that ended while it was away, a run waiting to be taken back, or a
+// stale run, which is stopped and whose end changes nothing.
 void Reconciler::status_of_unknown_run(const std::string& cluster,
                                        const protocol::StatusUpdate& update, TimeMs now,
                                        Outbox& out) {
   const std::optional<JobPhase> terminal = terminal_phase(update.phase);
   if (terminal && ended_while_away(cluster, update, *terminal, now, out)) return;
-  // A run waiting to be taken back reports progress: nothing to do yet.
-  if (const auto parked = parked_.find(update.job);
-      parked != parked_.end() && parked->second.run.dispatch_id == update.dispatch_id)
+  if (const auto parked = parked_.find(update.dispatch_id);
+      parked != parked_.end() && parked->second.parts.count(cluster))
     return;
-  // An end we no longer track (cancelled, requeued) needs nothing more.
   if (!terminal && update.phase != protocol::phase::kAborted)
     cancel_on_agent(cluster, update.dispatch_id, update.job, out);
-}
-
-void Reconciler::finish(JobId job, DispatchId id, JobPhase phase, const std::string& message,
-                        const std::string& cluster, TimeMs now, Outbox& out) {
-  core_.finished(id, phase, message, now);
-  const std::string name(phase_name(phase));
-  const std::string detail = message.empty() ? "" : ": " + message;
-  out.events.push_back(JobEvent{job, now, name + " on " + cluster + detail});
-  info(out, "job " + core_.job(job).name + " " + name + " on cluster " + cluster + detail);
-  out.ends.push_back(JobEnd{job, phase, now});
-  out.pass_wanted = true;
 }
 
 // ------------------------------------------------------------------ users
 
 std::optional<std::string> Reconciler::cancel(std::string_view name, TimeMs now, Outbox& out) {
+  const std::optional<JobId> found = core_.find_job(name);
+  const Dispatch* dispatch = found ? core_.find_dispatch(core_.job(*found).dispatch) : nullptr;
+  const bool committed = dispatch != nullptr && dispatch->committed;
+  std::vector<ClusterIndex> clusters;
+  if (dispatch != nullptr)
+    for (const DispatchPart& part : dispatch->parts)
+      if (part.state != PartState::kEnded) clusters.push_back(part.cluster);
   std::optional<DispatchId> running;
   try {
     running = core_.cancel(name, now);
   } catch (const std::logic_error& refused) {  // unknown, or already ended
     return refused.what();
   }
-  const JobId id = *core_.find_job(name);
+  const JobId id = *found;
   const Job& job = core_.job(id);
-  // A job that had a dispatch keeps the cluster it was placed on.
-  if (running)
-    out.cancels.push_back(AgentCancel{core_.cluster(job.cluster).name(), *running, job.name});
+  if (running) stop_parts(*running, job.name, committed, clusters, "cancelled", out);
   out.events.push_back(JobEvent{id, now, "cancelled"});
   info(out, "job " + job.name + " cancelled");
   out.ends.push_back(JobEnd{id, JobPhase::kAborted, now});

@@ -2,6 +2,7 @@
 // away: the store brings every unfinished job back as pending, and each agent
 // lists its runs when it says Hello to the new hub.
 
+#include <algorithm>
 #include <optional>
 
 #include "hub/scheduler.hpp"
@@ -18,28 +19,45 @@ std::optional<std::uint32_t> task_index(const GangShape& gang, const std::string
 
 }  // namespace
 
-bool SchedulerCore::adopt(JobId id, ClusterIndex cluster_index, DispatchId dispatch_id,
-                          const std::vector<protocol::PlacedReplica>& replicas, TimeMs now) {
-  if (id >= jobs_.size() || cluster_index >= clusters_.size() || dispatches_.count(dispatch_id))
-    return false;
+bool SchedulerCore::adopt(JobId id, DispatchId dispatch_id, std::span<const AdoptedPart> parts, TimeMs now) {
+  if (id >= jobs_.size() || parts.empty() || dispatches_.count(dispatch_id)) return false;
   Job& job = jobs_[id];
   if (job.phase != JobPhase::kPending) return false;
-  const ClusterState& cluster = clusters_[cluster_index];
-  std::vector<NodeAssignment> assignment;
-  assignment.reserve(replicas.size());
-  for (const protocol::PlacedReplica& replica : replicas) {
-    const std::optional<std::uint32_t> task = task_index(job.gang, replica.task);
-    const std::optional<NodeIndex> node = cluster.find_node(replica.node);
-    if (!task || !node) return false;
-    assignment.push_back(
-        NodeAssignment{*task, *node, cluster.held_on(*node, job.gang.tasks[*task].per_replica)});
+  // Parts in their dispatch order: part 0 holds rank 0.
+  std::vector<const AdoptedPart*> ordered;
+  for (const AdoptedPart& part : parts) ordered.push_back(&part);
+  std::sort(ordered.begin(), ordered.end(), [](const AdoptedPart* a, const AdoptedPart* b) { return a->part < b->part; });
+  std::vector<std::vector<NodeAssignment>> assignments;
+  std::vector<PartPlacement> placements;
+  std::int32_t replicas = 0;
+  for (const AdoptedPart* part : ordered) {
+    if (part->cluster >= clusters_.size() || part->replicas == nullptr) return false;
+    const ClusterState& cluster = clusters_[part->cluster];
+    std::vector<NodeAssignment>& assignment = assignments.emplace_back();
+    for (const protocol::PlacedReplica& replica : *part->replicas) {
+      const std::optional<std::uint32_t> task = task_index(job.gang, replica.task);
+      const std::optional<NodeIndex> node = cluster.find_node(replica.node);
+      if (!task || !node) return false;
+      assignment.push_back(NodeAssignment{*task, *node, cluster.held_on(*node, job.gang.tasks[*task].per_replica)});
+    }
+    replicas += static_cast<std::int32_t>(assignment.size());
   }
-  if (static_cast<std::int32_t>(assignment.size()) < job.gang.min_available) return false;
-  // Not awaiting a report: the agent's usage report already counts what it holds.
-  install_dispatch(id, cluster_index, dispatch_id, assignment, false);
+  if (replicas < job.gang.min_available) return false;
+  for (std::size_t i = 0; i < ordered.size(); ++i) placements.push_back(PartPlacement{ordered[i]->cluster, assignments[i]});
+  ++job.epoch;
+  // Not awaiting a report: the agents' usage reports already count what they hold.
+  Dispatch& dispatch = install_dispatch(id, dispatch_id, placements, false);
+  dispatch.committed = true;
+  for (DispatchPart& part : dispatch.parts) part.state = PartState::kCommitted;
   job.phase = JobPhase::kRunning;
   job.started_ms = now;
   return true;
+}
+
+bool SchedulerCore::adopt(JobId id, ClusterIndex cluster, DispatchId dispatch,
+                          const std::vector<protocol::PlacedReplica>& replicas, TimeMs now) {
+  const AdoptedPart part{cluster, 0, &replicas};
+  return adopt(id, dispatch, std::span<const AdoptedPart>(&part, 1), now);
 }
 
 void SchedulerCore::ended_while_away(JobId id, ClusterIndex cluster, JobPhase phase,

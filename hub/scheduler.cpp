@@ -1,6 +1,7 @@
 // Cluster, queue and job bookkeeping of the scheduling core; the pass itself
-// is in scheduler_pass.cpp, evictions in preemption.cpp, starvation guards in
-// starvation.cpp.
+// is in scheduler_pass.cpp, split placement in split.cpp, evictions in
+// preemption.cpp, starvation guards in starvation.cpp, the two-phase answers
+// of agents in dispatch.cpp.
 #include "hub/scheduler.hpp"
 
 #include <algorithm>
@@ -10,11 +11,33 @@
 
 namespace gantry::hub {
 
+// ------------------------------------------------------------------ Dispatch
+
+const DispatchPart* Dispatch::part_on(ClusterIndex cluster) const {
+  for (const DispatchPart& part : parts)
+    if (part.cluster == cluster) return &part;
+  return nullptr;
+}
+
+DispatchPart* Dispatch::part_on(ClusterIndex cluster) {
+  for (DispatchPart& part : parts)
+    if (part.cluster == cluster) return &part;
+  return nullptr;
+}
+
+std::vector<ClusterIndex> Dispatch::clusters() const {
+  std::vector<ClusterIndex> out;
+  out.reserve(parts.size());
+  for (const DispatchPart& part : parts) out.push_back(part.cluster);
+  return out;
+}
+
 SchedulerCore::SchedulerCore(SchedulerOptions options)
     : options_(options),
       next_dispatch_(std::max<DispatchId>(1, options.first_dispatch_id)),
       placer_(options.placement) {
   set_queue_strategy(*queues_.find("default"), options_.default_strategy);
+  refresh_queue_policies();
 }
 
 // ------------------------------------------------------------------ clusters
@@ -45,36 +68,78 @@ void SchedulerCore::report_usage(ClusterIndex index, const std::vector<NodeSpec>
   // Only this cluster's dispatches, from the per-cluster index: a report costs
   // O(its dispatches), not O(every dispatch in the hub).
   for (const RunningKey& key : running_on_[index]) {
-    Dispatch& dispatch = dispatches_.at(key.dispatch);
+    DispatchPart& part = *dispatches_.at(key.dispatch).part_on(index);
     if (std::binary_search(counted.begin(), counted.end(), key.dispatch)) {
-      dispatch.awaiting_report = false;
+      part.awaiting_report = false;
       continue;
     }
-    if (!dispatch.awaiting_report) continue;
+    if (!part.awaiting_report) continue;
     // Not in the report yet: keep holding what the hub promised it.
-    for (const NodeAssignment& entry : dispatch.assignment)
+    for (const NodeAssignment& entry : part.assignment)
       if (entry.node < cluster.node_count()) cluster.take(entry.node, entry.amount);
   }
 }
 
-std::vector<JobId> SchedulerCore::set_cluster_ready(ClusterIndex index, bool ready, TimeMs now) {
-  std::vector<JobId> requeued;
-  if (clusters_[index].ready() == ready) return requeued;
+void SchedulerCore::set_cluster_ready(ClusterIndex index, bool ready) {
   clusters_[index].set_ready(ready);
-  if (ready) return requeued;
-  std::vector<DispatchId> lost;
-  for (const RunningKey& key : running_on_[index]) lost.push_back(key.dispatch);
-  std::sort(lost.begin(), lost.end());
-  for (DispatchId id : lost) {
-    const JobId job = dispatches_.at(id).job;
-    release_dispatch(id);
-    PendingReason reason;
-    reason.kind = PendingReason::Kind::kClusterLost;
-    reason.cluster = index;
-    requeue(job, reason, now);
-    requeued.push_back(job);
+}
+
+void SchedulerCore::set_cordoned(ClusterIndex index, bool cordoned) {
+  clusters_[index].set_cordoned(cordoned);
+}
+
+// The dispatches with a part on the cluster, in id order (deterministic).
+static std::vector<DispatchId> dispatch_ids_on(const std::set<RunningKey>& running) {
+  std::vector<DispatchId> ids;
+  ids.reserve(running.size());
+  for (const RunningKey& key : running) ids.push_back(key.dispatch);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::vector<WithdrawnDispatch> SchedulerCore::cluster_lost(ClusterIndex index, TimeMs now) {
+  clusters_[index].set_ready(false);
+  std::vector<WithdrawnDispatch> withdrawn;
+  PendingReason reason{PendingReason::Kind::kClusterLost};
+  reason.cluster = index;
+  for (DispatchId id : dispatch_ids_on(running_on_[index])) withdraw(id, reason, now, withdrawn);
+  return withdrawn;
+}
+
+std::vector<WithdrawnDispatch> SchedulerCore::drain(ClusterIndex index, TimeMs now) {
+  clusters_[index].set_cordoned(true);
+  std::vector<WithdrawnDispatch> stopping;
+  for (DispatchId id : dispatch_ids_on(running_on_[index])) {
+    Dispatch& dispatch = dispatches_.at(id);
+    if (!dispatch.committed) {  // never started: give it up at once
+      PendingReason reason{PendingReason::Kind::kDrained};
+      reason.cluster = index;
+      withdraw(id, reason, now, stopping);
+      continue;
+    }
+    WithdrawnDispatch& entry = stopping.emplace_back(WithdrawnDispatch{id, dispatch.job, {}});
+    for (DispatchPart& part : dispatch.parts) {
+      if (part.state == PartState::kEnded) continue;
+      part.state = PartState::kStopping;
+      entry.clusters.push_back(part.cluster);
+    }
+    Job& job = jobs_[dispatch.job];
+    job.requeue_cause = PendingReason{PendingReason::Kind::kDrained};
+    job.requeue_cause.cluster = index;
   }
-  return requeued;
+  return stopping;
+}
+
+// Releases the dispatch and requeues its job; records which clusters ran parts.
+void SchedulerCore::withdraw(DispatchId id, PendingReason reason, TimeMs now,
+                             std::vector<WithdrawnDispatch>& out) {
+  const Dispatch& dispatch = dispatches_.at(id);
+  WithdrawnDispatch entry{id, dispatch.job, {}};
+  for (const DispatchPart& part : dispatch.parts)
+    if (part.state != PartState::kEnded) entry.clusters.push_back(part.cluster);
+  release_dispatch(id);
+  requeue(entry.job, reason, now);
+  out.push_back(std::move(entry));
 }
 
 ResourceVector SchedulerCore::pool_capacity() const {
@@ -87,6 +152,9 @@ ResourceVector SchedulerCore::pool_capacity() const {
 // ------------------------------------------------------------------ queues
 
 QueueIndex SchedulerCore::apply_queue(const QueueSpec& spec) {
+  if (!spec.placement.empty() && find_placement_policy(spec.placement) == nullptr)
+    throw FieldError("metadata.annotations.gantry.io/placement", spec.placement,
+                     "expected one of " + placement_policy_names());
   const QueueIndex index = queues_.apply(spec);
   refresh_queues();
   return index;
@@ -106,7 +174,28 @@ void SchedulerCore::set_queue_strategy(QueueIndex queue, QueueStrategy strategy)
   queues_.set_strategy(queue, strategy);
 }
 
-void SchedulerCore::refresh_queues() { queues_.refresh(pool_capacity()); }
+void SchedulerCore::refresh_queues() {
+  queues_.refresh(pool_capacity());
+  refresh_queue_policies();
+}
+
+// Each queue's policy: its own gantry.io/placement, else its nearest
+// ancestor's, else the hub's default. Parents precede children in the tree.
+void SchedulerCore::refresh_queue_policies() {
+  queue_policy_.assign(queues_.size(), &options_.placement);
+  for (QueueIndex q = 0; q < queues_.size(); ++q) {
+    const QueueNode& node = queues_.node(q);
+    if (const PlacementPolicy* own = find_placement_policy(node.spec.placement)) {
+      queue_policy_[q] = own;
+    } else if (q != kRootQueue && node.parent < q) {
+      queue_policy_[q] = queue_policy_[node.parent];
+    }
+  }
+}
+
+const PlacementPolicy& SchedulerCore::policy_for(const Job& job) const {
+  return job.queue < queue_policy_.size() ? *queue_policy_[job.queue] : options_.placement;
+}
 
 // ------------------------------------------------------------------ jobs
 
@@ -139,6 +228,8 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
       request.sla_waiting_ms >= 0 ? request.sla_waiting_ms : queues_.node(*queue).spec.sla_waiting_ms;
   for (const std::string& cluster : request.allowed_clusters)
     job.allowed_clusters.push_back(add_cluster(cluster));
+  if (!request.cluster_selector.empty()) job.notes().cluster_selector = std::move(request.cluster_selector);
+  job.split_allowed = request.split_allowed;
   job.spec = std::move(request.spec);
   const JobId id = static_cast<JobId>(jobs_.size());
   job_by_name_.emplace(job.name, id);
@@ -162,80 +253,67 @@ void SchedulerCore::dequeue(JobId id) {
   --pending_total_;
 }
 
-// Turns a placement that fits into a dispatch the agent will get.
-void SchedulerCore::commit_dispatch(JobId id, const Placement& placement) {
+// Turns a placement that fits (one part, or a split's parts) into a dispatch
+// whose parts the agents will be asked to prepare.
+void SchedulerCore::commit_dispatch(JobId id, std::span<const PartPlacement> parts) {
   const DispatchId dispatch_id = next_dispatch_++;
-  const Dispatch& dispatch = install_dispatch(id, placement.cluster, dispatch_id, placement.assignment, true);
-  pass_.pool_free -= dispatch.held;
-  jobs_[id].phase = JobPhase::kDispatched;
-  decisions_.push_back(Decision{Decision::Kind::kDispatch, id, dispatch_id, placement.cluster});
+  Job& job = jobs_[id];
+  ++job.epoch;
+  const Dispatch& dispatch = install_dispatch(id, dispatch_id, parts, true);
+  for (const DispatchPart& part : dispatch.parts) pass_.pool_free -= part.held;
+  job.phase = JobPhase::kDispatched;
+  PlacementNotes& notes = job.notes();
+  notes.last_scores.assign(pass_.candidates.begin(), pass_.candidates.end());
+  decisions_.push_back(Decision{Decision::Kind::kDispatch, id, dispatch_id, dispatch.parts.front().cluster});
 }
 
 // Takes the pending job out of its queue and charges it to the queue, holding
-// `assignment` on the cluster's nodes under `dispatch_id`.
-const Dispatch& SchedulerCore::install_dispatch(JobId id, ClusterIndex cluster, DispatchId dispatch_id,
-                                                std::span<const NodeAssignment> assignment,
-                                                bool awaiting_report) {
+// each part's assignment on its cluster's nodes under `dispatch_id`.
+Dispatch& SchedulerCore::install_dispatch(JobId id, DispatchId dispatch_id, std::span<const PartPlacement> parts,
+                                          bool awaiting_report) {
   Job& job = jobs_[id];
   dequeue(id);
-  Dispatch dispatch{dispatch_id, id, cluster, {assignment.begin(), assignment.end()}, {}, {}, awaiting_report,
-                    std::vector<std::int32_t>(job.gang.tasks.size(), 0)};
-  for (const NodeAssignment& entry : dispatch.assignment) {
-    ++dispatch.task_replicas[entry.task];
-    dispatch.held += entry.amount;
-    dispatch.amount += job.gang.tasks[entry.task].per_replica;
+  Dispatch dispatch;
+  dispatch.id = dispatch_id;
+  dispatch.job = id;
+  dispatch.epoch = job.epoch;
+  dispatch.parts.reserve(parts.size());
+  const std::size_t tasks = job.gang.tasks.size();
+  std::vector<std::int32_t> replicas_so_far(tasks, 0);
+  for (const PartPlacement& placed : parts) {
+    DispatchPart& part = dispatch.parts.emplace_back();
+    part.cluster = placed.cluster;
+    part.assignment.assign(placed.assignment.begin(), placed.assignment.end());
+    part.awaiting_report = awaiting_report;
+    part.task_replicas.assign(tasks, 0);
+    part.task_index_offset = replicas_so_far;
+    part.rank_offset = dispatch.world_size;
+    for (const NodeAssignment& entry : part.assignment) {
+      ++part.task_replicas[entry.task];
+      part.held += entry.amount;
+      part.amount += job.gang.tasks[entry.task].per_replica;
+    }
+    for (std::size_t t = 0; t < tasks; ++t) replicas_so_far[t] += part.task_replicas[t];
+    dispatch.world_size += static_cast<std::int32_t>(part.assignment.size());
+    dispatch.amount += part.amount;
   }
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
   queues_.add_running(job.queue, running, dispatch.amount);
-  running_on_[cluster].insert(running);
+  for (const DispatchPart& part : dispatch.parts) running_on_[part.cluster].insert(running);
   job.dispatch = dispatch_id;
-  job.cluster = cluster;
+  job.cluster = dispatch.parts.front().cluster;
   job.reason = PendingReason{PendingReason::Kind::kNone};
-  return dispatches_.emplace(dispatch_id, std::move(dispatch)).first->second;
+  job.tasks.clear();
+  Dispatch& installed = dispatches_.emplace(dispatch_id, std::move(dispatch)).first->second;
+  note_parts(job, installed);
+  return installed;
 }
 
-void SchedulerCore::admitted(DispatchId dispatch_id, TimeMs now) {
-  auto it = dispatches_.find(dispatch_id);
-  if (it == dispatches_.end()) return;
-  Job& job = jobs_[it->second.job];
-  if (job.phase != JobPhase::kDispatched) return;
-  job.phase = JobPhase::kRunning;
-  job.started_ms = now;
-}
-
-void SchedulerCore::rejected(DispatchId dispatch_id, std::string_view reason_text, TimeMs now) {
-  auto it = dispatches_.find(dispatch_id);
-  if (it == dispatches_.end()) return;
-  const JobId id = it->second.job;
-  const ClusterIndex cluster = it->second.cluster;
-  release_dispatch(dispatch_id);
-  Job& job = jobs_[id];
-  job.rejected_by = cluster;
-  job.rejected_at_generation = clusters_[cluster].report_generation();
-  job.message = std::string(reason_text);
-  PendingReason reason;
-  reason.kind = PendingReason::Kind::kRejectedByCluster;
-  reason.cluster = cluster;
-  requeue(id, reason, now);
-}
-
-void SchedulerCore::update_tasks(DispatchId dispatch_id, std::vector<protocol::TaskStatus> tasks) {
-  auto it = dispatches_.find(dispatch_id);
-  if (it == dispatches_.end()) return;
-  jobs_[it->second.job].tasks = std::move(tasks);
-}
-
-void SchedulerCore::finished(DispatchId dispatch_id, JobPhase phase, std::string_view message,
-                             TimeMs now) {
-  auto it = dispatches_.find(dispatch_id);
-  if (it == dispatches_.end()) return;
-  Job& job = jobs_[it->second.job];
-  release_dispatch(dispatch_id);
-  if (job.started_ms == 0) job.started_ms = now;
-  job.phase = phase == JobPhase::kFailed ? JobPhase::kFailed : JobPhase::kCompleted;
-  job.finished_ms = now;
-  job.dispatch = 0;
-  job.message = std::string(message);
+// Where the job went, kept after the dispatch is gone (describe, get -o json).
+void SchedulerCore::note_parts(Job& job, const Dispatch& dispatch) {
+  std::vector<PartSummary>& summary = job.notes().parts;
+  summary.clear();
+  for (const DispatchPart& part : dispatch.parts) summary.push_back(PartSummary{part.cluster, part.task_replicas});
 }
 
 std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs now) {
@@ -246,7 +324,7 @@ std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs no
     throw std::invalid_argument("job \"" + job.name + "\" has already ended (" +
                                 std::string(phase_name(job.phase)) + ")");
   std::optional<DispatchId> running;
-  if (job.phase == JobPhase::kPending) {
+  if (job.phase == JobPhase::kPending && job.dispatch == 0) {
     dequeue(*found);
   } else {
     running = job.dispatch;
@@ -259,20 +337,22 @@ std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs no
 }
 
 // Gives back what the dispatch holds: node resources the hub holds itself
-// while the dispatch awaits a report (an accounted dispatch is freed by the
-// agent's next report), and its share of its queue's allocation.
+// while a part awaits a report (an accounted part is freed by the agent's
+// next report), and its share of its queue's allocation.
 void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   auto it = dispatches_.find(dispatch_id);
   if (it == dispatches_.end()) return;
   const Dispatch& dispatch = it->second;
-  if (dispatch.awaiting_report) {
-    release(clusters_[dispatch.cluster], dispatch.assignment);
-    pass_.pool_free += dispatch.held;
-  }
   const Job& job = jobs_[dispatch.job];
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
+  for (const DispatchPart& part : dispatch.parts) {
+    if (part.awaiting_report) {
+      release(clusters_[part.cluster], part.assignment);
+      if (clusters_[part.cluster].ready()) pass_.pool_free += part.held;
+    }
+    running_on_[part.cluster].erase(running);
+  }
   queues_.remove_running(job.queue, running, dispatch.amount);
-  running_on_[dispatch.cluster].erase(running);
   dispatches_.erase(it);
 }
 
@@ -297,6 +377,10 @@ std::optional<JobId> SchedulerCore::find_job(std::string_view name) const {
 const Dispatch* SchedulerCore::find_dispatch(DispatchId id) const {
   auto it = dispatches_.find(id);
   return it == dispatches_.end() ? nullptr : &it->second;
+}
+
+void SchedulerCore::score_clusters(const Job& job, TimeMs now, std::vector<ClusterRank>& out) const {
+  policy_for(job).rank_clusters(clusters_, job, now, out);
 }
 
 ResourceVector SchedulerCore::allocated_on(ClusterIndex index) const {

@@ -14,12 +14,20 @@
 //     submission; a strict-FIFO queue stops at its first job that cannot run,
 //     a best-effort queue skips it;
 //  3. a job passes its queues' capabilities and the guarantees other queues
-//     do not use, then needs a node-level gang fit in one allowed cluster
-//     (which clusters, in which order, on which nodes: PlacementPolicy);
+//     do not use, then needs a node-level gang fit in one eligible cluster
+//     (which clusters, in which order, on which nodes: its queue's
+//     PlacementPolicy); a job that allows a split and fits no single cluster
+//     may be placed across several, fewest parts first (split.cpp);
 //  4. failing that, once per queue per pass, whole running gangs are evicted
 //     when that makes it fit: from reclaimable queues above their deserved
 //     share when its own queue stays within deserved (reclaim), or of lower
 //     priority in its own queue (preemption); lowest priority, newest first.
+//
+// A placement becomes a Dispatch of one or more parts (one per cluster).
+// Dispatch is two-phase (docs/wire-flow.md): each part is prepared on its
+// cluster's agent; only when every part is admitted is the dispatch committed
+// and the job Running; one refusal releases every part, backs that cluster off
+// for the job and requeues it.
 #pragma once
 
 #include <cstdint>
@@ -40,9 +48,16 @@
 
 namespace gantry::hub {
 
-struct Dispatch {
-  DispatchId id = 0;
-  JobId job = 0;
+enum class PartState : std::uint8_t {
+  kPreparing,  // Prepare sent, no answer yet
+  kAdmitted,   // the agent holds its resources; nothing started
+  kCommitted,  // Commit decided: its replicas start
+  kStopping,   // told to stop (drain); its end requeues the job
+  kEnded,      // its agent reported its end
+};
+
+// The replicas of one dispatch on one cluster.
+struct DispatchPart {
   ClusterIndex cluster = kNoCluster;
   std::vector<NodeAssignment> assignment;  // resources held on nodes
   ResourceVector held;    // sum of the assignment
@@ -52,13 +67,73 @@ struct Dispatch {
   // True while the agent's usage report does not yet account for it: the hub
   // then holds its assignment on the nodes itself.
   bool awaiting_report = true;
+  PartState state = PartState::kPreparing;
+  JobPhase end = JobPhase::kPending;  // kCompleted / kFailed once kEnded
   std::vector<std::int32_t> task_replicas;  // per GangShape task
+  // Per GangShape task: the index (within the task, over every part) of this
+  // part's first replica.
+  std::vector<std::int32_t> task_index_offset;
+  std::int32_t rank_offset = 0;  // global RANK of its first replica
+  std::vector<protocol::TaskStatus> tasks;  // the last counts its agent sent
+};
+
+struct Dispatch {
+  DispatchId id = 0;
+  JobId job = 0;
+  std::uint32_t epoch = 0;            // the job's epoch when it was placed
+  std::vector<DispatchPart> parts;    // parts[0] holds rank 0
+  ResourceVector amount;              // what its queue is charged: the parts' sum
+  std::int32_t world_size = 0;        // replicas over every part
+  bool committed = false;
+  // Where the gang meets (MASTER_ADDR / MASTER_PORT): from part 0's admit.
+  std::string rendezvous_host;
+  std::int32_t rendezvous_port = 0;
+
+  // nullptr when no part is on `cluster`.
+  const DispatchPart* part_on(ClusterIndex cluster) const;
+  DispatchPart* part_on(ClusterIndex cluster);
+  std::vector<ClusterIndex> clusters() const;
+};
+
+// Each part placed by adopt(): where an earlier hub's dispatch runs.
+struct AdoptedPart {
+  ClusterIndex cluster = kNoCluster;
+  std::int32_t part = 0;
+  const std::vector<protocol::PlacedReplica>* replicas = nullptr;
+};
+
+// A dispatch the core gave up on (its cluster was lost or drained): the
+// agents of `clusters` must stop its parts.
+struct WithdrawnDispatch {
+  DispatchId dispatch = 0;
+  JobId job = 0;
+  std::vector<ClusterIndex> clusters;
+};
+
+// What part_admitted made of an Admit.
+enum class AdmitOutcome : std::uint8_t {
+  kIgnored,          // no such dispatch or part, or not preparing any more
+  kWaitingForParts,  // others have not answered yet
+  kAllAdmitted,      // the last part admitted: commit() may go ahead
+};
+
+// What part_finished made of a part's end.
+struct PartEnd {
+  enum class Kind : std::uint8_t {
+    kIgnored,         // no such dispatch or part, or it already ended
+    kPartDone,        // the part completed; others still run
+    kJobEnded,        // the job ended (Completed or Failed)
+    kRequeued,        // a stopping (drained) dispatch's last part stopped: requeued
+  };
+  Kind kind = Kind::kIgnored;
+  // Parts that still run and must be stopped (a failed part fails the gang).
+  std::vector<ClusterIndex> stop;
 };
 
 struct Decision {
   enum class Kind : std::uint8_t {
-    kDispatch,  // send the job to the cluster
-    kEvict,     // stop the dispatch on the cluster; the job is already requeued
+    kDispatch,  // prepare every part of the dispatch (`cluster`: its first part's)
+    kEvict,     // stop the dispatch's part on `cluster`; the job is already requeued
   };
   Kind kind = Kind::kDispatch;
   JobId job = 0;
@@ -76,8 +151,15 @@ struct SchedulerOptions {
   // Eviction searches per pass, in queue order: each may look at every
   // running gang, so they are bounded to keep a pass O(pending + running).
   std::uint32_t eviction_searches_per_pass = 16;
-  // Which clusters a job may use, in which order, on which nodes.
+  // Which clusters a job may use, in which order, on which nodes, unless its
+  // queue names another (QueueSpec::placement).
   PlacementPolicy placement;
+  // A cluster that refuses a job waits backoff_base_ms before it is tried
+  // again for that job, doubling with each refusal up to backoff_max_ms.
+  TimeMs backoff_base_ms = 1'000;
+  TimeMs backoff_max_ms = 300'000;
+  // A split gang has at most this many parts.
+  std::uint32_t max_split_parts = 8;
 };
 
 class SchedulerCore {
@@ -94,9 +176,20 @@ class SchedulerCore {
   // holding their nodes; others stay held on top of the report.
   void report_usage(ClusterIndex cluster, const std::vector<NodeSpec>& nodes,
                     const std::vector<DispatchId>& accounted);
-  // Going not-ready requeues every job dispatched to or running on the cluster;
-  // returns those jobs.
-  std::vector<JobId> set_cluster_ready(ClusterIndex cluster, bool ready, TimeMs now);
+  // A not-ready cluster gets no new placements; what it runs stays charged
+  // (its agent is silent, maybe only for a while).
+  void set_cluster_ready(ClusterIndex cluster, bool ready);
+  // The cluster is gone (silent past the lost grace): every dispatch with a
+  // part there is released and its job requeued; the agents of the returned
+  // clusters (its other parts, and the lost one if it ever returns) must stop them.
+  std::vector<WithdrawnDispatch> cluster_lost(ClusterIndex cluster, TimeMs now);
+  // A cordoned cluster gets no new placements; what runs there stays.
+  void set_cordoned(ClusterIndex cluster, bool cordoned);
+  // Cordons the cluster and marks every dispatch with a part there as
+  // stopping: its jobs go back to their queues once every part has stopped
+  // (part_finished), so a drained job never runs in two places. Returns those
+  // dispatches; the caller tells their agents to stop them.
+  std::vector<WithdrawnDispatch> drain(ClusterIndex cluster, TimeMs now);
   // Sum of the ready clusters' allocatable: the pool queues share.
   ResourceVector pool_capacity() const;
 
@@ -123,24 +216,54 @@ class SchedulerCore {
   JobId submit(JobRequest request, TimeMs now);
   // One scheduling pass. The returned decisions are valid until the next call.
   const std::vector<Decision>& schedule(TimeMs now);
-  // The agent admitted the dispatch: the job runs.
+
+  // ---- two-phase dispatch, one part (dispatch, cluster) at a time
+  // The agent of `cluster` holds the part. Part 0's agent also names the
+  // gang's rendezvous (empty host / port 0 from others).
+  AdmitOutcome part_admitted(DispatchId dispatch, ClusterIndex cluster, const std::string& rendezvous_host,
+                             std::int32_t rendezvous_port, TimeMs now);
+  // Every part admitted: the dispatch is committed and the job Running.
+  void commit(DispatchId dispatch, TimeMs now);
+  // The agent of `cluster` refused the part (or did not answer, or let its
+  // hold expire before the commit): every part is released, the cluster backs
+  // off for the job (exponential, capped), the job goes back to its queue.
+  // Returns the clusters of the other parts, which must release theirs.
+  std::vector<ClusterIndex> part_rejected(DispatchId dispatch, ClusterIndex cluster, std::string_view reason,
+                                          TimeMs now);
+  // Task counts its agent reported for the part; the job's are their sum.
+  void update_tasks(DispatchId dispatch, ClusterIndex cluster, std::vector<protocol::TaskStatus> tasks);
+  // The part ended on its cluster (kCompleted or kFailed). The job completes
+  // when every part has; a failed part fails the job at once.
+  PartEnd part_finished(DispatchId dispatch, ClusterIndex cluster, JobPhase phase, std::string_view message,
+                        TimeMs now);
+  // Where an adopted dispatch's gang meets, as its earlier hub recorded it.
+  void set_rendezvous(DispatchId dispatch, std::string host, std::int32_t port);
+  // When the job may be tried on the cluster again (0: not backed off).
+  TimeMs backed_off_until(JobId job, ClusterIndex cluster) const;
+
+  // ---- the same for every part at once: a hub whose agents answer at once
+  // (the simulator, the benchmarks, tests).
+  // Every part admitted and the dispatch committed: the job runs.
   void admitted(DispatchId dispatch, TimeMs now);
-  // The agent refused the dispatch: the job goes back to its queue.
+  // The first part refused.
   void rejected(DispatchId dispatch, std::string_view reason, TimeMs now);
-  // Task counts reported by the agent while the job runs.
+  // Task counts of a one-part dispatch.
   void update_tasks(DispatchId dispatch, std::vector<protocol::TaskStatus> tasks);
-  // The job ended on its cluster (kCompleted or kFailed); frees its resources.
+  // Every part ended so (kCompleted or kFailed); frees its resources.
   void finished(DispatchId dispatch, JobPhase phase, std::string_view message, TimeMs now);
   // ---- after a hub restart (recovery.cpp): jobs come back from the store as
   // pending, while member clusters may still run them or have finished them.
   // True when `dispatch` was handed out by an earlier hub (ids below this
   // hub's first_dispatch_id).
   bool from_earlier_hub(DispatchId dispatch) const { return dispatch < options_.first_dispatch_id; }
-  // Takes the pending job back as running on `cluster` under the agent's
-  // `dispatch` id, its replicas holding their requests on the named nodes
-  // (already counted in the agent's usage report). False, changing nothing,
-  // when the job is not pending, the id is in use, a task or node is unknown,
-  // or fewer than minAvailable replicas are listed.
+  // Takes the pending job back as Running under an earlier hub's committed
+  // `dispatch`, one part per listed cluster, its replicas holding their
+  // requests on the named nodes (already counted in the agents' usage
+  // reports). False, changing nothing, when the job is not pending, the id
+  // is in use, a task or node is unknown, or fewer than minAvailable
+  // replicas are listed.
+  bool adopt(JobId id, DispatchId dispatch, std::span<const AdoptedPart> parts, TimeMs now);
+  // One part on one cluster, committed (a run an agent listed).
   bool adopt(JobId id, ClusterIndex cluster, DispatchId dispatch,
              const std::vector<protocol::PlacedReplica>& replicas, TimeMs now);
   // The pending job ended on `cluster` while the hub was away (kCompleted or
@@ -158,6 +281,12 @@ class SchedulerCore {
   const Job& job(JobId id) const { return jobs_[id]; }
   std::optional<JobId> find_job(std::string_view name) const;
   const Dispatch* find_dispatch(DispatchId id) const;
+  // The policy that ranks the job's clusters: its queue's (or an
+  // ancestor's) gantry.io/placement, else the hub's default.
+  const PlacementPolicy& policy_for(const Job& job) const;
+  // Every cluster worth trying for the job now with the score its policy
+  // gives it, best first (what describe shows for a job still pending).
+  void score_clusters(const Job& job, TimeMs now, std::vector<ClusterRank>& out) const;
   // The dispatches (sent or running) on one cluster, lowest priority and
   // newest first: O(its dispatches) to walk, not O(every job).
   const std::set<RunningKey>& dispatches_on(ClusterIndex cluster) const { return running_on_[cluster]; }
@@ -186,9 +315,13 @@ class SchedulerCore {
   void dequeue(JobId id);
   void release_dispatch(DispatchId id);
   void requeue(JobId id, PendingReason reason, TimeMs now);
-  void commit_dispatch(JobId id, const Placement& placement);
-  const Dispatch& install_dispatch(JobId id, ClusterIndex cluster, DispatchId dispatch,
-                                   std::span<const NodeAssignment> assignment, bool awaiting_report);
+  void commit_dispatch(JobId id, std::span<const PartPlacement> parts);
+  Dispatch& install_dispatch(JobId id, DispatchId dispatch, std::span<const PartPlacement> parts,
+                             bool awaiting_report);
+  void note_parts(Job& job, const Dispatch& dispatch);
+  void back_off(Job& job, ClusterIndex cluster, TimeMs now);
+  void withdraw(DispatchId id, PendingReason reason, TimeMs now, std::vector<WithdrawnDispatch>& out);
+  void refresh_queue_policies();
   // the pass (scheduler_pass.cpp)
   void begin_pass(TimeMs now);
   void activate_queues();
@@ -201,6 +334,10 @@ class SchedulerCore {
   std::optional<PendingReason> queue_limits_block(const Job& job) const;
   bool place(JobId id);
   Placement try_place(JobId id);
+  // split (split.cpp)
+  bool place_split(JobId id);
+  std::int32_t plan_split(JobId id);
+  void undo_split();
   std::optional<PendingReason> known_failure(const Job& job) const;
   void remember_failure(const Job& job);
   // eviction (preemption.cpp)
@@ -209,7 +346,7 @@ class SchedulerCore {
                      bool reclaim) const;
   EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, bool reclaim);
   void keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan);
-  void evict(DispatchId victim, JobId for_job, TimeMs now);
+  void evict(DispatchId victim, JobId for_job, TimeMs now, ClusterIndex cluster);
   // starvation (starvation.cpp)
   void serve_starving(TimeMs now);
   bool every_allowed_node_held(const Job& job) const;
@@ -219,6 +356,7 @@ class SchedulerCore {
   PendingReason why_unplaced(const Job& job, const Placement& placement) const;
   std::string render_reason(const Job& job, const PendingReason& reason) const;
   std::string free_per_cluster(const Job& job) const;
+  std::string dispatch_text(const Dispatch& dispatch) const;
   const PlacementPolicy& policy() const { return placer_.policy(); }
   JobId job_index(const Job& job) const { return static_cast<JobId>(&job - jobs_.data()); }
 
@@ -235,6 +373,8 @@ class SchedulerCore {
   GangPlacer placer_;  // holds options_.placement's copy that the pass uses
   PassState pass_;
   std::vector<Decision> decisions_;
+  // By QueueIndex: the policy that ranks its jobs' clusters (refreshed with the queues).
+  std::vector<const PlacementPolicy*> queue_policy_;
   std::uint64_t placement_attempts_ = 0;
   // Running gangs per cluster in eviction order (lowest priority, newest first).
   std::vector<std::set<RunningKey>> running_on_;

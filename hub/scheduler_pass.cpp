@@ -21,7 +21,7 @@ void SchedulerCore::begin_pass(TimeMs now) {
   ResourceVector pool_free;
   for (ClusterState& cluster : clusters_) {
     cluster.clear_holds();
-    if (cluster.ready()) pool_free += cluster.total_free();
+    if (cluster.ready() && !cluster.cordoned()) pool_free += cluster.total_free();
   }
   pass_.begin(now, next_dispatch_, queues_.size(), options_.eviction_searches_per_pass, pool_free);
 }
@@ -116,10 +116,18 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
 
 namespace {
 
-// `big` asks at least as much as `small` in every way placement looks at.
-bool dominates(const Job& big, const Job& small) {
+bool same_cluster_selector(const Job& a, const Job& b) {
+  const Labels* x = a.cluster_selector();
+  const Labels* y = b.cluster_selector();
+  return x == y || (x != nullptr && y != nullptr && *x == *y);
+}
+
+// `big` asks at least as much as `small` in every way placement looks at
+// (node order included: `same_policy`).
+bool dominates(const Job& big, const Job& small, bool same_policy) {
   if (big.gang.tasks.size() != small.gang.tasks.size() || big.gang.min_available < small.gang.min_available ||
-      big.allowed_clusters != small.allowed_clusters)
+      big.allowed_clusters != small.allowed_clusters || !same_policy || big.split_allowed != small.split_allowed ||
+      !same_cluster_selector(big, small))
     return false;
   for (std::size_t t = 0; t < big.gang.tasks.size(); ++t) {
     const TaskShape& b = big.gang.tasks[t];
@@ -134,14 +142,14 @@ constexpr std::size_t kMaxFailedShapes = 32;
 
 }  // namespace
 
-// Jobs with their own view of the pool (a cluster that refused them, nodes
+// Jobs with their own view of the pool (clusters backed off for them, nodes
 // held for them) are always tried for real.
 // The pending reason of the dominated shape, in this job's numbers.
 std::optional<PendingReason> SchedulerCore::known_failure(const Job& job) const {
-  if (job.rejected_by != kNoCluster) return std::nullopt;
+  if (job.has_backoffs()) return std::nullopt;
   if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now) return std::nullopt;
   for (const FailedShape& failed : pass_.failed_shapes) {
-    if (!dominates(job, *failed.job)) continue;
+    if (!dominates(job, *failed.job, &policy_for(job) == &policy_for(*failed.job))) continue;
     PendingReason reason = failed.reason;
     reason.replicas_needed = job.gang.min_available;
     reason.needed = job.minimum.get(reason.resource);
@@ -151,7 +159,7 @@ std::optional<PendingReason> SchedulerCore::known_failure(const Job& job) const 
 }
 
 void SchedulerCore::remember_failure(const Job& job) {
-  if (pass_.failed_shapes.size() >= kMaxFailedShapes || job.rejected_by != kNoCluster) return;
+  if (pass_.failed_shapes.size() >= kMaxFailedShapes || job.has_backoffs()) return;
   if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now) return;
   pass_.failed_shapes.push_back(FailedShape{&job, job.reason});
 }
@@ -184,14 +192,17 @@ std::optional<PendingReason> SchedulerCore::queue_limits_block(const Job& job) c
   return std::nullopt;
 }
 
-// Commits the job's placement as a dispatch, or records why it has none.
+// Commits the job's placement as a dispatch (one cluster, else a split when
+// the job allows one), or records why it has none.
 bool SchedulerCore::place(JobId id) {
   const Placement placement = try_place(id);
   if (placement.fits()) {
-    commit_dispatch(id, placement);
+    const PartPlacement part = placement.part();
+    commit_dispatch(id, std::span<const PartPlacement>(&part, 1));
     return true;
   }
   jobs_[id].reason = why_unplaced(jobs_[id], placement);
+  if (jobs_[id].split_allowed) return place_split(id);
   return false;
 }
 
@@ -199,11 +210,12 @@ bool SchedulerCore::place(JobId id) {
 // node-level fit; on failure the cluster is left as it was.
 Placement SchedulerCore::try_place(JobId id) {
   const Job& job = jobs_[id];
-  policy().rank_clusters(clusters_, job, pass_.candidates);
+  const PlacementPolicy& policy = policy_for(job);
+  policy.rank_clusters(clusters_, job, pass_.now, pass_.candidates);
   Placement placement;
   for (const RankedCluster& candidate : pass_.candidates) {
     const ClusterIndex c = candidate.cluster;
-    const FitResult fit = placer_.place(clusters_[c], job.gang, pass_.assignment, id);
+    const FitResult fit = placer_.place(clusters_[c], job.gang, pass_.assignment, id, &policy);
     if (fit.fits) {
       placement.cluster = c;
       placement.assignment = pass_.assignment;

@@ -17,12 +17,15 @@
   X(Welcome, 2, Direction::kHubToAgent)                                                          \
   X(Heartbeat, 3, Direction::kAgentToHub | Direction::kHubToAgent) /* the hub echoes each one */ \
   X(UsageReport, 4, Direction::kAgentToHub)                                                      \
-  X(Dispatch, 5, Direction::kHubToAgent)                                                         \
+  /* 5 was protocol version 1's one-shot Dispatch: never reuse it */                             \
   X(Admit, 6, Direction::kAgentToHub)                                                            \
   X(Reject, 7, Direction::kAgentToHub)                                                           \
   X(StatusUpdate, 8, Direction::kAgentToHub)                                                     \
   X(Cancel, 9, Direction::kHubToAgent)                                                           \
   X(ErrorReply, 10, Direction::kAgentToHub | Direction::kHubToAgent | Direction::kHubToConsole)  \
+  X(Prepare, 11, Direction::kHubToAgent)                                                         \
+  X(Commit, 12, Direction::kHubToAgent)                                                          \
+  X(Abort, 13, Direction::kHubToAgent)                                                           \
   /* console <-> hub */                                                                          \
   X(SubmitJobRequest, 100, Direction::kConsoleToHub)                                             \
   X(SubmitJobReply, 101, Direction::kHubToConsole)                                               \
@@ -33,4 +36,5 @@
   X(CancelRequest, 106, Direction::kConsoleToHub)                                                \
   X(ApplyRequest, 107, Direction::kConsoleToHub)                                                 \
   X(DeleteRequest, 108, Direction::kConsoleToHub)                                                \
-  X(AdminResult, 109, Direction::kHubToConsole)
+  X(AdminResult, 109, Direction::kHubToConsole)                                                  \
+  X(ClusterActionRequest, 110, Direction::kConsoleToHub)

@@ -26,7 +26,10 @@
 
 namespace gantry::protocol {
 
-constexpr std::uint16_t kProtocolVersion = 1;
+// 2: two-phase dispatch (Prepare / Admit / Commit / Abort) replaced the
+// one-shot Dispatch; a version-1 agent would start replicas on a Dispatch the
+// hub no longer sends, so the versions refuse each other.
+constexpr std::uint16_t kProtocolVersion = 2;
 
 using ResourceList = std::map<std::string, std::int64_t>;  // name -> milli-units
 using Labels = std::map<std::string, std::string>;
@@ -111,20 +114,25 @@ struct StatusUpdate {
   GANTRY_WIRE_FIELDS(StatusUpdate, dispatch_id, job, phase, tasks, message);
 };
 
-// One replica of a running dispatch: its task and the node it holds.
+// One replica of a part of a dispatch: its task and the node it holds.
 struct PlacedReplica {
   std::string task;
   std::string node;
   GANTRY_WIRE_FIELDS(PlacedReplica, task, node);
 };
 
-// A dispatch an agent still runs, with where its replicas are: enough for a
-// restarted hub to take the job back as running instead of starting it again.
+// A part of a dispatch an agent holds, with where its replicas are: enough
+// for a restarted hub to take the job back instead of starting it again.
+// `committed` is false for a part that is prepared (resources held) but was
+// never told to start.
 struct RunningDispatch {
   std::uint64_t dispatch_id = 0;
   std::string job;
   std::vector<PlacedReplica> replicas;
-  GANTRY_WIRE_FIELDS(RunningDispatch, dispatch_id, job, replicas);
+  std::int32_t part = 0;
+  std::int32_t parts = 1;
+  bool committed = true;
+  GANTRY_WIRE_FIELDS(RunningDispatch, dispatch_id, job, replicas, part, parts, committed);
 };
 
 // agent -> hub, first message of a session and after every reconnect.
@@ -164,27 +172,74 @@ struct UsageReport {
   GANTRY_WIRE_FIELDS(UsageReport, cluster, nodes, accounted_dispatches);
 };
 
-// hub -> agent: run (part of) a job. task_replicas: task name -> replicas here.
-struct Dispatch {
+// Two-phase dispatch (docs/wire-flow.md): the hub sends each part of a
+// dispatch a Prepare; every agent answers Admit (the part's resources are
+// held, nothing is started) or Reject; only when every part admitted does the
+// hub send Commit to each, and the replicas start. Otherwise the admitted
+// parts get Abort. A dispatch id names one placement of one job; a cluster
+// holds at most one part of it, so (dispatch id, cluster) names a part.
+
+// hub -> agent: hold resources for one part of a dispatch; start nothing.
+struct Prepare {
   std::uint64_t dispatch_id = 0;
+  std::int32_t part = 0;   // this part's index; part 0 holds rank 0
+  std::int32_t parts = 1;  // parts of the dispatch, one per cluster
+  // The job's placement epoch: 1 for its first placement, one more each time
+  // it is placed again.
+  std::uint32_t epoch = 0;
   JobSpec job;
-  std::map<std::string, std::int32_t> task_replicas;
-  GANTRY_WIRE_FIELDS(Dispatch, dispatch_id, job, task_replicas);
+  std::map<std::string, std::int32_t> task_replicas;  // task -> replicas in this part
+  // Where the hub would put each replica of this part; the agent re-checks
+  // them against its live node state and may choose other nodes.
+  std::vector<PlacedReplica> nodes;
+  std::int32_t rank_offset = 0;  // global RANK of this part's first replica
+  std::int32_t world_size = 0;   // replicas over every part (WORLD_SIZE)
+  // task -> index (within the task, over every part) of this part's first replica
+  std::map<std::string, std::int32_t> task_index_offsets;
+  GANTRY_WIRE_FIELDS(Prepare, dispatch_id, part, parts, epoch, job, task_replicas, nodes,
+                     rank_offset, world_size, task_index_offsets);
 };
 
-// agent -> hub: the whole gang fit and was started.
+// agent -> hub: the part's resources are held, nothing is started. The agent
+// of part 0 also says where the gang's rendezvous will be (MASTER_ADDR /
+// MASTER_PORT of every replica of every part).
 struct Admit {
   std::uint64_t dispatch_id = 0;
   std::string job;
-  GANTRY_WIRE_FIELDS(Admit, dispatch_id, job);
+  std::int32_t part = 0;
+  std::string rendezvous_host;
+  std::int32_t rendezvous_port = 0;
+  GANTRY_WIRE_FIELDS(Admit, dispatch_id, job, part, rendezvous_host, rendezvous_port);
 };
 
-// agent -> hub: the gang does not fit here now; the hub requeues it.
+// agent -> hub: the part does not fit here now (or its hold expired before the
+// commit came); nothing of it is held.
 struct Reject {
   std::uint64_t dispatch_id = 0;
   std::string job;
   std::string reason;
-  GANTRY_WIRE_FIELDS(Reject, dispatch_id, job, reason);
+  std::int32_t part = 0;
+  GANTRY_WIRE_FIELDS(Reject, dispatch_id, job, reason, part);
+};
+
+// hub -> agent: every part admitted: start this part's replicas.
+struct Commit {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  std::int32_t part = 0;
+  std::string master_addr;  // part 0's rendezvous host
+  std::int32_t master_port = 0;
+  GANTRY_WIRE_FIELDS(Commit, dispatch_id, job, part, master_addr, master_port);
+};
+
+// hub -> agent: release a prepared part (another part was rejected, or the
+// job moved on). On a part that already started it stops it, as Cancel does.
+struct Abort {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  std::int32_t part = 0;
+  std::string reason;
+  GANTRY_WIRE_FIELDS(Abort, dispatch_id, job, part, reason);
 };
 
 // hub -> agent: stop a dispatch (kill its processes).
@@ -220,6 +275,20 @@ struct ListRequest {
   GANTRY_WIRE_FIELDS(ListRequest, kind);
 };
 
+// One part of a job's placement: a cluster and the replicas of each task there.
+struct JobPart {
+  std::string cluster;
+  std::map<std::string, std::int32_t> task_replicas;
+  GANTRY_WIRE_FIELDS(JobPart, cluster, task_replicas);
+};
+
+// A cluster's score in a placement decision (higher is preferred).
+struct ClusterScoreInfo {
+  std::string cluster;
+  std::int64_t score = 0;
+  GANTRY_WIRE_FIELDS(ClusterScoreInfo, cluster, score);
+};
+
 struct JobInfo {
   std::string name;
   std::string queue;
@@ -235,8 +304,14 @@ struct JobInfo {
   std::int64_t started_ms = 0;
   std::int64_t finished_ms = 0;
   std::vector<TaskStatus> tasks;
+  // Where its current (or last) dispatch placed it: one part per cluster.
+  std::vector<JobPart> parts;
+  std::string placement;                 // the placement policy that ranks its clusters
+  std::vector<ClusterScoreInfo> scores;  // per cluster, from its last placement decision
+  std::uint32_t epoch = 0;               // placements so far
   GANTRY_WIRE_FIELDS(JobInfo, name, queue, phase, clusters, reason, priority, min_available,
-                     replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks);
+                     replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks,
+                     parts, placement, scores, epoch);
 };
 
 struct ClusterInfo {
@@ -247,7 +322,9 @@ struct ClusterInfo {
   ResourceList capacity;
   ResourceList allocated;
   std::int64_t last_seen_ms = 0;
-  GANTRY_WIRE_FIELDS(ClusterInfo, name, ready, nodes, labels, capacity, allocated, last_seen_ms);
+  bool cordoned = false;  // no new placements (gantryctl cordon / drain)
+  GANTRY_WIRE_FIELDS(ClusterInfo, name, ready, nodes, labels, capacity, allocated, last_seen_ms,
+                     cordoned);
 };
 
 struct QueueInfo {
@@ -311,7 +388,14 @@ struct DeleteRequest {
   GANTRY_WIRE_FIELDS(DeleteRequest, kind, name);
 };
 
-// Generic answer for cancel / apply / delete.
+// cordon / uncordon / drain cluster NAME.
+struct ClusterActionRequest {
+  std::string action;  // "cordon" | "uncordon" | "drain"
+  std::string name;
+  GANTRY_WIRE_FIELDS(ClusterActionRequest, action, name);
+};
+
+// Generic answer for cancel / apply / delete / cluster actions.
 struct AdminResult {
   bool ok = false;
   std::string message;

@@ -63,7 +63,8 @@ TEST(EnvelopeErrors, UnknownVersionIsBadVersion) {
 }
 
 TEST(EnvelopeErrors, UnknownTypeIsUnknownType) {
-  for (const std::uint64_t type : {std::uint64_t{0}, std::uint64_t{11}, std::uint64_t{99},
+  // 5: protocol version 1's Dispatch, retired.
+  for (const std::uint64_t type : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{14}, std::uint64_t{99},
                                    std::uint64_t{999}, std::uint64_t{0x10001}}) {
     SCOPED_TRACE("type " + std::to_string(type));
     const DecodeError error = envelope_error(raw_frame(kProtocolVersion, type, 1, ""));
@@ -102,7 +103,7 @@ TEST(EnvelopeErrors, IntegerOutOfRangeForTheFieldIsBadPayload) {
 
 TEST(EnvelopeErrors, EmptyOrTrailingPayloadIsBadPayload) {
   EXPECT_EQ(payload_error<Admit>(encode_frame(MessageType::kAdmit, 1, "")).code, "bad_payload");
-  const std::string trailing = encode_payload(Admit{1, "j"}) + "\xc0";
+  const std::string trailing = encode_payload(Admit{1, "j", 0, "", 0}) + "\xc0";
   EXPECT_EQ(payload_error<Admit>(encode_frame(MessageType::kAdmit, 1, trailing)).code,
             "bad_payload");
 }
@@ -172,16 +173,17 @@ TEST(ForwardCompatibility, UnknownKeysAreIgnored) {
 TEST(ForwardCompatibility, MissingKeysKeepTheirDefaults) {
   const std::map<std::string, std::string> only_name{{"name", "j"}};
   const std::map<std::string, std::map<std::string, std::string>> only_job_name{{"job", only_name}};
-  const std::string frame = encode_frame(MessageType::kDispatch, 2, packed(only_job_name));
+  const std::string frame = encode_frame(MessageType::kPrepare, 2, packed(only_job_name));
   DecodeError error;
   const auto envelope = decode_envelope(frame, error);
   ASSERT_TRUE(envelope);
-  const auto dispatch = decode_payload<Dispatch>(*envelope, error);
-  ASSERT_TRUE(dispatch) << error.message;
-  EXPECT_EQ(dispatch->job.name, "j");
-  EXPECT_EQ(dispatch->job.queue, "default");
-  EXPECT_EQ(dispatch->job.max_retry, 3);
-  EXPECT_EQ(dispatch->dispatch_id, 0u);
+  const auto prepare = decode_payload<Prepare>(*envelope, error);
+  ASSERT_TRUE(prepare) << error.message;
+  EXPECT_EQ(prepare->job.name, "j");
+  EXPECT_EQ(prepare->job.queue, "default");
+  EXPECT_EQ(prepare->job.max_retry, 3);
+  EXPECT_EQ(prepare->dispatch_id, 0u);
+  EXPECT_EQ(prepare->parts, 1) << "a one-part dispatch unless said otherwise";
 }
 
 }  // namespace

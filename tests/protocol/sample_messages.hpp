@@ -63,13 +63,22 @@ inline JobInfo sample_job_info() {
                  1714550400123,
                  1714550460456,
                  1714554000789,
-                 {sample_task_status("master"), sample_task_status("worker")}};
+                 {sample_task_status("master"), sample_task_status("worker")},
+                 {JobPart{"east", {{"master", 1}, {"worker", 3}}}, JobPart{"west", {{"worker", 4}}}},
+                 "gpu-available",
+                 {ClusterScoreInfo{"east", 40}, ClusterScoreInfo{"west", -100}},
+                 3};
 }
 
 inline ClusterInfo sample_cluster_info() {
-  return ClusterInfo{
-      "east",       true, 16, {{"region", "eu"}}, sample_resources(16), sample_resources(3),
-      1714550400999};
+  return ClusterInfo{"east",
+                     true,
+                     16,
+                     {{"region", "eu"}},
+                     sample_resources(16),
+                     sample_resources(3),
+                     1714550400999,
+                     true};
 }
 
 inline QueueInfo sample_queue_info() {
@@ -101,8 +110,9 @@ inline Hello sample<Hello>() {
       "east",
       {{"region", "eu"}},
       "0.1.0",
-      {RunningDispatch{7, "resnet", {{"master", "east-a100-0"}, {"worker", "east-a100-1"}}},
-       RunningDispatch{std::numeric_limits<std::uint64_t>::max(), "idle", {}}},
+      {RunningDispatch{
+           7, "resnet", {{"master", "east-a100-0"}, {"worker", "east-a100-1"}}, 1, 2, false},
+       RunningDispatch{std::numeric_limits<std::uint64_t>::max(), "idle", {}, 3, 4, true}},
       {StatusUpdate{6, "done", "Completed", {{"worker", 0, 0, 2, 0}}, ""}}};
 }
 template <>
@@ -118,16 +128,33 @@ inline UsageReport sample<UsageReport>() {
   return UsageReport{"east", {sample_node("n1"), sample_node("n2")}, {3, 9}};
 }
 template <>
-inline Dispatch sample<Dispatch>() {
-  return Dispatch{77, sample_job_spec(), {{"master", 1}, {"worker", 3}}};
+inline Prepare sample<Prepare>() {
+  return Prepare{77,
+                 1,
+                 2,
+                 5,
+                 sample_job_spec(),
+                 {{"master", 1}, {"worker", 3}},
+                 {{"master", "east-a100-0"}, {"worker", "east-a100-1"}},
+                 4,
+                 9,
+                 {{"master", 1}, {"worker", 2}}};
 }
 template <>
 inline Admit sample<Admit>() {
-  return Admit{77, "llm-pretrain"};
+  return Admit{77, "llm-pretrain", 1, "10.0.0.7", 29500};
 }
 template <>
 inline Reject sample<Reject>() {
-  return Reject{77, "llm-pretrain", "node n1 has 0 GPUs free"};
+  return Reject{77, "llm-pretrain", "node n1 has 0 GPUs free", 1};
+}
+template <>
+inline Commit sample<Commit>() {
+  return Commit{77, "llm-pretrain", 1, "10.0.0.7", 29500};
+}
+template <>
+inline Abort sample<Abort>() {
+  return Abort{77, "llm-pretrain", 1, "part 0 was rejected by east"};
 }
 template <>
 inline StatusUpdate sample<StatusUpdate>() {
@@ -184,6 +211,10 @@ inline ApplyRequest sample<ApplyRequest>() {
 template <>
 inline DeleteRequest sample<DeleteRequest>() {
   return DeleteRequest{"queue", "research"};
+}
+template <>
+inline ClusterActionRequest sample<ClusterActionRequest>() {
+  return ClusterActionRequest{"drain", "east"};
 }
 template <>
 inline AdminResult sample<AdminResult>() {

@@ -29,12 +29,17 @@ const std::vector<ExpectedMessage> kMessages = {
     {"Welcome", 2, {"hub_epoch", "heartbeat_interval_ms", "heartbeat_liveness"}},
     {"Heartbeat", 3, {"cluster", "hub_epoch"}},
     {"UsageReport", 4, {"cluster", "nodes", "accounted_dispatches"}},
-    {"Dispatch", 5, {"dispatch_id", "job", "task_replicas"}},
-    {"Admit", 6, {"dispatch_id", "job"}},
-    {"Reject", 7, {"dispatch_id", "job", "reason"}},
+    {"Admit", 6, {"dispatch_id", "job", "part", "rendezvous_host", "rendezvous_port"}},
+    {"Reject", 7, {"dispatch_id", "job", "reason", "part"}},
     {"StatusUpdate", 8, {"dispatch_id", "job", "phase", "tasks", "message"}},
     {"Cancel", 9, {"dispatch_id", "job"}},
     {"ErrorReply", 10, {"code", "message"}},
+    {"Prepare",
+     11,
+     {"dispatch_id", "part", "parts", "epoch", "job", "task_replicas", "nodes", "rank_offset",
+      "world_size", "task_index_offsets"}},
+    {"Commit", 12, {"dispatch_id", "job", "part", "master_addr", "master_port"}},
+    {"Abort", 13, {"dispatch_id", "job", "part", "reason"}},
     {"SubmitJobRequest", 100, {"yaml"}},
     {"SubmitJobReply", 101, {"ok", "job", "error"}},
     {"ListRequest", 102, {"kind"}},
@@ -45,6 +50,7 @@ const std::vector<ExpectedMessage> kMessages = {
     {"ApplyRequest", 107, {"yaml"}},
     {"DeleteRequest", 108, {"kind", "name"}},
     {"AdminResult", 109, {"ok", "message", "error"}},
+    {"ClusterActionRequest", 110, {"action", "name"}},
 };
 
 Keys map_keys(const std::string& payload) {
@@ -116,12 +122,15 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<TaskStatus>({"name", "pending", "running", "succeeded", "failed"});
   expect_keys<NodeUsage>({"name", "labels", "allocatable", "allocated", "gpu_model"});
   expect_keys<PlacedReplica>({"task", "node"});
-  expect_keys<RunningDispatch>({"dispatch_id", "job", "replicas"});
+  expect_keys<RunningDispatch>(
+      {"dispatch_id", "job", "replicas", "part", "parts", "committed"});
+  expect_keys<JobPart>({"cluster", "task_replicas"});
+  expect_keys<ClusterScoreInfo>({"cluster", "score"});
   expect_keys<JobInfo>({"name", "queue", "phase", "clusters", "reason", "priority", "min_available",
                         "replicas", "requeues", "requests", "submitted_ms", "started_ms",
-                        "finished_ms", "tasks"});
+                        "finished_ms", "tasks", "parts", "placement", "scores", "epoch"});
   expect_keys<ClusterInfo>(
-      {"name", "ready", "nodes", "labels", "capacity", "allocated", "last_seen_ms"});
+      {"name", "ready", "nodes", "labels", "capacity", "allocated", "last_seen_ms", "cordoned"});
   expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
                           "allocated", "deserved", "capability", "guarantee", "pending", "share"});
 }
@@ -131,11 +140,13 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
 static_assert(std::is_same_v<
               MessagesSentIn<Direction::kAgentToHub>,
               MessageList<Hello, Heartbeat, UsageReport, Admit, Reject, StatusUpdate, ErrorReply>>);
-static_assert(std::is_same_v<MessagesSentIn<Direction::kHubToAgent>,
-                             MessageList<Welcome, Heartbeat, Dispatch, Cancel, ErrorReply>>);
+static_assert(
+    std::is_same_v<MessagesSentIn<Direction::kHubToAgent>,
+                   MessageList<Welcome, Heartbeat, Cancel, ErrorReply, Prepare, Commit, Abort>>);
 static_assert(std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
                              MessageList<SubmitJobRequest, ListRequest, DescribeRequest,
-                                         CancelRequest, ApplyRequest, DeleteRequest>>);
+                                         CancelRequest, ApplyRequest, DeleteRequest,
+                                         ClusterActionRequest>>);
 static_assert(
     std::is_same_v<MessagesSentIn<Direction::kHubToConsole>,
                    MessageList<ErrorReply, SubmitJobReply, ListReply, DescribeReply, AdminResult>>);
