@@ -1,5 +1,6 @@
 #include "hub/reconciler.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_set>
 #include <utility>
@@ -110,6 +111,8 @@ void Reconciler::requeue_unlisted(ClusterIndex index, const protocol::Hello& hel
     const bool committed = dispatch.committed;
     const std::vector<ClusterIndex> others = core_.part_rejected(id, index, "agent no longer holds it", now);
     stop_parts(id, core_.job(job).name, committed, others, "another part was lost", out);
+    // part_rejected backed the cluster off for the job: a pass once every such backoff ran out.
+    out.pass_at = std::max(out.pass_at, core_.backed_off_until(job, index));
     out.events.push_back(
         JobEvent{job, now, "requeued: the agent on " + hello.cluster + " no longer holds its part"});
     warn(out, "job " + core_.job(job).name + ": cluster " + hello.cluster +
