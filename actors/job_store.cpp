@@ -24,7 +24,22 @@ constexpr const char* kSchema =
     "  position INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS hub_meta ("
     "  key TEXT PRIMARY KEY,"
-    "  value INTEGER NOT NULL);";
+    "  value INTEGER NOT NULL);"
+    // One current dispatch per job, its parts' clusters by part index.
+    "CREATE TABLE IF NOT EXISTS dispatches ("
+    "  job_row INTEGER PRIMARY KEY,"
+    "  dispatch_id INTEGER NOT NULL,"
+    "  committed INTEGER NOT NULL,"
+    "  rendezvous_host TEXT NOT NULL,"
+    "  rendezvous_port INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS dispatch_parts ("
+    "  job_row INTEGER NOT NULL,"
+    "  part INTEGER NOT NULL,"
+    "  cluster TEXT NOT NULL,"
+    "  PRIMARY KEY (job_row, part));"
+    "CREATE TABLE IF NOT EXISTS clusters ("
+    "  name TEXT PRIMARY KEY,"
+    "  cordoned INTEGER NOT NULL);";
 
 // Resets a statement on every exit path, so it can be reused.
 class StatementUse {
@@ -78,8 +93,20 @@ void JobStore::open() {
   insert_ = prepare("INSERT INTO jobs (name, yaml, submitted_ms) VALUES (?1, ?2, ?3);");
   finish_ = prepare("UPDATE jobs SET phase = ?2, finished_ms = ?3 WHERE row = ?1;");
   forget_ = prepare("DELETE FROM jobs WHERE row = ?1;");
-  unfinished_ =
-      prepare("SELECT row, name, yaml, submitted_ms FROM jobs WHERE phase IS NULL ORDER BY row;");
+  unfinished_ = prepare(
+      "SELECT j.row, j.name, j.yaml, j.submitted_ms, d.dispatch_id, d.committed, "
+      "d.rendezvous_host, "
+      "d.rendezvous_port FROM jobs j LEFT JOIN dispatches d ON d.job_row = j.row "
+      "WHERE j.phase IS NULL ORDER BY j.row;");
+  upsert_dispatch_ = prepare(
+      "INSERT INTO dispatches (job_row, dispatch_id, committed, rendezvous_host, rendezvous_port) "
+      "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(job_row) DO UPDATE SET dispatch_id = "
+      "excluded.dispatch_id, "
+      "committed = excluded.committed, rendezvous_host = excluded.rendezvous_host, "
+      "rendezvous_port = excluded.rendezvous_port;");
+  clear_parts_ = prepare("DELETE FROM dispatch_parts WHERE job_row = ?1;");
+  insert_part_ =
+      prepare("INSERT INTO dispatch_parts (job_row, part, cluster) VALUES (?1, ?2, ?3);");
 }
 
 JobStore::~JobStore() {
@@ -87,17 +114,23 @@ JobStore::~JobStore() {
 }
 
 void JobStore::close() {
-  for (sqlite3_stmt* statement : {insert_, finish_, forget_, unfinished_}) {
+  for (sqlite3_stmt* statement :
+       {insert_, finish_, forget_, unfinished_, upsert_dispatch_, clear_parts_, insert_part_}) {
     sqlite3_finalize(statement);
   }
   sqlite3_close(db_);
-  insert_ = finish_ = forget_ = unfinished_ = nullptr;
+  insert_ = finish_ = forget_ = unfinished_ = upsert_dispatch_ = clear_parts_ = insert_part_ =
+      nullptr;
   db_ = nullptr;
 }
 
-void JobStore::begin() { execute("BEGIN IMMEDIATE;"); }
+void JobStore::begin() {
+  execute("BEGIN IMMEDIATE;");
+}
 
-void JobStore::commit() { execute("COMMIT;"); }
+void JobStore::commit() {
+  execute("COMMIT;");
+}
 
 void JobStore::rollback() noexcept {
   // Fails only when no transaction is open, which leaves nothing to undo.
@@ -130,21 +163,95 @@ void JobStore::forget(std::int64_t row) {
 }
 
 std::vector<StoredJob> JobStore::unfinished() {
-  StatementUse use(unfinished_);
   std::vector<StoredJob> jobs;
-  int status = SQLITE_ROW;
-  while ((status = sqlite3_step(unfinished_)) == SQLITE_ROW) {
-    jobs.push_back(StoredJob{sqlite3_column_int64(unfinished_, 0), column_text(unfinished_, 1),
-                             column_text(unfinished_, 2), sqlite3_column_int64(unfinished_, 3)});
+  {
+    StatementUse use(unfinished_);
+    int status = SQLITE_ROW;
+    while ((status = sqlite3_step(unfinished_)) == SQLITE_ROW) {
+      StoredDispatch dispatch;
+      if (sqlite3_column_type(unfinished_, 4) != SQLITE_NULL) {
+        dispatch.id = static_cast<std::uint64_t>(sqlite3_column_int64(unfinished_, 4));
+        dispatch.committed = sqlite3_column_int(unfinished_, 5) != 0;
+        dispatch.rendezvous_host = column_text(unfinished_, 6);
+        dispatch.rendezvous_port = sqlite3_column_int(unfinished_, 7);
+      }
+      jobs.push_back(StoredJob{sqlite3_column_int64(unfinished_, 0), column_text(unfinished_, 1),
+                               column_text(unfinished_, 2), sqlite3_column_int64(unfinished_, 3),
+                               std::move(dispatch)});
+    }
+    if (status != SQLITE_DONE) fail("cannot read jobs from");
   }
-  if (status != SQLITE_DONE) fail("cannot read jobs from");
+  read_dispatch_parts(jobs);
   return jobs;
+}
+
+// Read once at start: a plain statement, merged by row (both ordered by row).
+void JobStore::read_dispatch_parts(std::vector<StoredJob>& jobs) {
+  sqlite3_stmt* statement = prepare(
+      "SELECT p.job_row, p.cluster FROM dispatch_parts p JOIN jobs j ON j.row = p.job_row "
+      "WHERE j.phase IS NULL ORDER BY p.job_row, p.part;");
+  auto job = jobs.begin();
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(statement)) == SQLITE_ROW) {
+    const std::int64_t row = sqlite3_column_int64(statement, 0);
+    while (job != jobs.end() && job->row < row) ++job;
+    if (job != jobs.end() && job->row == row)
+      job->dispatch.clusters.push_back(column_text(statement, 1));
+  }
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot read dispatches from");
+}
+
+void JobStore::record_dispatch(std::int64_t row, const StoredDispatch& dispatch) {
+  {
+    StatementUse use(upsert_dispatch_);
+    sqlite3_bind_int64(upsert_dispatch_, 1, row);
+    sqlite3_bind_int64(upsert_dispatch_, 2, static_cast<std::int64_t>(dispatch.id));
+    sqlite3_bind_int(upsert_dispatch_, 3, dispatch.committed ? 1 : 0);
+    bind_text(upsert_dispatch_, 4, dispatch.rendezvous_host);
+    sqlite3_bind_int(upsert_dispatch_, 5, dispatch.rendezvous_port);
+    if (sqlite3_step(upsert_dispatch_) != SQLITE_DONE) fail("cannot record a dispatch in");
+  }
+  {
+    StatementUse use(clear_parts_);
+    sqlite3_bind_int64(clear_parts_, 1, row);
+    if (sqlite3_step(clear_parts_) != SQLITE_DONE) fail("cannot record a dispatch in");
+  }
+  for (std::size_t part = 0; part < dispatch.clusters.size(); ++part) {
+    StatementUse use(insert_part_);
+    sqlite3_bind_int64(insert_part_, 1, row);
+    sqlite3_bind_int64(insert_part_, 2, static_cast<std::int64_t>(part));
+    bind_text(insert_part_, 3, dispatch.clusters[part]);
+    if (sqlite3_step(insert_part_) != SQLITE_DONE) fail("cannot record a dispatch in");
+  }
+}
+
+// Cordons are rare: plain statements, prepared per call.
+void JobStore::set_cordoned(std::string_view cluster, bool cordoned) {
+  sqlite3_stmt* statement = prepare(cordoned ? "INSERT INTO clusters(name, cordoned) VALUES(?1, 1) "
+                                               "ON CONFLICT(name) DO UPDATE SET cordoned = 1;"
+                                             : "DELETE FROM clusters WHERE name = ?1;");
+  bind_text(statement, 1, cluster);
+  const int status = sqlite3_step(statement);
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot record a cordon in");
+}
+
+std::vector<std::string> JobStore::cordoned_clusters() {
+  sqlite3_stmt* statement = prepare("SELECT name FROM clusters WHERE cordoned != 0 ORDER BY name;");
+  std::vector<std::string> out;
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(statement)) == SQLITE_ROW) out.push_back(column_text(statement, 0));
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot read clusters from");
+  return out;
 }
 
 // Queues are few and change rarely: plain statements, prepared per call.
 void JobStore::save_queue(std::string_view name, std::string_view yaml) {
   sqlite3_stmt* statement = prepare(
-      "INSERT INTO queues(name, yaml, position) VALUES(?1, ?2, (SELECT COALESCE(MAX(position), 0) + 1 "
+      "INSERT INTO queues(name, yaml, position) VALUES(?1, ?2, (SELECT COALESCE(MAX(position), 0) "
+      "+ 1 "
       "FROM queues)) ON CONFLICT(name) DO UPDATE SET yaml = excluded.yaml;");
   sqlite3_bind_text(statement, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
   sqlite3_bind_text(statement, 2, yaml.data(), static_cast<int>(yaml.size()), SQLITE_TRANSIENT);

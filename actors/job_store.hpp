@@ -1,7 +1,9 @@
 // Durable record of accepted jobs: <state>/gantry.db (SQLite). A job is
 // written before its submission is acknowledged and marked with its terminal
 // phase when it ends, so after a restart the hub re-submits exactly the jobs
-// that had not ended.
+// that had not ended. Each job's current dispatch is recorded before its
+// Prepares (and again before its Commits) leave, so a restarted hub knows
+// which parts it had committed; cordoned clusters stay cordoned.
 #pragma once
 
 #include <cstdint>
@@ -15,11 +17,22 @@ struct sqlite3_stmt;
 
 namespace gantry::actors {
 
+// A job's current dispatch as recorded: enough for a restarted hub to tell a
+// part it had committed from one it had only prepared.
+struct StoredDispatch {
+  std::uint64_t id = 0;  // 0: none recorded
+  bool committed = false;
+  std::vector<std::string> clusters;  // by part index
+  std::string rendezvous_host;
+  std::int32_t rendezvous_port = 0;
+};
+
 struct StoredJob {
   std::int64_t row = 0;
   std::string name;
   std::string yaml;
   std::int64_t submitted_ms = 0;
+  StoredDispatch dispatch;  // its last recorded dispatch, if any
 };
 
 class JobStore {
@@ -46,8 +59,13 @@ class JobStore {
   void finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms);
   // Removes a row whose submission was refused after it was written.
   void forget(std::int64_t row);
-  // Jobs without a terminal phase, oldest first.
+  // Jobs without a terminal phase, oldest first, with their last dispatch.
   std::vector<StoredJob> unfinished();
+  // The job's current dispatch (one per job: replaces the one before).
+  void record_dispatch(std::int64_t row, const StoredDispatch& dispatch);
+  // Cordoned clusters stay cordoned across restarts.
+  void set_cordoned(std::string_view cluster, bool cordoned);
+  std::vector<std::string> cordoned_clusters();  // by name
   // Applied Volcano Queue documents, so queues outlive a restart (their jobs
   // are re-submitted into them). Applying a name again replaces its document.
   void save_queue(std::string_view name, std::string_view yaml);
@@ -63,6 +81,7 @@ class JobStore {
   void execute(const char* sql);
   sqlite3_stmt* prepare(const char* sql);
   [[noreturn]] void fail(std::string_view what) const;
+  void read_dispatch_parts(std::vector<StoredJob>& jobs);
 
   std::filesystem::path path_;
   sqlite3* db_ = nullptr;
@@ -70,6 +89,9 @@ class JobStore {
   sqlite3_stmt* finish_ = nullptr;
   sqlite3_stmt* forget_ = nullptr;
   sqlite3_stmt* unfinished_ = nullptr;
+  sqlite3_stmt* upsert_dispatch_ = nullptr;
+  sqlite3_stmt* clear_parts_ = nullptr;
+  sqlite3_stmt* insert_part_ = nullptr;
 };
 
 }  // namespace gantry::actors

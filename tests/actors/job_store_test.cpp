@@ -51,6 +51,54 @@ TEST(JobStoreTest, ABatchIsKeptWhenCommittedAndGoneWhenRolledBack) {
   EXPECT_EQ(jobs[1].name, "kept-2");
 }
 
+TEST(JobStoreTest, AJobsCurrentDispatchComesBackWithIt) {
+  testing::TempDir dir;
+  {
+    JobStore store(dir.path());
+    const std::int64_t split = store.add("split", "yaml: 1", 1000);
+    const std::int64_t single = store.add("single", "yaml: 2", 2000);
+    store.add("never-placed", "yaml: 3", 3000);
+    const std::int64_t done = store.add("done", "yaml: 4", 4000);
+    store.record_dispatch(split, StoredDispatch{7, false, {"east", "west"}, "", 0});
+    // The commit replaces the prepare's record, with the rendezvous.
+    store.record_dispatch(split, StoredDispatch{7, true, {"east", "west"}, "10.0.0.5", 29500});
+    store.record_dispatch(single, StoredDispatch{8, true, {"north", "south"}, "", 0});
+    // Placed again: one current dispatch per job, fewer parts this time.
+    store.record_dispatch(single, StoredDispatch{9, false, {"west"}, "", 0});
+    store.record_dispatch(done, StoredDispatch{10, true, {"east"}, "", 0});
+    store.finish(done, "Completed", 5000);
+  }
+  JobStore reopened(dir.path());
+  const std::vector<StoredJob> jobs = reopened.unfinished();
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[0].dispatch.id, 7u);
+  EXPECT_TRUE(jobs[0].dispatch.committed);
+  EXPECT_EQ(jobs[0].dispatch.clusters, (std::vector<std::string>{"east", "west"}));
+  EXPECT_EQ(jobs[0].dispatch.rendezvous_host, "10.0.0.5");
+  EXPECT_EQ(jobs[0].dispatch.rendezvous_port, 29500);
+  EXPECT_EQ(jobs[1].dispatch.id, 9u);
+  EXPECT_FALSE(jobs[1].dispatch.committed);
+  EXPECT_EQ(jobs[1].dispatch.clusters, std::vector<std::string>{"west"});
+  EXPECT_EQ(jobs[2].name, "never-placed");
+  EXPECT_EQ(jobs[2].dispatch.id, 0u);
+  EXPECT_TRUE(jobs[2].dispatch.clusters.empty());
+}
+
+TEST(JobStoreTest, CordonedClustersStayCordonedUntilUncordoned) {
+  testing::TempDir dir;
+  {
+    JobStore store(dir.path());
+    store.set_cordoned("west", true);
+    store.set_cordoned("east", true);
+    store.set_cordoned("east", true);  // twice: still one
+    store.set_cordoned("north", true);
+    store.set_cordoned("north", false);
+    store.set_cordoned("never", false);
+  }
+  JobStore reopened(dir.path());
+  EXPECT_EQ(reopened.cordoned_clusters(), (std::vector<std::string>{"east", "west"}));
+}
+
 TEST(JobStoreTest, EveryOpeningStartsANewGeneration) {
   testing::TempDir dir;
   EXPECT_EQ(JobStore(dir.path()).start_generation(), 1u);
