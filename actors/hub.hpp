@@ -16,10 +16,20 @@ struct HubOptions {
   std::string agents_endpoint = "tcp://127.0.0.1:7800";
   std::string admin_endpoint = "tcp://127.0.0.1:7801";
   std::filesystem::path state_dir = "./var";
+  // What agents are told in their Welcome: how often to beat, and how many
+  // missed beats make the hub dead to them.
   std::chrono::milliseconds heartbeat_interval{1000};
   std::int32_t liveness = 3;
   // Unset: heartbeat_interval x liveness (see HubActorsConfig).
   std::optional<std::chrono::milliseconds> recovery_grace;
+  // The hub's default placement policy (hub::find_placement_policy).
+  std::string placement = "binpack";
+  // An agent silent this long: its cluster is not ready (its jobs stay).
+  std::chrono::milliseconds agent_lease{30'000};
+  // Silent this long (from its last frame): lost, its jobs are requeued.
+  std::chrono::milliseconds lost_grace{120'000};
+  // A Prepare or Commit unanswered this long counts as a Reject.
+  std::chrono::milliseconds prepare_timeout{10'000};
 };
 
 class Hub {

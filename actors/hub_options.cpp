@@ -1,6 +1,9 @@
 #include "actors/hub_options.hpp"
 
+#include "actors/duration_text.hpp"
 #include "config/command_line.hpp"
+#include "hub/duration.hpp"
+#include "hub/placement_policy.hpp"
 
 namespace gantry::actors {
 
@@ -10,6 +13,8 @@ namespace cl = command_line;
 
 const cl::Wording kWording{"{}: missing value", "unknown flag \"{}\"",
                            "unexpected argument \"{}\""};
+
+constexpr std::int64_t kMaxMs = 86'400'000;  // a day
 
 std::string endpoint(const std::string& text) {
   if (text.rfind("tcp://", 0) != 0 && text.rfind("ipc://", 0) != 0)
@@ -22,9 +27,28 @@ std::string directory(const std::string& text) {
   return text;
 }
 
+std::string placement(const std::string& text) {
+  if (hub::find_placement_policy(text) == nullptr)
+    throw std::invalid_argument("expected one of " + hub::placement_policy_names());
+  return text;
+}
+
 cl::Reader<std::chrono::milliseconds> milliseconds() {
-  const auto read = cl::positive<std::int64_t>("expected a positive integer", 86'400'000);
+  const auto read = cl::positive<std::int64_t>("expected a positive integer", kMaxMs);
   return [read](const std::string& text) { return std::chrono::milliseconds(read(text)); };
+}
+
+// hub/duration.hpp's syntax, above zero, at most a day.
+std::chrono::milliseconds duration(const std::string& text) {
+  std::int64_t ms = 0;
+  try {
+    ms = hub::parse_duration_ms(text);
+  } catch (const std::invalid_argument&) {
+    ms = 0;
+  }
+  if (ms <= 0 || ms > kMaxMs)
+    throw std::invalid_argument("expected a duration from 1ms to 24h such as 500ms, 30s or 2m");
+  return std::chrono::milliseconds(ms);
 }
 
 void define(CLI::App& app, HubCommandLine& parsed) {
@@ -32,7 +56,8 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       app,
       "usage: gantry-hub [--agents tcp://HOST:PORT] [--admin tcp://HOST:PORT] [--state DIR]\n"
       "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
-      "                  [--log-level LEVEL]\n");
+      "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
+      "                  [--prepare-timeout DURATION] [--log-level LEVEL]\n");
   HubOptions& options = parsed.options;
   cl::add_read<std::string>(app, "--agents", options.agents_endpoint, endpoint,
                             "where agents connect (default tcp://127.0.0.1:7800)")
@@ -48,7 +73,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       ->type_name("N");
   cl::add_read<std::int32_t>(app, "--liveness", options.liveness,
                              cl::positive<std::int32_t>("expected a positive integer", 86'400'000),
-                             "missed heartbeats before a cluster is not ready (default 3)")
+                             "missed heartbeats before an agent reconnects to the hub (default 3)")
       ->type_name("N");
   cl::add_read<std::optional<std::chrono::milliseconds>>(
       app, "--recovery-grace-ms", options.recovery_grace, milliseconds(),
@@ -56,13 +81,38 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "to list what they still run before those jobs are placed\n"
       "again (default: heartbeat x liveness)")
       ->type_name("N");
+  cl::add_read<std::string>(app, "--placement", options.placement, placement,
+                            "default placement policy: " + hub::placement_policy_names() +
+                                "\n(default binpack; a queue may name its own)")
+      ->type_name("POLICY");
+  cl::add_read<std::chrono::milliseconds>(app, "--agent-lease", options.agent_lease, duration,
+                                          "an agent silent this long makes its cluster not ready;\n"
+                                          "its jobs keep running (default 30s)")
+      ->type_name("DURATION");
+  cl::add_read<std::chrono::milliseconds>(
+      app, "--lost-grace", options.lost_grace, duration,
+      "an agent silent this long (from its last frame) is lost:\n"
+      "its jobs are placed elsewhere (default 2m)")
+      ->type_name("DURATION");
+  cl::add_read<std::chrono::milliseconds>(
+      app, "--prepare-timeout", options.prepare_timeout, duration,
+      "a prepare or commit an agent leaves unanswered this long\n"
+      "counts as a reject (default 10s)")
+      ->type_name("DURATION");
   cl::add_log_level(app, parsed.log_level);
 }
 
 }  // namespace
 
 HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
-  return cl::parse_options("gantry-hub", define, args, kWording);
+  HubCommandLine parsed = cl::parse_options("gantry-hub", define, args, kWording);
+  const HubOptions& options = parsed.options;
+  // A cluster is not ready before it is lost, never the other way round.
+  if (options.lost_grace < options.agent_lease)
+    throw std::invalid_argument("--lost-grace: must be at least --agent-lease (" +
+                                duration_text(options.agent_lease.count()) + ") (got \"" +
+                                duration_text(options.lost_grace.count()) + "\")");
+  return parsed;
 }
 
 std::string hub_usage() {

@@ -13,13 +13,35 @@ TEST(HubOptionsTest, DefaultsMatchTheDocumentedOnes) {
   EXPECT_EQ(parsed.options.heartbeat_interval.count(), 1000);
   EXPECT_EQ(parsed.options.liveness, 3);
   EXPECT_FALSE(parsed.options.recovery_grace.has_value());
+  EXPECT_EQ(parsed.options.placement, "binpack");
+  EXPECT_EQ(parsed.options.agent_lease.count(), 30'000);
+  EXPECT_EQ(parsed.options.lost_grace.count(), 120'000);
+  EXPECT_EQ(parsed.options.prepare_timeout.count(), 10'000);
 }
 
 TEST(HubOptionsTest, ReadsEveryFlag) {
-  const HubCommandLine parsed = parse_hub_command_line(
-      {"--agents", "tcp://0.0.0.0:9000", "--admin", "tcp://127.0.0.1:*", "--state", "/tmp/s",
-       "--heartbeat-ms", "250", "--liveness", "5", "--recovery-grace-ms", "30000", "--log-level",
-       "debug"});
+  const HubCommandLine parsed = parse_hub_command_line({"--agents",
+                                                        "tcp://0.0.0.0:9000",
+                                                        "--admin",
+                                                        "tcp://127.0.0.1:*",
+                                                        "--state",
+                                                        "/tmp/s",
+                                                        "--heartbeat-ms",
+                                                        "250",
+                                                        "--liveness",
+                                                        "5",
+                                                        "--recovery-grace-ms",
+                                                        "30000",
+                                                        "--log-level",
+                                                        "debug",
+                                                        "--placement",
+                                                        "gpu-available",
+                                                        "--agent-lease",
+                                                        "1500ms",
+                                                        "--lost-grace",
+                                                        "1m30s",
+                                                        "--prepare-timeout",
+                                                        "2s"});
   EXPECT_EQ(parsed.options.agents_endpoint, "tcp://0.0.0.0:9000");
   EXPECT_EQ(parsed.options.admin_endpoint, "tcp://127.0.0.1:*");
   EXPECT_EQ(parsed.options.state_dir, "/tmp/s");
@@ -27,6 +49,48 @@ TEST(HubOptionsTest, ReadsEveryFlag) {
   EXPECT_EQ(parsed.options.liveness, 5);
   EXPECT_EQ(parsed.options.recovery_grace->count(), 30000);
   EXPECT_EQ(parsed.log_level, "debug");
+  EXPECT_EQ(parsed.options.placement, "gpu-available");
+  EXPECT_EQ(parsed.options.agent_lease.count(), 1500);
+  EXPECT_EQ(parsed.options.lost_grace.count(), 90'000);
+  EXPECT_EQ(parsed.options.prepare_timeout.count(), 2000);
+}
+
+std::string refusal(std::vector<std::string> args) {
+  try {
+    parse_hub_command_line(args);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(HubOptionsTest, UnknownPlacementNamesTheFlagTheValueAndTheChoices) {
+  EXPECT_EQ(refusal({"--placement", "pack"}),
+            "--placement: expected one of binpack, spread, gpu-available (got \"pack\")");
+  EXPECT_EQ(refusal({"--placement"}), "--placement: missing value");
+  EXPECT_EQ(parse_hub_command_line({"--placement", "spread"}).options.placement, "spread");
+}
+
+TEST(HubOptionsTest, DurationFlagsTakeAUnitAndRefuseTheRest) {
+  const std::string expected = "expected a duration from 1ms to 24h such as 500ms, 30s or 2m";
+  for (const std::string flag : {"--agent-lease", "--lost-grace", "--prepare-timeout"}) {
+    EXPECT_EQ(refusal({flag, "30"}), flag + ": " + expected + " (got \"30\")");
+    EXPECT_EQ(refusal({flag, "soon"}), flag + ": " + expected + " (got \"soon\")");
+    EXPECT_EQ(refusal({flag, "0s"}), flag + ": " + expected + " (got \"0s\")");
+    EXPECT_EQ(refusal({flag, "-5s"}), flag + ": " + expected + " (got \"-5s\")");
+    EXPECT_EQ(refusal({flag, "25h"}), flag + ": " + expected + " (got \"25h\")");
+    EXPECT_EQ(refusal({flag}), flag + ": missing value");
+  }
+}
+
+TEST(HubOptionsTest, LostGraceShorterThanTheLeaseIsRefused) {
+  EXPECT_EQ(refusal({"--agent-lease", "1m", "--lost-grace", "30s"}),
+            "--lost-grace: must be at least --agent-lease (1m) (got \"30s\")");
+  EXPECT_EQ(refusal({"--agent-lease", "3m"}),
+            "--lost-grace: must be at least --agent-lease (3m) (got \"2m\")");
+  const HubCommandLine equal =
+      parse_hub_command_line({"--agent-lease", "2s", "--lost-grace", "2000ms"});
+  EXPECT_EQ(equal.options.lost_grace, equal.options.agent_lease);
 }
 
 TEST(HubOptionsTest, BadValuesNameTheFlagAndTheValue) {
