@@ -1,5 +1,7 @@
 #include "actors/agent_sessions.hpp"
 
+#include <algorithm>
+
 namespace gantry::actors {
 
 std::string AgentSessions::open(const std::string& peer, const std::string& cluster,
@@ -16,29 +18,41 @@ std::string AgentSessions::open(const std::string& peer, const std::string& clus
       existing != by_peer_.end() && existing->second.cluster != cluster) {
     peer_by_cluster_.erase(existing->second.cluster);
   }
-  by_peer_[peer] = Session{peer, cluster, now};
+  by_peer_[peer] = Session{peer, cluster, now, false};
   peer_by_cluster_[cluster] = peer;
   return replaced;
 }
 
-const AgentSessions::Session* AgentSessions::touch(const std::string& peer, hub::TimeMs now) {
+AgentSessions::Touched AgentSessions::touch(const std::string& peer, hub::TimeMs now) {
   auto found = by_peer_.find(peer);
-  if (found == by_peer_.end()) return nullptr;
-  found->second.last_seen_ms = now;
-  return &found->second;
+  if (found == by_peer_.end()) return {};
+  Session& session = found->second;
+  session.last_seen_ms = now;
+  const bool woke = session.silent;
+  session.silent = false;
+  return {&session, woke};
 }
 
-std::vector<AgentSessions::Session> AgentSessions::expire(hub::TimeMs now) {
-  std::vector<Session> expired;
+AgentSessions::Expired AgentSessions::expire(hub::TimeMs now) {
+  Expired expired;
   for (auto it = by_peer_.begin(); it != by_peer_.end();) {
-    if (now - it->second.last_seen_ms >= expiry_ms_) {
-      peer_by_cluster_.erase(it->second.cluster);
-      expired.push_back(std::move(it->second));
+    Session& session = it->second;
+    const hub::TimeMs quiet = now - session.last_seen_ms;
+    if (quiet >= lost_grace_ms_) {
+      peer_by_cluster_.erase(session.cluster);
+      expired.lost.push_back(std::move(session));
       it = by_peer_.erase(it);
-    } else {
-      ++it;
+      continue;
     }
+    if (quiet >= lease_ms_ && !session.silent) {
+      session.silent = true;
+      expired.silent.push_back(session);
+    }
+    ++it;
   }
+  const auto by_cluster = [](const Session& a, const Session& b) { return a.cluster < b.cluster; };
+  std::sort(expired.silent.begin(), expired.silent.end(), by_cluster);
+  std::sort(expired.lost.begin(), expired.lost.end(), by_cluster);
   return expired;
 }
 

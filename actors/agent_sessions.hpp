@@ -1,12 +1,15 @@
 // Which ZeroMQ peer speaks for which cluster, and when each was last heard
-// from. Liveness follows the ZeroMQ guide's Majordomo rule: a session silent
-// for heartbeat interval x liveness has expired.
+// from. Two limits, both measured from the last frame heard:
+// - the lease: a session silent that long is *silent* (its cluster gets no
+//   new placements; what it runs keeps its place), until any frame makes it
+//   live again;
+// - the lost grace: the session is removed (its cluster is lost and its jobs
+//   go back to their queues); the peer must say Hello again.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "hub/job.hpp"
@@ -15,30 +18,43 @@ namespace gantry::actors {
 
 class AgentSessions {
  public:
-  explicit AgentSessions(hub::TimeMs expiry_ms) : expiry_ms_(expiry_ms) {}
+  AgentSessions(hub::TimeMs lease_ms, hub::TimeMs lost_grace_ms)
+      : lease_ms_(lease_ms), lost_grace_ms_(lost_grace_ms) {}
 
   struct Session {
     std::string peer;
     std::string cluster;
     hub::TimeMs last_seen_ms = 0;
+    bool silent = false;
   };
 
   // A Hello: `peer` now speaks for `cluster`, replacing an earlier peer of that
   // cluster. Returns the replaced peer, or "" when there was none.
   std::string open(const std::string& peer, const std::string& cluster, hub::TimeMs now);
-  // Any frame from a registered peer keeps its session alive. Returns nullptr
-  // for a peer that never said Hello (or whose session expired).
-  const Session* touch(const std::string& peer, hub::TimeMs now);
-  // Removes and returns the sessions silent for at least the expiry.
-  std::vector<Session> expire(hub::TimeMs now);
+
+  struct Touched {
+    const Session* session = nullptr;  // nullptr: the peer never said Hello, or was lost
+    bool woke = false;                 // the session was silent until this frame
+  };
+  // Any frame from a registered peer keeps its session alive.
+  Touched touch(const std::string& peer, hub::TimeMs now);
+
+  struct Expired {
+    std::vector<Session> silent;  // the lease ran out just now
+    std::vector<Session> lost;    // the lost grace ran out: removed
+  };
+  // What changed at `now`, each list ordered by cluster name.
+  Expired expire(hub::TimeMs now);
+
   // Cluster -> last seen, for `gantryctl get clusters`.
   std::map<std::string, hub::TimeMs> last_seen() const;
   std::size_t size() const { return by_peer_.size(); }
 
  private:
-  hub::TimeMs expiry_ms_;
-  std::unordered_map<std::string, Session> by_peer_;
-  std::unordered_map<std::string, std::string> peer_by_cluster_;
+  hub::TimeMs lease_ms_;
+  hub::TimeMs lost_grace_ms_;
+  std::map<std::string, Session> by_peer_;  // ordered: expiry order is deterministic
+  std::map<std::string, std::string> peer_by_cluster_;
 };
 
 }  // namespace gantry::actors
