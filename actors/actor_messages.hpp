@@ -20,19 +20,32 @@ struct ReplyTo {
   std::uint64_t seq = 0;
 };
 
-// A Dispatch frame the scheduler built for one cluster's agent.
-struct OutgoingDispatch {
+// A Prepare or Commit the scheduler built for one part of a dispatch: the
+// dispatcher sends it and sends it again until the part's agent answers.
+struct PartFrame {
   std::string cluster;
   std::uint64_t dispatch_id = 0;
   std::string job;
-  std::string frame;
+  std::int32_t part = 0;
+  bool commit = false;  // false: a Prepare
+  std::string frame;    // protocol::encode(...)
 };
 
-// A dispatch an agent must stop.
-struct CancelOrder {
+// A part an agent must stop: Cancel (it was committed) or Abort (it was only
+// prepared, or may have been).
+struct StopOrder {
   std::string cluster;
   std::uint64_t dispatch_id = 0;
   std::string job;
+  bool abort = false;
+  std::int32_t part = 0;  // an Abort names the part
+  std::string reason;     // an Abort says why
+};
+
+// A job's current dispatch for the store, recorded before its frames leave.
+struct DispatchRecord {
+  std::int64_t row = 0;  // the job's row in the store
+  StoredDispatch dispatch;
 };
 
 template <class Inspector>
@@ -40,16 +53,27 @@ typename Inspector::result_type inspect(Inspector& f, ReplyTo& x) {
   return f(caf::meta::type_name("ReplyTo"), x.peer, x.seq);
 }
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, OutgoingDispatch& x) {
-  return f(caf::meta::type_name("OutgoingDispatch"), x.cluster, x.dispatch_id, x.job, x.frame);
+typename Inspector::result_type inspect(Inspector& f, PartFrame& x) {
+  return f(caf::meta::type_name("PartFrame"), x.cluster, x.dispatch_id, x.job, x.part, x.commit,
+           x.frame);
 }
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, CancelOrder& x) {
-  return f(caf::meta::type_name("CancelOrder"), x.cluster, x.dispatch_id, x.job);
+typename Inspector::result_type inspect(Inspector& f, StopOrder& x) {
+  return f(caf::meta::type_name("StopOrder"), x.cluster, x.dispatch_id, x.job, x.abort, x.part,
+           x.reason);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, StoredDispatch& x) {
+  return f(caf::meta::type_name("StoredDispatch"), x.id, x.committed, x.clusters, x.rendezvous_host,
+           x.rendezvous_port);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoredJob& x) {
-  return f(caf::meta::type_name("StoredJob"), x.row, x.name, x.yaml, x.submitted_ms);
+  return f(caf::meta::type_name("StoredJob"), x.row, x.name, x.yaml, x.submitted_ms, x.dispatch);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, DispatchRecord& x) {
+  return f(caf::meta::type_name("DispatchRecord"), x.row, x.dispatch);
 }
 
 }  // namespace gantry::actors
@@ -74,9 +98,11 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gantry::hub::JobRequest)
 
 CAF_BEGIN_TYPE_ID_BLOCK(gantry_hub, caf::first_custom_type_id)
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::ReplyTo))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::OutgoingDispatch))
-CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::CancelOrder))
+CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::PartFrame))
+CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::StopOrder))
+CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::StoredDispatch))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::StoredJob))
+CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::DispatchRecord))
 // Every wire message may travel between actors: one id each, from the table.
 #define GANTRY_CAF_MESSAGE_ID(Struct, id, directions) \
   CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::Struct))
@@ -92,12 +118,15 @@ CAF_ADD_ATOM(gantry_hub, gantry::actors, schedule_atom, "schedule")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, connect_atom, "connect")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, peer_atom, "peer")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, lost_atom, "lost")
+CAF_ADD_ATOM(gantry_hub, gantry::actors, silent_atom, "silent")
+CAF_ADD_ATOM(gantry_hub, gantry::actors, heard_atom, "heard")
+CAF_ADD_ATOM(gantry_hub, gantry::actors, record_atom, "record")
+CAF_ADD_ATOM(gantry_hub, gantry::actors, cordon_atom, "cordon")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, seen_atom, "seen")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, persist_atom, "persist")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, restore_atom, "restore")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, forget_atom, "forget")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, finish_atom, "finish")
-CAF_ADD_ATOM(gantry_hub, gantry::actors, undeliv_atom, "undeliver")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, recovered_atom, "recovered")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, flush_atom, "flush")
 CAF_END_TYPE_ID_BLOCK(gantry_hub)

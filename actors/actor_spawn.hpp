@@ -2,6 +2,9 @@
 // CAF: only the actors' own translation units include this file.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "actors/actor_messages.hpp"
 #include "actors/hub_actors.hpp"
 
@@ -13,23 +16,34 @@ struct SchedulerSettings {
   // After a restart with unfinished jobs: how long agents have to list what
   // they still run before restored jobs are placed again (0: no wait).
   std::chrono::milliseconds recovery_grace{0};
+  // The hub's default placement policy (a name hub::find_placement_policy knows).
+  std::string placement = "binpack";
+  // Clusters cordoned before the restart (from the store): cordoned again.
+  std::vector<std::string> cordoned;
 };
-// Owns the one SchedulerCore. Dispatches go to `dispatcher`, job ends to `store`.
+// Owns the one SchedulerCore. Prepares, commits and stops go to `dispatcher`;
+// dispatch records, cordons and job ends to `store`.
 caf::actor spawn_scheduler(caf::actor_system& system, OutboundSink& sink, Clock clock,
                            caf::actor dispatcher, caf::actor store, SchedulerSettings settings);
 
-// Sends dispatches and cancels to agents, awaits Admit / Reject for at most
-// `answer_timeout`. Learns the scheduler from a (connect_atom, actor) message.
+// Sends prepares, commits, aborts and cancels to agents; sends an unanswered
+// Prepare or Commit again every `resend_interval` and counts it as a Reject
+// after `answer_timeout`. Learns the scheduler from a (connect_atom, actor)
+// message.
 caf::actor spawn_dispatcher(caf::actor_system& system, OutboundSink& sink, Clock clock,
-                            std::chrono::milliseconds tick_interval,
+                            std::chrono::milliseconds resend_interval,
                             std::chrono::milliseconds answer_timeout);
 
 struct RegistryOptions {
+  // Told to agents in the Welcome.
   std::chrono::milliseconds heartbeat_interval{1000};
   std::int32_t liveness = 3;
   std::uint64_t hub_epoch = 0;
+  // Silent this long: the cluster is not ready; this long: lost.
+  std::chrono::milliseconds agent_lease{30'000};
+  std::chrono::milliseconds lost_grace{120'000};
 };
-// Agent sessions: Hello / Welcome, heartbeats, liveness; forwards the rest.
+// Agent sessions: Hello / Welcome, heartbeats, leases; forwards the rest.
 caf::actor spawn_registry(caf::actor_system& system, OutboundSink& sink, Clock clock,
                           RegistryOptions options, caf::actor scheduler, caf::actor dispatcher);
 

@@ -13,10 +13,10 @@ hub::TimeMs seen(const LastSeen& last_seen, const std::string& cluster) {
 
 // Each returns false when nothing has that name.
 bool describe_job(const hub::SchedulerCore& core, const JobEvents& events, const std::string& name,
-                  protocol::DescribeReply& answer) {
+                  hub::TimeMs now, protocol::DescribeReply& answer) {
   const std::optional<hub::JobId> id = core.find_job(name);
   if (!id) return false;
-  answer.job = job_info(core, *id);
+  answer.job = job_info(core, *id, now);
   if (core.job(*id).spec) answer.spec = *core.job(*id).spec;
   answer.events = events.list(*id);
   return true;
@@ -42,11 +42,12 @@ bool describe_queue(const hub::SchedulerCore& core, const std::string& name,
 }  // namespace
 
 protocol::ListReply list_reply(const hub::SchedulerCore& core, const protocol::ListRequest& request,
-                               const LastSeen& last_seen) {
+                               const LastSeen& last_seen, hub::TimeMs now) {
   protocol::ListReply answer;
   if (request.kind == "jobs") {
     answer.jobs.reserve(core.job_count());
-    for (hub::JobId id = 0; id < core.job_count(); ++id) answer.jobs.push_back(job_info(core, id));
+    for (hub::JobId id = 0; id < core.job_count(); ++id)
+      answer.jobs.push_back(job_info(core, id, now));
   } else if (request.kind == "clusters") {
     for (hub::ClusterIndex i = 0; i < core.cluster_count(); ++i) {
       answer.clusters.push_back(cluster_info(core, i, seen(last_seen, core.cluster(i).name())));
@@ -65,10 +66,10 @@ protocol::ListReply list_reply(const hub::SchedulerCore& core, const protocol::L
 
 protocol::DescribeReply describe_reply(const hub::SchedulerCore& core, const JobEvents& events,
                                        const protocol::DescribeRequest& request,
-                                       const LastSeen& last_seen) {
+                                       const LastSeen& last_seen, hub::TimeMs now) {
   protocol::DescribeReply answer;
   if (request.kind == "job") {
-    answer.ok = describe_job(core, events, request.name, answer);
+    answer.ok = describe_job(core, events, request.name, now, answer);
   } else if (request.kind == "cluster") {
     answer.ok = describe_cluster(core, request.name, last_seen, answer);
   } else if (request.kind == "queue") {

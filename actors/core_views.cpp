@@ -1,16 +1,65 @@
 #include "actors/core_views.hpp"
 
+#include <map>
 #include <string>
 
 namespace gantry::actors {
 
-protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id) {
+namespace {
+
+// Replicas per task name, from counts indexed like the job's GangShape tasks.
+std::map<std::string, std::int32_t> by_task_name(const hub::Job& job,
+                                                 const std::vector<std::int32_t>& counts) {
+  std::map<std::string, std::int32_t> named;
+  for (std::size_t task = 0; task < counts.size() && task < job.gang.tasks.size(); ++task)
+    named[job.gang.tasks[task].name] = counts[task];
+  return named;
+}
+
+// Where its current (or last) dispatch placed it, part by part.
+void add_parts(const hub::SchedulerCore& core, const hub::Job& job, protocol::JobInfo& info) {
+  if (job.placement_notes) {
+    for (const hub::PartSummary& part : job.placement_notes->parts) {
+      const std::string& cluster = core.cluster(part.cluster).name();
+      info.parts.push_back(protocol::JobPart{cluster, by_task_name(job, part.task_replicas)});
+      info.clusters.push_back(cluster);
+    }
+  }
+  // A job that ended while the hub was away has no placement, only its cluster.
+  if (info.clusters.empty() && job.cluster != hub::kNoCluster)
+    info.clusters.push_back(core.cluster(job.cluster).name());
+}
+
+// A pending job: how its policy scores the clusters now; otherwise the
+// scores of the decision that placed it.
+void add_scores(const hub::SchedulerCore& core, const hub::Job& job, hub::TimeMs now,
+                protocol::JobInfo& info) {
+  std::vector<hub::ClusterRank> computed;
+  const std::vector<hub::ClusterRank>* ranks = nullptr;
+  if (job.phase == hub::JobPhase::kPending) {
+    core.score_clusters(job, now, computed);
+    ranks = &computed;
+  } else if (job.placement_notes) {
+    ranks = &job.placement_notes->last_scores;
+  }
+  if (ranks == nullptr) return;
+  for (const hub::ClusterRank& rank : *ranks)
+    info.scores.push_back(
+        protocol::ClusterScoreInfo{core.cluster(rank.cluster).name(), rank.score});
+}
+
+}  // namespace
+
+protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::TimeMs now) {
   const hub::Job& job = core.job(id);
   protocol::JobInfo info;
   info.name = job.name;
   info.queue = core.queue_name(job.queue);
   info.phase = std::string(hub::phase_name(job.phase));
-  if (job.cluster != hub::kNoCluster) info.clusters.push_back(core.cluster(job.cluster).name());
+  add_parts(core, job, info);
+  info.placement = core.policy_for(job).name();
+  add_scores(core, job, now, info);
+  info.epoch = job.epoch;
   info.reason = core.reason_text(job);
   info.priority = job.priority;
   info.min_available = job.gang.min_available;
@@ -35,6 +84,7 @@ protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterI
   info.capacity = cluster.total_allocatable().to_list();
   info.allocated = (cluster.total_allocatable() - cluster.total_free()).to_list();
   info.last_seen_ms = last_seen_ms;
+  info.cordoned = cluster.cordoned();
   return info;
 }
 
@@ -95,22 +145,38 @@ std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex ind
          std::to_string(running) + " running, " + std::to_string(finished) + " finished";
 }
 
-protocol::Dispatch wire_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision) {
-  const hub::Job& job = core.job(decision.job);
-  protocol::Dispatch dispatch;
-  dispatch.dispatch_id = decision.dispatch;
+protocol::Prepare prepare_message(const hub::SchedulerCore& core, const hub::Dispatch& dispatch,
+                                  std::size_t index) {
+  const hub::Job& job = core.job(dispatch.job);
+  const hub::DispatchPart& part = dispatch.parts[index];
+  protocol::Prepare prepare;
+  prepare.dispatch_id = dispatch.id;
+  prepare.part = static_cast<std::int32_t>(index);
+  prepare.parts = static_cast<std::int32_t>(dispatch.parts.size());
+  prepare.epoch = dispatch.epoch;
   if (job.spec) {
-    dispatch.job = *job.spec;
+    prepare.job = *job.spec;
   } else {
-    dispatch.job.name = job.name;  // jobs submitted without a spec (sim, bench)
+    prepare.job.name = job.name;  // jobs submitted without a spec (sim, bench)
   }
-  const hub::Dispatch* placed = core.find_dispatch(decision.dispatch);
-  if (placed == nullptr) return dispatch;
-  for (std::size_t task = 0; task < placed->task_replicas.size() && task < job.gang.tasks.size();
-       ++task) {
-    dispatch.task_replicas[job.gang.tasks[task].name] = placed->task_replicas[task];
+  prepare.task_replicas = by_task_name(job, part.task_replicas);
+  const hub::ClusterState& cluster = core.cluster(part.cluster);
+  prepare.nodes.reserve(part.assignment.size());
+  for (const hub::NodeAssignment& entry : part.assignment) {
+    if (entry.task >= job.gang.tasks.size() || entry.node >= cluster.node_count()) continue;
+    prepare.nodes.push_back(
+        protocol::PlacedReplica{job.gang.tasks[entry.task].name, cluster.node(entry.node).name});
   }
-  return dispatch;
+  prepare.rank_offset = part.rank_offset;
+  prepare.world_size = dispatch.world_size;
+  prepare.task_index_offsets = by_task_name(job, part.task_index_offset);
+  return prepare;
+}
+
+protocol::Commit commit_message(const hub::SchedulerCore& core, const hub::Dispatch& dispatch,
+                                std::size_t part) {
+  return protocol::Commit{dispatch.id, core.job(dispatch.job).name, static_cast<std::int32_t>(part),
+                          dispatch.rendezvous_host, dispatch.rendezvous_port};
 }
 
 }  // namespace gantry::actors

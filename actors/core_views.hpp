@@ -14,7 +14,8 @@ namespace gantry::actors {
 // The only queue until queues can be applied (FIFO).
 inline constexpr std::string_view kDefaultQueue = "default";
 
-protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id);
+// `now` scores the clusters of a pending job (what it would be placed by now).
+protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::TimeMs now);
 // `last_seen_ms` comes from the agent sessions, which the core does not track.
 protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterIndex index,
                                    hub::TimeMs last_seen_ms);
@@ -24,8 +25,13 @@ bool is_listed_queue(const hub::SchedulerCore& core, hub::QueueIndex index);
 // "3 pending, 1 dispatched, 2 running, 7 finished": what QueueInfo has no field for.
 std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex index);
 
-// The Dispatch an agent receives for `decision`: the job's spec and the
-// replicas of each task placed on that cluster.
-protocol::Dispatch wire_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision);
+// The Prepare the agent of `dispatch.parts[part]` receives: the job's spec,
+// the part's replicas per task and the nodes the hub chose for them, and
+// where the part's replicas stand in the whole gang (ranks, task indices).
+protocol::Prepare prepare_message(const hub::SchedulerCore& core, const hub::Dispatch& dispatch,
+                                  std::size_t part);
+// The Commit of `dispatch.parts[part]`: start, meeting at the dispatch's rendezvous.
+protocol::Commit commit_message(const hub::SchedulerCore& core, const hub::Dispatch& dispatch,
+                                std::size_t part);
 
 }  // namespace gantry::actors

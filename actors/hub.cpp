@@ -35,21 +35,29 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   SchedulerSettings settings;
   settings.first_dispatch_id = (config.store->start_generation() << kDispatchSerialBits) + 1;
   if (!unfinished.empty()) settings.recovery_grace = config.recovery_grace.value_or(expiry);
+  settings.placement = config.placement;
+  settings.cordoned = config.store->cordoned_clusters();
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store);
-  actors.dispatcher =
-      spawn_dispatcher(system, sink, config.clock, config.heartbeat_interval, expiry);
+  actors.dispatcher = spawn_dispatcher(system, sink, config.clock, config.heartbeat_interval,
+                                       config.prepare_timeout);
   actors.scheduler =
       spawn_scheduler(system, sink, config.clock, actors.dispatcher, actors.store, settings);
   caf::anon_send(actors.dispatcher, connect_atom_v, actors.scheduler);
+  RegistryOptions registry;
+  registry.heartbeat_interval = config.heartbeat_interval;
+  registry.liveness = config.liveness;
+  registry.hub_epoch = config.hub_epoch;
+  registry.agent_lease = config.agent_lease;
+  registry.lost_grace = config.lost_grace;
   actors.registry =
-      spawn_registry(system, sink, config.clock,
-                     RegistryOptions{config.heartbeat_interval, config.liveness, config.hub_epoch},
-                     actors.scheduler, actors.dispatcher);
+      spawn_registry(system, sink, config.clock, registry, actors.scheduler, actors.dispatcher);
   for (std::size_t i = 0; i < std::max<std::size_t>(1, config.submission_validators); ++i)
-    actors.queues.push_back(spawn_queue(system, sink, config.clock, actors.scheduler, actors.store));
+    actors.queues.push_back(
+        spawn_queue(system, sink, config.clock, actors.scheduler, actors.store));
   // Queues first: the restored jobs are re-submitted into them.
-  for (const std::string& yaml : queues) caf::anon_send(actors.scheduler, restore_atom_v, protocol::ApplyRequest{yaml});
+  for (const std::string& yaml : queues)
+    caf::anon_send(actors.scheduler, restore_atom_v, protocol::ApplyRequest{yaml});
   // Before any new submission can arrive, so the old jobs keep their place.
   for (const StoredJob& job : unfinished) caf::anon_send(actors.queues.front(), job);
   if (!unfinished.empty()) {
@@ -60,8 +68,10 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
 }
 
 void stop_hub_actors(const HubActors& actors) {
-  for (const caf::actor& actor : actors.queues) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-  for (const caf::actor& actor : {actors.registry, actors.dispatcher, actors.scheduler, actors.store}) {
+  for (const caf::actor& actor : actors.queues)
+    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  for (const caf::actor& actor :
+       {actors.registry, actors.dispatcher, actors.scheduler, actors.store}) {
     caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   }
 }
@@ -97,6 +107,8 @@ class InboundRoutes {
   void operator()(protocol::ListRequest& body) { to(actors_.scheduler, body); }
   void operator()(protocol::DescribeRequest& body) { to(actors_.scheduler, body); }
   void operator()(protocol::CancelRequest& body) { to(actors_.scheduler, body); }
+  // Cordon, uncordon, drain: the scheduler owns the clusters' state.
+  void operator()(protocol::ClusterActionRequest& body) { to(actors_.scheduler, body); }
 
  private:
   template <class Body>
@@ -116,9 +128,13 @@ void InboundRouter::on_message(InboundMessage message) {
              message.body);
 }
 
+// A Prepare or Commit that could not be sent is sent again by the dispatcher
+// until its answer is due (then it counts as a Reject): nothing to do here.
 void InboundRouter::on_undeliverable(const OutboundFrame& frame, std::string_view why) {
   if (frame.dispatch_id != 0) {
-    caf::anon_send(actors_.dispatcher, undeliv_atom_v, frame.dispatch_id);
+    spdlog::info(
+        "frame of dispatch {} to peer '{}' not sent ({}): sent again until its answer is due",
+        frame.dispatch_id, frame.peer, why);
   } else {
     spdlog::debug("frame to {} peer '{}' dropped: {}", channel_name(frame.channel), frame.peer,
                   why);
@@ -155,6 +171,10 @@ struct Hub::Running {
     actors_config.heartbeat_interval = options.heartbeat_interval;
     actors_config.liveness = options.liveness;
     actors_config.recovery_grace = options.recovery_grace;
+    actors_config.placement = options.placement;
+    actors_config.agent_lease = options.agent_lease;
+    actors_config.lost_grace = options.lost_grace;
+    actors_config.prepare_timeout = options.prepare_timeout;
     actors_config.hub_epoch = new_hub_epoch();
     actors_config.store = store;
     actors_config.detached_store = true;

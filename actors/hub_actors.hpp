@@ -2,9 +2,10 @@
 // spawn_hub_actors(); the I/O bridge (or a test) feeds them through an
 // InboundRouter and they answer through an OutboundSink.
 //
-//   bridge -> router -> registry (agent sessions, liveness) -> dispatcher -> scheduler
+//   bridge -> router -> registry (agent sessions, leases) -> dispatcher -> scheduler
 //                    -> queue (validation) -> store (SQLite) -> scheduler (the core)
-//                    -> scheduler (list / describe / cancel)
+//                    -> scheduler (list / describe / cancel / cordon / drain)
+//   scheduler -> store (dispatch record) -> scheduler -> dispatcher (Prepare / Commit)
 #pragma once
 
 #include <caf/actor.hpp>
@@ -13,8 +14,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <vector>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "actors/inbound.hpp"
 #include "actors/job_store.hpp"
@@ -28,9 +30,17 @@ hub::TimeMs wall_clock_ms();
 struct HubActorsConfig {
   OutboundSink* sink = nullptr;  // must outlive the actors
   Clock clock = wall_clock_ms;
+  // Told to agents in the Welcome; also how often unanswered frames are sent again.
   std::chrono::milliseconds heartbeat_interval{1000};
   std::int32_t liveness = 3;
   std::uint64_t hub_epoch = 0;
+  // An agent silent this long: not ready; this long (from its last frame): lost.
+  std::chrono::milliseconds agent_lease{30'000};
+  std::chrono::milliseconds lost_grace{120'000};
+  // A Prepare or Commit unanswered this long counts as a Reject.
+  std::chrono::milliseconds prepare_timeout{10'000};
+  // The hub's default placement policy.
+  std::string placement = "binpack";
   // Jobs it holds without a terminal phase are re-submitted at spawn.
   std::shared_ptr<JobStore> store;
   // SQLite blocks: in production the store actor gets its own thread.

@@ -21,8 +21,8 @@ struct OutboundFrame {
   Channel channel = Channel::kAgents;
   std::string peer;   // ZeroMQ routing id
   std::string frame;  // protocol::encode(...)
-  // Set for Dispatch frames so that a frame the bridge cannot deliver comes
-  // back to the dispatcher as "agent unreachable".
+  // Set for Prepare and Commit frames, so that a frame the bridge cannot
+  // deliver is logged with its dispatch (the dispatcher sends it again).
   std::uint64_t dispatch_id = 0;
 };
 

@@ -1,11 +1,15 @@
 // The scheduler actor: the one owner of hub::SchedulerCore. Every other actor
 // forwards what it learns here; after each change one scheduling pass is
-// queued (coalesced), and its decisions go to the dispatcher as one batch.
-// What agents' answers (and a restart's leftovers) mean is hub::Reconciler's:
-// this actor feeds it and sends what it decides.
+// queued (coalesced). A pass's dispatches are recorded in the store (one
+// write), and only then do their Prepares go to the dispatcher (one batch);
+// a commit is recorded before its Commits leave. What agents' answers, their
+// silence and a restart's leftovers mean is hub::Reconciler's: this actor
+// feeds it and carries out what it decides.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -14,6 +18,7 @@
 #include "actors/core_views.hpp"
 #include "actors/job_events.hpp"
 #include "config/volcano_queue.hpp"
+#include "hub/placement_policy.hpp"
 #include "hub/reconciler.hpp"
 #include "hub/scheduler.hpp"
 #include "protocol/envelope.hpp"
@@ -25,7 +30,7 @@ namespace {
 class Scheduler {
  public:
   Scheduler(caf::event_based_actor* self, OutboundSink& sink, Clock clock, caf::actor dispatcher,
-            caf::actor store, SchedulerSettings settings)
+            caf::actor store, const SchedulerSettings& settings)
       : self_(self),
         sink_(sink),
         clock_(std::move(clock)),
@@ -34,6 +39,9 @@ class Scheduler {
         core_(core_options(settings)),
         reconciler_(core_) {
     core_.ensure_queue(kDefaultQueue);  // listed even before its first job
+    // Known before their agents say Hello, so nothing is placed there meanwhile.
+    for (const std::string& cluster : settings.cordoned)
+      core_.set_cordoned(core_.add_cluster(cluster), true);
     if (settings.recovery_grace.count() > 0) {
       reconciler_.begin_recovery();
       self_->delayed_send(self_, settings.recovery_grace, recovered_atom_v);
@@ -43,14 +51,22 @@ class Scheduler {
   caf::behavior behavior() {
     return {
         [this](const ReplyTo& to, hub::JobRequest& request, std::int64_t row,
-               std::int64_t submitted_ms) { accept(&to, std::move(request), row, submitted_ms); },
-        [this](restore_atom, hub::JobRequest& request, std::int64_t row,
                std::int64_t submitted_ms) {
-          accept(nullptr, std::move(request), row, submitted_ms);
+          accept(&to, std::move(request), row, submitted_ms, nullptr);
+        },
+        [this](restore_atom, hub::JobRequest& request, std::int64_t row, std::int64_t submitted_ms,
+               const StoredDispatch& record) {
+          accept(nullptr, std::move(request), row, submitted_ms, &record);
         },
         [this](const protocol::Hello& hello) { reconcile(&hub::Reconciler::on_hello, hello); },
         [this](const protocol::UsageReport& report) {
           reconcile(&hub::Reconciler::on_usage, report);
+        },
+        [this](silent_atom, const std::string& cluster) {
+          reconcile(&hub::Reconciler::on_cluster_silent, cluster);
+        },
+        [this](heard_atom, const std::string& cluster) {
+          reconcile(&hub::Reconciler::on_cluster_heard, cluster);
         },
         [this](lost_atom, const std::string& cluster) {
           reconcile(&hub::Reconciler::on_cluster_lost, cluster);
@@ -74,14 +90,20 @@ class Scheduler {
         [this](const ReplyTo& to, const protocol::CancelRequest& request) {
           on_cancel(to, request);
         },
+        [this](const ReplyTo& to, const protocol::ClusterActionRequest& request) {
+          on_cluster_action(to, request);
+        },
         [this](const ReplyTo& to, const protocol::ApplyRequest& request) {
           reply(to, apply_queue(request.yaml, true));
         },
-        [this](restore_atom, const protocol::ApplyRequest& request) { apply_queue(request.yaml, false); },
+        [this](restore_atom, const protocol::ApplyRequest& request) {
+          apply_queue(request.yaml, false);
+        },
         [this](const ReplyTo& to, const protocol::DeleteRequest& request) {
           reply(to, delete_queue(request));
         },
         [this](schedule_atom) { run_pass(); },
+        [this](tick_atom) { request_pass(); },  // a backoff ran out
         [this](recovered_atom) { reconcile(&hub::Reconciler::end_recovery); },
     };
   }
@@ -90,6 +112,8 @@ class Scheduler {
   static hub::SchedulerOptions core_options(const SchedulerSettings& settings) {
     hub::SchedulerOptions options;
     options.first_dispatch_id = settings.first_dispatch_id;
+    if (const hub::PlacementPolicy* policy = hub::find_placement_policy(settings.placement))
+      options.placement = *policy;
     return options;
   }
 
@@ -138,39 +162,111 @@ class Scheduler {
     self_->send(self_, schedule_atom_v);
   }
 
+  // A pass at `at` (a backoff runs out then).
+  void request_pass_at(hub::TimeMs at) {
+    const hub::TimeMs delay = std::max<hub::TimeMs>(0, at - now());
+    self_->delayed_send(self_, std::chrono::milliseconds(delay), tick_atom_v);
+  }
+
   void run_pass() {
     pass_queued_ = false;
     const hub::TimeMs at = now();
     const std::vector<hub::Decision>& decisions = core_.schedule(at);
     if (decisions.empty()) return;
-    std::vector<OutgoingDispatch> batch;
-    std::vector<CancelOrder> evictions;
-    batch.reserve(decisions.size());
+    std::vector<StopOrder> evictions;
+    std::vector<DispatchRecord> records;
+    std::vector<PartFrame> prepares;
     for (const hub::Decision& decision : decisions) {
       const hub::Job& job = core_.job(decision.job);
-      const std::string& cluster = core_.cluster(decision.cluster).name();
       if (decision.kind == hub::Decision::Kind::kEvict) {
-        // The core has already requeued the job; its agent must stop it.
-        evictions.push_back(CancelOrder{cluster, decision.dispatch, job.name});
+        // The core has already requeued the job; its agent must stop its part.
+        const std::string& cluster = core_.cluster(decision.cluster).name();
+        evictions.push_back(StopOrder{cluster, decision.dispatch, job.name, false, 0, ""});
         events_.add(decision.job, at, "evicted from " + cluster + " to make room; requeued");
         spdlog::info("job {}: evicted from cluster {}", job.name, cluster);
         continue;
       }
-      batch.push_back(OutgoingDispatch{cluster, decision.dispatch, job.name,
-                                       protocol::encode(wire_dispatch(core_, decision))});
-      events_.add(decision.job, at, "dispatched to " + cluster);
-      spdlog::debug("job {}: dispatch {} to cluster {}", job.name, decision.dispatch, cluster);
+      const hub::Dispatch* dispatch = core_.find_dispatch(decision.dispatch);
+      if (dispatch == nullptr) continue;  // evicted later in the same pass
+      records.push_back(record_of(*dispatch));
+      for (std::size_t part = 0; part < dispatch->parts.size(); ++part) {
+        prepares.push_back(PartFrame{core_.cluster(dispatch->parts[part].cluster).name(),
+                                     dispatch->id, job.name, static_cast<std::int32_t>(part), false,
+                                     protocol::encode(prepare_message(core_, *dispatch, part))});
+      }
+      events_.add(decision.job, at, "dispatched to " + cluster_names(*dispatch));
+      spdlog::debug("job {}: dispatch {} to cluster(s) {}", job.name, dispatch->id,
+                    cluster_names(*dispatch));
     }
     // Stops first, so the evicted jobs' resources are freed before new ones start.
     if (!evictions.empty()) self_->send(dispatcher_, std::move(evictions));
-    if (!batch.empty()) self_->send(dispatcher_, std::move(batch));
+    record_then_send(std::move(records), std::move(prepares));
+  }
+
+  std::string cluster_names(const hub::Dispatch& dispatch) const {
+    std::string names;
+    for (const hub::DispatchPart& part : dispatch.parts)
+      names += (names.empty() ? "" : ", ") + core_.cluster(part.cluster).name();
+    return names;
+  }
+
+  DispatchRecord record_of(const hub::Dispatch& dispatch) const {
+    DispatchRecord record;
+    record.row = dispatch.job < store_rows_.size() ? store_rows_[dispatch.job] : 0;
+    record.dispatch.id = dispatch.id;
+    record.dispatch.committed = dispatch.committed;
+    for (const hub::DispatchPart& part : dispatch.parts)
+      record.dispatch.clusters.push_back(core_.cluster(part.cluster).name());
+    record.dispatch.rendezvous_host = dispatch.rendezvous_host;
+    record.dispatch.rendezvous_port = dispatch.rendezvous_port;
+    return record;
+  }
+
+  // The frames leave only once the store has committed the records: a hub
+  // that restarts in between knows every part it may have prepared or
+  // committed.
+  void record_then_send(std::vector<DispatchRecord> records, std::vector<PartFrame> frames) {
+    if (frames.empty()) return;
+    auto pending = std::make_shared<std::vector<PartFrame>>(std::move(frames));
+    self_->request(store_, caf::infinite, record_atom_v, std::move(records))
+        .then([this, pending](const std::string& error) { recorded(*pending, error); },
+              [this, pending](caf::error& error) {
+                recorded(*pending, self_->system().render(error));
+              });
+  }
+
+  // Frames of dispatches that moved on meanwhile (cancelled, evicted,
+  // rejected) are dropped: nothing of them may start.
+  void recorded(std::vector<PartFrame>& frames, const std::string& error) {
+    if (!error.empty()) {
+      give_up(frames, error);
+      return;
+    }
+    std::erase_if(frames, [this](const PartFrame& frame) {
+      return core_.find_dispatch(frame.dispatch_id) == nullptr;
+    });
+    if (!frames.empty()) self_->send(dispatcher_, std::move(frames));
+  }
+
+  // Not recorded, so not sent: each dispatch is refused as if its first part
+  // had been (its job goes back to its queue).
+  void give_up(const std::vector<PartFrame>& frames, const std::string& error) {
+    spdlog::error("cannot record {} frame(s) in the job store, not sent: {}", frames.size(), error);
+    for (const PartFrame& frame : frames) {
+      const hub::Dispatch* dispatch = core_.find_dispatch(frame.dispatch_id);
+      if (dispatch == nullptr) continue;  // refused already (its first frame) or moved on
+      reconcile(&hub::Reconciler::on_reject, core_.cluster(dispatch->parts.front().cluster).name(),
+                protocol::Reject{frame.dispatch_id, frame.job,
+                                 "the hub could not record it: " + error, 0});
+    }
   }
 
   // ---- submissions
 
-  // `to` is null for a job re-submitted from the store after a restart.
+  // `to` is null for a job re-submitted from the store after a restart, with
+  // its last dispatch record.
   void accept(const ReplyTo* to, hub::JobRequest request, std::int64_t row,
-              hub::TimeMs submitted_ms) {
+              hub::TimeMs submitted_ms, const StoredDispatch* stored) {
     const std::string name = request.name;
     hub::JobId id = 0;
     try {
@@ -185,8 +281,13 @@ class Scheduler {
     if (to) {
       spdlog::info("job {} submitted", name);
       reply(*to, protocol::SubmitJobReply{true, name, ""});
+    } else if (stored != nullptr && stored->id != 0) {
+      const hub::RestoredDispatch record{stored->id, stored->committed, stored->clusters,
+                                         stored->rendezvous_host, stored->rendezvous_port};
+      reconcile(&hub::Reconciler::on_restored, id, &record);
     } else {
-      reconcile(&hub::Reconciler::on_restored, id);
+      reconcile(&hub::Reconciler::on_restored, id,
+                static_cast<const hub::RestoredDispatch*>(nullptr));
     }
     request_pass();
   }
@@ -209,28 +310,84 @@ class Scheduler {
   void reconcile(Input input, Args&&... args) {
     outbox_.clear();
     (reconciler_.*input)(std::forward<Args>(args)..., now(), outbox_);
-    drain(outbox_);
+    carry_out(outbox_);
   }
 
-  void drain(hub::Outbox& out) {
+  void carry_out(hub::Outbox& out) {
     for (hub::LogLine& line : out.log) log(line);
     for (hub::JobEvent& event : out.events) events_.add(event.job, event.at, std::move(event.text));
     for (const hub::JobEnd& end : out.ends) record_end(end);
-    if (!out.cancels.empty()) {
-      std::vector<CancelOrder> orders;
-      orders.reserve(out.cancels.size());
-      for (hub::AgentCancel& cancel : out.cancels)
-        orders.push_back(CancelOrder{std::move(cancel.cluster), cancel.dispatch, std::move(cancel.job)});
-      self_->send(dispatcher_, std::move(orders));
-    }
+    send_stops(out);
+    send_commits(out.commits);
     if (out.pass_wanted) request_pass();
+    if (out.pass_at > 0) request_pass_at(out.pass_at);
+  }
+
+  void send_stops(hub::Outbox& out) {
+    if (out.cancels.empty() && out.aborts.empty()) return;
+    std::vector<StopOrder> orders;
+    orders.reserve(out.cancels.size() + out.aborts.size());
+    for (hub::AgentCancel& cancel : out.cancels)
+      orders.push_back(StopOrder{std::move(cancel.cluster), cancel.dispatch, std::move(cancel.job),
+                                 false, 0, ""});
+    for (hub::AgentCancel& abort : out.aborts) {
+      const std::int32_t part = part_index(abort.dispatch, abort.job, abort.cluster);
+      orders.push_back(StopOrder{std::move(abort.cluster), abort.dispatch, std::move(abort.job),
+                                 true, part, std::move(abort.reason)});
+    }
+    self_->send(dispatcher_, std::move(orders));
+  }
+
+  // The index of the part of `dispatch` on `cluster`, for an Abort (the agent
+  // knows its part by the dispatch id; the index is informative). Exact while
+  // the core holds the dispatch; once released (a reject, a lost cluster), the
+  // job's last placement says it, unless the job was placed again since; else 0.
+  std::int32_t part_index(hub::DispatchId id, const std::string& job_name,
+                          const std::string& cluster) const {
+    const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
+    if (!index) return 0;
+    const auto position = [&](const auto& parts) -> std::int32_t {
+      for (std::size_t part = 0; part < parts.size(); ++part)
+        if (parts[part].cluster == *index) return static_cast<std::int32_t>(part);
+      return 0;
+    };
+    if (const hub::Dispatch* dispatch = core_.find_dispatch(id)) return position(dispatch->parts);
+    const std::optional<hub::JobId> job = core_.find_job(job_name);
+    if (!job || core_.job(*job).dispatch != 0 || !core_.job(*job).placement_notes) return 0;
+    return position(core_.job(*job).placement_notes->parts);
+  }
+
+  // Every part admitted: the commit (and the rendezvous) is recorded, then
+  // each part gets its Commit.
+  void send_commits(const std::vector<hub::DispatchId>& commits) {
+    if (commits.empty()) return;
+    std::vector<DispatchRecord> records;
+    std::vector<PartFrame> frames;
+    for (hub::DispatchId id : commits) {
+      const hub::Dispatch* dispatch = core_.find_dispatch(id);
+      if (dispatch == nullptr) continue;
+      records.push_back(record_of(*dispatch));
+      const std::string& job = core_.job(dispatch->job).name;
+      for (std::size_t part = 0; part < dispatch->parts.size(); ++part) {
+        frames.push_back(PartFrame{core_.cluster(dispatch->parts[part].cluster).name(), id, job,
+                                   static_cast<std::int32_t>(part), true,
+                                   protocol::encode(commit_message(core_, *dispatch, part))});
+      }
+    }
+    record_then_send(std::move(records), std::move(frames));
   }
 
   static void log(const hub::LogLine& line) {
     switch (line.level) {
-      case hub::LogLine::Level::kInfo: spdlog::info(line.text); break;
-      case hub::LogLine::Level::kWarn: spdlog::warn(line.text); break;
-      case hub::LogLine::Level::kError: spdlog::error(line.text); break;
+      case hub::LogLine::Level::kInfo:
+        spdlog::info(line.text);
+        break;
+      case hub::LogLine::Level::kWarn:
+        spdlog::warn(line.text);
+        break;
+      case hub::LogLine::Level::kError:
+        spdlog::error(line.text);
+        break;
     }
   }
 
@@ -243,11 +400,11 @@ class Scheduler {
   // ---- admin
 
   void on_list(const ReplyTo& to, const protocol::ListRequest& request) {
-    reply(to, list_reply(core_, request, last_seen_));
+    reply(to, list_reply(core_, request, last_seen_, now()));
   }
 
   void on_describe(const ReplyTo& to, const protocol::DescribeRequest& request) {
-    reply(to, describe_reply(core_, events_, request, last_seen_));
+    reply(to, describe_reply(core_, events_, request, last_seen_, now()));
   }
 
   void on_cancel(const ReplyTo& to, const protocol::CancelRequest& request) {
@@ -262,7 +419,7 @@ class Scheduler {
     }
     outbox_.clear();
     const std::optional<std::string> refused = reconciler_.cancel(request.name, now(), outbox_);
-    drain(outbox_);
+    carry_out(outbox_);
     if (refused) {
       answer.error = *refused;
       return answer;
@@ -270,6 +427,51 @@ class Scheduler {
     answer.ok = true;
     answer.message = "job \"" + request.name + "\" cancelled";
     return answer;
+  }
+
+  // Cordon, uncordon or drain; the cordon is recorded before the answer.
+  void on_cluster_action(const ReplyTo& to, const protocol::ClusterActionRequest& request) {
+    const std::string& name = request.name;
+    const hub::TimeMs at = now();
+    std::optional<std::string> refused;
+    std::string done;
+    outbox_.clear();
+    if (request.action == "cordon" || request.action == "uncordon") {
+      refused = reconciler_.cordon(name, request.action == "cordon", at, outbox_);
+      done = "cluster/" + name + " " + request.action + "ed";
+    } else if (request.action == "drain") {
+      const std::optional<hub::ClusterIndex> index = core_.find_cluster(name);
+      const std::size_t stopping = index ? core_.dispatches_on(*index).size() : 0;
+      refused = reconciler_.drain(name, at, outbox_);
+      done = "cluster/" + name + " drained: " + std::to_string(stopping) + " job(s) stopping";
+    } else {
+      reply(to, protocol::AdminResult{false, "",
+                                      "action: unknown action \"" + request.action +
+                                          "\" (expected cordon, uncordon or drain)"});
+      return;
+    }
+    carry_out(outbox_);
+    if (refused) {
+      reply(to, protocol::AdminResult{false, "", *refused});
+      return;
+    }
+    const bool cordoned = request.action != "uncordon";
+    self_->request(store_, caf::infinite, cordon_atom_v, name, cordoned)
+        .then(
+            [this, to, done](const std::string& error) { answer_cluster_action(to, done, error); },
+            [this, to, done](caf::error& error) {
+              answer_cluster_action(to, done, self_->system().render(error));
+            });
+  }
+
+  void answer_cluster_action(const ReplyTo& to, const std::string& done, const std::string& error) {
+    if (error.empty()) {
+      reply(to, protocol::AdminResult{true, done, ""});
+    } else {
+      reply(to, protocol::AdminResult{
+                    false, "",
+                    done + ", but the store could not record it (a restart forgets it): " + error});
+    }
   }
 
   caf::event_based_actor* self_;
@@ -304,7 +506,7 @@ caf::behavior scheduler_actor(caf::stateful_actor<SchedulerState>* self, Outboun
 caf::actor spawn_scheduler(caf::actor_system& system, OutboundSink& sink, Clock clock,
                            caf::actor dispatcher, caf::actor store, SchedulerSettings settings) {
   return system.spawn(scheduler_actor, &sink, std::move(clock), std::move(dispatcher),
-                      std::move(store), settings);
+                      std::move(store), std::move(settings));
 }
 
 }  // namespace gantry::actors

@@ -1,7 +1,7 @@
 // The actors that speak with cluster agents: the registry (sessions, Hello /
-// Welcome, heartbeats, liveness) and the dispatcher (Dispatch / Cancel out,
-// Admit / Reject / StatusUpdate in, answer timeouts). Policy stays in the
-// scheduler actor; these own the conversation.
+// Welcome, heartbeats, leases) and the dispatcher (Prepare / Commit / Abort /
+// Cancel out, Admit / Reject / StatusUpdate in, resends and answer
+// timeouts). Policy stays in the scheduler actor; these own the conversation.
 #include <spdlog/spdlog.h>
 
 #include <utility>
@@ -10,6 +10,7 @@
 #include "actors/actor_spawn.hpp"
 #include "actors/agent_sessions.hpp"
 #include "actors/dispatch_tracker.hpp"
+#include "actors/duration_text.hpp"
 #include "protocol/envelope.hpp"
 
 namespace gantry::actors {
@@ -31,7 +32,7 @@ class Registry {
         sink_(sink),
         clock_(std::move(clock)),
         options_(options),
-        sessions_(options.heartbeat_interval.count() * options.liveness),
+        sessions_(options.agent_lease.count(), options.lost_grace.count()),
         scheduler_(std::move(scheduler)),
         dispatcher_(std::move(dispatcher)) {}
 
@@ -113,25 +114,36 @@ class Registry {
     }
   }
 
-  // Any frame keeps a session alive; a peer without one is told to say Hello.
+  // Any frame keeps a session alive, and wakes a silent one; a peer without
+  // a session (never said Hello, or lost) is told to say Hello.
   const AgentSessions::Session* touch(const ReplyTo& from) {
-    const AgentSessions::Session* session = sessions_.touch(from.peer, clock_());
-    if (session == nullptr) {
+    const AgentSessions::Touched touched = sessions_.touch(from.peer, clock_());
+    if (touched.session == nullptr) {
       sink_.send(agent_frame(
           from.peer,
           protocol::ErrorReply{"not_registered", "peer '" + from.peer + "' has not sent Hello"},
           from.seq));
+      return nullptr;
     }
-    return session;
+    if (touched.woke) {
+      spdlog::info("cluster {}: its agent answers again", touched.session->cluster);
+      self_->send(scheduler_, heard_atom_v, touched.session->cluster);
+    }
+    return touched.session;
   }
 
   void on_tick() {
     self_->delayed_send(self_, options_.heartbeat_interval, tick_atom_v);
     const hub::TimeMs now = clock_();
-    for (const AgentSessions::Session& lost : sessions_.expire(now)) {
-      spdlog::warn("cluster {}: nothing heard for {} ms (heartbeat {} ms x liveness {})",
-                   lost.cluster, now - lost.last_seen_ms, options_.heartbeat_interval.count(),
-                   options_.liveness);
+    const AgentSessions::Expired expired = sessions_.expire(now);
+    for (const AgentSessions::Session& silent : expired.silent) {
+      spdlog::warn("cluster {}: nothing heard for {} ms (lease {}): not ready", silent.cluster,
+                   now - silent.last_seen_ms, duration_text(options_.agent_lease.count()));
+      self_->send(scheduler_, silent_atom_v, silent.cluster);
+    }
+    for (const AgentSessions::Session& lost : expired.lost) {
+      spdlog::warn("cluster {}: nothing heard for {} ms (lost grace {}): lost", lost.cluster,
+                   now - lost.last_seen_ms, duration_text(options_.lost_grace.count()));
       self_->send(dispatcher_, peer_atom_v, lost.cluster, std::string());
       self_->send(scheduler_, lost_atom_v, lost.cluster);
     }
@@ -165,96 +177,110 @@ caf::behavior registry_actor(caf::stateful_actor<RegistryState>* self, OutboundS
 class Dispatcher {
  public:
   Dispatcher(caf::event_based_actor* self, OutboundSink& sink, Clock clock,
-             std::chrono::milliseconds tick_interval, std::chrono::milliseconds answer_timeout)
+             std::chrono::milliseconds resend_interval, std::chrono::milliseconds answer_timeout)
       : self_(self),
         sink_(sink),
         clock_(std::move(clock)),
-        tick_interval_(tick_interval),
-        answer_timeout_(answer_timeout) {}
+        resend_interval_(resend_interval),
+        answer_timeout_(answer_timeout),
+        tracker_(resend_interval.count()) {}
 
   caf::behavior behavior() {
-    self_->delayed_send(self_, tick_interval_, tick_atom_v);
+    self_->delayed_send(self_, resend_interval_, tick_atom_v);
     return {
         [this](connect_atom, caf::actor scheduler) { scheduler_ = std::move(scheduler); },
         [this](peer_atom, const std::string& cluster, const std::string& peer) {
           tracker_.set_peer(cluster, peer);
         },
-        [this](std::vector<OutgoingDispatch>& batch) { send_dispatches(batch); },
-        [this](const std::vector<CancelOrder>& orders) { send_cancels(orders); },
+        [this](std::vector<PartFrame>& frames) { send_parts(frames); },
+        [this](const std::vector<StopOrder>& orders) { send_stops(orders); },
         [this](const std::string& cluster, const protocol::Admit& admit) {
-          tracker_.answered(admit.dispatch_id);
+          tracker_.answered(admit.dispatch_id, cluster, DispatchTracker::Answer::kAdmit);
           self_->send(scheduler_, cluster, admit);
         },
         [this](const std::string& cluster, const protocol::Reject& reject) {
-          tracker_.answered(reject.dispatch_id);
+          tracker_.answered(reject.dispatch_id, cluster, DispatchTracker::Answer::kReject);
           self_->send(scheduler_, cluster, reject);
         },
         [this](const std::string& cluster, const protocol::StatusUpdate& update) {
-          tracker_.answered(update.dispatch_id);  // Running also answers a lost Admit
+          tracker_.answered(update.dispatch_id, cluster, DispatchTracker::Answer::kStatus);
           self_->send(scheduler_, cluster, update);
         },
-        [this](undeliv_atom, std::uint64_t dispatch_id) { on_undeliverable(dispatch_id); },
         [this](tick_atom) { on_tick(); },
     };
   }
 
  private:
+  // Told to the scheduler as if the agent had said it.
   void reject(const std::string& cluster, hub::DispatchId id, const std::string& job,
-              std::string reason) {
-    spdlog::warn("dispatch {} ({}) to cluster {}: {}", id, job, cluster, reason);
-    self_->send(scheduler_, cluster, protocol::Reject{id, job, std::move(reason)});
+              std::int32_t part, std::string reason) {
+    spdlog::warn("dispatch {} ({}) part {} on cluster {}: {}", id, job, part, cluster, reason);
+    self_->send(scheduler_, cluster, protocol::Reject{id, job, std::move(reason), part});
   }
 
-  void send_dispatches(std::vector<OutgoingDispatch>& batch) {
-    const hub::TimeMs deadline = clock_() + answer_timeout_.count();
+  void send_parts(std::vector<PartFrame>& parts) {
+    const hub::TimeMs now = clock_();
     std::vector<OutboundFrame> frames;
-    frames.reserve(batch.size());
-    for (OutgoingDispatch& dispatch : batch) {
-      const std::string* peer = tracker_.peer_of(dispatch.cluster);
+    frames.reserve(parts.size());
+    for (PartFrame& part : parts) {
+      const std::string* peer = tracker_.peer_of(part.cluster);
       if (peer == nullptr) {
-        reject(dispatch.cluster, dispatch.dispatch_id, dispatch.job, "agent unreachable");
+        reject(part.cluster, part.dispatch_id, part.job, part.part, "agent unreachable");
         continue;
       }
-      tracker_.sent({dispatch.dispatch_id, dispatch.cluster, dispatch.job, *peer, deadline});
-      frames.push_back(
-          OutboundFrame{Channel::kAgents, *peer, std::move(dispatch.frame), dispatch.dispatch_id});
+      frames.push_back(OutboundFrame{Channel::kAgents, *peer, part.frame, part.dispatch_id});
+      tracker_.sent(
+          {part.dispatch_id, std::move(part.cluster), std::move(part.job), part.part,
+           part.commit ? DispatchTracker::Phase::kCommit : DispatchTracker::Phase::kPrepare,
+           std::move(part.frame), now, now + answer_timeout_.count()});
     }
     sink_.send_batch(std::move(frames));
   }
 
-  void send_cancels(const std::vector<CancelOrder>& orders) {
+  void send_stops(const std::vector<StopOrder>& orders) {
     std::vector<OutboundFrame> frames;
-    for (const CancelOrder& order : orders) {
-      tracker_.answered(order.dispatch_id);
-      if (const std::string* peer = tracker_.peer_of(order.cluster)) {
+    frames.reserve(orders.size());
+    for (const StopOrder& order : orders) {
+      tracker_.forget(order.dispatch_id, order.cluster);
+      const std::string* peer = tracker_.peer_of(order.cluster);
+      if (peer == nullptr) continue;  // a returning agent lists it; the hub stops it then
+      if (order.abort) {
+        frames.push_back(agent_frame(
+            *peer, protocol::Abort{order.dispatch_id, order.job, order.part, order.reason}));
+      } else {
         frames.push_back(agent_frame(*peer, protocol::Cancel{order.dispatch_id, order.job}));
       }
     }
     sink_.send_batch(std::move(frames));
   }
 
-  void on_undeliverable(hub::DispatchId id) {
-    if (std::optional<DispatchTracker::Awaiting> awaiting = tracker_.take(id)) {
-      reject(awaiting->cluster, id, awaiting->job, "agent unreachable");
-    }
-  }
-
-  // An agent that neither admits nor rejects in time is treated as having
-  // rejected; it is told to cancel in case the Dispatch did arrive.
+  // A Prepare or Commit unanswered past the timeout counts as a Reject; the
+  // agent is told to abort the part in case the frame did arrive. The others
+  // are sent again (a frame lost on the wire; or not sent: the peer was gone).
   void on_tick() {
-    self_->delayed_send(self_, tick_interval_, tick_atom_v);
-    std::vector<OutboundFrame> cancels;
-    for (DispatchTracker::Awaiting& late : tracker_.overdue(clock_())) {
-      cancels.push_back(agent_frame(late.peer, protocol::Cancel{late.id, late.job}));
-      reject(late.cluster, late.id, late.job, "agent did not answer");
+    self_->delayed_send(self_, resend_interval_, tick_atom_v);
+    const hub::TimeMs now = clock_();
+    std::vector<OutboundFrame> frames;
+    for (DispatchTracker::Awaiting& late : tracker_.overdue(now)) {
+      const std::string reason =
+          late.phase == DispatchTracker::Phase::kPrepare
+              ? "agent did not answer the prepare within " + duration_text(answer_timeout_.count())
+              : "agent did not confirm the commit within " + duration_text(answer_timeout_.count());
+      if (const std::string* peer = tracker_.peer_of(late.cluster))
+        frames.push_back(agent_frame(*peer, protocol::Abort{late.id, late.job, late.part, reason}));
+      reject(late.cluster, late.id, late.job, late.part, reason);
     }
-    sink_.send_batch(std::move(cancels));
+    for (const DispatchTracker::Awaiting* again : tracker_.due(now)) {
+      if (const std::string* peer = tracker_.peer_of(again->cluster))
+        frames.push_back(OutboundFrame{Channel::kAgents, *peer, again->frame, again->id});
+    }
+    sink_.send_batch(std::move(frames));
   }
 
   caf::event_based_actor* self_;
   OutboundSink& sink_;
   Clock clock_;
-  std::chrono::milliseconds tick_interval_;
+  std::chrono::milliseconds resend_interval_;
   std::chrono::milliseconds answer_timeout_;
   caf::actor scheduler_;
   DispatchTracker tracker_;
@@ -266,10 +292,10 @@ struct DispatcherState {
 };
 
 caf::behavior dispatcher_actor(caf::stateful_actor<DispatcherState>* self, OutboundSink* sink,
-                               Clock clock, std::chrono::milliseconds tick_interval,
+                               Clock clock, std::chrono::milliseconds resend_interval,
                                std::chrono::milliseconds answer_timeout) {
   self->state.dispatcher =
-      std::make_unique<Dispatcher>(self, *sink, std::move(clock), tick_interval, answer_timeout);
+      std::make_unique<Dispatcher>(self, *sink, std::move(clock), resend_interval, answer_timeout);
   return self->state.dispatcher->behavior();
 }
 
@@ -282,9 +308,9 @@ caf::actor spawn_registry(caf::actor_system& system, OutboundSink& sink, Clock c
 }
 
 caf::actor spawn_dispatcher(caf::actor_system& system, OutboundSink& sink, Clock clock,
-                            std::chrono::milliseconds tick_interval,
+                            std::chrono::milliseconds resend_interval,
                             std::chrono::milliseconds answer_timeout) {
-  return system.spawn(dispatcher_actor, &sink, std::move(clock), tick_interval, answer_timeout);
+  return system.spawn(dispatcher_actor, &sink, std::move(clock), resend_interval, answer_timeout);
 }
 
 }  // namespace gantry::actors

@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
-#include <functional>
 #include <memory>
 #include <utility>
 
@@ -92,7 +91,7 @@ class Queue {
   void on_restore(const StoredJob& stored) {
     try {
       self_->send(scheduler_, restore_atom_v, validate(stored.yaml), stored.row,
-                  stored.submitted_ms);
+                  stored.submitted_ms, stored.dispatch);
     } catch (const std::exception& e) {
       spdlog::error("job {} from the store is no longer valid and is dropped: {}", stored.name,
                     e.what());
@@ -131,97 +130,11 @@ caf::behavior queue_actor(caf::stateful_actor<QueueState>* self, OutboundSink* s
   return self->state.queue->behavior();
 }
 
-// ------------------------------------------------------------------ store
-
-// Every write of the hub goes through this actor. Writes that arrive while it
-// is busy are committed together in one transaction (group commit): a burst of
-// submissions costs a few commits, not one each. A submission is answered only
-// once its transaction has committed.
-struct StoreState {
-  std::shared_ptr<JobStore> store;
-  std::vector<std::function<void(JobStore&)>> writes;  // in arrival order
-  struct PendingInsert {
-    caf::typed_response_promise<std::int64_t, std::string> promise;
-    std::int64_t row = 0;
-  };
-  std::vector<PendingInsert> inserts;  // answered after the commit
-  bool flush_queued = false;
-  static inline const char* name = "gantry.store";
-};
-
-using StoreActor = caf::stateful_actor<StoreState>;
-
-// The flush request goes to the back of the mailbox, so every write already
-// queued joins this transaction.
-void queue_write(StoreActor* self, std::function<void(JobStore&)> write) {
-  self->state.writes.push_back(std::move(write));
-  if (self->state.flush_queued) return;
-  self->state.flush_queued = true;
-  self->send(self, flush_atom_v);
-}
-
-void flush(StoreActor* self) {
-  StoreState& state = self->state;
-  state.flush_queued = false;
-  std::string error;
-  try {
-    state.store->begin();
-    for (const auto& write : state.writes) write(*state.store);
-    state.store->commit();
-  } catch (const std::exception& e) {
-    error = e.what();
-    spdlog::error("job store: {} ({} writes rolled back)", error, state.writes.size());
-    state.store->rollback();
-  }
-  for (StoreState::PendingInsert& insert : state.inserts) {
-    insert.promise.deliver(error.empty() ? insert.row : std::int64_t{0}, error);
-  }
-  state.writes.clear();
-  state.inserts.clear();
-}
-
-caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
-  self->state.store = std::move(store);
-  return {
-      // Answers (row, "") or (0, error) once committed.
-      [self](persist_atom, const std::string& name, const std::string& yaml,
-             std::int64_t submitted_ms) {
-        StoreState& state = self->state;
-        const std::size_t index = state.inserts.size();
-        state.inserts.push_back({self->make_response_promise<std::int64_t, std::string>(), 0});
-        queue_write(self, [&state, index, name, yaml, submitted_ms](JobStore& store) {
-          state.inserts[index].row = store.add(name, yaml, submitted_ms);
-        });
-        return state.inserts.back().promise;
-      },
-      [self](persist_atom, const std::string& queue, const std::string& yaml) {
-        queue_write(self, [queue, yaml](JobStore& store) { store.save_queue(queue, yaml); });
-      },
-      [self](forget_atom, const std::string& queue) {
-        queue_write(self, [queue](JobStore& store) { store.drop_queue(queue); });
-      },
-      [self](forget_atom, std::int64_t row) {
-        queue_write(self, [row](JobStore& store) { store.forget(row); });
-      },
-      [self](finish_atom, std::int64_t row, const std::string& phase, std::int64_t finished_ms) {
-        queue_write(self, [row, phase, finished_ms](JobStore& store) {
-          store.finish(row, phase, finished_ms);
-        });
-      },
-      [self](flush_atom) { flush(self); },
-  };
-}
-
 }  // namespace
 
 caf::actor spawn_queue(caf::actor_system& system, OutboundSink& sink, Clock clock,
                        caf::actor scheduler, caf::actor store) {
   return system.spawn(queue_actor, &sink, std::move(clock), std::move(scheduler), std::move(store));
-}
-
-caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached) {
-  if (detached) return system.spawn<caf::detached>(store_actor, std::move(store));
-  return system.spawn(store_actor, std::move(store));
 }
 
 }  // namespace gantry::actors

@@ -1,172 +1,11 @@
-// Deterministic tests of the hub's actors under CAF's test coordinator: time
-// moves only when a test advances it, so liveness and answer timeouts are
-// checked tick by tick. Frames go to a recording sink instead of sockets.
-#include "actors/hub_actors.hpp"
-
-#include <gtest/gtest.h>
-#include <spdlog/spdlog.h>
-
-#include <algorithm>
-#include <caf/all.hpp>
-#include <chrono>
-#include <memory>
-
-#include "actors/job_store.hpp"
-#include "test_support.hpp"
+// The hub's actors end to end without sockets: sessions, two-phase dispatch
+// (Prepare -> Admit | Reject -> Commit | Abort), resends and answer timeouts,
+// submissions and the admin requests.
+#include "actors/actor_messages.hpp"
+#include "hub_actors_fixture.hpp"
 
 namespace gantry::actors {
 namespace {
-
-using namespace std::chrono_literals;
-using testing::decode_as;
-using testing::frames_of;
-using testing::job_yaml;
-using testing::usage_report;
-
-constexpr hub::TimeMs kStartMs = 1'700'000'000'000;
-constexpr auto kHeartbeat = 1000ms;
-constexpr std::int32_t kLiveness = 3;
-
-class HubActorsTest : public ::testing::Test {
- protected:
-  static caf::actor_system_config& init(caf::actor_system_config& config) {
-    register_hub_message_types(config);
-    config.set("scheduler.policy", caf::atom("testing"));
-    config.set("logger.file-verbosity", caf::atom("quiet"));
-    return config;
-  }
-
-  void SetUp() override {
-    spdlog::set_level(spdlog::level::warn);
-    start();
-  }
-
-  void TearDown() override { stop(); }
-
-  // With run_now false nothing has run yet: a test may reorder what follows.
-  void start(bool run_now = true) {
-    HubActorsConfig config;
-    config.sink = &sink;
-    config.clock = [this] { return now_ms(); };
-    config.heartbeat_interval = kHeartbeat;
-    config.liveness = kLiveness;
-    config.hub_epoch = 42;
-    config.store = std::make_shared<JobStore>(dir.path());
-    actors = spawn_hub_actors(system, config);
-    router = std::make_unique<InboundRouter>(actors);
-    if (run_now) sched.run();
-  }
-
-  void stop() {
-    stop_hub_actors(actors);
-    sched.run();
-    router.reset();
-    actors = {};
-  }
-
-  hub::TimeMs now_ms() {
-    return kStartMs + std::chrono::duration_cast<std::chrono::milliseconds>(
-                          sched.clock().now().time_since_epoch())
-                          .count();
-  }
-
-  // One heartbeat interval passes; every actor handles what it triggered.
-  void tick() {
-    sched.advance_time(kHeartbeat);
-    sched.run();
-  }
-
-  void from_agent(const std::string& peer, InboundBody body) {
-    router->on_message(InboundMessage{Channel::kAgents, peer, ++seq_, std::move(body)});
-    sched.run();
-  }
-
-  // A cluster agent says Hello and reports its nodes.
-  void register_cluster(const std::string& cluster, int nodes, int gpus_per_node) {
-    from_agent(peer_of(cluster), protocol::Hello{cluster, {}, "test", {}, {}});
-    from_agent(peer_of(cluster), usage_report(cluster, nodes, gpus_per_node));
-  }
-
-  static std::string peer_of(const std::string& cluster) { return "agent/" + cluster; }
-
-  // Sends an admin request and returns the reply addressed to it.
-  template <class Reply, class Request>
-  Reply ask(Request request) {
-    const std::string peer = "console-" + std::to_string(++seq_);
-    const std::uint64_t seq = seq_;
-    router->on_message(InboundMessage{Channel::kAdmin, peer, seq, std::move(request)});
-    sched.run();
-    std::vector<OutboundFrame> replies;
-    for (OutboundFrame& frame : sink.take()) {
-      if (frame.peer == peer) {
-        replies.push_back(frame);
-      } else {
-        unclaimed_.push_back(std::move(frame));
-      }
-    }
-    if (replies.size() != 1)
-      throw std::runtime_error(peer + " got " + std::to_string(replies.size()) + " replies");
-    EXPECT_EQ(replies[0].channel, Channel::kAdmin);
-    std::uint64_t reply_seq = 0;
-    Reply reply = decode_as<Reply>(replies[0].frame, &reply_seq);
-    EXPECT_EQ(reply_seq, seq);
-    return reply;
-  }
-
-  protocol::SubmitJobReply submit(const std::string& yaml) {
-    return ask<protocol::SubmitJobReply>(protocol::SubmitJobRequest{yaml});
-  }
-
-  protocol::JobInfo job(const std::string& name) {
-    const auto reply = ask<protocol::DescribeReply>(protocol::DescribeRequest{"job", name});
-    EXPECT_TRUE(reply.ok) << reply.error;
-    return reply.job;
-  }
-
-  std::vector<std::string> job_events(const std::string& name) {
-    return ask<protocol::DescribeReply>(protocol::DescribeRequest{"job", name}).events;
-  }
-
-  bool cluster_ready(const std::string& name) {
-    const auto reply = ask<protocol::DescribeReply>(protocol::DescribeRequest{"cluster", name});
-    EXPECT_TRUE(reply.ok) << reply.error;
-    return reply.cluster.ready;
-  }
-
-  // Frames not yet looked at, including those set aside by ask().
-  std::vector<OutboundFrame> sent() {
-    std::vector<OutboundFrame> frames = std::exchange(unclaimed_, {});
-    for (OutboundFrame& frame : sink.take()) frames.push_back(std::move(frame));
-    return frames;
-  }
-
-  // The one Dispatch sent since the last look; fails the test otherwise.
-  std::pair<std::string, protocol::Dispatch> only_dispatch() {
-    const auto dispatches = frames_of<protocol::Dispatch>(sent());
-    if (dispatches.size() != 1)
-      throw std::runtime_error(std::to_string(dispatches.size()) + " dispatches sent");
-    return dispatches[0];
-  }
-
-  static bool contains(const std::vector<std::string>& events, const std::string& text) {
-    return std::any_of(events.begin(), events.end(), [&](const std::string& event) {
-      return event.find(text) != std::string::npos;
-    });
-  }
-
-  testing::TempDir dir;
-  testing::RecordingSink sink;  // outlives the actor system
-  caf::actor_system_config config_;
-  caf::actor_system system{init(config_)};
-  caf::scheduler::test_coordinator& sched =
-      dynamic_cast<caf::scheduler::test_coordinator&>(system.scheduler());
-  HubActors actors;
-  std::unique_ptr<InboundRouter> router;
-
- private:
-  std::uint64_t seq_ = 0;
-  std::vector<OutboundFrame> unclaimed_;
-};
 
 TEST_F(HubActorsTest, HelloIsWelcomedWithTheHubsHeartbeatSettings) {
   from_agent("agent/east", protocol::Hello{"east", {}, "test", {}, {}});
@@ -178,34 +17,54 @@ TEST_F(HubActorsTest, HelloIsWelcomedWithTheHubsHeartbeatSettings) {
   EXPECT_EQ(welcomes[0].second.heartbeat_liveness, kLiveness);
 }
 
-TEST_F(HubActorsTest, FittingJobProducesExactlyOneDispatchToTheRightAgent) {
+// ---- two-phase dispatch
+
+TEST_F(HubActorsTest, FittingJobIsPreparedOnceOnTheRightAgentWithItsNodes) {
   register_cluster("east", 2, 0);  // no GPUs
   register_cluster("west", 2, 8);
   sent();
   ASSERT_TRUE(submit(job_yaml("train", 2, 4)).ok);
 
-  const auto [peer, dispatch] = only_dispatch();
+  const auto [peer, prepare] = only_prepare();
   EXPECT_EQ(peer, "agent/west");
-  EXPECT_NE(dispatch.dispatch_id, 0u);
-  EXPECT_EQ(dispatch.job.name, "train");
-  ASSERT_EQ(dispatch.job.tasks.size(), 1u);
-  EXPECT_EQ(dispatch.job.tasks[0].containers[0].image, "busybox");
-  EXPECT_EQ(dispatch.task_replicas, (std::map<std::string, std::int32_t>{{"worker", 2}}));
-  EXPECT_EQ(job("train").phase, "Pending");  // dispatched, not yet admitted
+  EXPECT_NE(prepare.dispatch_id, 0u);
+  EXPECT_EQ(prepare.part, 0);
+  EXPECT_EQ(prepare.parts, 1);
+  EXPECT_EQ(prepare.epoch, 1u);
+  EXPECT_EQ(prepare.job.name, "train");
+  ASSERT_EQ(prepare.job.tasks.size(), 1u);
+  EXPECT_EQ(prepare.job.tasks[0].containers[0].image, "busybox");
+  EXPECT_EQ(prepare.task_replicas, (std::map<std::string, std::int32_t>{{"worker", 2}}));
+  ASSERT_EQ(prepare.nodes.size(), 2u);
+  for (const protocol::PlacedReplica& replica : prepare.nodes) {
+    EXPECT_EQ(replica.task, "worker");
+    EXPECT_EQ(replica.node.rfind("west-node-", 0), 0u) << replica.node;
+  }
+  EXPECT_EQ(prepare.rank_offset, 0);
+  EXPECT_EQ(prepare.world_size, 2);
+  EXPECT_EQ(prepare.task_index_offsets, (std::map<std::string, std::int32_t>{{"worker", 0}}));
+  EXPECT_TRUE(frames_of<protocol::Commit>(sent()).empty());
+  EXPECT_EQ(job("train").phase, "Pending");  // prepared, not yet admitted
 }
 
-TEST_F(HubActorsTest, AdmitThenCompletedMakesTheJobCompleted) {
+TEST_F(HubActorsTest, AdmitIsCommittedAtTheRendezvousAndCompletedEndsTheJob) {
   register_cluster("west", 2, 8);
   ASSERT_TRUE(submit(job_yaml("train", 2, 4)).ok);
-  const auto dispatch = only_dispatch().second;
+  const auto [peer, prepare] = only_prepare();
 
-  from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "train"});
+  admit(peer, prepare);
+  const auto [commit_peer, commit] = only<protocol::Commit>();
+  EXPECT_EQ(commit_peer, "agent/west");
+  EXPECT_EQ(commit.dispatch_id, prepare.dispatch_id);
+  EXPECT_EQ(commit.job, "train");
+  EXPECT_EQ(commit.part, 0);
+  EXPECT_EQ(commit.master_addr, "10.0.0.7");
+  EXPECT_EQ(commit.master_port, 29500);
   EXPECT_EQ(job("train").phase, "Running");
   EXPECT_EQ(job("train").clusters, std::vector<std::string>{"west"});
 
-  from_agent("agent/west",
-             protocol::StatusUpdate{
-                 dispatch.dispatch_id, "train", "Completed", {{"worker", 0, 0, 2, 0}}, ""});
+  from_agent(peer, protocol::StatusUpdate{
+                       prepare.dispatch_id, "train", "Completed", {{"worker", 0, 0, 2, 0}}, ""});
   const protocol::JobInfo info = job("train");
   EXPECT_EQ(info.phase, "Completed");
   ASSERT_EQ(info.tasks.size(), 1u);
@@ -217,110 +76,316 @@ TEST_F(HubActorsTest, AdmitThenCompletedMakesTheJobCompleted) {
   EXPECT_TRUE(contains(events, "Completed on west"));
 }
 
-TEST_F(HubActorsTest, RunningStatusCountsAsAdmitWhenTheAdmitWasLost) {
+TEST_F(HubActorsTest, DispatchIsRecordedBeforeItsPrepareAndTheCommitBeforeItsCommit) {
   register_cluster("west", 1, 8);
-  ASSERT_TRUE(submit(job_yaml("train", 1, 1)).ok);
-  const auto dispatch = only_dispatch().second;
-  from_agent("agent/west",
-             protocol::StatusUpdate{
-                 dispatch.dispatch_id, "train", "Running", {{"worker", 0, 1, 0, 0}}, ""});
+  // What a hub restarting at the moment a frame leaves would read.
+  std::vector<std::pair<protocol::MessageType, StoredDispatch>> seen;
+  sink.watch = [&](const OutboundFrame& frame) {
+    const protocol::MessageType type = testing::type_of(frame.frame);
+    if (type != protocol::MessageType::kPrepare && type != protocol::MessageType::kCommit) return;
+    const std::vector<StoredJob> stored = JobStore(dir.path()).unfinished();
+    seen.emplace_back(type, stored.empty() ? StoredDispatch{} : stored.front().dispatch);
+  };
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto [peer, prepare] = only_prepare();
+  admit(peer, prepare);
+  sink.watch = nullptr;
+
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].first, protocol::MessageType::kPrepare);
+  EXPECT_EQ(seen[0].second.id, prepare.dispatch_id);
+  EXPECT_FALSE(seen[0].second.committed);
+  EXPECT_EQ(seen[0].second.clusters, std::vector<std::string>{"west"});
+  EXPECT_EQ(seen[1].first, protocol::MessageType::kCommit);
+  EXPECT_EQ(seen[1].second.id, prepare.dispatch_id);
+  EXPECT_TRUE(seen[1].second.committed);
+  EXPECT_EQ(seen[1].second.rendezvous_host, "10.0.0.7");
+  EXPECT_EQ(seen[1].second.rendezvous_port, 29500);
+}
+
+TEST_F(HubActorsTest, SplitJobIsPreparedOnTwoClustersAndARejectAbortsTheAdmittedPart) {
+  register_cluster("east", 1, 8);
+  register_cluster("west", 1, 8);
+  register_cluster("north", 1, 8);
+  sent();
+  ASSERT_TRUE(submit(split_job_yaml("wide", 2, 8)).ok);  // no single cluster holds it
+
+  auto prepares = frames_of<protocol::Prepare>(sent());
+  ASSERT_EQ(prepares.size(), 2u);
+  std::sort(prepares.begin(), prepares.end(),
+            [](const auto& a, const auto& b) { return a.second.part < b.second.part; });
+  const auto [first_peer, first] = prepares[0];
+  const auto [second_peer, second] = prepares[1];
+  EXPECT_NE(first_peer, second_peer);
+  EXPECT_EQ(first.dispatch_id, second.dispatch_id);
+  EXPECT_EQ(second.part, 1);
+  EXPECT_EQ(first.parts, 2);
+  EXPECT_EQ(second.parts, 2);
+  EXPECT_EQ(first.world_size, 2);
+  EXPECT_EQ(first.rank_offset, 0);
+  EXPECT_EQ(second.rank_offset, 1);
+  EXPECT_EQ(second.task_index_offsets, (std::map<std::string, std::int32_t>{{"worker", 1}}));
+  EXPECT_EQ(second.task_replicas, (std::map<std::string, std::int32_t>{{"worker", 1}}));
+  ASSERT_EQ(second.nodes.size(), 1u);
+  EXPECT_EQ(second.nodes[0].node, cluster_of(second_peer) + "-node-0");
+
+  admit(first_peer, first);
+  EXPECT_TRUE(frames_of<protocol::Commit>(sent()).empty()) << "not before every part admitted";
+  EXPECT_TRUE(contains(job_events("wide"), "admitted; waiting for the other parts"));
+  from_agent(second_peer, protocol::Reject{second.dispatch_id, "wide", "GPU 3 is broken", 1});
+
+  const std::vector<OutboundFrame> after_reject = sent();
+  const auto aborts = frames_of<protocol::Abort>(after_reject);
+  ASSERT_EQ(aborts.size(), 1u);
+  EXPECT_EQ(aborts[0].first, first_peer);
+  EXPECT_EQ(aborts[0].second.dispatch_id, first.dispatch_id);
+  EXPECT_EQ(aborts[0].second.part, 0);
+  EXPECT_TRUE(frames_of<protocol::Commit>(after_reject).empty());
+  EXPECT_TRUE(
+      contains(job_events("wide"), "rejected by " + cluster_of(second_peer) + ": GPU 3 is broken"));
+
+  // Placed again at once, without the cluster that refused it.
+  auto again = frames_of<protocol::Prepare>(after_reject);
+  ASSERT_EQ(again.size(), 2u);
+  for (const auto& [peer, prepare] : again) {
+    EXPECT_NE(peer, second_peer);
+    EXPECT_NE(prepare.dispatch_id, first.dispatch_id);
+    EXPECT_EQ(prepare.epoch, 2u);
+  }
+  std::sort(again.begin(), again.end(),
+            [](const auto& a, const auto& b) { return a.second.part < b.second.part; });
+  admit(again[1].first, again[1].second);
+  admit(again[0].first, again[0].second);
+  const auto commits = frames_of<protocol::Commit>(sent());
+  ASSERT_EQ(commits.size(), 2u);
+  for (const auto& [peer, commit] : commits) {
+    EXPECT_EQ(commit.master_addr, "10.0.0.7") << "part 0's rendezvous, for every part";
+    EXPECT_EQ(commit.master_port, 29500);
+  }
+  const protocol::JobInfo info = job("wide");
+  EXPECT_EQ(info.phase, "Running");
+  EXPECT_EQ(info.requeues, 1);
+  ASSERT_EQ(info.parts.size(), 2u);
+  EXPECT_EQ(info.parts[0].cluster, cluster_of(again[0].first));
+  EXPECT_EQ(info.parts[1].task_replicas, (std::map<std::string, std::int32_t>{{"worker", 1}}));
+  EXPECT_EQ(info.clusters,
+            (std::vector<std::string>{cluster_of(again[0].first), cluster_of(again[1].first)}));
+}
+
+TEST_F(HubActorsTest, DuplicateAndLateAnswersChangeNothing) {
+  register_cluster("east", 1, 8);
+  register_cluster("west", 1, 8);
+  sent();
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto [first_peer, first] = only_prepare();
+  from_agent(first_peer, protocol::Reject{first.dispatch_id, "train", "busy", 0});
+  const auto [second_peer, second] = only_prepare();
+  ASSERT_NE(second_peer, first_peer);
+
+  from_agent(first_peer, protocol::Reject{first.dispatch_id, "train", "busy", 0});  // again
+  EXPECT_EQ(job("train").requeues, 1);
+  EXPECT_TRUE(frames_of<protocol::Prepare>(sent()).empty());
+  // An Admit of the refused dispatch that crossed the Reject: released.
+  from_agent(first_peer, protocol::Admit{first.dispatch_id, "train", 0, "10.0.0.1", 1234});
+  const auto late = sent();
+  EXPECT_TRUE(frames_of<protocol::Commit>(late).empty());
+  const auto aborts = frames_of<protocol::Abort>(late);
+  ASSERT_EQ(aborts.size(), 1u);
+  EXPECT_EQ(aborts[0].first, first_peer);
+  EXPECT_EQ(aborts[0].second.dispatch_id, first.dispatch_id);
+
+  admit(second_peer, second);
+  ASSERT_EQ(frames_of<protocol::Commit>(sent()).size(), 1u);
+  admit(second_peer, second);  // a duplicate
+  const auto duplicate = sent();
+  EXPECT_TRUE(frames_of<protocol::Commit>(duplicate).empty());
+  EXPECT_TRUE(frames_of<protocol::Abort>(duplicate).empty());
+  const protocol::JobInfo info = job("train");
+  EXPECT_EQ(info.phase, "Running");
+  EXPECT_EQ(info.clusters, std::vector<std::string>{cluster_of(second_peer)});
+  EXPECT_EQ(info.requeues, 1);
+}
+
+TEST_F(HubActorsTest, UnansweredPrepareIsSentAgainEachTickThenCountsAsARejectAndIsAborted) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto [peer, prepare] = only_prepare();
+  for (int i = 1; i < kAnswerTicks; ++i) {
+    tick_beating({"east"});  // alive, but silent on the prepare (or the prepare was lost)
+    const auto again = only_prepare();
+    EXPECT_EQ(again.first, peer);
+    EXPECT_EQ(again.second.dispatch_id, prepare.dispatch_id) << "the same frame";
+  }
+  tick_beating({"east"});
+  const auto [abort_peer, abort] = only<protocol::Abort>();
+  EXPECT_EQ(abort_peer, "agent/east");
+  EXPECT_EQ(abort.dispatch_id, prepare.dispatch_id);
+  EXPECT_EQ(abort.reason, "agent did not answer the prepare within 3s");
+  EXPECT_EQ(job("train").phase, "Pending");
+  EXPECT_TRUE(contains(job_events("train"),
+                       "rejected by east: agent did not answer the prepare within 3s"));
+  tick_beating({"east"});
+  EXPECT_EQ(frames_of<protocol::Prepare>(sent()).size(), 1u)
+      << "a new dispatch once east's backoff ran out";
+}
+
+TEST_F(HubActorsTest, LostAdmitIsAnsweredToTheResentPrepare) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto [peer, prepare] = only_prepare();  // its Admit never arrives
+  tick_beating({"east"});
+  const auto [again_peer, again] = only_prepare();
+  admit(again_peer, again);  // the agent answers the duplicate with its Admit again
+  EXPECT_EQ(only<protocol::Commit>().second.dispatch_id, prepare.dispatch_id);
   EXPECT_EQ(job("train").phase, "Running");
+}
+
+TEST_F(HubActorsTest, CommitIsSentUntilAStatusConfirmsIt) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto [peer, prepare] = only_prepare();
+  admit(peer, prepare);
+  only<protocol::Commit>();
+  tick_beating({"east"});
+  EXPECT_EQ(only<protocol::Commit>().second.dispatch_id, prepare.dispatch_id) << "sent again";
+  report(peer, prepare, "Running");
+  for (int i = 0; i < kAnswerTicks; ++i) tick_beating({"east"});
+  const auto quiet = sent();
+  EXPECT_TRUE(frames_of<protocol::Commit>(quiet).empty());
+  EXPECT_TRUE(frames_of<protocol::Abort>(quiet).empty());
+  EXPECT_EQ(job("train").phase, "Running");
+}
+
+TEST_F(HubActorsTest, UnconfirmedCommitRequeuesTheJobAndAbortsThePart) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto [peer, prepare] = only_prepare();
+  admit(peer, prepare);
+  ASSERT_EQ(job("train").phase, "Running");
+  for (int i = 0; i < kAnswerTicks; ++i) tick_beating({"east"});
+  const auto [abort_peer, abort] = only<protocol::Abort>();
+  EXPECT_EQ(abort_peer, "agent/east");
+  EXPECT_EQ(abort.dispatch_id, prepare.dispatch_id);
+  EXPECT_EQ(abort.reason, "agent did not confirm the commit within 3s");
+  const protocol::JobInfo info = job("train");
+  EXPECT_EQ(info.phase, "Pending");
+  EXPECT_EQ(info.requeues, 1);
+  EXPECT_TRUE(contains(job_events("train"), "agent did not confirm the commit within 3s"));
+}
+
+TEST_F(HubActorsTest, PrepareThatCouldNotBeDeliveredIsSentAgainUntilItsDeadline) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto [peer, prepare] = only_prepare();
+  router->on_undeliverable(OutboundFrame{Channel::kAgents, peer, "", prepare.dispatch_id},
+                           "peer is not connected");
+  sched.run();
+  EXPECT_EQ(job("train").phase, "Pending");
+  EXPECT_TRUE(frames_of<protocol::Abort>(sent()).empty()) << "not given up on yet";
+  tick_beating({"east"});
+  const auto [again_peer, again] = only_prepare();
+  admit(again_peer, again);
+  EXPECT_EQ(job("train").phase, "Running");
+}
+
+TEST_F(HubActorsTest, PrepareForAClusterWithoutAnAgentSessionIsRejectedAsUnreachable) {
+  register_cluster("east", 1, 8);
+  // The session is gone before the dispatcher sends (the registry forgot the
+  // peer while the scheduler still counted the cluster ready).
+  caf::anon_send(actors.dispatcher, peer_atom_v, std::string("east"), std::string());
+  sched.run();
+  sent();
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  EXPECT_TRUE(frames_of<protocol::Prepare>(sent()).empty());
+  EXPECT_EQ(job("train").phase, "Pending");
+  EXPECT_TRUE(contains(job_events("train"), "rejected by east: agent unreachable"));
+}
+
+TEST_F(HubActorsTest, RejectRequeuesTheJobAndBacksTheClusterOff) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto [peer, prepare] = only_prepare();
+  from_agent(peer, protocol::Reject{prepare.dispatch_id, "train", "node east-node-0 is busy", 0});
+  const protocol::JobInfo info = job("train");
+  EXPECT_EQ(info.phase, "Pending");
+  EXPECT_EQ(info.requeues, 1);
+  EXPECT_TRUE(contains(
+      job_events("train"),
+      "rejected by east: node east-node-0 is busy; east is not tried again for it for 1 s"));
+  EXPECT_TRUE(frames_of<protocol::Prepare>(sent()).empty()) << "backed off";
+  tick_beating({"east"});
+  EXPECT_EQ(only_prepare().second.epoch, 2u) << "tried again once the backoff ran out";
 }
 
 TEST_F(HubActorsTest, FailedStatusMakesTheJobFailedWithTheAgentsMessage) {
   register_cluster("west", 1, 8);
-  ASSERT_TRUE(submit(job_yaml("train", 1, 1)).ok);
-  const auto dispatch = only_dispatch().second;
-  from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "train"});
+  const auto [peer, prepare] = run(job_yaml("train", 1, 1));
   from_agent(
-      "agent/west",
+      peer,
       protocol::StatusUpdate{
-          dispatch.dispatch_id, "train", "Failed", {{"worker", 0, 0, 0, 1}}, "worker-0 exited 3"});
+          prepare.dispatch_id, "train", "Failed", {{"worker", 0, 0, 0, 1}}, "worker-0 exited 3"});
   EXPECT_EQ(job("train").phase, "Failed");
   EXPECT_TRUE(contains(job_events("train"), "worker-0 exited 3"));
-}
-
-TEST_F(HubActorsTest, SilentClusterBecomesNotReadyAfterIntervalTimesLivenessAndItsJobIsRequeued) {
-  register_cluster("east", 1, 8);
-  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
-  const auto dispatch = only_dispatch().second;
-  from_agent("agent/east", protocol::Admit{dispatch.dispatch_id, "train"});
-  ASSERT_EQ(job("train").phase, "Running");
-
-  for (int i = 1; i < kLiveness; ++i) {
-    tick();
-    EXPECT_TRUE(cluster_ready("east")) << "after " << i << " silent interval(s)";
-    EXPECT_EQ(job("train").phase, "Running");
-  }
-  tick();
-  EXPECT_FALSE(cluster_ready("east"));
-  const protocol::JobInfo info = job("train");
-  EXPECT_EQ(info.phase, "Pending");
-  EXPECT_EQ(info.requeues, 1);
-  EXPECT_TRUE(contains(job_events("train"), "requeued: cluster east stopped answering"));
-
-  // The expired session is gone: the agent is told to say Hello again.
-  sent();
-  from_agent("agent/east", protocol::Heartbeat{"east", 42});
-  const auto errors = frames_of<protocol::ErrorReply>(sent());
-  ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].second.code, "not_registered");
 }
 
 TEST_F(HubActorsTest, HeartbeatsKeepAClusterReadyAndAreEchoed) {
   register_cluster("east", 1, 8);
   sent();
-  for (int i = 0; i < 3 * kLiveness; ++i) {
-    tick();
-    from_agent("agent/east", protocol::Heartbeat{"east", 42});
-  }
+  for (int i = 0; i < 3 * kLostTicks; ++i) tick_beating({"east"});
   EXPECT_TRUE(cluster_ready("east"));
   const auto echoes = frames_of<protocol::Heartbeat>(sent());
-  ASSERT_EQ(echoes.size(), static_cast<std::size_t>(3 * kLiveness));
+  ASSERT_EQ(echoes.size(), static_cast<std::size_t>(3 * kLostTicks));
   EXPECT_EQ(echoes[0].first, "agent/east");
   EXPECT_EQ(echoes[0].second.hub_epoch, 42u);
 }
 
-TEST_F(HubActorsTest, UnansweredDispatchIsTreatedAsRejectedAndCancelled) {
+// ---- views
+
+TEST_F(HubActorsTest, DescribeShowsPartsPlacementScoresAndEpoch) {
   register_cluster("east", 1, 8);
-  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
-  const auto dispatch = only_dispatch().second;
-  for (int i = 1; i < kLiveness; ++i) {
-    tick();
-    from_agent("agent/east", protocol::Heartbeat{"east", 42});  // alive, but silent on the dispatch
-    EXPECT_TRUE(frames_of<protocol::Cancel>(sent()).empty());
-  }
-  tick();
-  const auto cancels = frames_of<protocol::Cancel>(sent());
-  ASSERT_EQ(cancels.size(), 1u);
-  EXPECT_EQ(cancels[0].first, "agent/east");
-  EXPECT_EQ(cancels[0].second.dispatch_id, dispatch.dispatch_id);
-  EXPECT_EQ(job("train").phase, "Pending");
-  EXPECT_TRUE(contains(job_events("train"), "rejected by east: agent did not answer"));
+  register_cluster("west", 1, 4);
+  ASSERT_TRUE(
+      ask<protocol::AdminResult>(
+          protocol::ApplyRequest{
+              "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: capped}\n"
+              "spec: {capability: {nvidia.com/gpu: 1}}\n"})
+          .ok);
+  ASSERT_TRUE(
+      submit(job_yaml("waiting", 1, 2, "capped")).ok);  // over its queue's cap: stays pending
+  const protocol::JobInfo waiting = job("waiting");
+  EXPECT_EQ(waiting.phase, "Pending");
+  EXPECT_EQ(waiting.placement, "binpack");
+  EXPECT_EQ(waiting.epoch, 0u);
+  EXPECT_TRUE(waiting.parts.empty());
+  ASSERT_EQ(waiting.scores.size(), 2u) << "scored now, as it would be placed";
+  EXPECT_EQ(waiting.scores[0].cluster, "west") << "binpack: the fewest GPUs left";
+
+  const auto [peer, prepare] = run(job_yaml("train", 1, 4));
+  const protocol::JobInfo running = job("train");
+  EXPECT_EQ(peer, "agent/west");
+  EXPECT_EQ(running.epoch, 1u);
+  ASSERT_EQ(running.parts.size(), 1u);
+  EXPECT_EQ(running.parts[0].cluster, "west");
+  EXPECT_EQ(running.parts[0].task_replicas, (std::map<std::string, std::int32_t>{{"worker", 1}}));
+  EXPECT_EQ(running.clusters, std::vector<std::string>{"west"});
+  ASSERT_EQ(running.scores.size(), 2u) << "the scores of the decision that placed it";
+  EXPECT_EQ(running.scores[0].cluster, "west");
+  EXPECT_GT(running.scores[0].score, running.scores[1].score);
 }
 
-TEST_F(HubActorsTest, DispatchThatCannotBeDeliveredIsRejectedAsUnreachable) {
+TEST_F(HubActorsTest, PlacementFlagChoosesTheHubsDefaultPolicy) {
+  stop();
+  placement = "spread";
+  start();
   register_cluster("east", 1, 8);
-  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
-  const auto dispatch = only_dispatch().second;
-  router->on_undeliverable(OutboundFrame{Channel::kAgents, "agent/east", "", dispatch.dispatch_id},
-                           "peer is not connected");
-  sched.run();
-  EXPECT_EQ(job("train").phase, "Pending");
-  EXPECT_TRUE(contains(job_events("train"), "agent unreachable"));
+  register_cluster("west", 1, 4);
+  sent();
+  ASSERT_TRUE(submit(job_yaml("train", 1, 4)).ok);
+  EXPECT_EQ(only_prepare().first, "agent/east") << "spread: the most free GPUs";
+  EXPECT_EQ(job("train").placement, "spread");
 }
 
-TEST_F(HubActorsTest, RejectRequeuesTheJob) {
-  register_cluster("east", 1, 8);
-  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
-  const auto dispatch = only_dispatch().second;
-  from_agent("agent/east",
-             protocol::Reject{dispatch.dispatch_id, "train", "node east-node-0 is busy"});
-  const protocol::JobInfo info = job("train");
-  EXPECT_EQ(info.phase, "Pending");
-  EXPECT_EQ(info.requeues, 1);
-  EXPECT_TRUE(contains(job_events("train"), "rejected by east: node east-node-0 is busy"));
-}
+// ---- submissions and admin requests
 
 TEST_F(HubActorsTest, BadYamlIsRefusedNamingTheFieldAndTheHubKeepsAnswering) {
   const auto refused = submit(job_yaml("train", 1, 1) + "  maxRetry: [oops]\n");  // under spec
@@ -372,19 +437,33 @@ TEST_F(HubActorsTest, CancelOfUnknownJobIsAnError) {
   EXPECT_EQ(reply.error, "job \"ghost\" not found");
 }
 
-TEST_F(HubActorsTest, CancelOfRunningJobTellsItsAgent) {
+TEST_F(HubActorsTest, CancelOfRunningJobTellsItsAgentToStop) {
   register_cluster("east", 1, 8);
-  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
-  const auto dispatch = only_dispatch().second;
-  from_agent("agent/east", protocol::Admit{dispatch.dispatch_id, "train"});
+  const auto [peer, prepare] = run(job_yaml("train", 1, 8));
 
   const auto reply = ask<protocol::AdminResult>(protocol::CancelRequest{"job", "train"});
   EXPECT_TRUE(reply.ok) << reply.error;
   EXPECT_EQ(job("train").phase, "Aborted");
-  const auto cancels = frames_of<protocol::Cancel>(sent());
-  ASSERT_EQ(cancels.size(), 1u);
-  EXPECT_EQ(cancels[0].first, "agent/east");
-  EXPECT_EQ(cancels[0].second.dispatch_id, dispatch.dispatch_id);
+  const auto [cancel_peer, cancel] = only<protocol::Cancel>();
+  EXPECT_EQ(cancel_peer, "agent/east");
+  EXPECT_EQ(cancel.dispatch_id, prepare.dispatch_id);
+}
+
+TEST_F(HubActorsTest, CancelOfAPreparedJobAbortsItsPartAndTheLateAdmitIsNotCommitted) {
+  register_cluster("east", 1, 8);
+  ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
+  const auto [peer, prepare] = only_prepare();
+  ASSERT_TRUE(ask<protocol::AdminResult>(protocol::CancelRequest{"job", "train"}).ok);
+  const auto [abort_peer, abort] = only<protocol::Abort>();
+  EXPECT_EQ(abort_peer, "agent/east");
+  EXPECT_EQ(abort.dispatch_id, prepare.dispatch_id);
+  EXPECT_EQ(abort.reason, "cancelled");
+  admit(peer, prepare);
+  EXPECT_TRUE(frames_of<protocol::Commit>(sent()).empty());
+  EXPECT_EQ(job("train").phase, "Aborted");
+  tick_beating({"east"});
+  EXPECT_TRUE(frames_of<protocol::Prepare>(sent()).empty())
+      << "an aborted prepare is not sent again";
 }
 
 TEST_F(HubActorsTest, QueuesAreAppliedUsedAndDeleted) {
@@ -398,8 +477,9 @@ TEST_F(HubActorsTest, QueuesAreAppliedUsedAndDeleted) {
   const auto busy = ask<protocol::AdminResult>(protocol::DeleteRequest{"queue", "research"});
   EXPECT_FALSE(busy.ok);
   EXPECT_NE(busy.error.find("still holds jobs"), std::string::npos) << busy.error;
-  const auto bad = ask<protocol::AdminResult>(protocol::ApplyRequest{
-      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: x}\nspec: {weight: 0}\n"});
+  const auto bad = ask<protocol::AdminResult>(
+      protocol::ApplyRequest{"apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: "
+                             "{name: x}\nspec: {weight: 0}\n"});
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.error.find("spec.weight"), std::string::npos) << bad.error;
   ask<protocol::AdminResult>(protocol::CancelRequest{"job", "train"});
@@ -413,6 +493,7 @@ TEST_F(HubActorsTest, ListsClustersAndTheDefaultQueue) {
   ASSERT_EQ(clusters.size(), 1u);
   EXPECT_EQ(clusters[0].name, "west");
   EXPECT_TRUE(clusters[0].ready);
+  EXPECT_FALSE(clusters[0].cordoned);
   EXPECT_EQ(clusters[0].nodes, 2);
   EXPECT_EQ(clusters[0].capacity.at("nvidia.com/gpu"), 16'000);
 
@@ -431,52 +512,59 @@ TEST_F(HubActorsTest, ListsClustersAndTheDefaultQueue) {
 }
 
 TEST_F(HubActorsTest, FrameFromPeerWithoutHelloIsAnsweredNotRegistered) {
-  from_agent("agent/stranger", protocol::Admit{7, "x"});
-  const auto errors = frames_of<protocol::ErrorReply>(sent());
-  ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].first, "agent/stranger");
-  EXPECT_EQ(errors[0].second.code, "not_registered");
+  from_agent("agent/stranger", protocol::Admit{7, "x", 0, "", 0});
+  const auto [peer, error] = only<protocol::ErrorReply>();
+  EXPECT_EQ(peer, "agent/stranger");
+  EXPECT_EQ(error.code, "not_registered");
 }
 
-TEST_F(HubActorsTest, HelloListingDispatchesTheHubDoesNotKnowGetsThemCancelled) {
-  from_agent("agent/east", protocol::Hello{"east", {}, "test", {{17, "gone", {}}, {18, "also-gone", {}}}, {}});
-  const auto cancels = frames_of<protocol::Cancel>(sent());
+TEST_F(HubActorsTest, HelloListingDispatchesTheHubDoesNotKnowGetsThemStopped) {
+  from_agent("agent/east", protocol::Hello{"east",
+                                           {},
+                                           "test",
+                                           {{17, "gone", {}, 0, 1, true},
+                                            {18, "also-gone", {}, 0, 1, true},
+                                            {19, "only-prepared", {}, 1, 2, false}},
+                                           {}});
+  const auto frames = sent();
+  const auto cancels = frames_of<protocol::Cancel>(frames);
   ASSERT_EQ(cancels.size(), 2u);
   EXPECT_EQ(cancels[0].first, "agent/east");
   EXPECT_EQ(cancels[0].second.dispatch_id, 17u);
   EXPECT_EQ(cancels[1].second.dispatch_id, 18u);
+  const auto aborts = frames_of<protocol::Abort>(frames);
+  ASSERT_EQ(aborts.size(), 1u);
+  EXPECT_EQ(aborts[0].second.dispatch_id, 19u);
 }
 
 TEST_F(HubActorsTest, AgentThatComesBackWithoutAJobGetsItRequeuedAndOneThatKeptItKeepsIt) {
   register_cluster("west", 2, 8);
-  ASSERT_TRUE(submit(job_yaml("kept", 1, 8)).ok);
-  const auto kept = only_dispatch().second;
-  ASSERT_TRUE(submit(job_yaml("lost", 1, 8)).ok);
-  const auto lost = only_dispatch().second;
-  from_agent("agent/west", protocol::Admit{kept.dispatch_id, "kept"});
-  from_agent("agent/west", protocol::Admit{lost.dispatch_id, "lost"});
+  const auto [peer, kept] = run(job_yaml("kept", 1, 8));
+  const auto lost = run(job_yaml("lost", 1, 8)).second;
 
   // The agent restarted (same hub): it still runs "kept" only.
-  from_agent("agent/west",
-             protocol::Hello{"west", {}, "test", {{kept.dispatch_id, "kept", {{"worker", "west-node-0"}}}}, {}});
+  from_agent(peer,
+             protocol::Hello{"west",
+                             {},
+                             "test",
+                             {{kept.dispatch_id, "kept", {{"worker", "west-node-0"}}, 0, 1, true}},
+                             {}});
   EXPECT_EQ(job("kept").phase, "Running");
-  EXPECT_TRUE(contains(job_events("lost"), "requeued: the agent on west no longer runs it"));
+  EXPECT_TRUE(contains(job_events("lost"), "requeued: the agent on west no longer holds its part"));
   const auto after_hello = sent();
   EXPECT_TRUE(frames_of<protocol::Cancel>(after_hello).empty()) << "kept is not stopped";
-  EXPECT_TRUE(frames_of<protocol::Dispatch>(after_hello).empty()) << "not before the agent's next report";
-  from_agent("agent/west", usage_report("west", 2, 8));
-  const auto again = only_dispatch().second;
+  EXPECT_TRUE(frames_of<protocol::Prepare>(after_hello).empty()) << "west is backed off for it";
+  from_agent(peer, usage_report("west", 2, 8));
+  tick_beating({"west"});
+  const auto again = only_prepare().second;
   EXPECT_EQ(again.job.name, "lost");
   EXPECT_NE(again.dispatch_id, lost.dispatch_id);
 }
 
 TEST_F(HubActorsTest, AcceptedJobsThatHadNotEndedComeBackAfterARestart) {
   register_cluster("west", 1, 8);
-  ASSERT_TRUE(submit(job_yaml("done", 1, 8)).ok);
-  const auto dispatch = only_dispatch().second;
-  from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "done"});
-  from_agent("agent/west",
-             protocol::StatusUpdate{dispatch.dispatch_id, "done", "Completed", {}, ""});
+  const auto [peer, done] = run(job_yaml("done", 1, 8));
+  report(peer, done, "Completed");
   ASSERT_TRUE(submit(job_yaml("waiting", 2, 8)).ok);  // 2 nodes: cannot fit
   ASSERT_TRUE(submit(job_yaml("cancelled", 2, 8)).ok);
   ASSERT_TRUE(ask<protocol::AdminResult>(protocol::CancelRequest{"job", "cancelled"}).ok);
@@ -489,148 +577,6 @@ TEST_F(HubActorsTest, AcceptedJobsThatHadNotEndedComeBackAfterARestart) {
   EXPECT_EQ(jobs[0].name, "waiting");
   EXPECT_EQ(jobs[0].phase, "Pending");
   EXPECT_TRUE(contains(job_events("waiting"), "queued again after a hub restart"));
-}
-
-// ---- a restarted hub and the runs its clusters kept
-
-class HubRestartTest : public HubActorsTest {
- protected:
-  // "long" (one 8-GPU replica) runs on west when the hub goes away and a new
-  // one opens the same state directory.
-  protocol::Dispatch run_long_then_restart() {
-    register_cluster("west", 1, 8);
-    EXPECT_TRUE(submit(job_yaml("long", 1, 8)).ok);
-    const protocol::Dispatch dispatch = only_dispatch().second;
-    from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "long"});
-    stop();
-    start();
-    sent();
-    return dispatch;
-  }
-  // West's agent comes back, still running `dispatch` on its only node.
-  void west_returns_running(const protocol::Dispatch& dispatch) {
-    from_agent("agent/west",
-               protocol::Hello{"west", {}, "test", {{dispatch.dispatch_id, "long", {{"worker", "west-node-0"}}}}, {}});
-    protocol::UsageReport report = usage_report("west", 1, 8);
-    report.nodes[0].allocated = {{"nvidia.com/gpu", 8000}};
-    report.accounted_dispatches = {dispatch.dispatch_id};
-    from_agent("agent/west", report);
-  }
-  // Like run_long_then_restart(), but the agent's Hello (made from the id
-  // "long" ran under) reaches the scheduler before "long" is back from the store.
-  template <class MakeHello>
-  protocol::Dispatch restart_with_hello_first(MakeHello make_hello) {
-    register_cluster("west", 1, 8);
-    EXPECT_TRUE(submit(job_yaml("long", 1, 8)).ok);
-    const protocol::Dispatch dispatch = only_dispatch().second;
-    from_agent("agent/west", protocol::Admit{dispatch.dispatch_id, "long"});
-    stop();
-    start(false);
-    router->on_message(InboundMessage{Channel::kAgents, "agent/west", 1, make_hello(dispatch.dispatch_id)});
-    EXPECT_TRUE(sched.prioritize(actors.registry));
-    sched.run_once();
-    EXPECT_TRUE(sched.prioritize(actors.scheduler));
-    while (sched.prioritize(actors.scheduler)) sched.run_once();
-    sched.run();  // now the queue actor re-queues "long"
-    sent();
-    return dispatch;
-  }
-
-  // The grace period for agents to come back passes; west keeps beating.
-  void grace_passes() {
-    for (int i = 0; i < kLiveness; ++i) {
-      tick();
-      from_agent("agent/west", protocol::Heartbeat{"west", 42});
-    }
-  }
-};
-
-TEST_F(HubRestartTest, JobStillRunningOnItsClusterIsTakenBackNotStartedAgain) {
-  const protocol::Dispatch dispatch = run_long_then_restart();
-  west_returns_running(dispatch);
-  grace_passes();
-
-  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty()) << "no second run";
-  EXPECT_EQ(job("long").phase, "Running");
-  EXPECT_EQ(job("long").clusters, std::vector<std::string>{"west"});
-  EXPECT_TRUE(contains(job_events("long"), "still running on west from before the hub restarted"));
-  // Its end, under the earlier hub's dispatch id, ends the job.
-  from_agent("agent/west", protocol::StatusUpdate{dispatch.dispatch_id, "long", "Completed", {}, ""});
-  EXPECT_EQ(job("long").phase, "Completed");
-  EXPECT_TRUE(frames_of<protocol::Cancel>(sent()).empty());
-}
-
-TEST_F(HubRestartTest, JobThatEndedWhileTheHubWasAwayIsNotRunAgain) {
-  const protocol::Dispatch dispatch = run_long_then_restart();
-  from_agent("agent/west", protocol::Hello{"west", {}, "test", {}, {}});
-  from_agent("agent/west", usage_report("west", 1, 8));
-  from_agent("agent/west", protocol::StatusUpdate{dispatch.dispatch_id, "long", "Failed", {}, "exit 3"});
-  grace_passes();
-
-  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty());
-  EXPECT_EQ(job("long").phase, "Failed");
-  EXPECT_TRUE(contains(job_events("long"), "Failed on west while the hub was away"));
-  stop();  // and it stays ended across the next restart
-  start();
-  EXPECT_TRUE(ask<protocol::ListReply>(protocol::ListRequest{"jobs"}).jobs.empty());
-}
-
-TEST_F(HubRestartTest, EndTheHubMissedIsTakenFromTheAgentsHello) {
-  const protocol::Dispatch dispatch = run_long_then_restart();
-  // The Completed the agent sent as the hub went away never arrived; its
-  // Hello repeats it.
-  from_agent("agent/west",
-             protocol::Hello{"west", {}, "test", {},
-                             {protocol::StatusUpdate{dispatch.dispatch_id, "long", "Completed", {}, ""}}});
-  from_agent("agent/west", usage_report("west", 1, 8));
-  grace_passes();
-  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty());
-  EXPECT_EQ(job("long").phase, "Completed");
-}
-
-TEST_F(HubRestartTest, EndReportedBeforeItsJobIsRestoredStillEndsIt) {
-  restart_with_hello_first([](hub::DispatchId id) {
-    return protocol::Hello{"west", {}, "test", {}, {protocol::StatusUpdate{id, "long", "Completed", {}, ""}}};
-  });
-  from_agent("agent/west", usage_report("west", 1, 8));
-  grace_passes();
-  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty());
-  EXPECT_EQ(job("long").phase, "Completed");
-}
-
-TEST_F(HubRestartTest, RunReportedBeforeItsJobIsRestoredIsStillTakenBack) {
-  const protocol::Dispatch dispatch = restart_with_hello_first([](hub::DispatchId id) {
-    return protocol::Hello{"west", {}, "test", {{id, "long", {{"worker", "west-node-0"}}}}, {}};
-  });
-  protocol::UsageReport report = usage_report("west", 1, 8);
-  report.nodes[0].allocated = {{"nvidia.com/gpu", 8000}};
-  report.accounted_dispatches = {dispatch.dispatch_id};
-  from_agent("agent/west", report);
-  grace_passes();
-  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty());
-  EXPECT_EQ(job("long").phase, "Running");
-}
-
-TEST_F(HubRestartTest, RestoredJobNobodyRunsIsPlacedAgainAfterTheGracePeriodWithANewId) {
-  const protocol::Dispatch old = run_long_then_restart();
-  from_agent("agent/west", protocol::Hello{"west", {}, "test", {}, {}});  // the agent lost it
-  from_agent("agent/west", usage_report("west", 1, 8));
-  EXPECT_TRUE(frames_of<protocol::Dispatch>(sent()).empty()) << "not during the grace period";
-
-  grace_passes();
-  const protocol::Dispatch again = only_dispatch().second;
-  EXPECT_EQ(again.job.name, "long");
-  EXPECT_GT(again.dispatch_id, old.dispatch_id) << "ids of a later hub are above an earlier hub's";
-}
-
-TEST_F(HubRestartTest, RunOfAJobCancelledMeanwhileIsStopped) {
-  const protocol::Dispatch dispatch = run_long_then_restart();
-  ASSERT_TRUE(ask<protocol::AdminResult>(protocol::CancelRequest{"job", "long"}).ok);
-  west_returns_running(dispatch);
-  grace_passes();
-  const auto cancels = frames_of<protocol::Cancel>(sent());
-  ASSERT_EQ(cancels.size(), 1u);
-  EXPECT_EQ(cancels[0].second.dispatch_id, dispatch.dispatch_id);
 }
 
 }  // namespace

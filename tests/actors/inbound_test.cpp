@@ -8,9 +8,10 @@ namespace {
 TEST(InboundTest, DecodesAnAgentMessageWithPeerAndSeq) {
   std::uint64_t seq = 0;
   protocol::DecodeError error;
-  const auto message =
-      decode_inbound(Channel::kAgents, "agent/east",
-                     protocol::encode(protocol::Hello{"east", {}, "1", {{3, "job", {}}}, {}}, 9), seq, error);
+  const auto message = decode_inbound(
+      Channel::kAgents, "agent/east",
+      protocol::encode(protocol::Hello{"east", {}, "1", {{3, "job", {}, 0, 1, true}}, {}}, 9), seq,
+      error);
   ASSERT_TRUE(message) << error.message;
   EXPECT_EQ(message->peer, "agent/east");
   EXPECT_EQ(message->seq, 9u);
@@ -41,15 +42,15 @@ TEST(InboundTest, HubToAgentMessageIsNotAcceptedByTheHub) {
   std::uint64_t seq = 0;
   protocol::DecodeError error;
   EXPECT_FALSE(
-      decode_inbound(Channel::kAgents, "a", protocol::encode(protocol::Dispatch{}, 2), seq, error));
+      decode_inbound(Channel::kAgents, "a", protocol::encode(protocol::Prepare{}, 2), seq, error));
   EXPECT_EQ(error.code, "unexpected_type");
 }
 
 TEST(InboundTest, AgentMessageOnTheAdminSocketIsRefusedAndAConsoleRequestThereDecodes) {
   std::uint64_t seq = 0;
   protocol::DecodeError error;
-  EXPECT_FALSE(decode_inbound(Channel::kAdmin, "c", protocol::encode(protocol::Admit{1, "j"}, 6),
-                              seq, error));
+  EXPECT_FALSE(decode_inbound(Channel::kAdmin, "c",
+                              protocol::encode(protocol::Admit{1, "j", 0, "", 0}, 6), seq, error));
   EXPECT_EQ(error.code, "unexpected_type");
   EXPECT_NE(error.message.find("admin"), std::string::npos) << error.message;
   const auto message = decode_inbound(

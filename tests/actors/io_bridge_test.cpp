@@ -112,7 +112,7 @@ TEST(IoBridgeTest, FrameForAPeerThatIsNotConnectedComesBackAsUndeliverable) {
   CollectingHandler handler;
   bridge.start(handler);
   bridge.send(
-      OutboundFrame{Channel::kAgents, "agent/nowhere", protocol::encode(protocol::Dispatch{}), 77});
+      OutboundFrame{Channel::kAgents, "agent/nowhere", protocol::encode(protocol::Prepare{}), 77});
   EXPECT_EQ(handler.wait_for_undeliverable(), std::vector<std::uint64_t>{77});
   bridge.stop();
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -18,17 +19,23 @@ namespace gantry::actors::testing {
 
 using support::TempDir;
 
-// Records every frame the actors hand out.
+// Records every frame the actors hand out; `watch`, when set, sees each one
+// as it is handed out (what else is true at that moment).
 class RecordingSink final : public OutboundSink {
  public:
   void send(OutboundFrame frame) override {
     std::lock_guard lock(mutex_);
+    if (watch) watch(frame);
     frames_.push_back(std::move(frame));
   }
   void send_batch(std::vector<OutboundFrame> frames) override {
     std::lock_guard lock(mutex_);
-    for (auto& frame : frames) frames_.push_back(std::move(frame));
+    for (auto& frame : frames) {
+      if (watch) watch(frame);
+      frames_.push_back(std::move(frame));
+    }
   }
+  std::function<void(const OutboundFrame&)> watch;
   // Returns and forgets what was sent so far.
   std::vector<OutboundFrame> take() {
     std::lock_guard lock(mutex_);
@@ -81,6 +88,14 @@ inline std::string job_yaml(const std::string& name, int replicas, int gpus,
   job.replicas = replicas;
   job.requests = "cpu: \"1\", memory: 1Gi, nvidia.com/gpu: " + std::to_string(gpus);
   return support::volcano_job_yaml(job);
+}
+
+// The same job, which may be split across clusters (gantry.io/split: allowed).
+inline std::string split_job_yaml(const std::string& name, int replicas, int gpus) {
+  std::string yaml = job_yaml(name, replicas, gpus);
+  const std::string metadata = "  name: " + name + "\n";
+  yaml.insert(yaml.find(metadata) + metadata.size(), "  annotations: {gantry.io/split: allowed}\n");
+  return yaml;
 }
 
 // A cluster of `nodes` nodes with 16 CPUs, 128Gi and `gpus_per_node` GPUs each.

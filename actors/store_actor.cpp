@@ -1,0 +1,124 @@
+// The store actor: every write of the hub goes through it. Writes that arrive
+// while it is busy are committed together in one transaction (group commit):
+// a burst of submissions or a pass's dispatches cost a few commits, not one
+// each. A write that gates a frame (a submission's acknowledgement, a
+// dispatch's Prepares or Commits, a cordon's answer) is answered only once
+// its transaction has committed.
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "actors/actor_spawn.hpp"
+
+namespace gantry::actors {
+
+namespace {
+
+struct StoreState {
+  std::shared_ptr<JobStore> store;
+  std::vector<std::function<void(JobStore&)>> writes;  // in arrival order
+  struct PendingInsert {
+    caf::typed_response_promise<std::int64_t, std::string> promise;
+    std::int64_t row = 0;
+  };
+  std::vector<PendingInsert> inserts;  // answered (row, error) after the commit
+  std::vector<caf::typed_response_promise<std::string>> acks;  // answered (error) after the commit
+  bool flush_queued = false;
+  static inline const char* name = "gantry.store";
+};
+
+using StoreActor = caf::stateful_actor<StoreState>;
+
+// The flush request goes to the back of the mailbox, so every write already
+// queued joins this transaction.
+void queue_write(StoreActor* self, std::function<void(JobStore&)> write) {
+  self->state.writes.push_back(std::move(write));
+  if (self->state.flush_queued) return;
+  self->state.flush_queued = true;
+  self->send(self, flush_atom_v);
+}
+
+// A write answered with "" once committed, or with why it was not.
+caf::typed_response_promise<std::string> acknowledged_write(StoreActor* self,
+                                                            std::function<void(JobStore&)> write) {
+  self->state.acks.push_back(self->make_response_promise<std::string>());
+  queue_write(self, std::move(write));
+  return self->state.acks.back();
+}
+
+void flush(StoreActor* self) {
+  StoreState& state = self->state;
+  state.flush_queued = false;
+  std::string error;
+  try {
+    state.store->begin();
+    for (const auto& write : state.writes) write(*state.store);
+    state.store->commit();
+  } catch (const std::exception& e) {
+    error = e.what();
+    spdlog::error("job store: {} ({} writes rolled back)", error, state.writes.size());
+    state.store->rollback();
+  }
+  for (StoreState::PendingInsert& insert : state.inserts) {
+    insert.promise.deliver(error.empty() ? insert.row : std::int64_t{0}, error);
+  }
+  for (auto& ack : state.acks) ack.deliver(error);
+  state.writes.clear();
+  state.inserts.clear();
+  state.acks.clear();
+}
+
+caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
+  self->state.store = std::move(store);
+  return {
+      // Answers (row, "") or (0, error) once committed.
+      [self](persist_atom, const std::string& name, const std::string& yaml,
+             std::int64_t submitted_ms) {
+        StoreState& state = self->state;
+        const std::size_t index = state.inserts.size();
+        state.inserts.push_back({self->make_response_promise<std::int64_t, std::string>(), 0});
+        queue_write(self, [&state, index, name, yaml, submitted_ms](JobStore& store) {
+          state.inserts[index].row = store.add(name, yaml, submitted_ms);
+        });
+        return state.inserts.back().promise;
+      },
+      // A pass's dispatches, or commits: answers "" or the error once committed.
+      [self](record_atom, std::vector<DispatchRecord>& records) {
+        return acknowledged_write(self, [records = std::move(records)](JobStore& store) {
+          for (const DispatchRecord& record : records)
+            if (record.row != 0) store.record_dispatch(record.row, record.dispatch);
+        });
+      },
+      [self](cordon_atom, const std::string& cluster, bool cordoned) {
+        return acknowledged_write(
+            self, [cluster, cordoned](JobStore& store) { store.set_cordoned(cluster, cordoned); });
+      },
+      [self](persist_atom, const std::string& queue, const std::string& yaml) {
+        queue_write(self, [queue, yaml](JobStore& store) { store.save_queue(queue, yaml); });
+      },
+      [self](forget_atom, const std::string& queue) {
+        queue_write(self, [queue](JobStore& store) { store.drop_queue(queue); });
+      },
+      [self](forget_atom, std::int64_t row) {
+        queue_write(self, [row](JobStore& store) { store.forget(row); });
+      },
+      [self](finish_atom, std::int64_t row, const std::string& phase, std::int64_t finished_ms) {
+        queue_write(self, [row, phase, finished_ms](JobStore& store) {
+          store.finish(row, phase, finished_ms);
+        });
+      },
+      [self](flush_atom) { flush(self); },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached) {
+  if (detached) return system.spawn<caf::detached>(store_actor, std::move(store));
+  return system.spawn(store_actor, std::move(store));
+}
+
+}  // namespace gantry::actors
