@@ -36,9 +36,14 @@ def wait_until(condition, what, deadline_s=60.0, interval_s=0.05):
 class Cluster:
     """A hub plus agents, all real processes; everything is stopped on close()."""
 
-    def __init__(self, heartbeat_ms=200, liveness=3, hub_args=()):
+    def __init__(self, heartbeat_ms=200, liveness=3, hub_args=(), agent_lease_ms=None, lost_grace_ms=None):
         self.workdir = tempfile.mkdtemp(prefix="gantry-e2e-")
         self.hub_args = list(hub_args)
+        # Leases on the scale of the heartbeat, so that a silent agent is seen
+        # in a second, not the production 30s / 2m: not ready after one
+        # liveness period (as the agents judge the hub), lost two beats later.
+        self.agent_lease_ms = agent_lease_ms or heartbeat_ms * liveness
+        self.lost_grace_ms = lost_grace_ms or self.agent_lease_ms + 2 * heartbeat_ms
         self.agents_endpoint = f"tcp://127.0.0.1:{free_port()}"
         self.admin_endpoint = f"tcp://127.0.0.1:{free_port()}"
         self.heartbeat_ms = heartbeat_ms
@@ -61,7 +66,8 @@ class Cluster:
         self._spawn("hub", [
             os.path.join(BIN_DIR, "gantry-hub"), "--agents", self.agents_endpoint, "--admin",
             self.admin_endpoint, "--state", os.path.join(self.workdir, "state"), "--heartbeat-ms",
-            str(self.heartbeat_ms), "--liveness", str(self.liveness), *self.hub_args])
+            str(self.heartbeat_ms), "--liveness", str(self.liveness), "--agent-lease",
+            f"{self.agent_lease_ms}ms", "--lost-grace", f"{self.lost_grace_ms}ms", *self.hub_args])
         wait_until(lambda: self.ctl("get", "clusters", check=False).returncode == 0, "the hub to answer")
 
     def restart_hub(self):
