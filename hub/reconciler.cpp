@@ -111,7 +111,7 @@ void Reconciler::requeue_unlisted(ClusterIndex index, const protocol::Hello& hel
     const std::vector<ClusterIndex> others = core_.part_rejected(id, index, "agent no longer holds it", now);
     stop_parts(id, core_.job(job).name, committed, others, "another part was lost", out);
     out.events.push_back(
-        JobEvent{job, now, "requeued: the agent on " + hello.cluster + " no longer holds its part"});
+        JobEvent{job, now, "requeued: the agent on " + hello.cluster + " no longer runs it"});
     warn(out, "job " + core_.job(job).name + ": cluster " + hello.cluster +
                   " reconnected without it; requeued");
   }

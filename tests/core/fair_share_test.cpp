@@ -167,7 +167,7 @@ TEST_F(FairShareTest, StarvingJobsAreServedInDeadlineOrderAndTheLaterOnesWaitFor
 
 TEST_F(FairShareTest, StarvingJobWithNoReadyClusterSaysSo) {
   add_cluster("c", 1, 8);
-  core.set_cluster_ready(*core.find_cluster("c"), false, now);
+  core.set_cluster_ready(*core.find_cluster("c"), false);
   submit("waiting", "default", 8, 0, /*sla_ms=*/1'000);
   now += 10'000;
   EXPECT_TRUE(pass().dispatched.empty());

@@ -28,7 +28,7 @@ class Workload {
       core_.report_usage(index,
                          nodes(pick(2, 6), 8, 64, "c" + std::to_string(c), {{std::string(kGpuProductLabel), product}}),
                          {});
-      core_.set_cluster_ready(index, true, now_);
+      core_.set_cluster_ready(index, true);
     }
     const std::int64_t pool = core_.pool_capacity().gpus();
     std::int64_t guaranteed = 0;
@@ -78,7 +78,8 @@ class Workload {
       const Dispatch* dispatch = core_.find_dispatch(id);
       ASSERT_NE(dispatch, nullptr);
       std::int32_t placed = 0;
-      for (std::int32_t n : dispatch->task_replicas) placed += n;
+      for (const DispatchPart& part : dispatch->parts)
+        for (std::int32_t n : part.task_replicas) placed += n;
       ASSERT_GE(placed, core_.job(dispatch->job).gang.min_available) << "partial gang";
     }
     // An evicted job is back in its queue, or already placed again elsewhere.
