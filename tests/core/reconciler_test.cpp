@@ -256,8 +256,8 @@ TEST_F(ReconcilerTest, HelloWithoutOneOfTwoRunningJobsRequeuesThatOne) {
 }
 
 TEST_F(ReconcilerTest, HelloListingDispatchesTheHubDoesNotKnowGetsThemCancelledInOrder) {
-  const Outbox said = hello(
-      {{kThisHubsFirstId + 17, "gone", {}, 0, 1, true}, {kThisHubsFirstId + 18, "also", {}, 0, 1, true}});
+  const Outbox said = hello({{kThisHubsFirstId + 17, "gone", {}, 0, 1, true},
+                             {kThisHubsFirstId + 18, "also", {}, 0, 1, true}});
   ASSERT_EQ(said.cancels.size(), 2u);
   EXPECT_EQ(said.cancels[0].dispatch, kThisHubsFirstId + 17);
   EXPECT_EQ(said.cancels[1].dispatch, kThisHubsFirstId + 18);

@@ -1,7 +1,8 @@
+#include "hub/scheduler.hpp"
+
 #include <gtest/gtest.h>
 
 #include "hub/field_error.hpp"
-#include "hub/scheduler.hpp"
 #include "tests/core/core_harness.hpp"
 
 namespace gantry::hub {
@@ -54,9 +55,10 @@ TEST_F(SchedulerTest, NotEnoughCapacityNamesWhatEveryClusterHasFree) {
   EXPECT_TRUE(scheduled_names().empty());
   EXPECT_EQ(job("needs-6").reason.kind, PendingReason::Kind::kInsufficientCapacity);
   const std::string text = core.reason_text(job("needs-6"));
-  EXPECT_NE(text.find("needs 6 nvidia.com/gpu; the most free in one cluster is 4 nvidia.com/gpu (east); "
-                      "free now per cluster: east 4 nvidia.com/gpu, west 2 nvidia.com/gpu"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("needs 6 nvidia.com/gpu; the most free in one cluster is 4 nvidia.com/gpu (east); "
+                "free now per cluster: east 4 nvidia.com/gpu, west 2 nvidia.com/gpu"),
+      std::string::npos)
       << text;
 }
 
@@ -67,7 +69,8 @@ TEST_F(SchedulerTest, StrictFifoHeadBlocksBestEffortSkips) {
   submit_gpus("small", 2);
   core.set_queue_strategy(*core.find_queue("default"), QueueStrategy::kStrictFifo);
   EXPECT_EQ(scheduled_names(), std::vector<std::string>{"first"});
-  EXPECT_NE(core.reason_text(job("small")).find("waiting behind the head of queue default (strict FIFO): big"),
+  EXPECT_NE(core.reason_text(job("small"))
+                .find("waiting behind the head of queue default (strict FIFO): big"),
             std::string::npos)
       << core.reason_text(job("small"));
   core.set_queue_strategy(*core.find_queue("default"), QueueStrategy::kBestEffortFifo);
