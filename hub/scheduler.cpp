@@ -182,15 +182,17 @@ void SchedulerCore::refresh_queues() {
 }
 
 // Each queue's policy: its own gantry.io/placement, else its nearest
-// ancestor's, else the hub's default. Parents precede children in the tree.
+// ancestor's, else the hub's default. Queue trees are shallow: a walk up per
+// queue, once per pass.
 void SchedulerCore::refresh_queue_policies() {
   queue_policy_.assign(queues_.size(), &options_.placement);
   for (QueueIndex q = 0; q < queues_.size(); ++q) {
-    const QueueNode& node = queues_.node(q);
-    if (const PlacementPolicy* own = find_placement_policy(node.spec.placement)) {
-      queue_policy_[q] = own;
-    } else if (q != kRootQueue && node.parent < q) {
-      queue_policy_[q] = queue_policy_[node.parent];
+    for (QueueIndex up = q;; up = queues_.node(up).parent) {
+      if (const PlacementPolicy* named = find_placement_policy(queues_.node(up).spec.placement)) {
+        queue_policy_[q] = named;
+        break;
+      }
+      if (up == kRootQueue) break;
     }
   }
 }
@@ -357,7 +359,7 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   for (const DispatchPart& part : dispatch.parts) {
     if (part.awaiting_report) {
       release(clusters_[part.cluster], part.assignment);
-      if (clusters_[part.cluster].ready()) pass_.pool_free += part.held;
+      if (clusters_[part.cluster].ready() && !clusters_[part.cluster].cordoned()) pass_.pool_free += part.held;
     }
     running_on_[part.cluster].erase(running);
   }
