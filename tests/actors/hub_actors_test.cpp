@@ -550,7 +550,7 @@ TEST_F(HubActorsTest, AgentThatComesBackWithoutAJobGetsItRequeuedAndOneThatKeptI
                              {{kept.dispatch_id, "kept", {{"worker", "west-node-0"}}, 0, 1, true}},
                              {}});
   EXPECT_EQ(job("kept").phase, "Running");
-  EXPECT_TRUE(contains(job_events("lost"), "requeued: the agent on west no longer holds its part"));
+  EXPECT_TRUE(contains(job_events("lost"), "requeued: the agent on west no longer runs it"));
   const auto after_hello = sent();
   EXPECT_TRUE(frames_of<protocol::Cancel>(after_hello).empty()) << "kept is not stopped";
   EXPECT_TRUE(frames_of<protocol::Prepare>(after_hello).empty()) << "west is backed off for it";
