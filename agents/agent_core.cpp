@@ -38,31 +38,35 @@ void AgentCore::on_prepare(const protocol::Prepare& prepare, TimeMs now, Outbox&
     reject(prepare, std::move(why), out);
     return;
   }
-  DispatchGang gang;
   PreparedPart part;
+  if (std::string why = place_part(prepare, part); !why.empty()) {
+    reject(prepare, std::move(why), out);
+    return;
+  }
+  part.hold_until = now + options_.prepare_hold_ms;
+  hold(prepare, std::move(part), out);
+}
+
+std::string AgentCore::place_part(const protocol::Prepare& prepare, PreparedPart& part) {
+  DispatchGang gang;
   try {
     gang = gang_for_part(prepare);
     part.plan = part_plan(prepare);
   } catch (const hub::FieldError& e) {
-    reject(prepare, e.what(), out);
-    return;
+    return e.what();
   }
   const Admission admission = nodes_.admit(gang.shape, part.assignment, prepare.nodes);
-  if (!admission.admitted) {
-    reject(prepare, admission.reason, out);
-    return;
-  }
+  if (!admission.admitted) return admission.reason;
   part.id = prepare.dispatch_id;
   part.job = std::make_shared<const protocol::JobSpec>(prepare.job);
   part.replicas = replicas_for(part.assignment, gang.job_task, prepare);
-  part.hold_until = now + options_.prepare_hold_ms;
   // A whole gang admitted with fewer replicas than asked (min_available) is
   // a smaller world; a split part always has all of them.
   const auto placed = static_cast<std::int32_t>(part.replicas.size());
   part.plan.world_size = part.plan.world_size == 0
                              ? placed
                              : part.plan.world_size - (gang.shape.total_replicas() - placed);
-  hold(prepare, std::move(part), out);
+  return "";
 }
 
 void AgentCore::on_commit(const protocol::Commit& commit, TimeMs now, Outbox& out) {

@@ -72,6 +72,9 @@ class AgentCore {
   const PreparedPart* find_prepared(DispatchId id) const { return prepared_.find(id); }
 
  private:
+  // Takes nodes for the part and fills `part` (all but its deadline);
+  // returns why not, "" once its resources are held.
+  std::string place_part(const protocol::Prepare& prepare, PreparedPart& part);
   void reject(const protocol::Prepare& prepare, std::string reason, Outbox& out);
   void hold(const protocol::Prepare& prepare, PreparedPart part, Outbox& out);
   void release(const PreparedPart& part, std::string reason, Outbox& out);

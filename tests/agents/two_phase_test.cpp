@@ -132,6 +132,18 @@ TEST_F(TwoPhaseTest, ASplitPartsReplicasGetTheirPlaceInTheWholeGang) {
   EXPECT_EQ(updates.back().message, "replica worker-2 (rank 4) exited with code 5");
 }
 
+// minAvailable 2 of 3 four-GPU replicas, and only the two A100 nodes hold
+// one: the gang runs as a world of two.
+TEST_F(TwoPhaseTest, AWholeGangAdmittedAtItsMinimumIsASmallerWorld) {
+  const protocol::Admit admit = admitted(make_prepare(15, "elastic", {{"w", 3, 4}}, 2), 0);
+  core.on_commit(commit_for(admit), 0, out);
+  ASSERT_EQ(executor.started.size(), 2u);
+  for (std::uint32_t rank = 0; rank < 2; ++rank) {
+    EXPECT_EQ(executor.started[rank].rank, static_cast<std::int32_t>(rank));
+    EXPECT_EQ(executor.started[rank].world_size, 2);
+  }
+}
+
 TEST_F(TwoPhaseTest, AbortReleasesAPreparedPartForGood) {
   const protocol::Prepare prepare = make_prepare(6, "gone", {{"w", 2, 4}});
   const protocol::Admit admit = admitted(prepare, 0);
