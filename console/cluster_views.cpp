@@ -17,10 +17,15 @@ std::string gpu_usage(const protocol::ClusterInfo& cluster) {
 
 }  // namespace
 
+std::string cluster_status(const protocol::ClusterInfo& cluster) {
+  const std::string readiness = cluster.ready ? "Ready" : "NotReady";
+  return cluster.cordoned ? readiness + ",SchedulingDisabled" : readiness;
+}
+
 std::string render_clusters_table(const std::vector<protocol::ClusterInfo>& clusters) {
-  Table table({"NAME", "READY", "NODES", "GPU(alloc/cap)", "CPU", "MEMORY"});
+  Table table({"NAME", "STATUS", "NODES", "GPU(alloc/cap)", "CPU", "MEMORY"});
   for (const auto& cluster : clusters) {
-    table.add_row({cluster.name, cluster.ready ? "True" : "False", std::to_string(cluster.nodes),
+    table.add_row({cluster.name, cluster_status(cluster), std::to_string(cluster.nodes),
                    gpu_usage(cluster), format_usage("cpu", cluster.allocated, cluster.capacity),
                    format_usage("memory", cluster.allocated, cluster.capacity)});
   }
@@ -31,6 +36,7 @@ std::string render_clusters_json(const std::vector<protocol::ClusterInfo>& clust
   return json_array_text(clusters, [](const protocol::ClusterInfo& cluster) -> Json {
     return {{"name", cluster.name},
             {"ready", cluster.ready},
+            {"cordoned", cluster.cordoned},
             {"nodes", cluster.nodes},
             {"capacity", resources_json(cluster.capacity)},
             {"allocated", resources_json(cluster.allocated)},

@@ -9,16 +9,6 @@ namespace gantry::console {
 
 namespace {
 
-int report(CommandContext& context, const protocol::AdminResult& result,
-           const std::string& success_fallback) {
-  if (!result.ok) {
-    context.err << "error: " << (result.error.empty() ? result.message : result.error) << "\n";
-    return kExitFailed;
-  }
-  context.out << (result.message.empty() ? success_fallback : result.message) << "\n";
-  return kExitOk;
-}
-
 void add_cancel(CLI::App& command, Invocation& invocation) {
   add_kind_operand(command, invocation.kind, {"job"});
   add_name_operand(command, invocation.name);
@@ -37,20 +27,20 @@ int run_cancel(CommandContext& context) {
   const Invocation& invocation = context.invocation;
   const auto result = context.hub().call<protocol::AdminResult>(
       protocol::CancelRequest{invocation.kind, invocation.name});
-  return report(context, result, "job " + invocation.name + " cancelled");
+  return print_admin_result(context, result, "job " + invocation.name + " cancelled");
 }
 
 int run_apply(CommandContext& context) {
   const std::string yaml = read_input_file(context);
   const auto result = context.hub().call<protocol::AdminResult>(protocol::ApplyRequest{yaml});
-  return report(context, result, "applied");
+  return print_admin_result(context, result, "applied");
 }
 
 int run_delete(CommandContext& context) {
   const Invocation& invocation = context.invocation;
   const auto result = context.hub().call<protocol::AdminResult>(
       protocol::DeleteRequest{invocation.kind, invocation.name});
-  return report(context, result, invocation.kind + " " + invocation.name + " deleted");
+  return print_admin_result(context, result, invocation.kind + " " + invocation.name + " deleted");
 }
 
 }  // namespace

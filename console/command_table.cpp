@@ -7,13 +7,15 @@ namespace gantry::console {
 
 // Each spec is defined with its command, in cmd_<name>.cpp.
 extern const CommandSpec kSubmitCommand, kGetCommand, kDescribeCommand, kCancelCommand,
-    kWaitCommand, kApplyCommand, kDeleteCommand, kVersionCommand, kHelpCommand;
+    kWaitCommand, kApplyCommand, kDeleteCommand, kCordonCommand, kUncordonCommand, kDrainCommand,
+    kVersionCommand, kHelpCommand;
 
 namespace {
 
 constexpr std::array kCommands{
-    &kSubmitCommand, &kGetCommand,    &kDescribeCommand, &kCancelCommand, &kWaitCommand,
-    &kApplyCommand,  &kDeleteCommand, &kVersionCommand,  &kHelpCommand,
+    &kSubmitCommand,   &kGetCommand,   &kDescribeCommand, &kCancelCommand,
+    &kWaitCommand,     &kApplyCommand, &kDeleteCommand,   &kCordonCommand,
+    &kUncordonCommand, &kDrainCommand, &kVersionCommand,  &kHelpCommand,
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "console/duration.hpp"
 #include "console/job_views.hpp"
 #include "console/json_fields.hpp"
+#include "console/placement_views.hpp"
 #include "console/queue_views.hpp"
 #include "console/table.hpp"
 #include "console/units.hpp"
@@ -114,7 +115,7 @@ std::string render_job_description(const protocol::DescribeReply& reply, std::in
       {"Name", job.name},
       {"Queue", job.queue},
       {"Phase", job.phase},
-      {"Clusters", join_clusters(job.clusters)},
+      {"Clusters", join_clusters(placed_clusters(job))},
       {"Reason", or_none(job.reason)},
       {"Priority Class", or_none(spec.priority_class)},
       {"Priority", std::to_string(job.priority)},
@@ -128,6 +129,7 @@ std::string render_job_description(const protocol::DescribeReply& reply, std::in
       {"Finished", format_moment(job.finished_ms, now_ms)},
       {"Annotations", format_labels(spec.annotations, "\n")},
   });
+  text += render_placement(job, spec);
   text += "Tasks:\n" + render_tasks(reply);
   text += "Events:\n" + render_events(reply.events);
   return text;
@@ -155,6 +157,7 @@ std::string render_cluster_description(const protocol::ClusterInfo& cluster, std
   std::string text = render_fields({
       {"Name", cluster.name},
       {"Ready", cluster.ready ? "True" : "False"},
+      {"Cordoned", cluster.cordoned ? "True" : "False"},
       {"Nodes", std::to_string(cluster.nodes)},
       {"Last Seen", format_moment(cluster.last_seen_ms, now_ms)},
       {"Labels", format_labels(cluster.labels, "\n")},

@@ -8,8 +8,9 @@
 
 namespace gantry::console {
 
-// Spec summary, tasks (replicas, per-replica requests, status counts), phase,
-// clusters, reason and events. Ages are measured against `now_ms`.
+// Spec summary, placement (policy, epoch, parts, scores), tasks (replicas,
+// per-replica requests, status counts), phase, clusters, reason and events. Ages are measured
+// against `now_ms`.
 std::string render_job_description(const protocol::DescribeReply& reply, std::int64_t now_ms);
 std::string render_queue_description(const protocol::QueueInfo& queue);
 std::string render_cluster_description(const protocol::ClusterInfo& cluster, std::int64_t now_ms);

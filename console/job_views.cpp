@@ -1,10 +1,22 @@
 #include "console/job_views.hpp"
 
+#include <algorithm>
+
 #include "console/duration.hpp"
 #include "console/json_fields.hpp"
 #include "console/table.hpp"
 
 namespace gantry::console {
+
+std::vector<std::string> placed_clusters(const protocol::JobInfo& job) {
+  std::vector<std::string> clusters = job.clusters;
+  for (const auto& part : job.parts) {
+    if (std::find(clusters.begin(), clusters.end(), part.cluster) == clusters.end()) {
+      clusters.push_back(part.cluster);
+    }
+  }
+  return clusters;
+}
 
 std::string join_clusters(const std::vector<std::string>& clusters) {
   if (clusters.empty()) return "<none>";
@@ -18,7 +30,8 @@ std::string render_jobs_table(const std::vector<protocol::JobInfo>& jobs, std::i
   for (const auto& job : jobs) {
     const std::string age =
         job.submitted_ms == 0 ? "<unknown>" : format_age(now_ms - job.submitted_ms);
-    table.add_row({job.name, job.queue, job.phase, join_clusters(job.clusters), age, job.reason});
+    table.add_row(
+        {job.name, job.queue, job.phase, join_clusters(placed_clusters(job)), age, job.reason});
   }
   return table.render();
 }
@@ -33,6 +46,22 @@ Json task_statuses_json(const std::vector<protocol::TaskStatus>& tasks) {
                     {"running", task.running},
                     {"succeeded", task.succeeded},
                     {"failed", task.failed}});
+  }
+  return json;
+}
+
+Json parts_json(const std::vector<protocol::JobPart>& parts) {
+  Json json = Json::array();
+  for (const auto& part : parts) {
+    json.push_back({{"cluster", part.cluster}, {"replicas", part.task_replicas}});
+  }
+  return json;
+}
+
+Json scores_json(const std::vector<protocol::ClusterScoreInfo>& scores) {
+  Json json = Json::array();
+  for (const auto& score : scores) {
+    json.push_back({{"cluster", score.cluster}, {"score", score.score}});
   }
   return json;
 }
@@ -53,6 +82,10 @@ Json job_json(const protocol::JobInfo& job) {
   json["started"] = timestamp_json(job.started_ms);
   json["finished"] = timestamp_json(job.finished_ms);
   json["tasks"] = task_statuses_json(job.tasks);
+  json["parts"] = parts_json(job.parts);
+  json["placement"] = job.placement;
+  json["scores"] = scores_json(job.scores);
+  json["epoch"] = job.epoch;
   return json;
 }
 

@@ -37,7 +37,8 @@ void ClusterState::set_nodes(const std::vector<NodeSpec>& nodes) {
     node_by_name_[node.name] = static_cast<NodeIndex>(nodes_.size());
     nodes_.push_back(std::move(node));
   }
-  free_gpu_buckets_.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, max_node_gpus())) + 1, {});
+  free_gpu_buckets_.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, max_node_gpus())) + 1,
+                           {});
   position_in_bucket_.assign(nodes_.size(), 0);
   held_for_.assign(nodes_.size(), kNoOwner);
   held_nodes_ = 0;
@@ -95,8 +96,8 @@ void ClusterState::clear_holds() {
 // practice) and go negative when an agent reports more allocated than the hub
 // expected; both are clamped so every node stays indexed.
 std::size_t ClusterState::bucket_of(const Node& node) const {
-  const std::int64_t gpus = std::clamp<std::int64_t>(node.free.gpus(), 0,
-                                                     static_cast<std::int64_t>(free_gpu_buckets_.size()) - 1);
+  const std::int64_t gpus = std::clamp<std::int64_t>(
+      node.free.gpus(), 0, static_cast<std::int64_t>(free_gpu_buckets_.size()) - 1);
   return static_cast<std::size_t>(gpus);
 }
 

@@ -8,8 +8,8 @@
 namespace gantry::hub {
 
 AdmitOutcome SchedulerCore::part_admitted(DispatchId dispatch_id, ClusterIndex cluster,
-                                          const std::string& rendezvous_host, std::int32_t rendezvous_port,
-                                          TimeMs /*now*/) {
+                                          const std::string& rendezvous_host,
+                                          std::int32_t rendezvous_port, TimeMs /*now*/) {
   auto it = dispatches_.find(dispatch_id);
   if (it == dispatches_.end() || it->second.committed) return AdmitOutcome::kIgnored;
   Dispatch& dispatch = it->second;
@@ -47,7 +47,8 @@ void SchedulerCore::back_off(Job& job, ClusterIndex cluster, TimeMs now) {
   std::vector<ClusterBackoff>& backoffs = job.notes().backoffs;
   auto found = std::find_if(backoffs.begin(), backoffs.end(),
                             [cluster](const ClusterBackoff& b) { return b.cluster == cluster; });
-  if (found == backoffs.end()) found = backoffs.insert(backoffs.end(), ClusterBackoff{cluster, 0, 0});
+  if (found == backoffs.end())
+    found = backoffs.insert(backoffs.end(), ClusterBackoff{cluster, 0, 0});
   ++found->refusals;
   TimeMs wait = options_.backoff_base_ms;
   for (std::int32_t i = 1; i < found->refusals && wait < options_.backoff_max_ms; ++i) wait *= 2;
@@ -178,11 +179,13 @@ void SchedulerCore::update_tasks(DispatchId dispatch_id, std::vector<protocol::T
   update_tasks(dispatch_id, it->second.parts.front().cluster, std::move(tasks));
 }
 
-void SchedulerCore::finished(DispatchId dispatch_id, JobPhase phase, std::string_view message, TimeMs now) {
+void SchedulerCore::finished(DispatchId dispatch_id, JobPhase phase, std::string_view message,
+                             TimeMs now) {
   auto it = dispatches_.find(dispatch_id);
   if (it == dispatches_.end()) return;
   for (ClusterIndex cluster : it->second.clusters()) {
-    if (part_finished(dispatch_id, cluster, phase, message, now).kind != PartEnd::Kind::kPartDone) return;
+    if (part_finished(dispatch_id, cluster, phase, message, now).kind != PartEnd::Kind::kPartDone)
+      return;
   }
 }
 

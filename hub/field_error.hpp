@@ -9,7 +9,8 @@ namespace gantry::hub {
 class FieldError : public std::runtime_error {
  public:
   FieldError(std::string field, std::string value, const std::string& problem)
-      : std::runtime_error(field + ": " + problem + (value.empty() ? "" : " (got \"" + value + "\")")),
+      : std::runtime_error(field + ": " + problem +
+                           (value.empty() ? "" : " (got \"" + value + "\")")),
         field_(std::move(field)),
         value_(std::move(value)) {}
   const std::string& field() const { return field_; }

@@ -56,7 +56,8 @@ GangShape make_uniform_gang(std::int32_t replicas, const ResourceVector& per_rep
 }
 
 GangShape make_gpu_gang(std::int64_t gpus, std::int64_t gpus_per_node) {
-  const std::int64_t replicas = gpus <= gpus_per_node ? 1 : (gpus + gpus_per_node - 1) / gpus_per_node;
+  const std::int64_t replicas =
+      gpus <= gpus_per_node ? 1 : (gpus + gpus_per_node - 1) / gpus_per_node;
   const std::int64_t per_replica = gpus <= gpus_per_node ? gpus : gpus_per_node;
   ResourceVector request;
   request.set(kGpu, per_replica * kMilli);

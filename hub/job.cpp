@@ -5,11 +5,16 @@ namespace gantry::hub {
 std::string_view phase_name(JobPhase phase) {
   switch (phase) {
     case JobPhase::kPending:
-    case JobPhase::kDispatched: return protocol::phase::kPending;
-    case JobPhase::kRunning: return protocol::phase::kRunning;
-    case JobPhase::kCompleted: return protocol::phase::kCompleted;
-    case JobPhase::kFailed: return protocol::phase::kFailed;
-    case JobPhase::kAborted: return protocol::phase::kAborted;
+    case JobPhase::kDispatched:
+      return protocol::phase::kPending;
+    case JobPhase::kRunning:
+      return protocol::phase::kRunning;
+    case JobPhase::kCompleted:
+      return protocol::phase::kCompleted;
+    case JobPhase::kFailed:
+      return protocol::phase::kFailed;
+    case JobPhase::kAborted:
+      return protocol::phase::kAborted;
   }
   return "Unknown";
 }

@@ -40,29 +40,29 @@ struct PendingReason {
   enum class Kind : std::uint8_t {
     kNone,
     kNotYetConsidered,
-    kBehindQueueHead,        // strict FIFO: an older job of the queue waits first
+    kBehindQueueHead,  // strict FIFO: an older job of the queue waits first
     kNoReadyCluster,
-    kExceedsEveryCluster,    // larger than any cluster's total allocatable
-    kInsufficientCapacity,   // no cluster has that much free now
-    kGangDoesNotFitNodes,    // enough in total, not on nodes
-    kRejectedByCluster,      // the agent refused the dispatch
-    kClusterLost,            // its cluster went away; requeued
-    kNoAllowedCluster,       // pinned to clusters that do not exist / are not ready
-    kQueueAtCapability,      // its queue (or an ancestor) would exceed capability
-    kGuaranteedToOthers,     // what is free is promised to other queues' guarantees
-    kPreempted,              // evicted to make room for another job; requeued
-    kDrained,                // its cluster was drained; requeued once its run stopped
-    kSplitDoesNotFit,        // split allowed, but not even every cluster together fits it
+    kExceedsEveryCluster,   // larger than any cluster's total allocatable
+    kInsufficientCapacity,  // no cluster has that much free now
+    kGangDoesNotFitNodes,   // enough in total, not on nodes
+    kRejectedByCluster,     // the agent refused the dispatch
+    kClusterLost,           // its cluster went away; requeued
+    kNoAllowedCluster,      // pinned to clusters that do not exist / are not ready
+    kQueueAtCapability,     // its queue (or an ancestor) would exceed capability
+    kGuaranteedToOthers,    // what is free is promised to other queues' guarantees
+    kPreempted,             // evicted to make room for another job; requeued
+    kDrained,               // its cluster was drained; requeued once its run stopped
+    kSplitDoesNotFit,       // split allowed, but not even every cluster together fits it
   };
   Kind kind = Kind::kNotYetConsidered;
-  ResourceId resource = 0;           // the resource short
-  ClusterIndex cluster = kNoCluster; // the best cluster found
-  std::int64_t needed = 0;           // milli-units or replicas, by kind
-  std::int64_t available = 0;        // best found
+  ResourceId resource = 0;            // the resource short
+  ClusterIndex cluster = kNoCluster;  // the best cluster found
+  std::int64_t needed = 0;            // milli-units or replicas, by kind
+  std::int64_t available = 0;         // best found
   std::int32_t replicas_needed = 0;
   std::int32_t replicas_placed = 0;
-  QueueIndex queue = 0;         // kQueueAtCapability: the queue at its cap
-  JobId by_job = 0;             // kPreempted: the job that took the place
+  QueueIndex queue = 0;  // kQueueAtCapability: the queue at its cap
+  JobId by_job = 0;      // kPreempted: the job that took the place
 };
 
 // A cluster that refused a job is not tried again for it until `until`;
@@ -95,7 +95,7 @@ struct PlacementNotes {
   Labels cluster_selector;  // gantry.io/cluster-selector, match-labels
   std::vector<ClusterBackoff> backoffs;
   std::vector<ClusterRank> last_scores;  // every cluster ranked by its last placement
-  std::vector<PartSummary> parts;         // where its current / last dispatch placed it
+  std::vector<PartSummary> parts;        // where its current / last dispatch placed it
 };
 
 struct JobRequest {
@@ -124,28 +124,29 @@ struct Job {
   TimeMs started_ms = 0;
   TimeMs finished_ms = 0;
   GangShape gang;
-  ResourceVector total;    // gang.total(), computed once at submit
-  ResourceVector minimum;  // gang.minimum(), computed once at submit
+  ResourceVector total;                        // gang.total(), computed once at submit
+  ResourceVector minimum;                      // gang.minimum(), computed once at submit
   std::vector<ClusterIndex> allowed_clusters;  // empty: any
   std::shared_ptr<const protocol::JobSpec> spec;
 
   JobPhase phase = JobPhase::kPending;
   PendingReason reason;
   PendingReason requeue_cause;  // why it last went back to its queue
-  std::string message;  // last message from the agent (why it failed, ...)
+  std::string message;          // last message from the agent (why it failed, ...)
   std::int32_t requeues = 0;
   std::int32_t preemptions = 0;
   std::uint32_t epoch = 0;  // placements so far; the current dispatch's epoch
   bool split_allowed = false;
-  std::int64_t sla_waiting_ms = 0;  // resolved at submit; 0 = none
-  DispatchId dispatch = 0;        // current dispatch, 0 when none
-  ClusterIndex cluster = kNoCluster;  // where it runs / ran (its first part)
-  std::vector<protocol::TaskStatus> tasks;  // summed over its parts
+  std::int64_t sla_waiting_ms = 0;                  // resolved at submit; 0 = none
+  DispatchId dispatch = 0;                          // current dispatch, 0 when none
+  ClusterIndex cluster = kNoCluster;                // where it runs / ran (its first part)
+  std::vector<protocol::TaskStatus> tasks;          // summed over its parts
   std::unique_ptr<PlacementNotes> placement_notes;  // null until needed
 
   const Labels* cluster_selector() const {
-    return placement_notes && !placement_notes->cluster_selector.empty() ? &placement_notes->cluster_selector
-                                                                          : nullptr;
+    return placement_notes && !placement_notes->cluster_selector.empty()
+               ? &placement_notes->cluster_selector
+               : nullptr;
   }
   bool has_backoffs() const { return placement_notes && !placement_notes->backoffs.empty(); }
   PlacementNotes& notes() {

@@ -48,12 +48,15 @@ Labels parse_match_labels(const std::string& text, const std::string& field) {
     const auto equals = pair.find('=');
     const std::string key = equals == std::string::npos ? "" : trimmed(pair.substr(0, equals));
     const std::string value = equals == std::string::npos ? "" : trimmed(pair.substr(equals + 1));
-    if (key.empty() || value.find_first_of("=!() ") != std::string::npos || key.find_first_of("!() ") != std::string::npos)
-      throw FieldError(field, text, "expected key=value[,key=value...] (match labels), got \"" + pair + "\"");
+    if (key.empty() || value.find_first_of("=!() ") != std::string::npos ||
+        key.find_first_of("!() ") != std::string::npos)
+      throw FieldError(field, text,
+                       "expected key=value[,key=value...] (match labels), got \"" + pair + "\"");
     if (!labels.emplace(key, value).second)
       throw FieldError(field, text, "label \"" + key + "\" is given twice");
   }
-  if (labels.empty()) throw FieldError(field, text, "expected key=value[,key=value...] (match labels)");
+  if (labels.empty())
+    throw FieldError(field, text, "expected key=value[,key=value...] (match labels)");
   return labels;
 }
 
@@ -78,11 +81,12 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
   for (std::size_t i = 0; i < spec->tasks.size(); ++i) {
     const protocol::TaskSpec& task = spec->tasks[i];
     if (task.replicas < 1)
-      throw FieldError("spec.tasks[" + std::to_string(i) + "].replicas", std::to_string(task.replicas),
-                       "must be at least 1");
-    request.gang.tasks.push_back(TaskShape{task.name, task.replicas,
-                                           replica_request(task, "spec.tasks[" + std::to_string(i) + "].template.spec"),
-                                           task.node_selector});
+      throw FieldError("spec.tasks[" + std::to_string(i) + "].replicas",
+                       std::to_string(task.replicas), "must be at least 1");
+    request.gang.tasks.push_back(
+        TaskShape{task.name, task.replicas,
+                  replica_request(task, "spec.tasks[" + std::to_string(i) + "].template.spec"),
+                  task.node_selector});
   }
   const std::int32_t total = request.gang.total_replicas();
   if (spec->min_available < 0 || spec->min_available > total)
@@ -94,7 +98,8 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
     try {
       request.sla_waiting_ms = parse_duration_ms(sla->second);
     } catch (const std::invalid_argument& e) {
-      throw FieldError(std::string("metadata.annotations.") + kSlaWaitingTimeAnnotation, sla->second, e.what());
+      throw FieldError(std::string("metadata.annotations.") + kSlaWaitingTimeAnnotation,
+                       sla->second, e.what());
     }
   }
   auto pinned = spec->annotations.find(kClustersAnnotation);

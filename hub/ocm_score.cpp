@@ -27,10 +27,12 @@ OcmScores ocm_scores(const ClusterState& cluster, ResourceId gpu) {
   scores.cpu_node_available = ocm_normalize(cpu_node, 0, kOcmMaxCpuCores);
   scores.mem_node_available = ocm_normalize(mem_node, 0, kOcmMaxMemoryMiB);
   scores.gpu_node_available = ocm_normalize(gpu_node, 0, kOcmMaxGpus);
-  scores.cpu_cluster_available = ocm_normalize(static_cast<double>(total.get(kCpu)) / kMilli, 0, kOcmMaxCpuCores);
+  scores.cpu_cluster_available =
+      ocm_normalize(static_cast<double>(total.get(kCpu)) / kMilli, 0, kOcmMaxCpuCores);
   scores.mem_cluster_available =
       ocm_normalize(static_cast<double>(total.get(kMemory)) / kMilli / kMiB, 0, kOcmMaxMemoryMiB);
-  scores.gpu_cluster_available = ocm_normalize(static_cast<double>(total.get(gpu)) / kMilli, 0, kOcmMaxGpus);
+  scores.gpu_cluster_available =
+      ocm_normalize(static_cast<double>(total.get(gpu)) / kMilli, 0, kOcmMaxGpus);
   return scores;
 }
 

@@ -22,7 +22,8 @@ std::int32_t gpu_slot_bound(const ClusterState& cluster, const GangShape& gang) 
     if (gpus == 0) continue;
     std::int64_t slots = 0;
     for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket)
-      slots += static_cast<std::int64_t>(cluster.nodes_with_free_gpus(bucket).size()) * (bucket / gpus);
+      slots +=
+          static_cast<std::int64_t>(cluster.nodes_with_free_gpus(bucket).size()) * (bucket / gpus);
     if (slots < task.replicas) bound -= task.replicas - static_cast<std::int32_t>(slots);
   }
   return bound;

@@ -29,7 +29,8 @@ struct FitResult {
 class GangPlacer {
  public:
   // `policy` chooses each replica's node.
-  explicit GangPlacer(PlacementPolicy policy = PlacementPolicy::standard()) : policy_(std::move(policy)) {}
+  explicit GangPlacer(PlacementPolicy policy = PlacementPolicy::standard())
+      : policy_(std::move(policy)) {}
   const PlacementPolicy& policy() const { return policy_; }
 
   // On success takes the resources from `cluster` and appends one entry per

@@ -39,13 +39,15 @@ std::int64_t most_free(const ClusterState& cluster, const Job& /*job*/) {
 // memory, selectors and holds are left to the node-level fit that follows.
 // O(replicas x GPUs per node), nodes untouched.
 std::int64_t fewest_gpus_left_on_nodes(const ClusterState& cluster, const Job& job) {
-  const std::size_t buckets = static_cast<std::size_t>(std::max<std::int64_t>(0, cluster.max_node_gpus())) + 1;
+  const std::size_t buckets =
+      static_cast<std::size_t>(std::max<std::int64_t>(0, cluster.max_node_gpus())) + 1;
   // Nodes the gang has not touched / has touched, by free whole GPUs.
   thread_local std::vector<std::int64_t> untouched, touched;
   untouched.assign(buckets, 0);
   touched.assign(buckets, 0);
   for (std::size_t b = 0; b < buckets; ++b)
-    untouched[b] = static_cast<std::int64_t>(cluster.nodes_with_free_gpus(static_cast<std::int64_t>(b)).size());
+    untouched[b] = static_cast<std::int64_t>(
+        cluster.nodes_with_free_gpus(static_cast<std::int64_t>(b)).size());
   std::int64_t free_before = 0;  // on the nodes it touched, before it came
   std::int64_t placed = 0;
   auto take = [&](std::int64_t gpus) {
@@ -129,7 +131,8 @@ const std::array<PlacementPolicy, 3>& registered_policies() {
       PlacementPolicy("binpack", {score_named("fewest-gpus-left-on-nodes")}, NodeOrder::kBestFit,
                       &score_named("most-packed")),
       PlacementPolicy("spread", {score_named("most-free")}, NodeOrder::kWorstFit),
-      PlacementPolicy("gpu-available", {score_named("gpuNodeAvailable"), score_named("gpuClusterAvailable")},
+      PlacementPolicy("gpu-available",
+                      {score_named("gpuNodeAvailable"), score_named("gpuClusterAvailable")},
                       NodeOrder::kWorstFit, &score_named("most-free")),
   };
   return policies;
@@ -162,8 +165,8 @@ std::string placement_policy_names() {
 
 PlacementPolicy::PlacementPolicy() : PlacementPolicy(*find_placement_policy("binpack")) {}
 
-PlacementPolicy::PlacementPolicy(std::string name, std::vector<ClusterScore> scores, NodeOrder order,
-                                 const ClusterScore* tie_break)
+PlacementPolicy::PlacementPolicy(std::string name, std::vector<ClusterScore> scores,
+                                 NodeOrder order, const ClusterScore* tie_break)
     : name_(std::move(name)), scores_(std::move(scores)), order_(order), tie_break_(tie_break) {}
 
 PlacementPolicy::PlacementPolicy(std::vector<ClusterScore> scores)
@@ -199,7 +202,8 @@ bool PlacementPolicy::backed_off(const Job& job, ClusterIndex index, TimeMs now)
 
 bool PlacementPolicy::worth_trying(const ClusterState& cluster, ClusterIndex index, const Job& job,
                                    TimeMs now) {
-  return eligible(cluster, index, job) && !backed_off(job, index, now) && job.minimum.fits_in(cluster.total_free());
+  return eligible(cluster, index, job) && !backed_off(job, index, now) &&
+         job.minimum.fits_in(cluster.total_free());
 }
 
 // ------------------------------------------------------------------ ranking
@@ -210,8 +214,8 @@ std::int64_t PlacementPolicy::score(const ClusterState& cluster, const Job& job)
   return total;
 }
 
-void PlacementPolicy::rank_clusters(const std::vector<ClusterState>& clusters, const Job& job, TimeMs now,
-                                    std::vector<RankedCluster>& out) const {
+void PlacementPolicy::rank_clusters(const std::vector<ClusterState>& clusters, const Job& job,
+                                    TimeMs now, std::vector<RankedCluster>& out) const {
   out.clear();
   for (ClusterIndex c = 0; c < clusters.size(); ++c) {
     if (!worth_trying(clusters[c], c, job, now)) continue;

@@ -55,8 +55,8 @@ class PlacementPolicy {
  public:
   // binpack.
   PlacementPolicy();
-  PlacementPolicy(std::string name, std::vector<ClusterScore> scores, NodeOrder order = NodeOrder::kBestFit,
-                  const ClusterScore* tie_break = nullptr);
+  PlacementPolicy(std::string name, std::vector<ClusterScore> scores,
+                  NodeOrder order = NodeOrder::kBestFit, const ClusterScore* tie_break = nullptr);
   // A policy of these scores, best fit, no tie-break (tests and experiments).
   explicit PlacementPolicy(std::vector<ClusterScore> scores);
   // The default policy (binpack), for placers built without one.
@@ -76,7 +76,8 @@ class PlacementPolicy {
   static bool backed_off(const Job& job, ClusterIndex index, TimeMs now);
   // Eligible, not backed off, and enough free in total for the job's minimum
   // (a GPU product the job selects included): worth a node-level try.
-  static bool worth_trying(const ClusterState& cluster, ClusterIndex index, const Job& job, TimeMs now);
+  static bool worth_trying(const ClusterState& cluster, ClusterIndex index, const Job& job,
+                           TimeMs now);
 
   // ---- cluster ranking
   // The clusters worth trying for the job, best first (ties: the tie-break

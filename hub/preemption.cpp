@@ -14,7 +14,8 @@ namespace gantry::hub {
 
 namespace {
 
-bool overused_after(const QueueNode& queue, const ResourceVector& allocated, const ResourceVector& of) {
+bool overused_after(const QueueNode& queue, const ResourceVector& allocated,
+                    const ResourceVector& of) {
   for (ResourceId r = 0; r < kMaxResources; ++r)
     if (of.get(r) > 0 && allocated.get(r) > queue.deserved.get(r)) return true;
   return false;
@@ -30,9 +31,10 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
   // A queue taking back its guarantee may search again in the same pass: a
   // guarantee comes back within one pass of the demand, not one gang per pass.
   const bool within_guarantee = (queue.allocated + job.minimum).fits_in(queue.guarantee);
-  if ((pass_.tried_eviction[job.queue] && !within_guarantee) || pass_.eviction_searches_left == 0) return false;
-  const bool preempt =
-      options_.preemption && !queue.running.empty() && queue.running.begin()->priority < job.priority;
+  if ((pass_.tried_eviction[job.queue] && !within_guarantee) || pass_.eviction_searches_left == 0)
+    return false;
+  const bool preempt = options_.preemption && !queue.running.empty() &&
+                       queue.running.begin()->priority < job.priority;
   const bool reclaim = options_.reclaim && queues_.within_deserved(job.queue, job.minimum);
   if (!preempt && !reclaim) return false;
   pass_.tried_eviction[job.queue] = 1;
@@ -42,7 +44,8 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
     if (!PlacementPolicy::eligible(clusters_[c], c, job)) continue;
     EvictionPlan plan = plan_eviction(id, c, reclaim);
     if (plan.cluster == kNoCluster) continue;
-    if (best.cluster == kNoCluster || plan.victims.size() < best.victims.size()) best = std::move(plan);
+    if (best.cluster == kNoCluster || plan.victims.size() < best.victims.size())
+      best = std::move(plan);
   }
   if (best.cluster == kNoCluster) return false;
   for (DispatchId victim : best.victims) evict(victim, id, now, best.cluster);
@@ -51,8 +54,8 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
 
 // Lower priority in the job's own queue (preemption); or a reclaimable queue
 // that stays above its deserved share and not below its guarantee (reclaim).
-bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch, const ResourceVector& victim_allocated,
-                                  bool reclaim) const {
+bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
+                                  const ResourceVector& victim_allocated, bool reclaim) const {
   if (dispatch.id >= pass_.first_dispatch) return false;  // placed by this very pass
   for (const DispatchPart& part : dispatch.parts)
     if (part.state == PartState::kStopping) return false;  // already on its way out
@@ -85,7 +88,8 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
     allocated -= dispatch.amount;
     release(cluster, dispatch.part_on(c)->assignment);
     released.push_back(key.dispatch);
-    if (job.minimum.fits_in(cluster.total_free()) && placer_.check(cluster, job.gang, id, &policy_for(job)).fits) {
+    if (job.minimum.fits_in(cluster.total_free()) &&
+        placer_.check(cluster, job.gang, id, &policy_for(job)).fits) {
       plan.cluster = c;
       plan.victims = released;
       break;
@@ -109,7 +113,8 @@ void SchedulerCore::keep_unneeded_victims(JobId id, ClusterState& cluster, Evict
   for (auto it = plan.victims.begin(); it != plan.victims.end(); ++it) {
     const std::vector<NodeAssignment>& victim = dispatches_.at(*it).part_on(c)->assignment;
     for (const NodeAssignment& entry : victim) cluster.take(entry.node, entry.amount);
-    if (placer_.check(cluster, job.gang, id, &policy_for(job)).fits) continue;  // fits without evicting it
+    if (placer_.check(cluster, job.gang, id, &policy_for(job)).fits)
+      continue;  // fits without evicting it
     release(cluster, victim);
     needed.push_back(*it);
   }

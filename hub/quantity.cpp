@@ -40,7 +40,7 @@ constexpr std::array<Suffix, 14> kSuffixes{{
 
 // Splits "1.5Gi" into number "1.5" and suffix "Gi"; "1e3" keeps its exponent.
 long double suffix_factor(std::string_view text, std::string_view& number) {
-  if (text.size() >= 2 && text.back() == 'E' ) {
+  if (text.size() >= 2 && text.back() == 'E') {
     number = text.substr(0, text.size() - 1);
     return 1e18L;
   }

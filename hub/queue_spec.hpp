@@ -32,13 +32,13 @@ struct ResourceBound {
 struct QueueSpec {
   std::string name;
   std::string parent = "root";
-  std::int32_t weight = 1;        // 1 .. 65535
-  std::int32_t priority = 0;      // >= 0; higher is served first among siblings
-  ResourceBound capability;       // hard cap (unset: the parent's)
-  ResourceBound deserved;         // lendable share (unset: by weight)
-  ResourceBound guarantee;        // promised to this queue, never lent (unset: 0)
-  bool reclaimable = true;        // may others reclaim what it borrowed
-  bool open = true;               // Closed: accepts no new jobs, runs what it has
+  std::int32_t weight = 1;    // 1 .. 65535
+  std::int32_t priority = 0;  // >= 0; higher is served first among siblings
+  ResourceBound capability;   // hard cap (unset: the parent's)
+  ResourceBound deserved;     // lendable share (unset: by weight)
+  ResourceBound guarantee;    // promised to this queue, never lent (unset: 0)
+  bool reclaimable = true;    // may others reclaim what it borrowed
+  bool open = true;           // Closed: accepts no new jobs, runs what it has
   QueueStrategy strategy = QueueStrategy::kBestEffortFifo;
   std::int64_t sla_waiting_ms = 0;  // default for its jobs; 0 = none
   // How its jobs' clusters are ranked (annotation gantry.io/placement: a

@@ -15,7 +15,8 @@ std::string quantity_text(ResourceId id, std::int64_t milli) {
 
 std::string field_of(const char* bound, ResourceId id) {
   const std::string base = std::string("spec.") + bound;
-  return (std::string(bound) == "guarantee" ? base + ".resource." : base + ".") + ResourceNames::name(id);
+  return (std::string(bound) == "guarantee" ? base + ".resource." : base + ".") +
+         ResourceNames::name(id);
 }
 
 // Every set resource of `lower` must be <= the same resource of `upper` when set.
@@ -24,8 +25,9 @@ void require_ordered(const ResourceBound& lower, const char* lower_name, const R
   for (ResourceId r = 0; r < kMaxResources; ++r) {
     if (!lower.has(r) || !upper.has(r) || lower.value.get(r) <= upper.value.get(r)) continue;
     throw FieldError(field_of(lower_name, r), quantity_text(r, lower.value.get(r)),
-                     std::string("must not exceed spec.") + upper_name + "." + ResourceNames::name(r) + " (" +
-                         quantity_text(r, upper.value.get(r)) + ")");
+                     std::string("must not exceed spec.") + upper_name + "." +
+                         ResourceNames::name(r) + " (" + quantity_text(r, upper.value.get(r)) +
+                         ")");
   }
 }
 
@@ -89,10 +91,12 @@ QueueIndex QueueTree::apply(const QueueSpec& spec) {
 
 void QueueTree::validate(const QueueSpec& spec, std::optional<QueueIndex> existing) const {
   if (spec.name.empty()) throw FieldError("metadata.name", "", "a queue needs a name");
-  if (spec.name == "root") throw FieldError("metadata.name", spec.name, "root is the implicit top of the hierarchy");
+  if (spec.name == "root")
+    throw FieldError("metadata.name", spec.name, "root is the implicit top of the hierarchy");
   if (spec.weight < 1 || spec.weight > 65535)
     throw FieldError("spec.weight", std::to_string(spec.weight), "must be between 1 and 65535");
-  if (spec.priority < 0) throw FieldError("spec.priority", std::to_string(spec.priority), "must not be negative");
+  if (spec.priority < 0)
+    throw FieldError("spec.priority", std::to_string(spec.priority), "must not be negative");
   require_ordered(spec.guarantee, "guarantee", spec.deserved, "deserved");
   require_ordered(spec.deserved, "deserved", spec.capability, "capability");
   require_ordered(spec.guarantee, "guarantee", spec.capability, "capability");
@@ -101,7 +105,8 @@ void QueueTree::validate(const QueueSpec& spec, std::optional<QueueIndex> existi
   if (!parent) throw FieldError("spec.parent", parent_name, "no such queue");
   const QueueNode& p = nodes_[*parent];
   if (*parent != kRootQueue && (!p.pending_jobs.empty() || !p.running.empty()))
-    throw FieldError("spec.parent", parent_name, "that queue holds jobs; only leaf queues hold jobs");
+    throw FieldError("spec.parent", parent_name,
+                     "that queue holds jobs; only leaf queues hold jobs");
   if (existing) {
     for (QueueIndex a = *parent;; a = nodes_[a].parent) {
       if (a == *existing) throw FieldError("spec.parent", parent_name, "would make a cycle");
@@ -133,8 +138,9 @@ void QueueTree::validate_against_parent(const QueueSpec& spec) const {
     }
     if (ps.guarantee.has(r) && spec.guarantee.has(r) && guaranteed > ps.guarantee.value.get(r))
       throw FieldError(field_of("guarantee", r), quantity_text(r, spec.guarantee.value.get(r)),
-                       "the guarantees of " + ps.name + "'s children would total " + quantity_text(r, guaranteed) +
-                           ", more than its own " + quantity_text(r, ps.guarantee.value.get(r)));
+                       "the guarantees of " + ps.name + "'s children would total " +
+                           quantity_text(r, guaranteed) + ", more than its own " +
+                           quantity_text(r, ps.guarantee.value.get(r)));
     if (ps.deserved.has(r) && spec.deserved.has(r) && deserved > ps.deserved.value.get(r))
       throw FieldError(field_of("deserved", r), quantity_text(r, spec.deserved.value.get(r)),
                        "the deserved shares of " + ps.name + "'s children would total " +
@@ -157,10 +163,12 @@ void QueueTree::validate_against_children(const QueueSpec& spec, QueueIndex exis
     }
     if (spec.guarantee.has(r) && guaranteed > spec.guarantee.value.get(r))
       throw FieldError(field_of("guarantee", r), quantity_text(r, spec.guarantee.value.get(r)),
-                       "is below the sum of the child queues' guarantees (" + quantity_text(r, guaranteed) + ")");
+                       "is below the sum of the child queues' guarantees (" +
+                           quantity_text(r, guaranteed) + ")");
     if (spec.deserved.has(r) && deserved > spec.deserved.value.get(r))
-      throw FieldError(field_of("deserved", r), quantity_text(r, spec.deserved.value.get(r)),
-                       "is below the sum of the child queues' deserved (" + quantity_text(r, deserved) + ")");
+      throw FieldError(
+          field_of("deserved", r), quantity_text(r, spec.deserved.value.get(r)),
+          "is below the sum of the child queues' deserved (" + quantity_text(r, deserved) + ")");
   }
 }
 
@@ -168,9 +176,11 @@ void QueueTree::remove(std::string_view name) {
   const std::optional<QueueIndex> index = find(name);
   if (!index) throw FieldError("metadata.name", std::string(name), "no such queue");
   if (*index == kRootQueue || name == "default")
-    throw FieldError("metadata.name", std::string(name), "the root and default queues cannot be deleted");
+    throw FieldError("metadata.name", std::string(name),
+                     "the root and default queues cannot be deleted");
   QueueNode& node = nodes_[*index];
-  if (!node.children.empty()) throw FieldError("metadata.name", std::string(name), "the queue has child queues");
+  if (!node.children.empty())
+    throw FieldError("metadata.name", std::string(name), "the queue has child queues");
   if (!node.pending_jobs.empty() || !node.running.empty())
     throw FieldError("metadata.name", std::string(name), "the queue still holds jobs");
   auto& siblings = nodes_[node.parent].children;
@@ -215,11 +225,13 @@ void QueueTree::refresh_node(QueueIndex index) {
     for (QueueIndex child : parent.children) {
       QueueNode& node = nodes_[child];
       const QueueSpec& cs = node.spec;
-      const std::int64_t capability = cs.capability.has(r) ? std::min(cs.capability.value.get(r), parent.capability.get(r))
-                                                           : parent.capability.get(r);
+      const std::int64_t capability =
+          cs.capability.has(r) ? std::min(cs.capability.value.get(r), parent.capability.get(r))
+                               : parent.capability.get(r);
       const std::int64_t guarantee = cs.guarantee.has(r) ? cs.guarantee.value.get(r) : 0;
-      std::int64_t deserved = cs.deserved.has(r) ? cs.deserved.value.get(r)
-                                                 : guarantee + (weight_total > 0 ? left * cs.weight / weight_total : 0);
+      std::int64_t deserved =
+          cs.deserved.has(r) ? cs.deserved.value.get(r)
+                             : guarantee + (weight_total > 0 ? left * cs.weight / weight_total : 0);
       deserved = std::max(guarantee, std::min(deserved, capability));
       node.capability.set(r, capability);
       node.guarantee.set(r, guarantee);
@@ -230,7 +242,8 @@ void QueueTree::refresh_node(QueueIndex index) {
   // Guarantees may have changed: recompute what children leave unused.
   QueueNode& node = nodes_[index];
   node.children_unused_guarantee = {};
-  for (QueueIndex child : node.children) node.children_unused_guarantee += unused_guarantee(nodes_[child]);
+  for (QueueIndex child : node.children)
+    node.children_unused_guarantee += unused_guarantee(nodes_[child]);
 }
 
 ResourceVector QueueTree::unused_guarantee(const QueueNode& node) {
@@ -294,7 +307,8 @@ ResourceVector QueueTree::unused_guarantees_of_others(QueueIndex leaf) const {
 bool QueueTree::within_deserved(QueueIndex leaf, const ResourceVector& amount) const {
   const QueueNode& node = nodes_[leaf];
   for (ResourceId r = 0; r < kMaxResources; ++r)
-    if (amount.get(r) > 0 && node.allocated.get(r) + amount.get(r) > node.deserved.get(r)) return false;
+    if (amount.get(r) > 0 && node.allocated.get(r) + amount.get(r) > node.deserved.get(r))
+      return false;
   return true;
 }
 
@@ -320,12 +334,14 @@ bool QueueTree::dequeue(QueueIndex leaf, const PendingKey& job, const ResourceVe
   return true;
 }
 
-void QueueTree::add_running(QueueIndex leaf, const RunningKey& dispatch, const ResourceVector& amount) {
+void QueueTree::add_running(QueueIndex leaf, const RunningKey& dispatch,
+                            const ResourceVector& amount) {
   add_allocation(leaf, amount);
   nodes_[leaf].running.insert(dispatch);
 }
 
-void QueueTree::remove_running(QueueIndex leaf, const RunningKey& dispatch, const ResourceVector& amount) {
+void QueueTree::remove_running(QueueIndex leaf, const RunningKey& dispatch,
+                               const ResourceVector& amount) {
   remove_allocation(leaf, amount);
   nodes_[leaf].running.erase(dispatch);
 }
@@ -341,7 +357,8 @@ double QueueTree::weighted_share(QueueIndex index) const {
   double dominant = 0.0;
   for (ResourceId r = 0; r < kMaxResources; ++r)
     if (capacity_.get(r) > 0)
-      dominant = std::max(dominant, static_cast<double>(node.allocated.get(r)) / static_cast<double>(capacity_.get(r)));
+      dominant = std::max(dominant, static_cast<double>(node.allocated.get(r)) /
+                                        static_cast<double>(capacity_.get(r)));
   return dominant / static_cast<double>(node.spec.weight);
 }
 

@@ -41,10 +41,12 @@ PendingReason SchedulerCore::why_unplaced(const Job& job, const Placement& place
     any_ready = true;
     if (job.minimum.fits_in(cluster.total_allocatable())) fits_some_cluster = true;
     const ResourceId r = short_resource(job.minimum, cluster.total_allocatable());
-    if (biggest == kNoCluster || cluster.total_allocatable().get(r) > clusters_[biggest].total_allocatable().get(r))
+    if (biggest == kNoCluster ||
+        cluster.total_allocatable().get(r) > clusters_[biggest].total_allocatable().get(r))
       biggest = c;
     const ResourceId f = short_resource(job.minimum, cluster.total_free());
-    if (roomiest == kNoCluster || cluster.total_free().get(f) > clusters_[roomiest].total_free().get(f))
+    if (roomiest == kNoCluster ||
+        cluster.total_free().get(f) > clusters_[roomiest].total_free().get(f))
       roomiest = c;
   }
   if (!any_ready) {
@@ -87,7 +89,8 @@ std::string SchedulerCore::free_per_cluster(const Job& job) const {
     const bool is_short = !job.minimum.fits_in(cluster.total_free());
     const ResourceId short_of = short_resource(job.minimum, cluster.total_free());
     text += (listed++ == 0 ? "" : ", ") + cluster.name() + " " +
-            (is_short ? amount(short_of, cluster.total_free().get(short_of)) : std::string("fits by totals, not yet placed"));
+            (is_short ? amount(short_of, cluster.total_free().get(short_of))
+                      : std::string("fits by totals, not yet placed"));
   }
   if (unlisted > 0) text += " and " + std::to_string(unlisted) + " more";
   return text;
@@ -125,9 +128,9 @@ std::string SchedulerCore::reason_text(const Job& job) const {
     text = render_reason(job, job.reason);
   }
   // Why it is back in the queue stays visible after passes replace the reason.
-  const bool says_why_requeued = job.reason.kind == Kind::kRejectedByCluster ||
-                                 job.reason.kind == Kind::kClusterLost || job.reason.kind == Kind::kPreempted ||
-                                 job.reason.kind == Kind::kDrained;
+  const bool says_why_requeued =
+      job.reason.kind == Kind::kRejectedByCluster || job.reason.kind == Kind::kClusterLost ||
+      job.reason.kind == Kind::kPreempted || job.reason.kind == Kind::kDrained;
   if (job.phase == JobPhase::kPending && job.requeues > 0 && !says_why_requeued)
     text += "; earlier " + render_reason(job, job.requeue_cause);
   return text;
@@ -139,19 +142,24 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
   switch (r.kind) {
     case Kind::kNone:
       return job.message;
-    case Kind::kNotYetConsidered: return "waiting for the next scheduling pass";
-    case Kind::kBehindQueueHead: return "waiting behind the head of queue " + queue.spec.name + " (strict FIFO)";
-    case Kind::kNoReadyCluster: return "no member cluster is ready and uncordoned";
+    case Kind::kNotYetConsidered:
+      return "waiting for the next scheduling pass";
+    case Kind::kBehindQueueHead:
+      return "waiting behind the head of queue " + queue.spec.name + " (strict FIFO)";
+    case Kind::kNoReadyCluster:
+      return "no member cluster is ready and uncordoned";
     case Kind::kNoAllowedCluster:
-      return "none of the clusters it may run on (gantry.io/clusters, gantry.io/cluster-selector) is ready "
+      return "none of the clusters it may run on (gantry.io/clusters, gantry.io/cluster-selector) "
+             "is ready "
              "and uncordoned";
     case Kind::kExceedsEveryCluster:
       return "larger than every cluster: needs " + amount(r.resource, r.needed) + " for " +
-             std::to_string(r.replicas_needed) + " replicas, the largest cluster (" + cluster + ") has " +
-             amount(r.resource, r.available) + " allocatable";
+             std::to_string(r.replicas_needed) + " replicas, the largest cluster (" + cluster +
+             ") has " + amount(r.resource, r.available) + " allocatable";
     case Kind::kInsufficientCapacity:
-      return "not enough free capacity: needs " + amount(r.resource, r.needed) + "; the most free in one cluster is " +
-             amount(r.resource, r.available) + " (" + cluster + "); free now per cluster: " + free_per_cluster(job);
+      return "not enough free capacity: needs " + amount(r.resource, r.needed) +
+             "; the most free in one cluster is " + amount(r.resource, r.available) + " (" +
+             cluster + "); free now per cluster: " + free_per_cluster(job);
     case Kind::kGangDoesNotFitNodes: {
       std::string shape;
       for (const TaskShape& task : job.gang.tasks) {
@@ -162,9 +170,10 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
       for (const TaskShape& task : job.gang.tasks)
         for (const auto& [key, value] : task.node_selector)
           selectors += (selectors.empty() ? "" : ", ") + key + "=" + value;
-      return "gang does not fit on nodes: needs " + std::to_string(r.replicas_needed) + " replicas (" +
-             shape + ") each on one node" + (selectors.empty() ? "" : " matching nodeSelector " + selectors) +
-             "; best cluster " + cluster + " fits " + std::to_string(r.replicas_placed);
+      return "gang does not fit on nodes: needs " + std::to_string(r.replicas_needed) +
+             " replicas (" + shape + ") each on one node" +
+             (selectors.empty() ? "" : " matching nodeSelector " + selectors) + "; best cluster " +
+             cluster + " fits " + std::to_string(r.replicas_placed);
     }
     case Kind::kRejectedByCluster:
       return "rejected by cluster " + cluster + ": " + job.message + "; requeued (" +
@@ -174,19 +183,23 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
     case Kind::kDrained:
       return "cluster " + cluster + " was drained; requeued (" + std::to_string(job.requeues) + ")";
     case Kind::kSplitDoesNotFit:
-      return "gang does not fit even split across clusters: needs " + std::to_string(r.replicas_needed) +
-             " replicas, " + std::to_string(r.needed) + " cluster(s) together fit " +
-             std::to_string(r.replicas_placed) + "; free now per cluster: " + free_per_cluster(job);
+      return "gang does not fit even split across clusters: needs " +
+             std::to_string(r.replicas_needed) + " replicas, " + std::to_string(r.needed) +
+             " cluster(s) together fit " + std::to_string(r.replicas_placed) +
+             "; free now per cluster: " + free_per_cluster(job);
     case Kind::kQueueAtCapability:
-      return "queue " + queues_.node(r.queue).spec.name + " at capability: " + ResourceNames::name(r.resource) +
-             " would reach " + format_quantity(ResourceNames::name(r.resource), r.needed) + " of " +
+      return "queue " + queues_.node(r.queue).spec.name +
+             " at capability: " + ResourceNames::name(r.resource) + " would reach " +
+             format_quantity(ResourceNames::name(r.resource), r.needed) + " of " +
              format_quantity(ResourceNames::name(r.resource), r.available);
     case Kind::kGuaranteedToOthers:
-      return "the free capacity is guaranteed to other queues: needs " + amount(r.resource, r.needed) + ", " +
-             amount(r.resource, r.available) + " usable by queue " + queue.spec.name;
+      return "the free capacity is guaranteed to other queues: needs " +
+             amount(r.resource, r.needed) + ", " + amount(r.resource, r.available) +
+             " usable by queue " + queue.spec.name;
     case Kind::kPreempted:
-      return "preempted on cluster " + cluster + " to make room for job " + jobs_[r.by_job].name + "; requeued (" +
-             std::to_string(job.requeues) + ", preempted " + std::to_string(job.preemptions) + " times)";
+      return "preempted on cluster " + cluster + " to make room for job " + jobs_[r.by_job].name +
+             "; requeued (" + std::to_string(job.requeues) + ", preempted " +
+             std::to_string(job.preemptions) + " times)";
   }
   return "";
 }

@@ -37,7 +37,8 @@ std::optional<JobPhase> terminal_phase(std::string_view wire_phase) {
 
 std::string seconds(TimeMs ms) {
   const TimeMs tenths = (ms + 50) / 100;
-  return std::to_string(tenths / 10) + (tenths % 10 ? "." + std::to_string(tenths % 10) : "") + " s";
+  return std::to_string(tenths / 10) + (tenths % 10 ? "." + std::to_string(tenths % 10) : "") +
+         " s";
 }
 
 }  // namespace
@@ -48,7 +49,8 @@ std::string seconds(TimeMs ms) {
 // the cluster's usage report (which names the nodes) to be taken back; any
 // other run is stale (its job moved on) and is stopped.
 void Reconciler::on_hello(const protocol::Hello& hello, TimeMs now, Outbox& out) {
-  const ClusterIndex index = core_.add_cluster(hello.cluster, hello.labels);  // its labels may have changed
+  const ClusterIndex index =
+      core_.add_cluster(hello.cluster, hello.labels);  // its labels may have changed
   for (const protocol::RunningDispatch& run : hello.running) {
     const Dispatch* dispatch = core_.find_dispatch(run.dispatch_id);
     if (dispatch != nullptr && dispatch->part_on(index) != nullptr) continue;
@@ -74,19 +76,22 @@ void Reconciler::fence(const std::string& cluster, const protocol::RunningDispat
   if (job) {
     const Job& current = core_.job(*job);
     const std::string where = current.dispatch != 0 && current.cluster != kNoCluster
-                                  ? "; it now runs under dispatch " + std::to_string(current.dispatch) + " on " +
+                                  ? "; it now runs under dispatch " +
+                                        std::to_string(current.dispatch) + " on " +
                                         core_.cluster(current.cluster).name()
                                   : "";
     out.events.push_back(JobEvent{*job, now,
-                                  "stale copy on " + cluster + " (dispatch " + std::to_string(run.dispatch_id) +
+                                  "stale copy on " + cluster + " (dispatch " +
+                                      std::to_string(run.dispatch_id) +
                                       ") stopped: its job has moved on" + where});
   }
-  warn(out, "cluster " + cluster + " still holds dispatch " + std::to_string(run.dispatch_id) + " (" + run.job +
-                ") that is no longer its job's: stopping it");
+  warn(out, "cluster " + cluster + " still holds dispatch " + std::to_string(run.dispatch_id) +
+                " (" + run.job + ") that is no longer its job's: stopping it");
   if (run.committed) {
     out.cancels.push_back(AgentCancel{cluster, run.dispatch_id, run.job, ""});
   } else {
-    out.aborts.push_back(AgentCancel{cluster, run.dispatch_id, run.job, "no longer the job's dispatch"});
+    out.aborts.push_back(
+        AgentCancel{cluster, run.dispatch_id, run.job, "no longer the job's dispatch"});
   }
 }
 
@@ -101,17 +106,19 @@ void Reconciler::requeue_unlisted(ClusterIndex index, const protocol::Hello& hel
   std::vector<DispatchId> lost;
   for (const RunningKey& key : core_.dispatches_on(index)) {
     const DispatchPart* part = core_.find_dispatch(key.dispatch)->part_on(index);
-    if (part->state != PartState::kPreparing && part->state != PartState::kEnded && !listed.count(key.dispatch))
+    if (part->state != PartState::kPreparing && part->state != PartState::kEnded &&
+        !listed.count(key.dispatch))
       lost.push_back(key.dispatch);
   }
   for (DispatchId id : lost) {
     const Dispatch& dispatch = *core_.find_dispatch(id);
     const JobId job = dispatch.job;
     const bool committed = dispatch.committed;
-    const std::vector<ClusterIndex> others = core_.part_rejected(id, index, "agent no longer holds it", now);
+    const std::vector<ClusterIndex> others =
+        core_.part_rejected(id, index, "agent no longer holds it", now);
     stop_parts(id, core_.job(job).name, committed, others, "another part was lost", out);
     out.events.push_back(
-        JobEvent{job, now, "requeued: the agent on " + hello.cluster + " no longer holds its part"});
+        JobEvent{job, now, "requeued: the agent on " + hello.cluster + " no longer runs it"});
     warn(out, "job " + core_.job(job).name + ": cluster " + hello.cluster +
                   " reconnected without it; requeued");
   }
@@ -162,22 +169,23 @@ void Reconciler::on_cluster_lost(const std::string& cluster, TimeMs now, Outbox&
   if (!index) return;
   const std::vector<WithdrawnDispatch> requeued = core_.cluster_lost(*index, now);
   withdrawn(requeued, "cluster " + cluster + " was lost (silent past the lost grace)", now, out);
-  warn(out, "cluster " + cluster + " lost; " + std::to_string(requeued.size()) + " job(s) requeued");
+  warn(out,
+       "cluster " + cluster + " lost; " + std::to_string(requeued.size()) + " job(s) requeued");
   out.pass_wanted = true;
 }
 
 // Each withdrawn dispatch's job is back in its queue: its other parts are
 // stopped (a lost cluster's own part is stopped when it returns: fence()).
-void Reconciler::withdrawn(const std::vector<WithdrawnDispatch>& dispatches, const std::string& why, TimeMs now,
-                           Outbox& out) {
+void Reconciler::withdrawn(const std::vector<WithdrawnDispatch>& dispatches, const std::string& why,
+                           TimeMs now, Outbox& out) {
   for (const WithdrawnDispatch& each : dispatches) {
     out.events.push_back(JobEvent{each.job, now, "requeued: " + why});
     stop_parts(each.dispatch, core_.job(each.job).name, true, each.clusters, why, out);
   }
 }
 
-std::optional<std::string> Reconciler::cordon(std::string_view cluster, bool cordoned, TimeMs /*now*/,
-                                              Outbox& out) {
+std::optional<std::string> Reconciler::cordon(std::string_view cluster, bool cordoned,
+                                              TimeMs /*now*/, Outbox& out) {
   const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
   if (!index) return "cluster \"" + std::string(cluster) + "\" not found";
   core_.set_cordoned(*index, cordoned);
@@ -192,13 +200,17 @@ std::optional<std::string> Reconciler::drain(std::string_view cluster, TimeMs no
   const std::string name(cluster);
   const std::vector<WithdrawnDispatch> stopping = core_.drain(*index, now);
   for (const WithdrawnDispatch& each : stopping) {
-    const bool moved = core_.find_dispatch(each.dispatch) == nullptr;  // never started: requeued at once
-    out.events.push_back(JobEvent{each.job, now,
-                                  moved ? "requeued: cluster " + name + " was drained"
-                                        : "stopping: cluster " + name + " is drained; placed again once stopped"});
-    stop_parts(each.dispatch, core_.job(each.job).name, !moved, each.clusters, "cluster " + name + " drained", out);
+    const bool moved =
+        core_.find_dispatch(each.dispatch) == nullptr;  // never started: requeued at once
+    out.events.push_back(
+        JobEvent{each.job, now,
+                 moved ? "requeued: cluster " + name + " was drained"
+                       : "stopping: cluster " + name + " is drained; placed again once stopped"});
+    stop_parts(each.dispatch, core_.job(each.job).name, !moved, each.clusters,
+               "cluster " + name + " drained", out);
   }
-  info(out, "cluster " + name + " drained: cordoned, " + std::to_string(stopping.size()) + " job(s) stopping");
+  info(out, "cluster " + name + " drained: cordoned, " + std::to_string(stopping.size()) +
+                " job(s) stopping");
   out.pass_wanted = true;
   return std::nullopt;
 }
@@ -259,15 +271,18 @@ void Reconciler::take_back(DispatchId id, TimeMs now, Outbox& out) {
   if (!job && recovering_) return;  // its restore follows
   const RestoredDispatch* record = record_of(name);
   const bool current = job && core_.job(*job).phase == JobPhase::kPending &&
-                       (record == nullptr ? parked->second.parts.size() == 1 : record->id == id && record->committed);
+                       (record == nullptr ? parked->second.parts.size() == 1
+                                          : record->id == id && record->committed);
   if (current) {
     const std::size_t expected = record ? record->clusters.size() : 1;
-    if (parked->second.parts.size() < expected && recovering_) return;  // other parts' Hellos follow
+    if (parked->second.parts.size() < expected && recovering_)
+      return;  // other parts' Hellos follow
     for (const auto& [cluster, run] : parked->second.parts) {
       const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
       if (!index || !core_.cluster(*index).ready()) return;  // its usage report follows
     }
-    if (parked->second.parts.size() == expected && adopt(parked->second, id, *job, record, now, out)) {
+    if (parked->second.parts.size() == expected &&
+        adopt(parked->second, id, *job, record, now, out)) {
       parked_.erase(parked);
       return;
     }
@@ -277,8 +292,8 @@ void Reconciler::take_back(DispatchId id, TimeMs now, Outbox& out) {
   release_parked(id, released, out);
 }
 
-bool Reconciler::adopt(const ParkedDispatch& parked, DispatchId id, JobId job, const RestoredDispatch* record,
-                       TimeMs now, Outbox& out) {
+bool Reconciler::adopt(const ParkedDispatch& parked, DispatchId id, JobId job,
+                       const RestoredDispatch* record, TimeMs now, Outbox& out) {
   std::vector<AdoptedPart> parts;
   bool every_part_started = true;
   std::string clusters;
@@ -292,8 +307,8 @@ bool Reconciler::adopt(const ParkedDispatch& parked, DispatchId id, JobId job, c
   if (record) core_.set_rendezvous(id, record->rendezvous_host, record->rendezvous_port);
   // The earlier hub decided the commit; a part that never heard it hears it now.
   if (!every_part_started) out.commits.push_back(id);
-  out.events.push_back(
-      JobEvent{job, now, "still running on " + clusters + " from before the hub restarted: taken back"});
+  out.events.push_back(JobEvent{
+      job, now, "still running on " + clusters + " from before the hub restarted: taken back"});
   info(out, "job " + parked.job + ": still running on cluster(s) " + clusters + ", taken back");
   return true;
 }
@@ -323,7 +338,8 @@ bool Reconciler::ended_while_away(const std::string& cluster, const protocol::St
   }
   if (!job || core_.job(*job).phase != JobPhase::kPending) return false;
   const RestoredDispatch* record = record_of(update.job);
-  if (phase == JobPhase::kCompleted && record && record->id == update.dispatch_id && record->clusters.size() > 1)
+  if (phase == JobPhase::kCompleted && record && record->id == update.dispatch_id &&
+      record->clusters.size() > 1)
     return false;  // one part of several: the job is placed again whole
   if (const auto parked = parked_.find(update.dispatch_id); parked != parked_.end()) {
     const ParkedDispatch others = std::move(parked->second);
@@ -359,13 +375,14 @@ void Reconciler::cancel_on_agent(const std::string& cluster, DispatchId id, cons
 
 void Reconciler::abort_on_agent(const std::string& cluster, DispatchId id, const std::string& job,
                                 const std::string& reason, Outbox& out) {
-  info(out, "cluster " + cluster + " holds dispatch " + std::to_string(id) + " (" + job + ") uncommitted: aborting it (" +
-                reason + ")");
+  info(out, "cluster " + cluster + " holds dispatch " + std::to_string(id) + " (" + job +
+                ") uncommitted: aborting it (" + reason + ")");
   out.aborts.push_back(AgentCancel{cluster, id, job, reason});
 }
 
 void Reconciler::stop_parts(DispatchId id, const std::string& job, bool committed,
-                            const std::vector<ClusterIndex>& clusters, const std::string& reason, Outbox& out) {
+                            const std::vector<ClusterIndex>& clusters, const std::string& reason,
+                            Outbox& out) {
   for (ClusterIndex cluster : clusters) {
     const std::string& name = core_.cluster(cluster).name();
     if (committed) {
@@ -380,16 +397,19 @@ void Reconciler::on_admit(const std::string& cluster, const protocol::Admit& mes
                           Outbox& out) {
   const Dispatch* dispatch = dispatch_on(cluster, message.dispatch_id);
   if (dispatch == nullptr) {  // moved on (requeued, cancelled) or never ours: release it
-    abort_on_agent(cluster, message.dispatch_id, message.job, "the dispatch is no longer wanted", out);
+    abort_on_agent(cluster, message.dispatch_id, message.job, "the dispatch is no longer wanted",
+                   out);
     return;
   }
   const JobId job = dispatch->job;
   const std::size_t parts = dispatch->parts.size();
-  const AdmitOutcome outcome = core_.part_admitted(message.dispatch_id, *core_.find_cluster(cluster),
-                                                   message.rendezvous_host, message.rendezvous_port, now);
+  const AdmitOutcome outcome =
+      core_.part_admitted(message.dispatch_id, *core_.find_cluster(cluster),
+                          message.rendezvous_host, message.rendezvous_port, now);
   if (outcome == AdmitOutcome::kIgnored) return;  // a duplicate, or already committed
   if (outcome == AdmitOutcome::kWaitingForParts) {
-    out.events.push_back(JobEvent{job, now, "part on " + cluster + " admitted; waiting for the other parts"});
+    out.events.push_back(
+        JobEvent{job, now, "part on " + cluster + " admitted; waiting for the other parts"});
     return;
   }
   core_.commit(message.dispatch_id, now);
@@ -413,9 +433,10 @@ void Reconciler::on_reject(const std::string& cluster, const protocol::Reject& m
   if (state == PartState::kEnded || state == PartState::kStopping) return;
   const JobId job = dispatch->job;
   const bool committed = dispatch->committed;
-  const std::vector<ClusterIndex> others = core_.part_rejected(message.dispatch_id, index, message.reason, now);
-  stop_parts(message.dispatch_id, core_.job(job).name, committed, others, "the part on " + cluster + " was rejected",
-             out);
+  const std::vector<ClusterIndex> others =
+      core_.part_rejected(message.dispatch_id, index, message.reason, now);
+  stop_parts(message.dispatch_id, core_.job(job).name, committed, others,
+             "the part on " + cluster + " was rejected", out);
   const TimeMs until = core_.backed_off_until(job, index);
   out.events.push_back(JobEvent{job, now,
                                 "rejected by " + cluster + ": " + message.reason + "; " + cluster +
@@ -444,13 +465,13 @@ void Reconciler::on_status(const std::string& cluster, protocol::StatusUpdate up
     // The agent stopped it: asked to (drain), or on its own, which for the
     // user is a failure.
     const bool asked = dispatch->part_on(index)->state == PartState::kStopping;
-    part_ended(cluster, id, JobPhase::kFailed, asked ? update.message : "aborted by the agent: " + update.message,
-               now, out);
+    part_ended(cluster, id, JobPhase::kFailed,
+               asked ? update.message : "aborted by the agent: " + update.message, now, out);
   }
 }
 
-void Reconciler::part_ended(const std::string& cluster, DispatchId id, JobPhase phase, const std::string& message,
-                            TimeMs now, Outbox& out) {
+void Reconciler::part_ended(const std::string& cluster, DispatchId id, JobPhase phase,
+                            const std::string& message, TimeMs now, Outbox& out) {
   const JobId job = core_.find_dispatch(id)->job;
   const ClusterIndex index = *core_.find_cluster(cluster);
   const PartEnd end = core_.part_finished(id, index, phase, message, now);
@@ -458,12 +479,15 @@ void Reconciler::part_ended(const std::string& cluster, DispatchId id, JobPhase 
     case PartEnd::Kind::kIgnored:
       return;
     case PartEnd::Kind::kPartDone:
-      out.events.push_back(JobEvent{job, now, "part on " + cluster + " " + std::string(phase_name(phase)) +
-                                                  "; waiting for the other parts"});
+      out.events.push_back(JobEvent{job, now,
+                                    "part on " + cluster + " " + std::string(phase_name(phase)) +
+                                        "; waiting for the other parts"});
       return;
     case PartEnd::Kind::kRequeued:
-      out.events.push_back(JobEvent{job, now, "stopped on " + cluster + "; requeued to be placed elsewhere"});
-      info(out, "job " + core_.job(job).name + " stopped on cluster " + cluster + " (drain); requeued");
+      out.events.push_back(
+          JobEvent{job, now, "stopped on " + cluster + "; requeued to be placed elsewhere"});
+      info(out,
+           "job " + core_.job(job).name + " stopped on cluster " + cluster + " (drain); requeued");
       out.pass_wanted = true;
       return;
     case PartEnd::Kind::kJobEnded:

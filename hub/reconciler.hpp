@@ -125,7 +125,8 @@ class Reconciler {
 
   // ---- from operators and users
   // Returns why not (no such cluster), or nullopt once done.
-  std::optional<std::string> cordon(std::string_view cluster, bool cordoned, TimeMs now, Outbox& out);
+  std::optional<std::string> cordon(std::string_view cluster, bool cordoned, TimeMs now,
+                                    Outbox& out);
   // Cordons the cluster and stops what it runs; those jobs are placed
   // elsewhere once stopped.
   std::optional<std::string> drain(std::string_view cluster, TimeMs now, Outbox& out);
@@ -150,25 +151,27 @@ class Reconciler {
 
   bool is_pending(const std::string& job_name) const;
   const Dispatch* dispatch_on(const std::string& cluster, DispatchId id) const;
-  void fence(const std::string& cluster, const protocol::RunningDispatch& run, TimeMs now, Outbox& out);
+  void fence(const std::string& cluster, const protocol::RunningDispatch& run, TimeMs now,
+             Outbox& out);
   void take_back_on(const std::string& cluster, TimeMs now, Outbox& out);
   void take_back(DispatchId id, TimeMs now, Outbox& out);
-  bool adopt(const ParkedDispatch& parked, DispatchId id, JobId job, const RestoredDispatch* record, TimeMs now,
-             Outbox& out);
+  bool adopt(const ParkedDispatch& parked, DispatchId id, JobId job, const RestoredDispatch* record,
+             TimeMs now, Outbox& out);
   void release_parked(DispatchId id, const ParkedDispatch& parked, Outbox& out);
   bool ended_while_away(const std::string& cluster, const protocol::StatusUpdate& update,
                         JobPhase phase, TimeMs now, Outbox& out);
   void requeue_unlisted(ClusterIndex index, const protocol::Hello& hello, TimeMs now, Outbox& out);
   void status_of_unknown_run(const std::string& cluster, const protocol::StatusUpdate& update,
                              TimeMs now, Outbox& out);
-  void part_ended(const std::string& cluster, DispatchId id, JobPhase phase, const std::string& message,
-                  TimeMs now, Outbox& out);
-  void withdrawn(const std::vector<WithdrawnDispatch>& dispatches, const std::string& why, TimeMs now,
-                 Outbox& out);
+  void part_ended(const std::string& cluster, DispatchId id, JobPhase phase,
+                  const std::string& message, TimeMs now, Outbox& out);
+  void withdrawn(const std::vector<WithdrawnDispatch>& dispatches, const std::string& why,
+                 TimeMs now, Outbox& out);
   // Tells the agents of `clusters` to stop their parts of the dispatch:
   // Cancel when it was committed, else Abort.
   void stop_parts(DispatchId id, const std::string& job, bool committed,
-                  const std::vector<ClusterIndex>& clusters, const std::string& reason, Outbox& out);
+                  const std::vector<ClusterIndex>& clusters, const std::string& reason,
+                  Outbox& out);
   void cancel_on_agent(const std::string& cluster, DispatchId id, const std::string& job,
                        Outbox& out);
   void abort_on_agent(const std::string& cluster, DispatchId id, const std::string& job,

@@ -19,14 +19,16 @@ std::optional<std::uint32_t> task_index(const GangShape& gang, const std::string
 
 }  // namespace
 
-bool SchedulerCore::adopt(JobId id, DispatchId dispatch_id, std::span<const AdoptedPart> parts, TimeMs now) {
+bool SchedulerCore::adopt(JobId id, DispatchId dispatch_id, std::span<const AdoptedPart> parts,
+                          TimeMs now) {
   if (id >= jobs_.size() || parts.empty() || dispatches_.count(dispatch_id)) return false;
   Job& job = jobs_[id];
   if (job.phase != JobPhase::kPending) return false;
   // Parts in their dispatch order: part 0 holds rank 0.
   std::vector<const AdoptedPart*> ordered;
   for (const AdoptedPart& part : parts) ordered.push_back(&part);
-  std::sort(ordered.begin(), ordered.end(), [](const AdoptedPart* a, const AdoptedPart* b) { return a->part < b->part; });
+  std::sort(ordered.begin(), ordered.end(),
+            [](const AdoptedPart* a, const AdoptedPart* b) { return a->part < b->part; });
   std::vector<std::vector<NodeAssignment>> assignments;
   std::vector<PartPlacement> placements;
   std::int32_t replicas = 0;
@@ -38,12 +40,14 @@ bool SchedulerCore::adopt(JobId id, DispatchId dispatch_id, std::span<const Adop
       const std::optional<std::uint32_t> task = task_index(job.gang, replica.task);
       const std::optional<NodeIndex> node = cluster.find_node(replica.node);
       if (!task || !node) return false;
-      assignment.push_back(NodeAssignment{*task, *node, cluster.held_on(*node, job.gang.tasks[*task].per_replica)});
+      assignment.push_back(
+          NodeAssignment{*task, *node, cluster.held_on(*node, job.gang.tasks[*task].per_replica)});
     }
     replicas += static_cast<std::int32_t>(assignment.size());
   }
   if (replicas < job.gang.min_available) return false;
-  for (std::size_t i = 0; i < ordered.size(); ++i) placements.push_back(PartPlacement{ordered[i]->cluster, assignments[i]});
+  for (std::size_t i = 0; i < ordered.size(); ++i)
+    placements.push_back(PartPlacement{ordered[i]->cluster, assignments[i]});
   ++job.epoch;
   // Not awaiting a report: the agents' usage reports already count what they hold.
   Dispatch& dispatch = install_dispatch(id, dispatch_id, placements, false);

@@ -36,7 +36,8 @@ ResourceId ResourceNames::intern(std::string_view name) {
   ResourceId id = 0;
   if (!try_intern(name, id))
     throw std::length_error("resource \"" + std::string(name) + "\": at most " +
-                            std::to_string(kMaxResources) + " distinct resource names are supported");
+                            std::to_string(kMaxResources) +
+                            " distinct resource names are supported");
   return id;
 }
 

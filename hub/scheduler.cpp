@@ -160,7 +160,9 @@ QueueIndex SchedulerCore::apply_queue(const QueueSpec& spec) {
   return index;
 }
 
-void SchedulerCore::delete_queue(std::string_view name) { queues_.remove(name); }
+void SchedulerCore::delete_queue(std::string_view name) {
+  queues_.remove(name);
+}
 
 QueueIndex SchedulerCore::ensure_queue(std::string_view name) {
   if (auto existing = queues_.find(name)) return *existing;
@@ -180,15 +182,17 @@ void SchedulerCore::refresh_queues() {
 }
 
 // Each queue's policy: its own gantry.io/placement, else its nearest
-// ancestor's, else the hub's default. Parents precede children in the tree.
+// ancestor's, else the hub's default. Queue trees are shallow: a walk up per
+// queue, once per pass.
 void SchedulerCore::refresh_queue_policies() {
   queue_policy_.assign(queues_.size(), &options_.placement);
   for (QueueIndex q = 0; q < queues_.size(); ++q) {
-    const QueueNode& node = queues_.node(q);
-    if (const PlacementPolicy* own = find_placement_policy(node.spec.placement)) {
-      queue_policy_[q] = own;
-    } else if (q != kRootQueue && node.parent < q) {
-      queue_policy_[q] = queue_policy_[node.parent];
+    for (QueueIndex up = q;; up = queues_.node(up).parent) {
+      if (const PlacementPolicy* named = find_placement_policy(queues_.node(up).spec.placement)) {
+        queue_policy_[q] = named;
+        break;
+      }
+      if (up == kRootQueue) break;
     }
   }
 }
@@ -211,7 +215,8 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
   const std::optional<QueueIndex> queue = queues_.find(request.queue);
   if (!queue) throw FieldError("spec.queue", request.queue, "no such queue");
   if (!queues_.is_leaf(*queue))
-    throw FieldError("spec.queue", request.queue, "the queue has child queues; submit to a leaf queue");
+    throw FieldError("spec.queue", request.queue,
+                     "the queue has child queues; submit to a leaf queue");
   if (!queues_.node(*queue).spec.open)
     throw FieldError("spec.queue", request.queue, "the queue is Closed and accepts no new jobs");
   Job job;
@@ -224,11 +229,12 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
   job.total = request.gang.total();
   job.minimum = request.gang.minimum();
   job.gang = std::move(request.gang);
-  job.sla_waiting_ms =
-      request.sla_waiting_ms >= 0 ? request.sla_waiting_ms : queues_.node(*queue).spec.sla_waiting_ms;
+  job.sla_waiting_ms = request.sla_waiting_ms >= 0 ? request.sla_waiting_ms
+                                                   : queues_.node(*queue).spec.sla_waiting_ms;
   for (const std::string& cluster : request.allowed_clusters)
     job.allowed_clusters.push_back(add_cluster(cluster));
-  if (!request.cluster_selector.empty()) job.notes().cluster_selector = std::move(request.cluster_selector);
+  if (!request.cluster_selector.empty())
+    job.notes().cluster_selector = std::move(request.cluster_selector);
   job.split_allowed = request.split_allowed;
   job.spec = std::move(request.spec);
   const JobId id = static_cast<JobId>(jobs_.size());
@@ -242,14 +248,16 @@ void SchedulerCore::enqueue(JobId id) {
   Job& job = jobs_[id];
   job.phase = JobPhase::kPending;
   queues_.enqueue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total);
-  if (job.sla_waiting_ms > 0) sla_watch_.insert(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
+  if (job.sla_waiting_ms > 0)
+    sla_watch_.insert(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   ++pending_total_;
 }
 
 void SchedulerCore::dequeue(JobId id) {
   const Job& job = jobs_[id];
   if (!queues_.dequeue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total)) return;
-  if (job.sla_waiting_ms > 0) sla_watch_.erase(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
+  if (job.sla_waiting_ms > 0)
+    sla_watch_.erase(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   --pending_total_;
 }
 
@@ -264,12 +272,14 @@ void SchedulerCore::commit_dispatch(JobId id, std::span<const PartPlacement> par
   job.phase = JobPhase::kDispatched;
   PlacementNotes& notes = job.notes();
   notes.last_scores.assign(pass_.candidates.begin(), pass_.candidates.end());
-  decisions_.push_back(Decision{Decision::Kind::kDispatch, id, dispatch_id, dispatch.parts.front().cluster});
+  decisions_.push_back(
+      Decision{Decision::Kind::kDispatch, id, dispatch_id, dispatch.parts.front().cluster});
 }
 
 // Takes the pending job out of its queue and charges it to the queue, holding
 // each part's assignment on its cluster's nodes under `dispatch_id`.
-Dispatch& SchedulerCore::install_dispatch(JobId id, DispatchId dispatch_id, std::span<const PartPlacement> parts,
+Dispatch& SchedulerCore::install_dispatch(JobId id, DispatchId dispatch_id,
+                                          std::span<const PartPlacement> parts,
                                           bool awaiting_report) {
   Job& job = jobs_[id];
   dequeue(id);
@@ -313,7 +323,8 @@ Dispatch& SchedulerCore::install_dispatch(JobId id, DispatchId dispatch_id, std:
 void SchedulerCore::note_parts(Job& job, const Dispatch& dispatch) {
   std::vector<PartSummary>& summary = job.notes().parts;
   summary.clear();
-  for (const DispatchPart& part : dispatch.parts) summary.push_back(PartSummary{part.cluster, part.task_replicas});
+  for (const DispatchPart& part : dispatch.parts)
+    summary.push_back(PartSummary{part.cluster, part.task_replicas});
 }
 
 std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs now) {
@@ -348,7 +359,7 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   for (const DispatchPart& part : dispatch.parts) {
     if (part.awaiting_report) {
       release(clusters_[part.cluster], part.assignment);
-      if (clusters_[part.cluster].ready()) pass_.pool_free += part.held;
+      if (clusters_[part.cluster].ready() && !clusters_[part.cluster].cordoned()) pass_.pool_free += part.held;
     }
     running_on_[part.cluster].erase(running);
   }
@@ -379,7 +390,8 @@ const Dispatch* SchedulerCore::find_dispatch(DispatchId id) const {
   return it == dispatches_.end() ? nullptr : &it->second;
 }
 
-void SchedulerCore::score_clusters(const Job& job, TimeMs now, std::vector<ClusterRank>& out) const {
+void SchedulerCore::score_clusters(const Job& job, TimeMs now,
+                                   std::vector<ClusterRank>& out) const {
   policy_for(job).rank_clusters(clusters_, job, now, out);
 }
 

@@ -60,7 +60,7 @@ enum class PartState : std::uint8_t {
 struct DispatchPart {
   ClusterIndex cluster = kNoCluster;
   std::vector<NodeAssignment> assignment;  // resources held on nodes
-  ResourceVector held;    // sum of the assignment
+  ResourceVector held;                     // sum of the assignment
   // What its queue is charged: the placed replicas' requests. Differs from
   // `held` only by GPU products the job did not ask for.
   ResourceVector amount;
@@ -68,22 +68,22 @@ struct DispatchPart {
   // then holds its assignment on the nodes itself.
   bool awaiting_report = true;
   PartState state = PartState::kPreparing;
-  JobPhase end = JobPhase::kPending;  // kCompleted / kFailed once kEnded
+  JobPhase end = JobPhase::kPending;        // kCompleted / kFailed once kEnded
   std::vector<std::int32_t> task_replicas;  // per GangShape task
   // Per GangShape task: the index (within the task, over every part) of this
   // part's first replica.
   std::vector<std::int32_t> task_index_offset;
-  std::int32_t rank_offset = 0;  // global RANK of its first replica
+  std::int32_t rank_offset = 0;             // global RANK of its first replica
   std::vector<protocol::TaskStatus> tasks;  // the last counts its agent sent
 };
 
 struct Dispatch {
   DispatchId id = 0;
   JobId job = 0;
-  std::uint32_t epoch = 0;            // the job's epoch when it was placed
-  std::vector<DispatchPart> parts;    // parts[0] holds rank 0
-  ResourceVector amount;              // what its queue is charged: the parts' sum
-  std::int32_t world_size = 0;        // replicas over every part
+  std::uint32_t epoch = 0;          // the job's epoch when it was placed
+  std::vector<DispatchPart> parts;  // parts[0] holds rank 0
+  ResourceVector amount;            // what its queue is charged: the parts' sum
+  std::int32_t world_size = 0;      // replicas over every part
   bool committed = false;
   // Where the gang meets (MASTER_ADDR / MASTER_PORT): from part 0's admit.
   std::string rendezvous_host;
@@ -120,10 +120,10 @@ enum class AdmitOutcome : std::uint8_t {
 // What part_finished made of a part's end.
 struct PartEnd {
   enum class Kind : std::uint8_t {
-    kIgnored,         // no such dispatch or part, or it already ended
-    kPartDone,        // the part completed; others still run
-    kJobEnded,        // the job ended (Completed or Failed)
-    kRequeued,        // a stopping (drained) dispatch's last part stopped: requeued
+    kIgnored,   // no such dispatch or part, or it already ended
+    kPartDone,  // the part completed; others still run
+    kJobEnded,  // the job ended (Completed or Failed)
+    kRequeued,  // a stopping (drained) dispatch's last part stopped: requeued
   };
   Kind kind = Kind::kIgnored;
   // Parts that still run and must be stopped (a failed part fails the gang).
@@ -205,7 +205,9 @@ class SchedulerCore {
   const QueueTree& queues() const { return queues_; }
   std::size_t queue_count() const { return queues_.size(); }
   const std::string& queue_name(QueueIndex queue) const { return queues_.node(queue).spec.name; }
-  std::size_t queue_pending(QueueIndex queue) const { return queues_.node(queue).pending_jobs.size(); }
+  std::size_t queue_pending(QueueIndex queue) const {
+    return queues_.node(queue).pending_jobs.size();
+  }
   // Refreshes deserved shares for the current pool (done by every pass too).
   void refresh_queues();
 
@@ -220,22 +222,24 @@ class SchedulerCore {
   // ---- two-phase dispatch, one part (dispatch, cluster) at a time
   // The agent of `cluster` holds the part. Part 0's agent also names the
   // gang's rendezvous (empty host / port 0 from others).
-  AdmitOutcome part_admitted(DispatchId dispatch, ClusterIndex cluster, const std::string& rendezvous_host,
-                             std::int32_t rendezvous_port, TimeMs now);
+  AdmitOutcome part_admitted(DispatchId dispatch, ClusterIndex cluster,
+                             const std::string& rendezvous_host, std::int32_t rendezvous_port,
+                             TimeMs now);
   // Every part admitted: the dispatch is committed and the job Running.
   void commit(DispatchId dispatch, TimeMs now);
   // The agent of `cluster` refused the part (or did not answer, or let its
   // hold expire before the commit): every part is released, the cluster backs
   // off for the job (exponential, capped), the job goes back to its queue.
   // Returns the clusters of the other parts, which must release theirs.
-  std::vector<ClusterIndex> part_rejected(DispatchId dispatch, ClusterIndex cluster, std::string_view reason,
-                                          TimeMs now);
+  std::vector<ClusterIndex> part_rejected(DispatchId dispatch, ClusterIndex cluster,
+                                          std::string_view reason, TimeMs now);
   // Task counts its agent reported for the part; the job's are their sum.
-  void update_tasks(DispatchId dispatch, ClusterIndex cluster, std::vector<protocol::TaskStatus> tasks);
+  void update_tasks(DispatchId dispatch, ClusterIndex cluster,
+                    std::vector<protocol::TaskStatus> tasks);
   // The part ended on its cluster (kCompleted or kFailed). The job completes
   // when every part has; a failed part fails the job at once.
-  PartEnd part_finished(DispatchId dispatch, ClusterIndex cluster, JobPhase phase, std::string_view message,
-                        TimeMs now);
+  PartEnd part_finished(DispatchId dispatch, ClusterIndex cluster, JobPhase phase,
+                        std::string_view message, TimeMs now);
   // Where an adopted dispatch's gang meets, as its earlier hub recorded it.
   void set_rendezvous(DispatchId dispatch, std::string host, std::int32_t port);
   // When the job may be tried on the cluster again (0: not backed off).
@@ -289,7 +293,9 @@ class SchedulerCore {
   void score_clusters(const Job& job, TimeMs now, std::vector<ClusterRank>& out) const;
   // The dispatches (sent or running) on one cluster, lowest priority and
   // newest first: O(its dispatches) to walk, not O(every job).
-  const std::set<RunningKey>& dispatches_on(ClusterIndex cluster) const { return running_on_[cluster]; }
+  const std::set<RunningKey>& dispatches_on(ClusterIndex cluster) const {
+    return running_on_[cluster];
+  }
   std::string reason_text(const Job& job) const;
   // Resources held on the cluster, by Gantry jobs and anything else its agent reports.
   ResourceVector allocated_on(ClusterIndex cluster) const;
@@ -320,7 +326,8 @@ class SchedulerCore {
                              bool awaiting_report);
   void note_parts(Job& job, const Dispatch& dispatch);
   void back_off(Job& job, ClusterIndex cluster, TimeMs now);
-  void withdraw(DispatchId id, PendingReason reason, TimeMs now, std::vector<WithdrawnDispatch>& out);
+  void withdraw(DispatchId id, PendingReason reason, TimeMs now,
+                std::vector<WithdrawnDispatch>& out);
   void refresh_queue_policies();
   // the pass (scheduler_pass.cpp)
   void begin_pass(TimeMs now);
@@ -342,8 +349,8 @@ class SchedulerCore {
   void remember_failure(const Job& job);
   // eviction (preemption.cpp)
   bool make_room(JobId id, TimeMs now);
-  bool may_evict_for(const Job& job, const Dispatch& dispatch, const ResourceVector& victim_queue_allocated,
-                     bool reclaim) const;
+  bool may_evict_for(const Job& job, const Dispatch& dispatch,
+                     const ResourceVector& victim_queue_allocated, bool reclaim) const;
   EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, bool reclaim);
   void keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan);
   void evict(DispatchId victim, JobId for_job, TimeMs now, ClusterIndex cluster);

@@ -33,7 +33,8 @@ void SchedulerCore::activate_queues() {
   for (QueueIndex q = 0; q < queues_.size(); ++q) queues_.refresh_share(q);
   for (QueueIndex q = 0; q < queues_.size(); ++q) {
     const QueueNode& node = queues_.node(q);
-    if (node.deleted || !queues_.is_leaf(q) || q == kRootQueue || node.pending_jobs.empty()) continue;
+    if (node.deleted || !queues_.is_leaf(q) || q == kRootQueue || node.pending_jobs.empty())
+      continue;
     pass_.cursor[q] = node.pending_jobs.begin();
     activate(q);
   }
@@ -125,14 +126,16 @@ bool same_cluster_selector(const Job& a, const Job& b) {
 // `big` asks at least as much as `small` in every way placement looks at
 // (node order included: `same_policy`).
 bool dominates(const Job& big, const Job& small, bool same_policy) {
-  if (big.gang.tasks.size() != small.gang.tasks.size() || big.gang.min_available < small.gang.min_available ||
-      big.allowed_clusters != small.allowed_clusters || !same_policy || big.split_allowed != small.split_allowed ||
-      !same_cluster_selector(big, small))
+  if (big.gang.tasks.size() != small.gang.tasks.size() ||
+      big.gang.min_available < small.gang.min_available ||
+      big.allowed_clusters != small.allowed_clusters || !same_policy ||
+      big.split_allowed != small.split_allowed || !same_cluster_selector(big, small))
     return false;
   for (std::size_t t = 0; t < big.gang.tasks.size(); ++t) {
     const TaskShape& b = big.gang.tasks[t];
     const TaskShape& s = small.gang.tasks[t];
-    if (b.replicas < s.replicas || !s.per_replica.fits_in(b.per_replica) || b.node_selector != s.node_selector)
+    if (b.replicas < s.replicas || !s.per_replica.fits_in(b.per_replica) ||
+        b.node_selector != s.node_selector)
       return false;
   }
   return true;
@@ -147,7 +150,8 @@ constexpr std::size_t kMaxFailedShapes = 32;
 // The pending reason of the dominated shape, in this job's numbers.
 std::optional<PendingReason> SchedulerCore::known_failure(const Job& job) const {
   if (job.has_backoffs()) return std::nullopt;
-  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now) return std::nullopt;
+  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now)
+    return std::nullopt;
   for (const FailedShape& failed : pass_.failed_shapes) {
     if (!dominates(job, *failed.job, &policy_for(job) == &policy_for(*failed.job))) continue;
     PendingReason reason = failed.reason;

@@ -29,15 +29,17 @@ bool SchedulerCore::place_split(JobId id) {
     commit_dispatch(id, pass_.split_parts);
     return true;
   }
+  const std::size_t parts = pass_.split_parts.size();
   undo_split();
   // Only a shortage is worth restating; no ready cluster etc. stays as found.
   const PendingReason::Kind single = job.reason.kind;
-  if (single == PendingReason::Kind::kExceedsEveryCluster || single == PendingReason::Kind::kInsufficientCapacity ||
+  if (single == PendingReason::Kind::kExceedsEveryCluster ||
+      single == PendingReason::Kind::kInsufficientCapacity ||
       single == PendingReason::Kind::kGangDoesNotFitNodes) {
     PendingReason reason{PendingReason::Kind::kSplitDoesNotFit};
     reason.replicas_needed = job.gang.min_available;
     reason.replicas_placed = placed;
-    reason.needed = static_cast<std::int64_t>(pass_.split_parts.size());
+    reason.needed = static_cast<std::int64_t>(parts);
     job.reason = reason;
   }
   return false;
@@ -57,14 +59,15 @@ std::int32_t SchedulerCore::plan_split(JobId id) {
   pass_.candidates.clear();
   for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
     const ClusterState& cluster = clusters_[c];
-    if (!PlacementPolicy::eligible(cluster, c, job) || PlacementPolicy::backed_off(job, c, pass_.now) ||
-        !room_for_a_replica(cluster, rest))
+    if (!PlacementPolicy::eligible(cluster, c, job) ||
+        PlacementPolicy::backed_off(job, c, pass_.now) || !room_for_a_replica(cluster, rest))
       continue;
     pass_.candidates.push_back(ClusterRank{c, policy.score(cluster, job), 0});
   }
-  std::sort(pass_.candidates.begin(), pass_.candidates.end(), [](const ClusterRank& a, const ClusterRank& b) {
-    return a.score != b.score ? a.score > b.score : a.cluster < b.cluster;
-  });
+  std::sort(pass_.candidates.begin(), pass_.candidates.end(),
+            [](const ClusterRank& a, const ClusterRank& b) {
+              return a.score != b.score ? a.score > b.score : a.cluster < b.cluster;
+            });
   std::int32_t placed = 0;
   while (placed < job.gang.min_available && pass_.split_parts.size() < options_.max_split_parts) {
     ClusterIndex best = kNoCluster;

@@ -35,7 +35,8 @@ bool SchedulerCore::every_allowed_node_held(const Job& job) const {
 void SchedulerCore::hold_nodes_for(JobId id) {
   const ClusterIndex chosen = policy().choose_hold_cluster(clusters_, jobs_[id]);
   if (chosen == kNoCluster) return;
-  if (pass_.promised.size() < clusters_[chosen].node_count()) pass_.promised.resize(clusters_[chosen].node_count());
+  if (pass_.promised.size() < clusters_[chosen].node_count())
+    pass_.promised.resize(clusters_[chosen].node_count());
   hold_nodes(id, chosen);
   for (NodeIndex n : pass_.promised_nodes) pass_.promised[n] = ResourceVector{};
   pass_.promised_nodes.clear();
@@ -47,7 +48,8 @@ void SchedulerCore::hold_nodes(JobId id, ClusterIndex cluster_index) {
   std::int32_t held = 0;
   for (const TaskShape& task : job.gang.tasks) {
     for (std::int32_t r = 0; r < task.replicas && held < job.gang.min_available; ++r) {
-      const std::optional<NodeIndex> best = policy().choose_hold_node(cluster, task, pass_.promised, id);
+      const std::optional<NodeIndex> best =
+          policy().choose_hold_node(cluster, task, pass_.promised, id);
       if (!best) return;
       pass_.promised[*best] += task.per_replica;
       pass_.promised_nodes.push_back(*best);

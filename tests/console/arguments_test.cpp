@@ -54,6 +54,13 @@ TEST(Arguments, ParsesEveryCommand) {
   const Invocation del = parse({"delete", "queue", "research"});
   EXPECT_EQ(del.kind, "queue");
   EXPECT_EQ(del.name, "research");
+  for (const std::string action : {"cordon", "uncordon", "drain"}) {
+    const Invocation invocation = parse({action, "cluster", "east"});
+    EXPECT_EQ(invocation.command, action);
+    EXPECT_EQ(invocation.kind, "cluster");
+    EXPECT_EQ(invocation.name, "east");
+  }
+  EXPECT_EQ(parse({"drain", "clusters", "east"}).kind, "cluster");
   EXPECT_EQ(parse({"version"}).command, "version");
   EXPECT_EQ(parse({}).command, "help");
   EXPECT_EQ(parse({"help", "get"}).command, "help");
@@ -96,6 +103,16 @@ TEST(Arguments, ErrorsNameTheBadArgument) {
   EXPECT_NE(usage_error({"wait", "job", "j", "--for", "condition=Ready"}).find("phase=PHASE"),
             std::string::npos);
   EXPECT_NE(usage_error({"cancel", "queue", "q"}).find("\"queue\""), std::string::npos);
+  EXPECT_EQ(usage_error({"cordon", "node", "east"}),
+            "cordon: unknown kind \"node\" (expected cluster)");
+  EXPECT_EQ(usage_error({"uncordon", "job", "east"}),
+            "uncordon: unknown kind \"job\" (expected cluster)");
+  EXPECT_EQ(usage_error({"drain", "queue", "east"}),
+            "drain: unknown kind \"queue\" (expected cluster)");
+  EXPECT_NE(usage_error({"drain", "cluster"}).find("NAME is required"), std::string::npos);
+  EXPECT_NE(usage_error({"cordon", "cluster", "east", "west"}).find("\"west\""), std::string::npos);
+  EXPECT_NE(usage_error({"drain", "cluster", "east", "-o", "json"}).find("drain does not take -o"),
+            std::string::npos);
   EXPECT_NE(usage_error({"get", "jobs", "-o", "json", "-o", "json"}).find("twice"),
             std::string::npos);
 }

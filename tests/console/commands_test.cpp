@@ -143,6 +143,74 @@ TEST(ApplyAndDelete, SendTheirRequests) {
   }
 }
 
+TEST(ClusterActions, SendTheActionAndPrintTheHubsMessage) {
+  for (const std::string action : {"cordon", "uncordon", "drain"}) {
+    const std::string message = "cluster east " + action + "ed (from the hub)";
+    FakeHub hub(testing::always_reply(protocol::AdminResult{true, message, ""}));
+    const Result result = gantryctl(hub, {action, "cluster", "east"});
+    EXPECT_EQ(result.status, 0) << action << ": " << result.err;
+    EXPECT_EQ(result.out, message + "\n");
+    EXPECT_EQ(result.err, "");
+    const auto request = only_request<protocol::ClusterActionRequest>(hub);
+    EXPECT_EQ(request.action, action);
+    EXPECT_EQ(request.name, "east");
+  }
+}
+
+TEST(ClusterActions, SayWhatWasDoneWhenTheHubDoesNot) {
+  FakeHub hub(testing::always_reply(protocol::AdminResult{true, "", ""}));
+  EXPECT_EQ(gantryctl(hub, {"cordon", "cluster", "east"}).out, "cluster east cordoned\n");
+  EXPECT_EQ(gantryctl(hub, {"uncordon", "cluster", "east"}).out, "cluster east uncordoned\n");
+  EXPECT_EQ(gantryctl(hub, {"drain", "cluster", "east"}).out, "cluster east drained\n");
+}
+
+TEST(ClusterActions, RefusalPrintsTheHubsErrorAndExits1) {
+  FakeHub hub(
+      testing::always_reply(protocol::AdminResult{false, "", "cluster \"north\" not found"}));
+  const Result result = gantryctl(hub, {"drain", "cluster", "north"});
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, "error: cluster \"north\" not found\n");
+}
+
+TEST(ClusterActions, AnotherKindIsAUsageErrorAndSendsNothing) {
+  FakeHub hub([](const std::string&) { return std::vector<std::string>{}; });
+  const Result result = gantryctl(hub, {"cordon", "node", "east"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("cordon: unknown kind \"node\" (expected cluster)"), std::string::npos)
+      << result.err;
+  EXPECT_TRUE(hub.requests().empty());
+}
+
+TEST(Get, ClustersTableShowsStatus) {
+  protocol::ListReply reply;
+  protocol::ClusterInfo east;
+  east.name = "east";
+  east.ready = true;
+  east.cordoned = true;
+  reply.clusters = {east};
+  FakeHub hub(testing::always_reply(reply));
+  const Result result = gantryctl(hub, {"get", "clusters"});
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "NAME   STATUS                     NODES   GPU(alloc/cap)   CPU   MEMORY\n"
+            "east   Ready,SchedulingDisabled   0       0/0              0/0   0/0\n");
+}
+
+TEST(Describe, SplitJobShowsItsParts) {
+  protocol::DescribeReply reply = job_in_phase("Running");
+  reply.job.clusters = {"east", "west"};
+  reply.job.parts = {{"east", {{"worker", 4}}}, {"west", {{"worker", 4}}}};
+  FakeHub hub(testing::always_reply(reply));
+  const Result result = gantryctl(hub, {"describe", "job", "j1"});
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.out.find("  Split:   across 2 clusters\n"
+                            "  Parts:   east: worker x4\n"
+                            "           west: worker x4\n"),
+            std::string::npos)
+      << result.out;
+}
+
 TEST(Wait, ReachedPhaseExits0) {
   FakeHub hub(testing::always_reply(job_in_phase("Running")));
   const Result result = gantryctl(hub, {"wait", "job", "j1", "--for", "phase=Running"});
@@ -205,6 +273,12 @@ TEST(LocalCommands, VersionAndHelpNeedNoHub) {
   std::ostringstream help;
   EXPECT_EQ(run_gantryctl({"help"}, nullptr, in, help, err), 0);
   EXPECT_NE(help.str().find("wait job NAME --for phase=PHASE"), std::string::npos);
+  EXPECT_NE(
+      help.str().find("  drain cluster NAME              cordon, then stop its jobs so they "
+                      "are placed elsewhere\n"
+                      "                                  (each moves once its run has stopped)\n"),
+      std::string::npos)
+      << help.str();
 }
 
 }  // namespace

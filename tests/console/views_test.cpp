@@ -25,6 +25,10 @@ protocol::JobInfo running_job() {
   job.submitted_ms = kNow - 200000;
   job.started_ms = kNow - 100000;
   job.tasks = {{"worker", 0, 16, 0, 0}};
+  job.parts = {{"east", {{"worker", 10}}}, {"west", {{"worker", 6}}}};
+  job.placement = "binpack";
+  job.scores = {{"east", 40}, {"west", -100}};
+  job.epoch = 2;
   return job;
 }
 
@@ -78,11 +82,60 @@ TEST(JobViews, JsonIsAnArrayWithNaturalUnitsAndTimestamps) {
         "succeeded": 0,
         "failed": 0
       }
-    ]
+    ],
+    "parts": [
+      {
+        "cluster": "east",
+        "replicas": {
+          "worker": 10
+        }
+      },
+      {
+        "cluster": "west",
+        "replicas": {
+          "worker": 6
+        }
+      }
+    ],
+    "placement": "binpack",
+    "scores": [
+      {
+        "cluster": "east",
+        "score": 40
+      },
+      {
+        "cluster": "west",
+        "score": -100
+      }
+    ],
+    "epoch": 2
   }
 ]
 )");
   EXPECT_EQ(render_jobs_json({}), "[]\n");
+}
+
+TEST(JobViews, JsonOfAnUnplacedJobHasEmptyPlacementKeys) {
+  const std::string json = render_jobs_json({pending_job()});
+  EXPECT_NE(json.find("    \"tasks\": [],\n"
+                      "    \"parts\": [],\n"
+                      "    \"placement\": \"\",\n"
+                      "    \"scores\": [],\n"
+                      "    \"epoch\": 0\n"
+                      "  }\n"),
+            std::string::npos)
+      << json;
+}
+
+TEST(JobViews, ClustersColumnNamesEveryPartOfASplitJob) {
+  protocol::JobInfo split = running_job();
+  split.clusters = {"east"};  // a hub that lists only where rank 0 runs
+  EXPECT_EQ(join_clusters(placed_clusters(split)), "east,west");
+  split.clusters = {"west", "east"};
+  EXPECT_EQ(join_clusters(placed_clusters(split)), "west,east");
+  split.clusters.clear();
+  split.parts.clear();
+  EXPECT_EQ(join_clusters(placed_clusters(split)), "<none>");
 }
 
 protocol::ClusterInfo east() {
@@ -101,14 +154,45 @@ TEST(ClusterViews, TableShowsAllocatedOverCapacity) {
   protocol::ClusterInfo west;
   west.name = "west";
   EXPECT_EQ(render_clusters_table({east(), west}),
-            "NAME   READY   NODES   GPU(alloc/cap)   CPU          MEMORY\n"
-            "east   True    4       8/32             12500m/256   128Gi/2Ti\n"
-            "west   False   0       0/0              0/0          0/0\n");
+            "NAME   STATUS     NODES   GPU(alloc/cap)   CPU          MEMORY\n"
+            "east   Ready      4       8/32             12500m/256   128Gi/2Ti\n"
+            "west   NotReady   0       0/0              0/0          0/0\n");
+}
+
+TEST(ClusterViews, StatusNamesReadinessAndCordon) {
+  protocol::ClusterInfo cluster;
+  cluster.ready = true;
+  EXPECT_EQ(cluster_status(cluster), "Ready");
+  cluster.cordoned = true;
+  EXPECT_EQ(cluster_status(cluster), "Ready,SchedulingDisabled");
+  cluster.ready = false;
+  EXPECT_EQ(cluster_status(cluster), "NotReady,SchedulingDisabled");
+  cluster.cordoned = false;
+  EXPECT_EQ(cluster_status(cluster), "NotReady");
+}
+
+TEST(ClusterViews, TableShowsTheFourStates) {
+  std::vector<protocol::ClusterInfo> clusters(4);
+  const char* names[] = {"a", "b", "c", "d"};
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    clusters[i].name = names[i];
+    clusters[i].ready = i % 2 == 0;
+    clusters[i].cordoned = i >= 2;
+  }
+  EXPECT_EQ(render_clusters_table(clusters),
+            "NAME   STATUS                        NODES   GPU(alloc/cap)   CPU   MEMORY\n"
+            "a      Ready                         0       0/0              0/0   0/0\n"
+            "b      NotReady                      0       0/0              0/0   0/0\n"
+            "c      Ready,SchedulingDisabled      0       0/0              0/0   0/0\n"
+            "d      NotReady,SchedulingDisabled   0       0/0              0/0   0/0\n");
 }
 
 TEST(ClusterViews, JsonHasResourceObjectsAndLabels) {
-  const std::string json = render_clusters_json({east()});
-  EXPECT_NE(json.find(R"("ready": true)"), std::string::npos) << json;
+  protocol::ClusterInfo cordoned = east();
+  cordoned.cordoned = true;
+  const std::string json = render_clusters_json({east(), cordoned});
+  EXPECT_NE(json.find("\"ready\": true,\n    \"cordoned\": false,\n"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ready\": true,\n    \"cordoned\": true,\n"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("cpu": 12.5)"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("memory": 2199023255552)"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("nvidia.com/gpu": 32)"), std::string::npos) << json;
@@ -134,11 +218,14 @@ TEST(QueueViews, TableShowsResourcesAndTwoDecimalShare) {
   capped.name = "capped";
   capped.capability = {{"nvidia.com/gpu", 24000}, {"nvidia.com/gpu/A100", 8000}};
   EXPECT_EQ(render_queues_table({research(), capped}),
-            "NAME       STATE   WEIGHT   PENDING                   ALLOCATED          DESERVED            "
+            "NAME       STATE   WEIGHT   PENDING                   ALLOCATED          DESERVED     "
+            "       "
             "CAPABILITY                                SHARE\n"
-            "research   Open    3        cpu=4,nvidia.com/gpu=16   nvidia.com/gpu=8   nvidia.com/gpu=12   "
+            "research   Open    3        cpu=4,nvidia.com/gpu=16   nvidia.com/gpu=8   "
+            "nvidia.com/gpu=12   "
             "-                                         0.67\n"
-            "capped     Open    3        cpu=4,nvidia.com/gpu=16   nvidia.com/gpu=8   nvidia.com/gpu=12   "
+            "capped     Open    3        cpu=4,nvidia.com/gpu=16   nvidia.com/gpu=8   "
+            "nvidia.com/gpu=12   "
             "nvidia.com/gpu=24,nvidia.com/gpu/A100=8   0.67\n");
 }
 
@@ -183,6 +270,55 @@ TEST(DescribeViews, JobShowsSpecTasksStatusAndEvents) {
   }
 }
 
+protocol::TaskSpec task_named(const std::string& name, std::int32_t replicas) {
+  protocol::TaskSpec task;
+  task.name = name;
+  task.replicas = replicas;
+  return task;
+}
+
+TEST(DescribeViews, SplitJobShowsEveryPartAndTheScores) {
+  protocol::DescribeReply reply;
+  reply.ok = true;
+  reply.job = running_job();
+  reply.job.placement = "spread";
+  reply.job.epoch = 3;
+  // The spec's order (worker before master), not the map's, orders each part.
+  reply.spec.tasks = {task_named("worker", 8), task_named("master", 1)};
+  reply.job.parts = {{"east", {{"master", 1}, {"worker", 4}}}, {"west", {{"worker", 4}}}};
+  const std::string text = render_job_description(reply, kNow);
+  EXPECT_NE(text.find("Annotations:     <none>\n"
+                      "Placement:\n"
+                      "  Policy:  spread\n"
+                      "  Epoch:   3\n"
+                      "  Split:   across 2 clusters\n"
+                      "  Parts:   east: worker x4, master x1\n"
+                      "           west: worker x4\n"
+                      "  Scores:  east 40, west -100\n"
+                      "Tasks:\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Clusters:        east,west\n"), std::string::npos) << text;
+}
+
+TEST(DescribeViews, PlacementShowsNothingForEmptyLists) {
+  protocol::DescribeReply reply;
+  reply.ok = true;
+  reply.job = pending_job();
+  reply.job.placement = "binpack";
+  EXPECT_NE(render_job_description(reply, kNow)
+                .find("Placement:\n  Policy:  binpack\n  Epoch:   0\nTasks:\n"),
+            std::string::npos);
+
+  reply.job.epoch = 1;
+  reply.job.parts = {{"east", {{"trainer", 2}}}};  // a task the spec does not list still shows
+  const std::string placed = render_job_description(reply, kNow);
+  EXPECT_NE(placed.find("  Epoch:   1\n  Parts:   east: trainer x2\nTasks:\n"), std::string::npos)
+      << placed;
+  EXPECT_EQ(placed.find("Split:"), std::string::npos) << placed;
+  EXPECT_EQ(placed.find("Scores:"), std::string::npos) << placed;
+}
+
 TEST(DescribeViews, QueueAndClusterListEveryResource) {
   const std::string queue = render_queue_description(research());
   EXPECT_NE(queue.find("RESOURCE         ALLOCATED   PENDING   DESERVED   GUARANTEE   CAPABILITY"),
@@ -193,6 +329,7 @@ TEST(DescribeViews, QueueAndClusterListEveryResource) {
       << queue;
   const std::string cluster = render_cluster_description(east(), kNow);
   EXPECT_NE(cluster.find("Ready:      True\n"), std::string::npos) << cluster;
+  EXPECT_NE(cluster.find("Cordoned:   False\n"), std::string::npos) << cluster;
   EXPECT_NE(cluster.find("Last Seen:  2024-05-01T07:59:59.000Z (1s ago)\n"), std::string::npos)
       << cluster;
   EXPECT_NE(cluster.find("memory           128Gi       2Ti"), std::string::npos) << cluster;

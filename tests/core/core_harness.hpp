@@ -37,7 +37,7 @@ class CoreHarness : public ::testing::Test {
   ClusterIndex add_cluster(const std::string& name, const std::vector<NodeSpec>& specs) {
     const ClusterIndex c = core.add_cluster(name);
     core.report_usage(c, specs, {});
-    core.set_cluster_ready(c, true, now);
+    core.set_cluster_ready(c, true);
     return c;
   }
   // `node_count` nodes named name-0.. with `gpu_per_node` GPUs and 64 cores each.

@@ -62,7 +62,8 @@ TEST_F(FairShareTest, CapabilityIsAHardCapEvenWhenThePoolIsIdle) {
   pass();
   EXPECT_EQ(allocated_gpus("capped"), 4);
   const std::string reason = core.reason_text(job("j4"));
-  EXPECT_NE(reason.find("queue capped at capability: nvidia.com/gpu would reach 5 of 4"), std::string::npos)
+  EXPECT_NE(reason.find("queue capped at capability: nvidia.com/gpu would reach 5 of 4"),
+            std::string::npos)
       << reason;
 }
 
@@ -79,7 +80,8 @@ TEST_F(FairShareTest, ReclaimTakesBackBorrowedCapacityWholeGangsNewestFirst) {
   EXPECT_EQ(evicted, std::vector<std::string>{"a3"}) << "one whole gang, the newest";
   EXPECT_EQ(job("a3").phase, JobPhase::kPending);
   EXPECT_EQ(job("a3").preemptions, 1);
-  EXPECT_NE(core.reason_text(job("a3")).find("preempted on cluster c to make room for job b0"), std::string::npos);
+  EXPECT_NE(core.reason_text(job("a3")).find("preempted on cluster c to make room for job b0"),
+            std::string::npos);
   // a3 cannot come back while b is within its deserved share: no ping-pong.
   EXPECT_TRUE(pass().dispatched.empty());
 }
@@ -167,7 +169,7 @@ TEST_F(FairShareTest, StarvingJobsAreServedInDeadlineOrderAndTheLaterOnesWaitFor
 
 TEST_F(FairShareTest, StarvingJobWithNoReadyClusterSaysSo) {
   add_cluster("c", 1, 8);
-  core.set_cluster_ready(*core.find_cluster("c"), false, now);
+  core.set_cluster_ready(*core.find_cluster("c"), false);
   submit("waiting", "default", 8, 0, /*sla_ms=*/1'000);
   now += 10'000;
   EXPECT_TRUE(pass().dispatched.empty());

@@ -48,7 +48,7 @@ TaskShape task_of(std::int64_t gpu_count, Labels selector = {}) {
 std::vector<ClusterIndex> ranked(const PlacementPolicy& policy,
                                  const std::vector<ClusterState>& clusters, const Job& job) {
   std::vector<RankedCluster> out;
-  policy.rank_clusters(clusters, job, out);
+  policy.rank_clusters(clusters, job, 0, out);
   std::vector<ClusterIndex> order;
   for (const RankedCluster& each : out) order.push_back(each.cluster);
   return order;
@@ -62,7 +62,7 @@ TEST(PlacementPolicyEligibility, ANotReadyClusterIsNotEligible) {
   EXPECT_TRUE(PlacementPolicy::eligible(cluster, 0, job));
   cluster.set_ready(false);
   EXPECT_FALSE(PlacementPolicy::eligible(cluster, 0, job));
-  EXPECT_FALSE(PlacementPolicy::worth_trying(cluster, 0, job));
+  EXPECT_FALSE(PlacementPolicy::worth_trying(cluster, 0, job, 0));
 }
 
 TEST(PlacementPolicyEligibility, AJobPinnedElsewhereMayNotUseTheCluster) {
@@ -82,18 +82,39 @@ TEST(PlacementPolicyEligibility, AClusterWithoutTheSelectedGpuProductIsNotWorthT
   gang.tasks.push_back(task_of(4, kA100));
   const Job job = job_of(gang);
   EXPECT_TRUE(PlacementPolicy::eligible(t4, 0, job)) << "ready and allowed";
-  EXPECT_FALSE(PlacementPolicy::worth_trying(t4, 0, job)) << "no A100 GPUs free in total";
-  EXPECT_TRUE(PlacementPolicy::worth_trying(a100, 1, job));
+  EXPECT_FALSE(PlacementPolicy::worth_trying(t4, 0, job, 0)) << "no A100 GPUs free in total";
+  EXPECT_TRUE(PlacementPolicy::worth_trying(a100, 1, job, 0));
 }
 
-TEST(PlacementPolicyEligibility, AClusterThatRefusedTheJobIsSkippedUntilItReportsAgain) {
-  ClusterState cluster = ready_cluster("c", nodes(1, 8));
+TEST(PlacementPolicyEligibility, AClusterThatRefusedTheJobIsSkippedUntilItsBackoffRunsOut) {
+  const ClusterState cluster = ready_cluster("c", nodes(1, 8));
   Job job = job_of(make_gpu_gang(1, 8));
-  job.rejected_by = 0;
-  job.rejected_at_generation = cluster.report_generation();
-  EXPECT_FALSE(PlacementPolicy::worth_trying(cluster, 0, job));
-  cluster.set_nodes(nodes(1, 8));
-  EXPECT_TRUE(PlacementPolicy::worth_trying(cluster, 0, job));
+  job.notes().backoffs.push_back(ClusterBackoff{0, 1, 2'000});
+  EXPECT_FALSE(PlacementPolicy::worth_trying(cluster, 0, job, 1'999));
+  EXPECT_TRUE(PlacementPolicy::backed_off(job, 0, 1'999));
+  EXPECT_FALSE(PlacementPolicy::backed_off(job, 1, 1'999)) << "another cluster is not backed off";
+  EXPECT_TRUE(PlacementPolicy::worth_trying(cluster, 0, job, 2'000));
+}
+
+TEST(PlacementPolicyEligibility, ACordonedClusterIsNotEligible) {
+  ClusterState cluster = ready_cluster("c", nodes(1, 8));
+  const Job job = job_of(make_gpu_gang(1, 8));
+  cluster.set_cordoned(true);
+  EXPECT_FALSE(PlacementPolicy::eligible(cluster, 0, job));
+  cluster.set_cordoned(false);
+  EXPECT_TRUE(PlacementPolicy::eligible(cluster, 0, job));
+}
+
+TEST(PlacementPolicyEligibility, TheClusterSelectorMatchesTheClustersLabels) {
+  ClusterState eu_gold = ready_cluster("a", nodes(1, 8));
+  eu_gold.set_labels({{"region", "eu"}, {"tier", "gold"}});
+  ClusterState eu = ready_cluster("b", nodes(1, 8));
+  eu.set_labels({{"region", "eu"}});
+  Job job = job_of(make_gpu_gang(1, 8));
+  EXPECT_TRUE(PlacementPolicy::eligible(eu, 1, job)) << "no selector: any cluster";
+  job.notes().cluster_selector = {{"region", "eu"}, {"tier", "gold"}};
+  EXPECT_TRUE(PlacementPolicy::eligible(eu_gold, 0, job));
+  EXPECT_FALSE(PlacementPolicy::eligible(eu, 1, job)) << "no tier label";
 }
 
 // ------------------------------------------------------------------ ranking
@@ -139,8 +160,8 @@ TEST(PlacementPolicyRanking, TheCorePlacesByThePolicyItsOptionsName) {
   const ClusterIndex big = core.add_cluster("big");
   core.report_usage(small, nodes(1, 8), {});
   core.report_usage(big, nodes(3, 8), {});
-  core.set_cluster_ready(small, true, 0);
-  core.set_cluster_ready(big, true, 0);
+  core.set_cluster_ready(small, true);
+  core.set_cluster_ready(big, true);
   JobRequest request;
   request.name = "one";
   request.gang = make_gpu_gang(1, 8);

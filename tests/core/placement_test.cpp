@@ -1,6 +1,7 @@
+#include "hub/placement.hpp"
+
 #include <gtest/gtest.h>
 
-#include "hub/placement.hpp"
 #include "tests/core/core_fixtures.hpp"
 
 namespace gantry::hub {
@@ -93,7 +94,8 @@ TEST(GangPlacer, MinAvailableAllowsPartialGang) {
 
 TEST(GangPlacer, HonoursNodeSelector) {
   std::vector<NodeSpec> specs = nodes(1, 8, 64, "t4", {{std::string(kGpuProductLabel), "T4"}});
-  for (auto& node : nodes(1, 8, 64, "a100", {{std::string(kGpuProductLabel), "A100"}})) specs.push_back(node);
+  for (auto& node : nodes(1, 8, 64, "a100", {{std::string(kGpuProductLabel), "A100"}}))
+    specs.push_back(node);
   ClusterState cluster = cluster_of(specs);
   GangShape gang = make_uniform_gang(1, gpus(8));
   gang.tasks[0].node_selector = {{std::string(kGpuProductLabel), "A100"}};

@@ -26,9 +26,10 @@ class Workload {
       const std::string product = kProducts[pick(0, 1)];
       const ClusterIndex index = core_.add_cluster("c" + std::to_string(c));
       core_.report_usage(index,
-                         nodes(pick(2, 6), 8, 64, "c" + std::to_string(c), {{std::string(kGpuProductLabel), product}}),
+                         nodes(pick(2, 6), 8, 64, "c" + std::to_string(c),
+                               {{std::string(kGpuProductLabel), product}}),
                          {});
-      core_.set_cluster_ready(index, true, now_);
+      core_.set_cluster_ready(index, true);
     }
     const std::int64_t pool = core_.pool_capacity().gpus();
     std::int64_t guaranteed = 0;
@@ -43,9 +44,11 @@ class Workload {
         spec.guarantee.set(kGpu, g * kMilli);
         guaranteed += g;
       }
-      if (pick(0, 2) == 0) spec.capability.set(kGpu, (spec.guarantee.value.gpus() + pick(4, 24)) * kMilli);
+      if (pick(0, 2) == 0)
+        spec.capability.set(kGpu, (spec.guarantee.value.gpus() + pick(4, 24)) * kMilli);
       ResourceId a100 = kNoResource;
-      if (pick(0, 3) == 0 && gpu_product_resource(kProducts[0], a100)) spec.capability.set(a100, pick(2, 16) * kMilli);
+      if (pick(0, 3) == 0 && gpu_product_resource(kProducts[0], a100))
+        spec.capability.set(a100, pick(2, 16) * kMilli);
       core_.apply_queue(spec);
       queues_.push_back(spec.name);
     }
@@ -71,24 +74,28 @@ class Workload {
   void check_invariants() {
     for (ClusterIndex c = 0; c < core_.cluster_count(); ++c)
       for (NodeIndex n = 0; n < core_.cluster(c).node_count(); ++n)
-        ASSERT_TRUE(ResourceVector{}.fits_in(core_.cluster(c).node(n).free)) << "node over-committed";
+        ASSERT_TRUE(ResourceVector{}.fits_in(core_.cluster(c).node(n).free))
+            << "node over-committed";
     ASSERT_TRUE(core_.queues().node(kRootQueue).allocated.fits_in(core_.pool_capacity()));
     for (const std::string& name : queues_) check_queue(*core_.find_queue(name));
     for (DispatchId id : running_) {
       const Dispatch* dispatch = core_.find_dispatch(id);
       ASSERT_NE(dispatch, nullptr);
       std::int32_t placed = 0;
-      for (std::int32_t n : dispatch->task_replicas) placed += n;
+      for (const DispatchPart& part : dispatch->parts)
+        for (std::int32_t n : part.task_replicas) placed += n;
       ASSERT_GE(placed, core_.job(dispatch->job).gang.min_available) << "partial gang";
     }
     // An evicted job is back in its queue, or already placed again elsewhere.
     for (const auto& [id, old_dispatch] : evicted_now_) {
       const Job& job = core_.job(id);
-      ASSERT_TRUE(job.phase == JobPhase::kPending || (!is_terminal(job.phase) && job.dispatch != old_dispatch))
+      ASSERT_TRUE(job.phase == JobPhase::kPending ||
+                  (!is_terminal(job.phase) && job.dispatch != old_dispatch))
           << "evicted job lost";
     }
     evicted_now_.clear();
-    for (const auto& [by, victim] : evictions_) ASSERT_FALSE(evictions_.count({victim, by})) << "eviction loop";
+    for (const auto& [by, victim] : evictions_)
+      ASSERT_FALSE(evictions_.count({victim, by})) << "eviction loop";
   }
 
   std::size_t evictions() const { return evictions_.size(); }
@@ -100,7 +107,8 @@ class Workload {
     static constexpr std::int64_t kSizes[] = {1, 1, 1, 2, 4, 8, 16};
     JobRequest request;
     request.name = "j" + std::to_string(next_job_++);
-    request.queue = queues_[static_cast<std::size_t>(pick(0, static_cast<int>(queues_.size()) - 1))];
+    request.queue =
+        queues_[static_cast<std::size_t>(pick(0, static_cast<int>(queues_.size()) - 1))];
     request.priority = pick(0, 4) == 0 ? 10 : 0;
     request.gang = make_gpu_gang(kSizes[pick(0, 6)], 8);
     if (pick(0, 2) == 0)
@@ -135,8 +143,8 @@ class Workload {
     for (const PendingKey& key : node.pending_jobs) {
       if (!core_.job(key.job).gang.tasks[0].node_selector.empty()) continue;
       ASSERT_GT(core_.job(key.job).minimum.get(kGpu), kMilli)
-          << node.spec.name << " has unused guarantee but its 1-GPU job " << core_.job(key.job).name << " waits: "
-          << core_.reason_text(core_.job(key.job));
+          << node.spec.name << " has unused guarantee but its 1-GPU job " << core_.job(key.job).name
+          << " waits: " << core_.reason_text(core_.job(key.job));
     }
   }
 

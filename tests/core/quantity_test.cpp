@@ -1,6 +1,7 @@
+#include "hub/quantity.hpp"
+
 #include <gtest/gtest.h>
 
-#include "hub/quantity.hpp"
 #include "hub/resources.hpp"
 
 namespace gantry::hub {
@@ -41,7 +42,8 @@ TEST(Quantity, FormatsForPeople) {
 }
 
 TEST(ResourceVector, ListRoundTripAndComparison) {
-  const protocol::ResourceList list{{"cpu", 2000}, {"nvidia.com/gpu", 8000}, {"example.com/fpga", 1000}};
+  const protocol::ResourceList list{
+      {"cpu", 2000}, {"nvidia.com/gpu", 8000}, {"example.com/fpga", 1000}};
   const ResourceVector v = ResourceVector::from_list(list);
   EXPECT_EQ(v.to_list(), list);
   EXPECT_EQ(v.gpus(), 8);

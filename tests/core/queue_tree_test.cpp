@@ -1,7 +1,8 @@
+#include "hub/queue_tree.hpp"
+
 #include <gtest/gtest.h>
 
 #include "hub/field_error.hpp"
-#include "hub/queue_tree.hpp"
 #include "tests/core/core_fixtures.hpp"
 
 namespace gantry::hub {
@@ -9,7 +10,8 @@ namespace {
 
 using testing::gpus;
 
-QueueSpec queue(const std::string& name, std::int32_t weight = 1, const std::string& parent = "root") {
+QueueSpec queue(const std::string& name, std::int32_t weight = 1,
+                const std::string& parent = "root") {
   QueueSpec spec;
   spec.name = name;
   spec.weight = weight;

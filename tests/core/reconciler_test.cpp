@@ -39,7 +39,7 @@ class ReconcilerTest : public testing::CoreHarness {
   // The store brings `name` back after a restart.
   Outbox restore(const std::string& name) {
     Outbox out;
-    reconciler.on_restored(submit(name), now, out);
+    reconciler.on_restored(submit(name), nullptr, now, out);
     return out;
   }
   Outbox hello(std::vector<protocol::RunningDispatch> running,
@@ -75,7 +75,7 @@ class ReconcilerTest : public testing::CoreHarness {
   }
   // West's agent lists "long" as still running under the earlier hub's id.
   static protocol::RunningDispatch long_running() {
-    return protocol::RunningDispatch{kEarlierHubsId, "long", {{"worker", "west-0"}}};
+    return protocol::RunningDispatch{kEarlierHubsId, "long", {{"worker", "west-0"}}, 0, 1, true};
   }
   static protocol::StatusUpdate long_ended(const std::string& phase) {
     return protocol::StatusUpdate{kEarlierHubsId, "long", phase, {}, ""};
@@ -92,10 +92,16 @@ class ReconcilerTest : public testing::CoreHarness {
     hello({});
     usage();
   }
+  Outbox admit(DispatchId id, const std::string& name, const std::string& cluster = "west") {
+    Outbox out;
+    reconciler.on_admit(cluster, protocol::Admit{id, name, 0, "", 0}, now, out);
+    return out;
+  }
   // A ready west running `name` for this hub.
   DispatchId running(const std::string& name) {
     west_ready();
     const DispatchId id = dispatched(name);
+    admit(id, name);
     status(id, name, "Running");
     return id;
   }
@@ -236,12 +242,11 @@ TEST_F(ReconcilerTest, HelloWithoutOneOfTwoRunningJobsRequeuesThatOne) {
   west_ready();
   const DispatchId kept = dispatched("kept");
   const DispatchId lost = dispatched("lost");
-  Outbox admits;
-  reconciler.on_admit("west", protocol::Admit{kept, "kept"}, now, admits);
-  reconciler.on_admit("west", protocol::Admit{lost, "lost"}, now, admits);
+  admit(kept, "kept");
+  admit(lost, "lost");
 
   // The agent restarted (same hub): it still runs "kept" only.
-  const Outbox said = hello({{kept, "kept", {{"worker", "west-0"}}}});
+  const Outbox said = hello({{kept, "kept", {{"worker", "west-0"}}, 0, 1, true}});
   EXPECT_EQ(job("kept").phase, JobPhase::kRunning);
   EXPECT_EQ(job("lost").phase, JobPhase::kPending);
   EXPECT_TRUE(
@@ -251,8 +256,8 @@ TEST_F(ReconcilerTest, HelloWithoutOneOfTwoRunningJobsRequeuesThatOne) {
 }
 
 TEST_F(ReconcilerTest, HelloListingDispatchesTheHubDoesNotKnowGetsThemCancelledInOrder) {
-  const Outbox said =
-      hello({{kThisHubsFirstId + 17, "gone", {}}, {kThisHubsFirstId + 18, "also", {}}});
+  const Outbox said = hello({{kThisHubsFirstId + 17, "gone", {}, 0, 1, true},
+                             {kThisHubsFirstId + 18, "also", {}, 0, 1, true}});
   ASSERT_EQ(said.cancels.size(), 2u);
   EXPECT_EQ(said.cancels[0].dispatch, kThisHubsFirstId + 17);
   EXPECT_EQ(said.cancels[1].dispatch, kThisHubsFirstId + 18);
@@ -275,17 +280,24 @@ TEST_F(ReconcilerTest, UsageReportOfAnUnknownClusterIsIgnored) {
   EXPECT_FALSE(core.find_cluster("west"));
 }
 
-TEST_F(ReconcilerTest, RunningOrEndStatusOfADispatchedJobCountsAsTheAdmitThatWasLost) {
+TEST_F(ReconcilerTest, AdmitOfEveryPartCommitsTheDispatchOnceAndADuplicateChangesNothing) {
   west_ready();
-  const DispatchId runs = dispatched("runs");
-  const DispatchId ends = dispatched("ends");
-  const Outbox running = status(runs, "runs", "Running");
-  EXPECT_EQ(job("runs").phase, JobPhase::kRunning);
-  EXPECT_TRUE(has_event(running, *core.find_job("runs"), "admitted by west"));
-  const Outbox ended = status(ends, "ends", "Completed");
-  EXPECT_EQ(job("ends").phase, JobPhase::kCompleted);
-  EXPECT_TRUE(has_event(ended, *core.find_job("ends"), "admitted by west"));
-  EXPECT_TRUE(has_event(ended, *core.find_job("ends"), "Completed on west"));
+  const DispatchId id = dispatched("job");
+  EXPECT_EQ(job("job").phase, JobPhase::kDispatched);
+  const Outbox admitted = admit(id, "job");
+  EXPECT_EQ(admitted.commits, std::vector<DispatchId>{id}) << "record, then send Commit";
+  EXPECT_EQ(job("job").phase, JobPhase::kRunning);
+  EXPECT_TRUE(has_event(admitted, *core.find_job("job"), "admitted by west; committed"));
+  const Outbox again = admit(id, "job");
+  EXPECT_TRUE(again.commits.empty() && again.events.empty() && again.aborts.empty());
+}
+
+TEST_F(ReconcilerTest, StatusOfAPartThatWasNeverCommittedChangesNothing) {
+  west_ready();
+  const DispatchId id = dispatched("job");
+  const Outbox out = status(id, "job", "Completed");
+  EXPECT_EQ(job("job").phase, JobPhase::kDispatched) << "an agent starts nothing before Commit";
+  EXPECT_TRUE(out.ends.empty() && out.cancels.empty());
 }
 
 TEST_F(ReconcilerTest, FailedStatusFailsTheJobWithTheAgentsMessage) {
@@ -300,21 +312,22 @@ TEST_F(ReconcilerTest, RunAbortedByTheAgentIsAFailure) {
   expect_ended(out, "job", JobPhase::kFailed, "aborted by the agent: node lost");
 }
 
-TEST_F(ReconcilerTest, AdmitOfADispatchTheHubDoesNotHaveThereIsCancelled) {
+TEST_F(ReconcilerTest, AdmitOfADispatchTheHubDoesNotHaveThereIsAborted) {
   west_ready();
-  Outbox unknown;
-  reconciler.on_admit("west", protocol::Admit{kThisHubsFirstId + 99, "ghost"}, now, unknown);
-  ASSERT_EQ(unknown.cancels.size(), 1u);
-  EXPECT_EQ(unknown.cancels[0].cluster, "west");
-  EXPECT_EQ(unknown.cancels[0].dispatch, kThisHubsFirstId + 99);
-  EXPECT_EQ(unknown.cancels[0].job, "ghost");
+  const Outbox unknown = admit(kThisHubsFirstId + 99, "ghost");
+  ASSERT_EQ(unknown.aborts.size(), 1u);
+  EXPECT_EQ(unknown.aborts[0].cluster, "west");
+  EXPECT_EQ(unknown.aborts[0].dispatch, kThisHubsFirstId + 99);
+  EXPECT_EQ(unknown.aborts[0].job, "ghost");
+  EXPECT_TRUE(unknown.cancels.empty() && unknown.commits.empty());
 
   const DispatchId id = dispatched("job");
   Outbox elsewhere;  // the same dispatch admitted by another cluster
   reconciler.on_hello(protocol::Hello{"east", {}, "test", {}, {}}, now, elsewhere);
-  reconciler.on_admit("east", protocol::Admit{id, "job"}, now, elsewhere);
-  ASSERT_EQ(elsewhere.cancels.size(), 1u);
-  EXPECT_EQ(elsewhere.cancels[0].cluster, "east");
+  reconciler.on_admit("east", protocol::Admit{id, "job", 0, "", 0}, now, elsewhere);
+  ASSERT_EQ(elsewhere.aborts.size(), 1u);
+  EXPECT_EQ(elsewhere.aborts[0].cluster, "east");
+  EXPECT_TRUE(elsewhere.commits.empty());
   EXPECT_EQ(job("job").phase, JobPhase::kDispatched);
 }
 
@@ -322,16 +335,19 @@ TEST_F(ReconcilerTest, RejectRequeuesTheJobAndARejectOfAMovedDispatchIsIgnored) 
   west_ready();
   const DispatchId first = dispatched("job");
   Outbox rejected;
-  reconciler.on_reject("west", protocol::Reject{first, "job", "no room"}, now, rejected);
+  reconciler.on_reject("west", protocol::Reject{first, "job", "no room", 0}, now, rejected);
   EXPECT_EQ(job("job").phase, JobPhase::kPending);
   EXPECT_TRUE(has_event(rejected, *core.find_job("job"), "rejected by west: no room"));
+  EXPECT_TRUE(has_event(rejected, *core.find_job("job"), "west is not tried again for it for 1 s"));
   EXPECT_TRUE(rejected.pass_wanted);
+  EXPECT_EQ(rejected.pass_at, now + 1'000) << "a pass when the backoff runs out";
+  EXPECT_TRUE(rejected.aborts.empty()) << "one part: nothing else to release";
 
-  usage();  // a cluster that rejected is tried again after its next report
-  const std::vector<Decision>& again = core.schedule(now + 1);
+  EXPECT_TRUE(core.schedule(now + 999).empty()) << "backed off";
+  const std::vector<Decision>& again = core.schedule(now + 1'000);
   ASSERT_EQ(again.size(), 1u);
   Outbox late;  // the first dispatch's reject, repeated
-  reconciler.on_reject("west", protocol::Reject{first, "job", "no room"}, now, late);
+  reconciler.on_reject("west", protocol::Reject{first, "job", "no room", 0}, now, late);
   EXPECT_EQ(job("job").phase, JobPhase::kDispatched);
   EXPECT_TRUE(late.events.empty() && late.cancels.empty() && !late.pass_wanted);
 }
@@ -351,7 +367,7 @@ TEST_F(ReconcilerTest, LostClusterRequeuesWhatItRan) {
   Outbox out;
   reconciler.on_cluster_lost("west", now, out);
   EXPECT_EQ(job("job").phase, JobPhase::kPending);
-  EXPECT_TRUE(has_event(out, *core.find_job("job"), "requeued: cluster west stopped answering"));
+  EXPECT_TRUE(has_event(out, *core.find_job("job"), "requeued: cluster west was lost"));
   EXPECT_TRUE(out.pass_wanted);
 }
 
@@ -375,6 +391,7 @@ TEST_F(ReconcilerTest, CancelOfAnUnknownOrEndedJobIsRefusedChangingNothing) {
   EXPECT_EQ(reconciler.cancel("ghost", now, out), "job \"ghost\" not found");
   west_ready();
   const DispatchId id = dispatched("done");
+  admit(id, "done");
   status(id, "done", "Completed");
   EXPECT_EQ(reconciler.cancel("done", now, out), "job \"done\" has already ended (Completed)");
   EXPECT_TRUE(out.cancels.empty() && out.ends.empty() && out.events.empty() && !out.pass_wanted);

@@ -1,7 +1,8 @@
+#include "hub/scheduler.hpp"
+
 #include <gtest/gtest.h>
 
 #include "hub/field_error.hpp"
-#include "hub/scheduler.hpp"
 #include "tests/core/core_harness.hpp"
 
 namespace gantry::hub {
@@ -54,9 +55,10 @@ TEST_F(SchedulerTest, NotEnoughCapacityNamesWhatEveryClusterHasFree) {
   EXPECT_TRUE(scheduled_names().empty());
   EXPECT_EQ(job("needs-6").reason.kind, PendingReason::Kind::kInsufficientCapacity);
   const std::string text = core.reason_text(job("needs-6"));
-  EXPECT_NE(text.find("needs 6 nvidia.com/gpu; the most free in one cluster is 4 nvidia.com/gpu (east); "
-                      "free now per cluster: east 4 nvidia.com/gpu, west 2 nvidia.com/gpu"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("needs 6 nvidia.com/gpu; the most free in one cluster is 4 nvidia.com/gpu (east); "
+                "free now per cluster: east 4 nvidia.com/gpu, west 2 nvidia.com/gpu"),
+      std::string::npos)
       << text;
 }
 
@@ -67,7 +69,8 @@ TEST_F(SchedulerTest, StrictFifoHeadBlocksBestEffortSkips) {
   submit_gpus("small", 2);
   core.set_queue_strategy(*core.find_queue("default"), QueueStrategy::kStrictFifo);
   EXPECT_EQ(scheduled_names(), std::vector<std::string>{"first"});
-  EXPECT_NE(core.reason_text(job("small")).find("waiting behind the head of queue default (strict FIFO): big"),
+  EXPECT_NE(core.reason_text(job("small"))
+                .find("waiting behind the head of queue default (strict FIFO): big"),
             std::string::npos)
       << core.reason_text(job("small"));
   core.set_queue_strategy(*core.find_queue("default"), QueueStrategy::kBestEffortFifo);
@@ -97,7 +100,8 @@ TEST_F(SchedulerTest, FinishedJobFreesItsResources) {
   EXPECT_EQ(scheduled_names(), std::vector<std::string>{"two"});
 }
 
-TEST_F(SchedulerTest, RejectedJobIsRequeuedAndSkipsThatClusterUntilItReportsAgain) {
+// Backoff doubles with each refusal by the same cluster (1 s, 2 s, ...).
+TEST_F(SchedulerTest, RejectedJobIsRequeuedAndSkipsThatClusterUntilItsBackoffRunsOut) {
   const ClusterIndex c = add_cluster("c", nodes(1, 8));
   submit_gpus("job", 8);
   ASSERT_EQ(scheduled_names().size(), 1u);
@@ -105,8 +109,18 @@ TEST_F(SchedulerTest, RejectedJobIsRequeuedAndSkipsThatClusterUntilItReportsAgai
   EXPECT_EQ(job("job").phase, JobPhase::kPending);
   EXPECT_EQ(job("job").requeues, 1);
   EXPECT_NE(core.reason_text(job("job")).find("rejected by cluster c"), std::string::npos);
+  EXPECT_EQ(core.backed_off_until(*core.find_job("job"), c), now + 1'000);
   EXPECT_TRUE(scheduled_names().empty()) << "no redispatch loop to the cluster that refused";
   core.report_usage(c, nodes(1, 8), {});
+  now += 999;
+  EXPECT_TRUE(scheduled_names().empty()) << "a new report does not end the backoff";
+  now += 1;
+  ASSERT_EQ(scheduled_names().size(), 1u);
+  core.rejected(job("job").dispatch, "still no room", now);
+  EXPECT_EQ(core.backed_off_until(*core.find_job("job"), c), now + 2'000) << "doubled";
+  now += 1'999;
+  EXPECT_TRUE(scheduled_names().empty());
+  now += 1;
   EXPECT_EQ(scheduled_names().size(), 1u);
 }
 
@@ -121,7 +135,7 @@ TEST_F(SchedulerTest, ReservationHeldUntilTheAgentAccountsForIt) {
   busy[0].allocated = gpus(8);
   core.report_usage(c, busy, {dispatch});
   EXPECT_EQ(core.cluster(c).total_free().gpus(), 0) << "counted once, not twice";
-  EXPECT_FALSE(core.find_dispatch(dispatch)->awaiting_report);
+  EXPECT_FALSE(core.find_dispatch(dispatch)->parts.front().awaiting_report);
 }
 
 TEST_F(SchedulerTest, LostClusterRequeuesItsJobs) {
@@ -130,8 +144,11 @@ TEST_F(SchedulerTest, LostClusterRequeuesItsJobs) {
   submit_gpus("a", 8);
   ASSERT_EQ(scheduled_names().size(), 1u);
   admit("a");
-  const std::vector<JobId> requeued = core.set_cluster_ready(c, false, now);
+  core.set_cluster_ready(c, false);
+  EXPECT_EQ(job("a").phase, JobPhase::kRunning) << "not ready is not lost: it keeps its place";
+  const std::vector<WithdrawnDispatch> requeued = core.cluster_lost(c, now);
   ASSERT_EQ(requeued.size(), 1u);
+  EXPECT_EQ(requeued[0].clusters, std::vector<ClusterIndex>{c});
   EXPECT_EQ(job("a").phase, JobPhase::kPending);
   EXPECT_EQ(job("a").reason.kind, PendingReason::Kind::kClusterLost);
   EXPECT_TRUE(scheduled_names().empty());

@@ -71,14 +71,14 @@ class Cluster:
             self.kill("hub")
         self._start_hub()
 
-    def start_agent(self, cluster, inventory, executor="sim"):
+    def start_agent(self, cluster, inventory, executor="sim", extra_args=()):
         inventory_path = inventory if os.path.isabs(inventory) else os.path.join(
             SOURCE_DIR, "examples", "inventories", inventory)
         return self._spawn(f"agent-{cluster}", [
             os.path.join(BIN_DIR, "gantry-agent"), "--hub", self.agents_endpoint, "--cluster", cluster,
             "--inventory", inventory_path, "--executor", executor, "--heartbeat-ms",
             str(self.heartbeat_ms), "--liveness", str(self.liveness), "--work-dir",
-            os.path.join(self.workdir, f"agent-{cluster}")])
+            os.path.join(self.workdir, f"agent-{cluster}"), *extra_args])
 
     def kill(self, name):
         process = self.processes.pop(name)
