@@ -11,57 +11,90 @@ namespace {
 
 // Answers kept for dispatches that are over, to recognise late duplicates.
 constexpr std::size_t kRememberedFinished = 4096;
+constexpr const char* kLoopback = "127.0.0.1";
+constexpr std::int32_t kMaxPort = 65535;
 
-std::vector<DispatchId> sorted_ids(
-    const std::unordered_map<DispatchId, std::unique_ptr<DispatchRun>>& runs) {
-  std::vector<DispatchId> ids;
-  ids.reserve(runs.size());
-  for (const auto& [id, run] : runs) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
-  return ids;
+std::string dispatch_text(DispatchId id) {
+  return "dispatch " + std::to_string(id);
 }
 
 }  // namespace
 
-AgentCore::AgentCore(std::string cluster, const config::Inventory& inventory, Executor& executor)
+AgentCore::AgentCore(std::string cluster, const config::Inventory& inventory, Executor& executor,
+                     AgentCoreOptions options)
     : cluster_(std::move(cluster)),
       labels_(inventory.cluster_labels),
       executor_(executor),
+      options_(std::move(options)),
       nodes_(cluster_, inventory) {}
 
-void AgentCore::on_dispatch(const protocol::Dispatch& dispatch, TimeMs now, Outbox& out) {
-  if (const auto answered = answers_.find(dispatch.dispatch_id); answered != answers_.end()) {
-    replay_answer(dispatch.dispatch_id, answered->second, out);
+void AgentCore::on_prepare(const protocol::Prepare& prepare, TimeMs now, Outbox& out) {
+  expire_holds(now, out);  // what ran out is free for this part
+  if (const auto answered = answers_.find(prepare.dispatch_id); answered != answers_.end()) {
+    out.messages.push_back(answered->second);
     return;
   }
-  if (std::string why = executor_.check(dispatch.job); !why.empty()) {
-    reject(dispatch, std::move(why), out);
+  if (std::string why = executor_.check(prepare.job); !why.empty()) {
+    reject(prepare, std::move(why), out);
     return;
   }
+  PreparedPart part;
+  if (std::string why = place_part(prepare, part); !why.empty()) {
+    reject(prepare, std::move(why), out);
+    return;
+  }
+  part.hold_until = now + options_.prepare_hold_ms;
+  hold(prepare, std::move(part), out);
+}
+
+std::string AgentCore::place_part(const protocol::Prepare& prepare, PreparedPart& part) {
   DispatchGang gang;
   try {
-    gang = gang_for_dispatch(dispatch);
+    gang = gang_for_part(prepare);
+    part.plan = part_plan(prepare);
   } catch (const hub::FieldError& e) {
-    reject(dispatch, e.what(), out);
+    return e.what();
+  }
+  const Admission admission = nodes_.admit(gang.shape, part.assignment, prepare.nodes);
+  if (!admission.admitted) return admission.reason;
+  part.id = prepare.dispatch_id;
+  part.job = std::make_shared<const protocol::JobSpec>(prepare.job);
+  part.replicas = replicas_for(part.assignment, gang.job_task, prepare);
+  // A whole gang admitted with fewer replicas than asked (min_available) is
+  // a smaller world; a split part always has all of them.
+  const auto placed = static_cast<std::int32_t>(part.replicas.size());
+  part.plan.world_size = part.plan.world_size == 0
+                             ? placed
+                             : part.plan.world_size - (gang.shape.total_replicas() - placed);
+  return "";
+}
+
+void AgentCore::on_commit(const protocol::Commit& commit, TimeMs now, Outbox& out) {
+  expire_holds(now, out);  // a Commit after the deadline finds nothing held
+  if (std::optional<PreparedPart> part = prepared_.take(commit.dispatch_id)) {
+    start_part(std::move(*part), commit, now, out);
     return;
   }
-  std::vector<hub::NodeAssignment> assignment;
-  const Admission admission = nodes_.admit(gang.shape, assignment);
-  if (!admission.admitted) {
-    reject(dispatch, admission.reason, out);
+  answer_unheld_commit(commit, out);
+}
+
+void AgentCore::on_abort(const protocol::Abort& abort, Outbox& out) {
+  const std::string why =
+      abort.reason.empty() ? "aborted by the hub" : "aborted by the hub: " + abort.reason;
+  if (std::optional<PreparedPart> part = prepared_.take(abort.dispatch_id)) {
+    release(*part, dispatch_text(abort.dispatch_id) + ": " + why, out);
     return;
   }
-  std::vector<RunReplica> replicas = replicas_for(assignment, gang.job_task);
-  admit(dispatch, std::move(replicas), std::move(assignment), now, out);
+  stop_run(abort.dispatch_id, why, out);  // unknown or over: nothing to do
 }
 
 void AgentCore::on_cancel(const protocol::Cancel& cancel, Outbox& out) {
-  const auto found = runs_.find(cancel.dispatch_id);
-  if (found == runs_.end()) return;  // already over: its final status was sent
-  DispatchRun& run = *found->second;
-  run.cancel();
-  stop_live_replicas(run);
-  report_progress(run, out);
+  if (std::optional<PreparedPart> part = prepared_.take(cancel.dispatch_id)) {
+    release(*part, dispatch_text(cancel.dispatch_id) + ": cancelled by the hub before its commit",
+            out);
+    return;
+  }
+  stop_run(cancel.dispatch_id, "cancelled by the hub", out);
 }
 
 void AgentCore::on_exits(const std::vector<ReplicaExit>& exits, Outbox& out) {
@@ -81,6 +114,19 @@ void AgentCore::on_exits(const std::vector<ReplicaExit>& exits, Outbox& out) {
   }
 }
 
+void AgentCore::expire_holds(TimeMs now, Outbox& out) {
+  if (prepared_.size() == 0) return;
+  expired_.clear();
+  prepared_.take_expired(now, expired_);
+  for (const PreparedPart& part : expired_) {
+    out.warnings.push_back(
+        dispatch_text(part.id) + " (job " + part.job->name + "): part " +
+        std::to_string(part.plan.part) + " was admitted but not committed within " +
+        std::to_string(options_.prepare_hold_ms) + " ms; its resources are released");
+    release(part, dispatch_text(part.id) + ": prepared part expired before its commit", out);
+  }
+}
+
 void AgentCore::forget_finished() {
   for (DispatchId id : finished_order_) {
     answers_.erase(id);
@@ -94,13 +140,25 @@ protocol::Hello AgentCore::hello(const std::string& agent_version) const {
   for (DispatchId id : finished_order_)
     if (const auto status = final_status_.find(id); status != final_status_.end())
       hello.ended.push_back(status->second);
-  for (DispatchId id : sorted_ids(runs_)) {
-    const DispatchRun& run = *runs_.at(id);
+  const auto list = [&](DispatchId id, const protocol::JobSpec& job,
+                        const std::vector<RunReplica>& replicas, const PartPlan& plan,
+                        bool committed) {
     protocol::RunningDispatch& running = hello.running.emplace_back();
     running.dispatch_id = id;
-    running.job = run.job().name;
-    for (const RunReplica& replica : run.replicas())
-      running.replicas.push_back(protocol::PlacedReplica{run.job().tasks[replica.task].name, replica.node});
+    running.job = job.name;
+    for (const RunReplica& replica : replicas)
+      running.replicas.push_back(
+          protocol::PlacedReplica{job.tasks[replica.task].name, replica.node});
+    running.part = plan.part;
+    running.parts = plan.parts;
+    running.committed = committed;
+  };
+  for (DispatchId id : held_ids()) {
+    if (const DispatchRun* run = find_run(id)) {
+      list(id, run->job(), run->replicas(), run->plan(), true);
+    } else if (const PreparedPart* part = prepared_.find(id)) {
+      list(id, *part->job, part->replicas, part->plan, false);
+    }
   }
   return hello;
 }
@@ -108,7 +166,7 @@ protocol::Hello AgentCore::hello(const std::string& agent_version) const {
 protocol::UsageReport AgentCore::usage_report() const {
   protocol::UsageReport report;
   nodes_.fill_usage(report);
-  report.accounted_dispatches = sorted_ids(runs_);
+  report.accounted_dispatches = held_ids();
   return report;
 }
 
@@ -117,39 +175,105 @@ const DispatchRun* AgentCore::find_run(DispatchId id) const {
   return found == runs_.end() ? nullptr : found->second.get();
 }
 
-void AgentCore::reject(const protocol::Dispatch& dispatch, std::string reason, Outbox& out) {
-  out.messages.push_back(protocol::Reject{dispatch.dispatch_id, dispatch.job.name, reason});
-  remember(dispatch.dispatch_id, Answer{false, dispatch.job.name, std::move(reason)});
-  mark_over(dispatch.dispatch_id);
+std::vector<DispatchId> AgentCore::held_ids() const {
+  std::vector<DispatchId> ids;
+  ids.reserve(runs_.size() + prepared_.size());
+  for (const auto& [id, run] : runs_) ids.push_back(id);
+  prepared_.append_ids(ids);
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
-void AgentCore::admit(const protocol::Dispatch& dispatch, std::vector<RunReplica> replicas,
-                      std::vector<hub::NodeAssignment> assignment, TimeMs now, Outbox& out) {
-  const DispatchId id = dispatch.dispatch_id;
-  auto spec = std::make_shared<const protocol::JobSpec>(dispatch.job);
-  auto owned = std::make_unique<DispatchRun>(id, spec, std::move(replicas), std::move(assignment));
-  DispatchRun& run = *runs_.emplace(id, std::move(owned)).first->second;
-  out.messages.push_back(protocol::Admit{id, dispatch.job.name});
+void AgentCore::reject(const protocol::Prepare& prepare, std::string reason, Outbox& out) {
+  const protocol::Reject reject{prepare.dispatch_id, prepare.job.name, std::move(reason),
+                                prepare.part};
+  out.messages.push_back(reject);
+  answers_[prepare.dispatch_id] = reject;
+  mark_over(prepare.dispatch_id);
+}
+
+// Part 0 names the gang's rendezvous: every replica of every part meets at
+// this agent's address, on a port its executor picks now.
+void AgentCore::hold(const protocol::Prepare& prepare, PreparedPart part, Outbox& out) {
+  protocol::Admit admit{part.id, prepare.job.name, prepare.part, "", 0};
+  if (prepare.part == 0) {
+    try {
+      admit.rendezvous_port = executor_.pick_rendezvous_port();
+    } catch (const std::exception& e) {
+      nodes_.release(part.assignment);
+      reject(prepare, std::string("no port for the gang's rendezvous: ") + e.what(), out);
+      return;
+    }
+    admit.rendezvous_host = options_.advertise_address;
+  }
+  out.messages.push_back(admit);
+  answers_[part.id] = admit;
   out.usage_changed = true;
-  remember(id, Answer{true, dispatch.job.name, ""});
-  start_replicas(run, now);
+  prepared_.add(std::move(part));
+}
+
+// Whatever asks for it later (a duplicate Prepare, a late Commit) hears that
+// nothing of the part is held.
+void AgentCore::release(const PreparedPart& part, std::string reason, Outbox& out) {
+  nodes_.release(part.assignment);
+  out.usage_changed = true;
+  answers_[part.id] = protocol::Reject{part.id, part.job->name, std::move(reason), part.plan.part};
+  mark_over(part.id);
+}
+
+// A repeated Commit of a running part hears its progress again (one of an
+// ending part its final status, which follows by itself), one of a part that
+// ended its final status; one of a part not held here a Reject.
+void AgentCore::answer_unheld_commit(const protocol::Commit& commit, Outbox& out) const {
+  const DispatchId id = commit.dispatch_id;
+  if (const DispatchRun* run = find_run(id)) {
+    if (run->ending()) return;
+    protocol::StatusUpdate update;
+    run->fill_status(update);
+    out.messages.push_back(std::move(update));
+    return;
+  }
+  if (const auto ended = final_status_.find(id); ended != final_status_.end()) {
+    out.messages.push_back(ended->second);
+    return;
+  }
+  std::string reason = dispatch_text(id) + ": not prepared here";
+  if (const auto answered = answers_.find(id); answered != answers_.end()) {
+    if (const auto* rejected = std::get_if<protocol::Reject>(&answered->second))
+      reason = rejected->reason;
+  }
+  out.messages.push_back(protocol::Reject{id, commit.job, std::move(reason), commit.part});
+}
+
+void AgentCore::start_part(PreparedPart part, const protocol::Commit& commit, TimeMs now,
+                           Outbox& out) {
+  const DispatchId id = part.id;
+  auto owned = std::make_unique<DispatchRun>(id, std::move(part.job), std::move(part.replicas),
+                                             std::move(part.assignment), part.plan);
+  DispatchRun& run = *runs_.emplace(id, std::move(owned)).first->second;
+  start_replicas(run, commit, now);
   if (run.ending()) stop_live_replicas(run);
   report_progress(run, out);
 }
 
 // Stops at the first replica that cannot start: the gang is failed anyway.
-void AgentCore::start_replicas(DispatchRun& run, TimeMs now) {
+void AgentCore::start_replicas(DispatchRun& run, const protocol::Commit& commit, TimeMs now) {
+  const PartPlan& plan = run.plan();
   ReplicaLaunch launch;
   launch.job = &run.job();
-  launch.world_size = static_cast<std::int32_t>(run.replicas().size());
-  try {
-    launch.rendezvous_port = executor_.pick_rendezvous_port();
-  } catch (const std::exception& e) {
-    run.failed_to_start(0, e.what());
+  launch.world_size = plan.world_size;
+  launch.master_addr = commit.master_addr.empty() ? kLoopback : commit.master_addr;
+  launch.cluster = cluster_;
+  launch.epoch = plan.epoch;
+  if (commit.master_port < 0 || commit.master_port > kMaxPort) {
+    run.failed_to_start(
+        0, "commit.master_port: " + std::to_string(commit.master_port) + " is not a TCP port");
   }
+  launch.master_port = static_cast<std::uint16_t>(std::clamp(commit.master_port, 0, kMaxPort));
   for (std::uint32_t rank = 0; rank < run.replicas().size() && !run.ending(); ++rank) {
     const RunReplica& replica = run.replicas()[rank];
     launch.key = ReplicaKey{run.id(), rank};
+    launch.rank = plan.rank_offset + static_cast<std::int32_t>(rank);
     launch.task = replica.task;
     launch.index = replica.index;
     launch.node = replica.node;
@@ -162,14 +286,27 @@ void AgentCore::start_replicas(DispatchRun& run, TimeMs now) {
   }
 }
 
+void AgentCore::stop_run(DispatchId id, std::string message, Outbox& out) {
+  const auto found = runs_.find(id);
+  if (found == runs_.end()) return;  // already over: its final status was sent
+  DispatchRun& run = *found->second;
+  run.cancel(std::move(message));
+  stop_live_replicas(run);
+  report_progress(run, out);
+}
+
 // Ranks follow the tasks in spec order (the shape keeps that order), and each
-// task's replicas are numbered from 0 in the order the placer put them.
+// task's replicas are numbered in the order the nodes were taken, from the
+// index of the part's first replica of that task over every part.
 std::vector<RunReplica> AgentCore::replicas_for(const std::vector<hub::NodeAssignment>& assignment,
-                                                const std::vector<std::uint32_t>& job_task) const {
+                                                const std::vector<std::uint32_t>& job_task,
+                                                const protocol::Prepare& prepare) const {
   std::vector<RunReplica> replicas;
   replicas.reserve(assignment.size());
   for (std::uint32_t shape_task = 0; shape_task < job_task.size(); ++shape_task) {
-    std::int32_t index = 0;
+    const auto offset =
+        prepare.task_index_offsets.find(prepare.job.tasks[job_task[shape_task]].name);
+    std::int32_t index = offset == prepare.task_index_offsets.end() ? 0 : offset->second;
     for (const hub::NodeAssignment& placed : assignment) {
       if (placed.task != shape_task) continue;
       RunReplica replica;
@@ -204,24 +341,12 @@ void AgentCore::report_progress(DispatchRun& run, Outbox& out) {
   runs_.erase(run.id());
 }
 
-void AgentCore::remember(DispatchId id, Answer answer) {
-  answers_[id] = std::move(answer);
-}
-
 void AgentCore::mark_over(DispatchId id) {
   finished_order_.push_back(id);
   while (finished_order_.size() > kRememberedFinished) {
     answers_.erase(finished_order_.front());
     final_status_.erase(finished_order_.front());
     finished_order_.pop_front();
-  }
-}
-
-void AgentCore::replay_answer(DispatchId id, const Answer& answer, Outbox& out) const {
-  if (answer.admitted) {
-    out.messages.push_back(protocol::Admit{id, answer.job});
-  } else {
-    out.messages.push_back(protocol::Reject{id, answer.job, answer.reason});
   }
 }
 

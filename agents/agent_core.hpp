@@ -1,11 +1,14 @@
-// What the agent decides, without sockets or clocks: admit or reject a
-// dispatch against its own nodes, start and stop replicas through an Executor,
-// turn replica exits into status updates, and keep usage current. The socket
-// loop feeds it decoded messages and exits and sends what it puts in an Outbox.
+// What the agent decides, without sockets or clocks: two-phase dispatch
+// against its own nodes (Prepare: hold a part's resources or reject it;
+// Commit: start its replicas; Abort, Cancel and an expired hold: release it),
+// start and stop replicas through an Executor, turn replica exits into status
+// updates, and keep usage current. The socket loop feeds it decoded messages,
+// exits and the time, and sends what it puts in an Outbox.
 #pragma once
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -14,6 +17,7 @@
 #include "agents/dispatch_run.hpp"
 #include "agents/executor.hpp"
 #include "agents/node_pool.hpp"
+#include "agents/prepared_parts.hpp"
 #include "config/inventory.hpp"
 #include "protocol/messages.hpp"
 
@@ -21,66 +25,93 @@ namespace gantry::agents {
 
 using OutboundMessage = std::variant<protocol::Admit, protocol::Reject, protocol::StatusUpdate>;
 
-// Messages for the hub in the order they were decided, and whether the node
-// usage changed (one UsageReport covers every change of a batch).
+// Messages for the hub in the order they were decided, whether the node usage
+// changed (one UsageReport covers every change of a batch), and lines for the
+// agent's log (the core has no logger).
 struct Outbox {
   std::vector<OutboundMessage> messages;
   bool usage_changed = false;
+  std::vector<std::string> warnings;
+};
+
+struct AgentCoreOptions {
+  // The rendezvous host this agent gives for part 0 (MASTER_ADDR of every
+  // replica of the gang): an address the other clusters' replicas can reach.
+  std::string advertise_address = "127.0.0.1";
+  // How long an admitted part stays held without a Commit.
+  TimeMs prepare_hold_ms = 60'000;
 };
 
 class AgentCore {
  public:
-  AgentCore(std::string cluster, const config::Inventory& inventory, Executor& executor);
+  AgentCore(std::string cluster, const config::Inventory& inventory, Executor& executor,
+            AgentCoreOptions options = {});
 
   const std::string& cluster() const { return cluster_; }
 
-  void on_dispatch(const protocol::Dispatch& dispatch, TimeMs now, Outbox& out);
+  void on_prepare(const protocol::Prepare& prepare, TimeMs now, Outbox& out);
+  void on_commit(const protocol::Commit& commit, TimeMs now, Outbox& out);
+  void on_abort(const protocol::Abort& abort, Outbox& out);
   void on_cancel(const protocol::Cancel& cancel, Outbox& out);
   void on_exits(const std::vector<ReplicaExit>& exits, Outbox& out);
+  // Releases the prepared parts whose hold ran out by `now`.
+  void expire_holds(TimeMs now, Outbox& out);
+  // When expire_holds() next has something to release; nullopt when nothing
+  // is held.
+  std::optional<TimeMs> next_hold_deadline() const { return prepared_.next_deadline(); }
   // The hub restarted and its dispatch ids start over: forget the answers
-  // given to dispatches that no longer run, so a new dispatch that reuses an
-  // id is not taken for a duplicate.
+  // given to dispatches that are over, so a new dispatch that reuses an id is
+  // not taken for a duplicate.
   void forget_finished();
 
   protocol::Hello hello(const std::string& agent_version) const;
   protocol::UsageReport usage_report() const;
   std::size_t running_count() const { return runs_.size(); }
+  std::size_t prepared_count() const { return prepared_.size(); }
   const DispatchRun* find_run(DispatchId id) const;
+  const PreparedPart* find_prepared(DispatchId id) const { return prepared_.find(id); }
 
  private:
-  struct Answer {
-    bool admitted = false;
-    std::string job;
-    std::string reason;
-  };
-
-  void reject(const protocol::Dispatch& dispatch, std::string reason, Outbox& out);
-  void admit(const protocol::Dispatch& dispatch, std::vector<RunReplica> replicas,
-             std::vector<hub::NodeAssignment> assignment, TimeMs now, Outbox& out);
-  void start_replicas(DispatchRun& run, TimeMs now);
+  // Takes nodes for the part and fills `part` (all but its deadline);
+  // returns why not, "" once its resources are held.
+  std::string place_part(const protocol::Prepare& prepare, PreparedPart& part);
+  void reject(const protocol::Prepare& prepare, std::string reason, Outbox& out);
+  void hold(const protocol::Prepare& prepare, PreparedPart part, Outbox& out);
+  void release(const PreparedPart& part, std::string reason, Outbox& out);
+  void answer_unheld_commit(const protocol::Commit& commit, Outbox& out) const;
+  void start_part(PreparedPart part, const protocol::Commit& commit, TimeMs now, Outbox& out);
+  void start_replicas(DispatchRun& run, const protocol::Commit& commit, TimeMs now);
+  void stop_run(DispatchId id, std::string message, Outbox& out);
   std::vector<RunReplica> replicas_for(const std::vector<hub::NodeAssignment>& assignment,
-                                       const std::vector<std::uint32_t>& job_task) const;
+                                       const std::vector<std::uint32_t>& job_task,
+                                       const protocol::Prepare& prepare) const;
   void stop_live_replicas(DispatchRun& run);
   // Sends what changed for `run`; ends it when nothing of it is left.
   void report_progress(DispatchRun& run, Outbox& out);
-  void remember(DispatchId id, Answer answer);
-  // The dispatch runs no more; its answer is kept for a while, then dropped.
+  // The dispatch holds nothing here any more; its answer is kept for a
+  // while, then dropped.
   void mark_over(DispatchId id);
-  void replay_answer(DispatchId id, const Answer& answer, Outbox& out) const;
+  // Every dispatch whose part holds resources here (prepared or running), ascending.
+  std::vector<DispatchId> held_ids() const;
 
   std::string cluster_;
   protocol::Labels labels_;
   Executor& executor_;
+  AgentCoreOptions options_;
   NodePool nodes_;
+  PreparedParts prepared_;
   std::unordered_map<DispatchId, std::unique_ptr<DispatchRun>> runs_;
-  // Every answer given, so a repeated dispatch gets the same one; bounded for
-  // dispatches that are over.
-  std::unordered_map<DispatchId, Answer> answers_;
+  // The answer to each Prepare (Admit or Reject), so a repeated one gets the
+  // same; a part released before its commit is answered Reject from then on.
+  // Bounded for dispatches that are over.
+  std::unordered_map<DispatchId, OutboundMessage> answers_;
   std::deque<DispatchId> finished_order_;
-  // The last status of each dispatch in finished_order_: a Hello repeats them,
-  // since one sent just before the hub went away may never have reached it.
+  // The last status of each dispatch in finished_order_ that ran: a Hello
+  // repeats them, since one sent just before the hub went away may never
+  // have reached it.
   std::unordered_map<DispatchId, protocol::StatusUpdate> final_status_;
-  std::vector<DispatchId> changed_;  // scratch for on_exits
+  std::vector<DispatchId> changed_;    // scratch for on_exits
+  std::vector<PreparedPart> expired_;  // scratch for expire_holds
 };
 
 }  // namespace gantry::agents

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <type_traits>
 #include <zmq.hpp>
@@ -12,6 +13,8 @@ namespace {
 
 // Frames read per wake-up before timers and exits get their turn.
 constexpr int kMaxFramesPerWake = 256;
+// How long an agent stopped by exit-after-admit waits for its Admit to leave.
+constexpr int kDeliverMs = 10'000;
 
 TimeMs time_until(TimeMs deadline, TimeMs now) {
   return deadline <= now ? 0 : deadline - now;
@@ -23,7 +26,11 @@ bool readable(const zmq_pollitem_t& item) {
 
 void log_decision(const OutboundMessage& message) {
   if (const auto* admit = std::get_if<protocol::Admit>(&message)) {
-    spdlog::info("dispatch {} (job {}): admitted", admit->dispatch_id, admit->job);
+    spdlog::info("dispatch {} (job {}): part {} admitted, its resources held{}", admit->dispatch_id,
+                 admit->job, admit->part,
+                 admit->rendezvous_host.empty() ? std::string()
+                                                : "; rendezvous " + admit->rendezvous_host + ":" +
+                                                      std::to_string(admit->rendezvous_port));
   } else if (const auto* reject = std::get_if<protocol::Reject>(&message)) {
     spdlog::info("dispatch {} (job {}): rejected: {}", reject->dispatch_id, reject->job,
                  reject->reason);
@@ -45,13 +52,14 @@ AgentLoop::AgentLoop(LoopConfig config, AgentCore& core, Executor& executor)
       core_(core),
       executor_(executor),
       session_(config_.timing, steady_now_ms()),
-      context_(std::make_unique<zmq::context_t>(1)) {}
+      context_(std::make_unique<zmq::context_t>(1)),
+      faults_(config_.faults) {}
 
 AgentLoop::~AgentLoop() = default;
 
-void AgentLoop::run(int stop_fd) {
+int AgentLoop::run(int stop_fd) {
   std::vector<zmq_pollitem_t> items;
-  while (true) {
+  while (stop_status_ < 0) {
     act_on_session(steady_now_ms());
     // Slots in order: stop fd, executor wake-up fd (if it has one), hub socket.
     items.clear();
@@ -61,10 +69,8 @@ void AgentLoop::run(int stop_fd) {
     if (socket_) items.push_back({socket_->handle(), 0, ZMQ_POLLIN, 0});
 
     const TimeMs now = steady_now_ms();
-    TimeMs deadline = session_.next_deadline();
-    if (const auto due = executor_.next_deadline()) deadline = std::min(deadline, *due);
     try {
-      zmq::poll(items, std::chrono::milliseconds(time_until(deadline, now)));
+      zmq::poll(items, std::chrono::milliseconds(time_until(next_deadline(), now)));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       throw;
@@ -79,11 +85,35 @@ void AgentLoop::run(int stop_fd) {
       executor_.collect_exits(after, exits_);
       if (!exits_.empty()) core_.on_exits(exits_, outbox_);
     }
+    core_.expire_holds(after, outbox_);
     flush();
   }
-  spdlog::info("stopping: killing {} running dispatches", core_.running_count());
+  if (stop_status_ >= 0) {
+    spdlog::warn("test fault exit-after-admit: stopping with status {} after the first Admit",
+                 stop_status_);
+    deliver_and_close();
+  } else {
+    spdlog::info("stopping: killing {} running dispatches, releasing {} prepared parts",
+                 core_.running_count(), core_.prepared_count());
+  }
   executor_.shutdown();
   socket_.reset();
+  return std::max(stop_status_, 0);
+}
+
+TimeMs AgentLoop::next_deadline() const {
+  TimeMs deadline = session_.next_deadline();
+  if (const auto due = executor_.next_deadline()) deadline = std::min(deadline, *due);
+  if (const auto hold = core_.next_hold_deadline()) deadline = std::min(deadline, *hold);
+  return deadline;
+}
+
+// What was handed to ZeroMQ leaves before the agent does: closing the socket
+// with a linger and ending the context waits for it.
+void AgentLoop::deliver_and_close() {
+  if (socket_) socket_->set(zmq::sockopt::linger, kDeliverMs);
+  socket_.reset();
+  context_->close();
 }
 
 void AgentLoop::act_on_session(TimeMs now) {
@@ -129,6 +159,7 @@ void AgentLoop::drop_session(TimeMs now, const char* why) {
 bool AgentLoop::send(const std::string& frame) {
   if (!socket_) return false;
   const auto sent = socket_->send(zmq::buffer(frame), zmq::send_flags::dontwait);
+  if (sent.has_value()) ++frames_sent_;
   return sent.has_value();
 }
 
@@ -190,8 +221,30 @@ void AgentLoop::on_message(const protocol::Heartbeat& beat, TimeMs now) {
   }
 }
 
-void AgentLoop::on_message(const protocol::Dispatch& dispatch, TimeMs now) {
-  core_.on_dispatch(dispatch, now, outbox_);
+// The test faults act here, before the core: a dropped Prepare is as if it
+// never arrived, a refused one never reaches admission.
+void AgentLoop::on_message(const protocol::Prepare& prepare, TimeMs now) {
+  switch (faults_.on_prepare()) {
+    case FaultFilter::Verdict::kDrop:
+      spdlog::warn("test fault drop-prepares: ignoring the Prepare of dispatch {} (job {})",
+                   prepare.dispatch_id, prepare.job.name);
+      return;
+    case FaultFilter::Verdict::kReject:
+      outbox_.messages.push_back(protocol::Reject{prepare.dispatch_id, prepare.job.name,
+                                                  kRejectPreparesReason, prepare.part});
+      return;
+    case FaultFilter::Verdict::kHandle:
+      core_.on_prepare(prepare, now, outbox_);
+      return;
+  }
+}
+
+void AgentLoop::on_message(const protocol::Commit& commit, TimeMs now) {
+  core_.on_commit(commit, now, outbox_);
+}
+
+void AgentLoop::on_message(const protocol::Abort& abort, TimeMs /*now*/) {
+  core_.on_abort(abort, outbox_);
 }
 
 void AgentLoop::on_message(const protocol::Cancel& cancel, TimeMs /*now*/) {
@@ -217,6 +270,8 @@ void AgentLoop::on_message(const protocol::Welcome& welcome, TimeMs now) {
 // Decisions wait in the outbox until the session is registered, so none is
 // lost to a hub that would answer not_registered.
 void AgentLoop::flush() {
+  for (const std::string& warning : outbox_.warnings) spdlog::warn("{}", warning);
+  outbox_.warnings.clear();
   if (!session_.registered()) return;
   std::size_t sent = 0;
   for (; sent < outbox_.messages.size(); ++sent) {
@@ -226,6 +281,10 @@ void AgentLoop::flush() {
     if (!send(frame)) break;
     log_decision(outbox_.messages[sent]);
     ++next_seq_;
+    if (faults_.stop_after_sending(outbox_.messages[sent])) {
+      stop_status_ = kExitAfterAdmitStatus;  // nothing more leaves this agent
+      return;
+    }
   }
   outbox_.messages.erase(outbox_.messages.begin(),
                          outbox_.messages.begin() + static_cast<std::ptrdiff_t>(sent));

@@ -1,6 +1,7 @@
 // The agent's one thread: a ZeroMQ DEALER to the hub, the executor's wake-up
 // fd and a stop fd, all in one zmq::poll whose timeout is the time to the next
-// timer (heartbeat, hub silence, reconnect, simulated replica end). It decodes
+// timer (heartbeat, hub silence, reconnect, simulated replica end, the end of
+// a prepared part's hold). It decodes
 // frames, hands them to the AgentCore and sends what the core decided; every
 // decision lives in the core and the HubSession.
 #pragma once
@@ -11,6 +12,7 @@
 
 #include "agents/agent_core.hpp"
 #include "agents/hub_session.hpp"
+#include "agents/test_faults.hpp"
 #include "protocol/envelope.hpp"
 
 namespace zmq {
@@ -25,6 +27,7 @@ inline constexpr const char* kAgentVersion = "gantry-agent/0.1.0";
 struct LoopConfig {
   std::string hub_endpoint;
   SessionTiming timing;
+  TestFaults faults = {};  // tests only
 };
 
 // Monotonic milliseconds for the loop's timers.
@@ -38,8 +41,12 @@ class AgentLoop {
   AgentLoop& operator=(const AgentLoop&) = delete;
 
   // Serves until `stop_fd` turns readable, then kills every replica and
-  // returns. Throws std::runtime_error when the hub endpoint is unusable.
-  void run(int stop_fd);
+  // returns 0; returns kExitAfterAdmitStatus when the test fault
+  // exit-after-admit stopped it. Throws std::runtime_error when the hub
+  // endpoint is unusable.
+  int run(int stop_fd);
+  // Frames handed to ZeroMQ so far (tests: proof that nothing else was sent).
+  std::uint64_t frames_sent() const { return frames_sent_; }
 
  private:
   void act_on_session(TimeMs now);
@@ -50,10 +57,14 @@ class AgentLoop {
   void handle_frame(const std::string& frame, TimeMs now);
   void on_message(const protocol::Welcome& welcome, TimeMs now);
   void on_message(const protocol::Heartbeat& beat, TimeMs now);
-  void on_message(const protocol::Dispatch& dispatch, TimeMs now);
+  void on_message(const protocol::Prepare& prepare, TimeMs now);
+  void on_message(const protocol::Commit& commit, TimeMs now);
+  void on_message(const protocol::Abort& abort, TimeMs now);
   void on_message(const protocol::Cancel& cancel, TimeMs now);
   void on_message(const protocol::ErrorReply& reply, TimeMs now);
   void flush();
+  TimeMs next_deadline() const;
+  void deliver_and_close();
   template <class T>
   std::optional<T> decode_or_answer(const protocol::Envelope& envelope);
 
@@ -63,8 +74,11 @@ class AgentLoop {
   HubSession session_;
   std::unique_ptr<zmq::context_t> context_;
   std::unique_ptr<zmq::socket_t> socket_;
+  FaultFilter faults_;
   std::uint64_t next_seq_ = 1;
-  Outbox outbox_;  // decided but not yet sent (nothing goes out before Welcome)
+  std::uint64_t frames_sent_ = 0;
+  int stop_status_ = -1;  // >= 0 once the loop must stop with that status
+  Outbox outbox_;         // decided but not yet sent (nothing goes out before Welcome)
   std::vector<ReplicaExit> exits_;
 };
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "agents/test_faults.hpp"
+
 namespace gantry::agents {
 
 struct AgentOptions {
@@ -16,6 +18,11 @@ struct AgentOptions {
   std::int32_t liveness = 3;
   std::int32_t max_backoff_ms = 32000;  // reconnect backoff cap (tests use small values)
   std::string work_dir;                 // --work-dir, default ./var/agent-<cluster>
+  // --advertise-address: the rendezvous host this agent gives when it holds
+  // part 0 of a gang (MASTER_ADDR of every replica, in every cluster).
+  std::string advertise_address = "127.0.0.1";
+  std::int32_t prepare_hold_ms = 60000;  // an admitted part's hold without a Commit
+  TestFaults test_faults;                // --test-fault SPEC (repeatable; tests only)
   std::string log_level = "info";
   bool help = false;
 };

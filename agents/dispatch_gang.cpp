@@ -11,27 +11,31 @@ namespace gantry::agents {
 
 namespace {
 
-void refuse_unknown_tasks(const protocol::Dispatch& dispatch) {
-  for (const auto& [name, replicas] : dispatch.task_replicas) {
-    const bool known = std::any_of(dispatch.job.tasks.begin(), dispatch.job.tasks.end(),
+void refuse_unknown_tasks(const protocol::Prepare& prepare) {
+  for (const auto& [name, replicas] : prepare.task_replicas) {
+    const bool known = std::any_of(prepare.job.tasks.begin(), prepare.job.tasks.end(),
                                    [&](const protocol::TaskSpec& t) { return t.name == name; });
     if (!known) {
       throw hub::FieldError("task_replicas[" + name + "]", std::to_string(replicas),
-                            "names a task that job " + dispatch.job.name + " does not have");
+                            "names a task that job " + prepare.job.name + " does not have");
     }
   }
 }
 
+void refuse_negative(const char* field, std::int64_t value) {
+  if (value < 0) throw hub::FieldError(field, std::to_string(value), "must not be negative");
+}
+
 }  // namespace
 
-DispatchGang gang_for_dispatch(const protocol::Dispatch& dispatch) {
-  refuse_unknown_tasks(dispatch);
+DispatchGang gang_for_part(const protocol::Prepare& prepare) {
+  refuse_unknown_tasks(prepare);
   DispatchGang gang;
   std::int32_t total = 0;
-  for (std::size_t t = 0; t < dispatch.job.tasks.size(); ++t) {
-    const protocol::TaskSpec& task = dispatch.job.tasks[t];
-    const auto here = dispatch.task_replicas.find(task.name);
-    if (here == dispatch.task_replicas.end() || here->second == 0) continue;
+  for (std::size_t t = 0; t < prepare.job.tasks.size(); ++t) {
+    const protocol::TaskSpec& task = prepare.job.tasks[t];
+    const auto here = prepare.task_replicas.find(task.name);
+    if (here == prepare.task_replicas.end() || here->second == 0) continue;
     const std::string field = "task_replicas[" + task.name + "]";
     if (here->second < 0 || here->second > task.replicas) {
       throw hub::FieldError(
@@ -48,13 +52,40 @@ DispatchGang gang_for_dispatch(const protocol::Dispatch& dispatch) {
     total += here->second;
   }
   if (total == 0) throw hub::FieldError("task_replicas", "", "gives this cluster no replicas");
-  if (dispatch.job.min_available < 0) {
-    throw hub::FieldError("job.min_available", std::to_string(dispatch.job.min_available),
-                          "must not be negative");
-  }
-  gang.shape.min_available =
-      dispatch.job.min_available == 0 ? total : std::min(dispatch.job.min_available, total);
+  refuse_negative("job.min_available", prepare.job.min_available);
+  const bool whole_gang = prepare.parts <= 1;
+  gang.shape.min_available = !whole_gang || prepare.job.min_available == 0
+                                 ? total
+                                 : std::min(prepare.job.min_available, total);
   return gang;
+}
+
+PartPlan part_plan(const protocol::Prepare& prepare) {
+  if (prepare.parts < 1) {
+    throw hub::FieldError("parts", std::to_string(prepare.parts), "must be at least 1");
+  }
+  if (prepare.part < 0 || prepare.part >= prepare.parts) {
+    throw hub::FieldError(
+        "part", std::to_string(prepare.part),
+        "must be from 0 to parts - 1 (" + std::to_string(prepare.parts - 1) + ")");
+  }
+  refuse_negative("rank_offset", prepare.rank_offset);
+  refuse_negative("world_size", prepare.world_size);
+  std::int64_t here = 0;
+  for (const auto& [task, replicas] : prepare.task_replicas) here += std::max(replicas, 0);
+  if (prepare.world_size != 0 && prepare.rank_offset + here > prepare.world_size) {
+    throw hub::FieldError("world_size", std::to_string(prepare.world_size),
+                          "is less than rank_offset " + std::to_string(prepare.rank_offset) +
+                              " plus the " + std::to_string(here) + " replicas of this part");
+  }
+  for (const auto& [task, offset] : prepare.task_index_offsets) {
+    if (offset < 0) {
+      throw hub::FieldError("task_index_offsets[" + task + "]", std::to_string(offset),
+                            "must not be negative");
+    }
+  }
+  return PartPlan{prepare.part, prepare.parts, prepare.epoch, prepare.rank_offset,
+                  prepare.world_size};
 }
 
 }  // namespace gantry::agents

@@ -1,10 +1,11 @@
-// The part of a dispatch this cluster must run, as the gang shape the core's
-// placer understands.
+// The part of a dispatch this cluster is asked to prepare, as the gang shape
+// the core's placer understands, and where the part sits in the whole gang.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "agents/dispatch_run.hpp"
 #include "hub/gang.hpp"
 #include "protocol/messages.hpp"
 
@@ -18,9 +19,15 @@ struct DispatchGang {
 };
 
 // Per task in spec order: task_replicas[task] replicas of the sum of its
-// containers' requests and its node selector; min_available is the job's,
-// capped to the replicas here (0 = all). Throws hub::FieldError naming the
-// dispatch field when the dispatch is malformed.
-DispatchGang gang_for_dispatch(const protocol::Dispatch& dispatch);
+// containers' requests and its node selector. A part of a split gang must
+// start every replica it was given (the other parts count on their ranks);
+// a whole gang (parts = 1) needs the job's min_available, capped to its
+// replicas (0 = all). Throws hub::FieldError naming the Prepare's field when
+// it is malformed.
+DispatchGang gang_for_part(const protocol::Prepare& prepare);
+
+// The Prepare's part, parts, epoch, rank_offset and world_size, checked.
+// Throws hub::FieldError naming the field when they cannot describe a part.
+PartPlan part_plan(const protocol::Prepare& prepare);
 
 }  // namespace gantry::agents

@@ -20,11 +20,12 @@ std::string describe_exit(int exit_code, int signal) {
 
 DispatchRun::DispatchRun(DispatchId id, std::shared_ptr<const protocol::JobSpec> job,
                          std::vector<RunReplica> replicas,
-                         std::vector<hub::NodeAssignment> assignment)
+                         std::vector<hub::NodeAssignment> assignment, PartPlan plan)
     : id_(id),
       job_(std::move(job)),
       replicas_(std::move(replicas)),
       assignment_(std::move(assignment)),
+      plan_(plan),
       live_(replicas_.size()),
       pending_(replicas_.size()) {
   for (const RunReplica& replica : replicas_) {
@@ -82,10 +83,10 @@ bool DispatchRun::stopping(std::uint32_t rank) {
   return true;
 }
 
-void DispatchRun::cancel() {
+void DispatchRun::cancel(std::string message) {
   if (cancelled_ || failed_ || finished()) return;
   cancelled_ = true;
-  message_ = "cancelled by the hub";
+  message_ = std::move(message);
 }
 
 bool DispatchRun::is_unstopped(std::uint32_t rank) const {
@@ -139,11 +140,14 @@ void DispatchRun::ended(std::uint32_t rank, ReplicaState state, int exit_code) {
 }
 
 // Only the first failure is the cause; later ones are usually its echo (the
-// other ranks losing their peer), so the message keeps naming the first.
+// other ranks losing their peer), so the message keeps naming the first. It
+// names the replica as the job knows it: its index and RANK over every part.
 void DispatchRun::record_first_failure(std::uint32_t rank, const std::string& what) {
   if (failed_) return;
   failed_ = true;
-  message_ = "replica " + replica_name(rank) + " (rank " + std::to_string(rank) + ") " + what;
+  const std::int64_t global_rank = std::int64_t{plan_.rank_offset} + rank;
+  message_ =
+      "replica " + replica_name(rank) + " (rank " + std::to_string(global_rank) + ") " + what;
 }
 
 }  // namespace gantry::agents

@@ -1,4 +1,4 @@
-// One admitted dispatch while it runs on this cluster: the state of each of its
+// This cluster's part of a dispatch once the hub committed it: the state of each of its
 // replicas and the Volcano phase and task counts they add up to. Pure
 // bookkeeping: it never starts or kills anything, it tells the caller what to
 // do.
@@ -24,9 +24,18 @@ enum class ReplicaState : std::uint8_t {
   kStopped,    // gone after the agent killed it
 };
 
+// Where one part sits in the whole gang, from its Prepare.
+struct PartPlan {
+  std::int32_t part = 0;
+  std::int32_t parts = 1;
+  std::uint32_t epoch = 0;       // the job's placement epoch
+  std::int32_t rank_offset = 0;  // RANK of the part's first replica
+  std::int32_t world_size = 0;   // replicas over every part
+};
+
 struct RunReplica {
   std::uint32_t task = 0;  // index into JobSpec::tasks
-  std::int32_t index = 0;  // replica index within its task
+  std::int32_t index = 0;  // replica index within its task, over every part
   std::string node;
   ReplicaState state = ReplicaState::kPending;
   int exit_code = 0;
@@ -34,14 +43,17 @@ struct RunReplica {
 
 class DispatchRun {
  public:
-  // `replicas` are indexed by rank; `assignment` is what they hold on the nodes.
+  // `replicas` are indexed by their rank within the part; `assignment` is what
+  // they hold on the nodes.
   DispatchRun(DispatchId id, std::shared_ptr<const protocol::JobSpec> job,
-              std::vector<RunReplica> replicas, std::vector<hub::NodeAssignment> assignment);
+              std::vector<RunReplica> replicas, std::vector<hub::NodeAssignment> assignment,
+              PartPlan plan = {});
 
   DispatchId id() const { return id_; }
   const protocol::JobSpec& job() const { return *job_; }
   const std::vector<RunReplica>& replicas() const { return replicas_; }
   const std::vector<hub::NodeAssignment>& assignment() const { return assignment_; }
+  const PartPlan& plan() const { return plan_; }
   std::string replica_name(std::uint32_t rank) const;  // "<task>-<index>"
 
   void started(std::uint32_t rank);
@@ -50,8 +62,9 @@ class DispatchRun {
   // The agent stops the replica. Returns true when the executor must kill it;
   // a replica never started just ends.
   bool stopping(std::uint32_t rank);
-  // The hub cancelled the dispatch: it ends Aborted (unless it already failed).
-  void cancel();
+  // The hub cancelled (or aborted) the dispatch: it ends Aborted with
+  // `message`, unless it already failed.
+  void cancel(std::string message = "cancelled by the hub");
 
   // True once a replica failed or the hub cancelled: every replica still
   // alive must be killed, and no progress update is worth sending until the
@@ -74,6 +87,7 @@ class DispatchRun {
   std::shared_ptr<const protocol::JobSpec> job_;
   std::vector<RunReplica> replicas_;
   std::vector<hub::NodeAssignment> assignment_;
+  PartPlan plan_;
   std::size_t live_ = 0;  // pending + running + stopping
   std::size_t pending_ = 0;
   bool failed_ = false;

@@ -17,8 +17,10 @@ namespace gantry::agents {
 using hub::DispatchId;
 using hub::TimeMs;
 
-// One replica of one dispatch; `rank` is its index over every replica of the
-// dispatch, tasks in spec order (PyTorch's RANK).
+// One replica of this cluster's part of a dispatch; `rank` is its index over
+// the part's replicas, tasks in spec order. A cluster holds at most one part
+// of a dispatch, so the key is unique on the agent; the replica's global RANK
+// is in ReplicaLaunch.
 struct ReplicaKey {
   DispatchId dispatch = 0;
   std::uint32_t rank = 0;
@@ -31,13 +33,19 @@ struct ReplicaKeyHash {
   }
 };
 
+// Everything a replica is told about itself and its gang (PyTorch-style), over
+// every part of the dispatch: a gang split across clusters forms one world.
 struct ReplicaLaunch {
   ReplicaKey key;
   const protocol::JobSpec* job = nullptr;  // valid for the duration of start()
   std::uint32_t task = 0;                  // index into job->tasks
-  std::int32_t index = 0;                  // replica index within its task
-  std::int32_t world_size = 0;             // replicas of the dispatch
-  std::uint16_t rendezvous_port = 0;       // MASTER_PORT, 0 when the executor needs none
+  std::int32_t index = 0;                  // replica index within its task, over every part
+  std::int32_t rank = 0;                   // RANK over every part
+  std::int32_t world_size = 0;             // WORLD_SIZE: replicas over every part
+  std::string master_addr;                 // MASTER_ADDR: where the gang meets (part 0's host)
+  std::uint16_t master_port = 0;           // MASTER_PORT, 0 when the executor needs none
+  std::string cluster;                     // this agent's cluster
+  std::uint32_t epoch = 0;                 // the job's placement epoch
   std::string node;                        // where the placement put it
 };
 
@@ -55,7 +63,8 @@ class Executor {
   // dispatch is admitted, so that a job this executor cannot start is rejected
   // instead of being half started.
   virtual std::string check(const protocol::JobSpec& job) const = 0;
-  // A port for the dispatch's rendezvous (MASTER_PORT); 0 when not needed.
+  // A port for a gang's rendezvous (MASTER_PORT), asked by the agent that
+  // holds part 0 when it admits it; 0 when not needed.
   virtual std::uint16_t pick_rendezvous_port() { return 0; }
   // Starts one replica. Throws std::runtime_error when it cannot be started.
   virtual void start(const ReplicaLaunch& launch, TimeMs now) = 0;

@@ -57,17 +57,19 @@ int serve(const agents::AgentOptions& options) {
   std::signal(SIGPIPE, SIG_IGN);
 
   std::unique_ptr<agents::Executor> executor = make_executor(options, cluster);
-  agents::AgentCore core(cluster, inventory, *executor);
+  agents::AgentCore core(
+      cluster, inventory, *executor,
+      agents::AgentCoreOptions{options.advertise_address, options.prepare_hold_ms});
   agents::SessionTiming timing;
   timing.heartbeat_ms = options.heartbeat_ms;
   timing.liveness = options.liveness;
   timing.max_backoff_ms = options.max_backoff_ms;
-  agents::AgentLoop loop({options.hub_endpoint, timing}, core, *executor);
+  agents::AgentLoop loop({options.hub_endpoint, timing, options.test_faults}, core, *executor);
   spdlog::info("cluster {}: {} nodes, {} executor", cluster, inventory.nodes.size(),
                options.executor);
-  loop.run(stop.fd());
+  const int status = loop.run(stop.fd());
   spdlog::info("stopped");
-  return 0;
+  return status;
 }
 
 }  // namespace

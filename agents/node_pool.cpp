@@ -1,5 +1,6 @@
 #include "agents/node_pool.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -37,11 +38,51 @@ NodePool::NodePool(const std::string& cluster, const config::Inventory& inventor
   }
 }
 
-Admission NodePool::admit(const hub::GangShape& gang,
-                          std::vector<hub::NodeAssignment>& assignment) {
+Admission NodePool::admit(const hub::GangShape& gang, std::vector<hub::NodeAssignment>& assignment,
+                          std::span<const protocol::PlacedReplica> hints) {
+  if (!hints.empty() && take_hinted(gang, hints, assignment)) return Admission{true, "", true};
   const hub::FitResult fit = placer_.place(cluster_, gang, assignment);
-  if (fit.fits) return Admission{true, ""};
-  return Admission{false, explain_misfit(cluster_, gang, fit)};
+  if (fit.fits) return Admission{true, "", false};
+  return Admission{false, explain_misfit(cluster_, gang, fit), false};
+}
+
+// The hub chose these nodes on its view of this cluster, which may be stale:
+// each is checked against the live state, and the hints must name every
+// replica of the gang, no more.
+bool NodePool::take_hinted(const hub::GangShape& gang,
+                           std::span<const protocol::PlacedReplica> hints,
+                           std::vector<hub::NodeAssignment>& assignment) {
+  assignment.clear();
+  if (hints.size() != static_cast<std::size_t>(gang.total_replicas())) return false;
+  hinted_per_task_.assign(gang.tasks.size(), 0);
+  for (const protocol::PlacedReplica& hint : hints) {
+    if (!take_hint(gang, hint, assignment)) {
+      hub::release(cluster_, assignment);
+      assignment.clear();
+      return false;
+    }
+  }
+  return true;
+}
+
+// One hinted replica onto its node: a known node that matches the task's
+// selector and has room for the replica now.
+bool NodePool::take_hint(const hub::GangShape& gang, const protocol::PlacedReplica& hint,
+                         std::vector<hub::NodeAssignment>& assignment) {
+  const auto task = std::find_if(gang.tasks.begin(), gang.tasks.end(),
+                                 [&](const hub::TaskShape& t) { return t.name == hint.task; });
+  const std::optional<hub::NodeIndex> node = cluster_.find_node(hint.node);
+  if (task == gang.tasks.end() || !node) return false;
+  const auto t = static_cast<std::uint32_t>(task - gang.tasks.begin());
+  const hub::Node& target = cluster_.node(*node);
+  if (++hinted_per_task_[t] > task->replicas || !task->per_replica.fits_in(target.free) ||
+      !hub::PlacementPolicy::matches_selector(target.labels, task->node_selector)) {
+    return false;
+  }
+  const hub::ResourceVector held = cluster_.held_on(*node, task->per_replica);
+  cluster_.take(*node, held);
+  assignment.push_back(hub::NodeAssignment{t, *node, held});
+  return true;
 }
 
 void NodePool::release(const std::vector<hub::NodeAssignment>& assignment) {

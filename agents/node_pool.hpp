@@ -1,9 +1,11 @@
-// The agent's own nodes and what its running replicas hold on them. Admission
-// is the hub's placement code, choosing nodes by the same PlacementPolicy,
-// run against this local, authoritative state, so a gang admitted here really
-// has a node for every replica.
+// The agent's own nodes and what its prepared and running parts hold on them.
+// Admission first tries the nodes the hub suggested, then the hub's placement
+// code, choosing nodes by the same PlacementPolicy, run against this local,
+// authoritative state, so a gang admitted here really has a node for every
+// replica.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,17 +19,21 @@ namespace gantry::agents {
 
 struct Admission {
   bool admitted = false;
-  std::string reason;  // why not, naming what was short
+  std::string reason;   // why not, naming what was short
+  bool hinted = false;  // admitted on exactly the nodes the hub suggested
 };
 
 class NodePool {
  public:
   NodePool(const std::string& cluster, const config::Inventory& inventory);
 
-  // Places every replica it can (at least gang.min_available) and takes their
-  // resources; `assignment` gets one entry per placed replica. On refusal
-  // nothing is taken.
-  Admission admit(const hub::GangShape& gang, std::vector<hub::NodeAssignment>& assignment);
+  // Takes the resources of the gang's replicas; `assignment` gets one entry
+  // per placed replica. When `hints` (one {task, node} per replica of the
+  // gang) all fit on their nodes now, takes exactly those; otherwise places
+  // every replica it can (at least gang.min_available) by its own policy. On
+  // refusal nothing is taken.
+  Admission admit(const hub::GangShape& gang, std::vector<hub::NodeAssignment>& assignment,
+                  std::span<const protocol::PlacedReplica> hints = {});
   void release(const std::vector<hub::NodeAssignment>& assignment);
 
   const hub::ClusterState& state() const { return cluster_; }
@@ -36,9 +42,16 @@ class NodePool {
   void fill_usage(protocol::UsageReport& report) const;
 
  private:
+  // Takes the hinted nodes, or nothing when a hint does not fit.
+  bool take_hinted(const hub::GangShape& gang, std::span<const protocol::PlacedReplica> hints,
+                   std::vector<hub::NodeAssignment>& assignment);
+  bool take_hint(const hub::GangShape& gang, const protocol::PlacedReplica& hint,
+                 std::vector<hub::NodeAssignment>& assignment);
+
   hub::ClusterState cluster_;
   hub::GangPlacer placer_;  // chooses nodes by the hub's default PlacementPolicy
   std::vector<protocol::NodeUsage> inventory_nodes_;  // in ClusterState node order
+  std::vector<std::int32_t> hinted_per_task_;         // scratch for take_hinted
 };
 
 }  // namespace gantry::agents

@@ -26,9 +26,12 @@ std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const 
   env["GANTRY_JOB"] = launch.job->name;
   env["GANTRY_TASK"] = launch.job->tasks.at(launch.task).name;
   env["GANTRY_REPLICA_INDEX"] = std::to_string(launch.index);
-  env["MASTER_ADDR"] = "127.0.0.1";
-  env["MASTER_PORT"] = std::to_string(launch.rendezvous_port);
-  env["RANK"] = std::to_string(launch.key.rank);
+  env["GANTRY_CLUSTER"] = launch.cluster;
+  env["GANTRY_DISPATCH_ID"] = std::to_string(launch.key.dispatch);
+  env["GANTRY_EPOCH"] = std::to_string(launch.epoch);
+  env["MASTER_ADDR"] = launch.master_addr.empty() ? "127.0.0.1" : launch.master_addr;
+  env["MASTER_PORT"] = std::to_string(launch.master_port);
+  env["RANK"] = std::to_string(launch.rank);
   env["WORLD_SIZE"] = std::to_string(launch.world_size);
 
   std::vector<std::string> out;

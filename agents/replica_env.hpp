@@ -13,8 +13,12 @@
 namespace gantry::agents {
 
 // "NAME=value" entries. Sets GANTRY_JOB, GANTRY_TASK, GANTRY_REPLICA_INDEX,
-// MASTER_ADDR (127.0.0.1), MASTER_PORT, RANK and WORLD_SIZE; later sources
-// override earlier ones. `base` is a null-terminated environ-style array.
+// GANTRY_CLUSTER, GANTRY_DISPATCH_ID, GANTRY_EPOCH, MASTER_ADDR (127.0.0.1 when
+// the launch names none), MASTER_PORT, RANK and WORLD_SIZE; later sources
+// override earlier ones. Index, RANK and WORLD_SIZE count over every part of
+// the dispatch, and every part meets at the same MASTER_ADDR / MASTER_PORT, so
+// a gang split across clusters forms one PyTorch world. `base` is a
+// null-terminated environ-style array.
 std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const char* const* base);
 
 // argv for a replica: the first container's command followed by its args.

@@ -51,7 +51,7 @@ const TextFlag kTextFlags[] = {
     {"--state", &E2eOptions::state_dir, "DIR",
      "the hub's --state (default: a fresh temporary directory)"},
     {"--trace", &E2eOptions::trace_file, "FILE",
-     "write each job's submit/ack/dispatch times to FILE (CSV)"},
+     "write each job's submit/ack/commit times to FILE (CSV)"},
 };
 
 void define(CLI::App& app, E2eOptions& options) {
@@ -73,7 +73,7 @@ void define(CLI::App& app, E2eOptions& options) {
   for (const TextFlag& flag : kTextFlags)
     cl::add_text(app, flag.name, options.*flag.field, flag.description)->type_name(flag.type);
   add_number(app, "--settle-seconds", options.settle_seconds, false, "S",
-             "how long to wait for the last dispatches (default 30)");
+             "how long to wait for the last commits (default 30)");
 }
 
 }  // namespace

@@ -63,9 +63,9 @@ std::uintmax_t store_bytes(const std::filesystem::path& dir) {
   return total;
 }
 
-void wait_dispatches(const Timeline& timeline, std::uint32_t expected, double seconds) {
+void wait_commits(const Timeline& timeline, std::uint32_t expected, double seconds) {
   const std::int64_t deadline = now_ns() + static_cast<std::int64_t>(seconds * 1e9);
-  while (timeline.dispatched.load(std::memory_order_acquire) < expected && now_ns() < deadline) {
+  while (timeline.committed.load(std::memory_order_acquire) < expected && now_ns() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
@@ -116,7 +116,7 @@ void measure_hub(const E2eOptions& options, StateDir& state, E2eFigures& figures
   const auto hub_before = thread_cpu_seconds(hub.pid());
   const double bench_before = process_cpu_seconds();
   figures.load = load.run(frames, LoadOptions{options.window, options.rate, 30}, timeline);
-  wait_dispatches(timeline, figures.load.acked, options.settle_seconds);
+  wait_commits(timeline, figures.load.acked, options.settle_seconds);
   figures.hub_thread_cpu_s = cpu_delta(thread_cpu_seconds(hub.pid()), hub_before);
   figures.bench_cpu_s = process_cpu_seconds() - bench_before;
   clusters.stop();
@@ -126,11 +126,11 @@ void measure_hub(const E2eOptions& options, StateDir& state, E2eFigures& figures
 }
 
 void summarize(const Timeline& timeline, E2eFigures& figures) {
-  figures.dispatched = timeline.dispatched.load();
+  figures.committed = timeline.committed.load();
   figures.submit_to_ack = interval_percentiles(timeline.submit_ns, timeline.ack_ns);
-  figures.submit_to_dispatch = interval_percentiles(timeline.submit_ns, timeline.dispatch_ns);
+  figures.submit_to_commit = interval_percentiles(timeline.submit_ns, timeline.commit_ns);
   figures.submits_per_s = rate_since_first_submit(timeline, timeline.ack_ns);
-  figures.dispatches_per_s = rate_since_first_submit(timeline, timeline.dispatch_ns);
+  figures.commits_per_s = rate_since_first_submit(timeline, timeline.commit_ns);
   figures.load_seconds = figures.submits_per_s > 0 ? figures.load.acked / figures.submits_per_s : 0;
   figures.ratio_to_raw =
       figures.raw.pipelined_per_s > 0 ? figures.submits_per_s / figures.raw.pipelined_per_s : 0;
@@ -159,7 +159,7 @@ E2eFigures run_e2e(const E2eOptions& options) {
   summarize(timeline, figures);
   if (!options.trace_file.empty()) write_trace_csv(options.trace_file, timeline);
   const bool incomplete =
-      figures.load.acked < options.jobs || figures.dispatched < figures.load.acked;
+      figures.load.acked < options.jobs || figures.committed < figures.load.acked;
   if (incomplete) figures.kept_state_dir = state.keep();
   return figures;
 }

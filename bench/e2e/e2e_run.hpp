@@ -17,12 +17,12 @@ namespace gantry::bench::e2e {
 
 struct E2eFigures {
   LoadResult load;
-  std::uint32_t dispatched = 0;
+  std::uint32_t committed = 0;  // jobs whose Commit reached a fake cluster
   double submits_per_s = 0;     // acknowledged submissions per second
-  double dispatches_per_s = 0;  // first Dispatches seen by the fake clusters per second
+  double commits_per_s = 0;     // first Commits seen by the fake clusters per second
   double load_seconds = 0;      // first submit to last ack
   Percentiles submit_to_ack;
-  Percentiles submit_to_dispatch;
+  Percentiles submit_to_commit;  // submit to the first Commit at a fake cluster
   RawEchoResult raw;
   double ratio_to_raw = 0;  // submits_per_s / raw pipelined round trips per s
   std::map<std::string, double> hub_thread_cpu_s;  // over the load phase

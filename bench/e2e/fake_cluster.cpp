@@ -11,6 +11,9 @@ namespace {
 
 constexpr std::int64_t kMilli = 1000;  // wire quantities are milli-units
 constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+// Where part 0's gang would meet; nothing listens there (no replica runs).
+constexpr const char* kRendezvousHost = "127.0.0.1";
+constexpr std::int32_t kRendezvousPort = 29500;
 
 protocol::NodeUsage make_node(const std::string& cluster, std::uint32_t index, std::uint32_t gpus) {
   protocol::NodeUsage node;
@@ -75,14 +78,26 @@ void FakeCluster::on_frame(std::string_view frame, std::int64_t now,
         on_welcome(*welcome, now, out);
       }
       break;
-    case MessageType::kDispatch:
-      if (auto dispatch = protocol::decode_payload<protocol::Dispatch>(*envelope, error)) {
-        on_dispatch(*dispatch, now, out);
+    case MessageType::kPrepare:
+      if (auto prepare = protocol::decode_payload<protocol::Prepare>(*envelope, error)) {
+        on_prepare(*prepare, out);
+      }
+      break;
+    case MessageType::kCommit:
+      if (auto commit = protocol::decode_payload<protocol::Commit>(*envelope, error)) {
+        on_commit(*commit, now, out);
+      }
+      break;
+    case MessageType::kAbort:
+      if (auto abort = protocol::decode_payload<protocol::Abort>(*envelope, error)) {
+        ++counters_.aborts;
+        stop(abort->dispatch_id, out);
       }
       break;
     case MessageType::kCancel:
       if (auto cancel = protocol::decode_payload<protocol::Cancel>(*envelope, error)) {
-        on_cancel(*cancel, out);
+        ++counters_.cancels;
+        stop(cancel->dispatch_id, out);
       }
       break;
     case MessageType::kErrorReply:
@@ -102,46 +117,77 @@ void FakeCluster::on_welcome(const protocol::Welcome& welcome, std::int64_t now,
   usage_changed_ = false;
 }
 
-void FakeCluster::on_dispatch(const protocol::Dispatch& dispatch, std::int64_t now,
-                              std::vector<std::string>& out) {
-  ++counters_.dispatches;
-  record_dispatch(dispatch.job.name, now);
-  Run run;
-  if (!place(dispatch, run)) {
-    ++counters_.rejects;
-    send(protocol::Reject{dispatch.dispatch_id, dispatch.job.name, "does not fit (bench)"}, out);
+void FakeCluster::on_prepare(const protocol::Prepare& prepare, std::vector<std::string>& out) {
+  ++counters_.prepares;
+  const bool part_zero = prepare.part == 0;
+  const protocol::Admit admit{prepare.dispatch_id, prepare.job.name, prepare.part,
+                              part_zero ? kRendezvousHost : "", part_zero ? kRendezvousPort : 0};
+  const bool held =
+      prepared_.count(prepare.dispatch_id) != 0 || running_ids_.count(prepare.dispatch_id) != 0;
+  if (held) {  // a repeated Prepare: the same answer, nothing held twice
+    send(admit, out);
     return;
   }
+  Run run;
+  if (!place(prepare, run)) {
+    ++counters_.rejects;
+    send(protocol::Reject{prepare.dispatch_id, prepare.job.name, "does not fit (bench)",
+                          prepare.part},
+         out);
+    return;
+  }
+  send(admit, out);
+  usage_changed_ = true;
+  prepared_.emplace(prepare.dispatch_id, std::move(run));
+}
+
+// The Commit is when replicas may start: the moment the benchmark's "submit
+// to dispatch" latency ends.
+void FakeCluster::on_commit(const protocol::Commit& commit, std::int64_t now,
+                            std::vector<std::string>& out) {
+  const auto found = prepared_.find(commit.dispatch_id);
+  if (found == prepared_.end()) {
+    if (running_ids_.count(commit.dispatch_id) ==
+        0) {  // a repeated Commit of a running part needs no answer
+      send(protocol::Reject{commit.dispatch_id, commit.job, "not prepared here (bench)",
+                            commit.part},
+           out);
+    }
+    return;
+  }
+  ++counters_.commits;
+  record_commit(commit.job, now);
+  Run run = std::move(found->second);
+  prepared_.erase(found);
   run.done_at = now + shape_.hold_ns;
-  send(protocol::Admit{dispatch.dispatch_id, dispatch.job.name}, out);
   protocol::StatusUpdate update{run.dispatch_id,
                                 run.job,
                                 protocol::phase::kRunning,
                                 {task_status(run.task, run.replicas, false)},
                                 ""};
   send(update, out);
-  usage_changed_ = true;
+  running_ids_.insert(run.dispatch_id);
   running_.push_back(std::move(run));
 }
 
-// Only the first Dispatch of a job counts: a requeued job's later dispatch
+// Only the first Commit of a job counts: a requeued job's later dispatch
 // would otherwise shorten nothing but hide the requeue.
-void FakeCluster::record_dispatch(const std::string& job, std::int64_t now) {
+void FakeCluster::record_commit(const std::string& job, std::int64_t now) {
   const std::optional<std::uint32_t> index = job_index(job);
-  if (!index || *index >= timeline_.dispatch_ns.size()) return;
-  std::int64_t& at = timeline_.dispatch_ns[*index];
+  if (!index || *index >= timeline_.commit_ns.size()) return;
+  std::int64_t& at = timeline_.commit_ns[*index];
   if (at != 0) return;
   at = now;
-  timeline_.dispatched.fetch_add(1, std::memory_order_release);
+  timeline_.committed.fetch_add(1, std::memory_order_release);
 }
 
 // First fit, replica by replica; all or nothing, like the real agent's gang check.
-bool FakeCluster::place(const protocol::Dispatch& dispatch, Run& run) {
-  run.dispatch_id = dispatch.dispatch_id;
-  run.job = dispatch.job.name;
-  for (const protocol::TaskSpec& task : dispatch.job.tasks) {
-    const auto wanted = dispatch.task_replicas.find(task.name);
-    const std::int32_t replicas = wanted == dispatch.task_replicas.end() ? 0 : wanted->second;
+bool FakeCluster::place(const protocol::Prepare& prepare, Run& run) {
+  run.dispatch_id = prepare.dispatch_id;
+  run.job = prepare.job.name;
+  for (const protocol::TaskSpec& task : prepare.job.tasks) {
+    const auto wanted = prepare.task_replicas.find(task.name);
+    const std::int32_t replicas = wanted == prepare.task_replicas.end() ? 0 : wanted->second;
     const protocol::ResourceList requests = replica_requests(task);
     for (std::int32_t r = 0; r < replicas; ++r) {
       std::uint32_t node = 0;
@@ -189,15 +235,20 @@ void FakeCluster::complete(const Run& run, std::vector<std::string>& out) {
   usage_changed_ = true;
 }
 
-void FakeCluster::on_cancel(const protocol::Cancel& cancel, std::vector<std::string>& out) {
-  ++counters_.cancels;
-  const auto found = std::find_if(running_.begin(), running_.end(), [&](const Run& run) {
-    return run.dispatch_id == cancel.dispatch_id;
-  });
-  if (found == running_.end()) return;
+void FakeCluster::stop(std::uint64_t dispatch_id, std::vector<std::string>& out) {
+  if (const auto held = prepared_.find(dispatch_id); held != prepared_.end()) {
+    release(held->second);
+    prepared_.erase(held);
+    usage_changed_ = true;
+    return;
+  }
+  const auto found = std::find_if(running_.begin(), running_.end(),
+                                  [&](const Run& run) { return run.dispatch_id == dispatch_id; });
+  if (found == running_.end()) return;  // unknown or over
   release(*found);
   send(protocol::StatusUpdate{found->dispatch_id, found->job, protocol::phase::kAborted, {}, ""},
        out);
+  running_ids_.erase(found->dispatch_id);
   running_.erase(found);
   usage_changed_ = true;
 }
@@ -205,6 +256,7 @@ void FakeCluster::on_cancel(const protocol::Cancel& cancel, std::vector<std::str
 void FakeCluster::on_time(std::int64_t now, std::vector<std::string>& out) {
   while (!running_.empty() && running_.front().done_at <= now) {
     complete(running_.front(), out);
+    running_ids_.erase(running_.front().dispatch_id);
     running_.pop_front();
   }
   if (registered() && now >= next_heartbeat_) {
@@ -231,6 +283,7 @@ protocol::UsageReport FakeCluster::usage_report() const {
   report.cluster = name_;
   report.nodes = nodes_;
   for (const Run& run : running_) report.accounted_dispatches.push_back(run.dispatch_id);
+  for (const auto& [id, run] : prepared_) report.accounted_dispatches.push_back(id);
   std::sort(report.accounted_dispatches.begin(), report.accounted_dispatches.end());
   return report;
 }

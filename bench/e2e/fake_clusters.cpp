@@ -52,8 +52,10 @@ ClusterCounters FakeClusters::totals() const {
   ClusterCounters sum;
   for (const FakeCluster& cluster : clusters_) {
     const ClusterCounters& c = cluster.counters();
-    sum.dispatches += c.dispatches;
+    sum.prepares += c.prepares;
     sum.rejects += c.rejects;
+    sum.commits += c.commits;
+    sum.aborts += c.aborts;
     sum.cancels += c.cancels;
     sum.usage_reports += c.usage_reports;
     sum.hub_errors += c.hub_errors;

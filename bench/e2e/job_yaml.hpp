@@ -1,5 +1,5 @@
 // The jobs the load generator submits: small single-replica Volcano Jobs that
-// ask for one GPU, named so that a fake cluster can tell from a Dispatch which
+// ask for one GPU, named so that a fake cluster can tell from a Commit which
 // submission it answers.
 #pragma once
 

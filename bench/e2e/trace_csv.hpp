@@ -1,4 +1,5 @@
-// --trace FILE: every job's submit, ack and dispatch time as CSV (ms since the
+// --trace FILE: every job's submit, ack and dispatch (Commit at a fake
+// cluster) time as CSV (ms since the
 // first submission), to see when the slow ones happened (a store checkpoint,
 // a busy neighbour) rather than only how slow they were.
 #pragma once

@@ -1,5 +1,7 @@
-// The agent's decisions without sockets: admit/reject, duplicates, replica
-// exits to status updates, cancel, usage. Time is a plain number.
+// The agent's decisions without sockets, once a part is committed: replicas
+// started, exits to status updates, cancel, usage; and the Prepare's
+// admission and refusals. Time is a plain number. The two phases themselves:
+// two_phase_test.cpp.
 #include "agents/agent_core.hpp"
 
 #include <gtest/gtest.h>
@@ -10,8 +12,9 @@
 namespace gantry::agents {
 namespace {
 
-using testing::make_dispatch;
+using testing::make_prepare;
 using testing::messages_of;
+using testing::prepare_and_commit;
 
 struct AgentCoreTest : ::testing::Test {
   testing::FakeExecutor executor;
@@ -23,8 +26,8 @@ struct AgentCoreTest : ::testing::Test {
   }
 };
 
-TEST_F(AgentCoreTest, AdmitStartsEveryReplicaWithRanksInSpecOrder) {
-  core.on_dispatch(make_dispatch(5, "ddp", {{"master", 1, 1}, {"worker", 3, 1}}), 0, out);
+TEST_F(AgentCoreTest, CommitStartsEveryReplicaWithRanksInSpecOrder) {
+  prepare_and_commit(core, make_prepare(5, "ddp", {{"master", 1, 1}, {"worker", 3, 1}}), 0, out);
 
   ASSERT_EQ(messages_of<protocol::Admit>(out).size(), 1u);
   EXPECT_EQ(messages_of<protocol::Admit>(out)[0].dispatch_id, 5u);
@@ -32,6 +35,7 @@ TEST_F(AgentCoreTest, AdmitStartsEveryReplicaWithRanksInSpecOrder) {
   for (std::uint32_t rank = 0; rank < 4; ++rank) {
     const ReplicaLaunch& launch = executor.started[rank];
     EXPECT_EQ(launch.key, (ReplicaKey{5, rank}));
+    EXPECT_EQ(launch.rank, static_cast<std::int32_t>(rank));
     EXPECT_EQ(launch.world_size, 4);
     EXPECT_EQ(launch.task, rank == 0 ? 0u : 1u);
     EXPECT_EQ(launch.index, rank == 0 ? 0 : static_cast<std::int32_t>(rank) - 1);
@@ -51,6 +55,9 @@ TEST_F(AgentCoreTest, AdmitStartsEveryReplicaWithRanksInSpecOrder) {
   ASSERT_EQ(hello.running.size(), 1u);
   EXPECT_EQ(hello.running[0].dispatch_id, 5u);
   EXPECT_EQ(hello.running[0].job, "ddp");
+  EXPECT_TRUE(hello.running[0].committed);
+  EXPECT_EQ(hello.running[0].part, 0);
+  EXPECT_EQ(hello.running[0].parts, 1);
   ASSERT_EQ(hello.running[0].replicas.size(), 4u);
   for (std::uint32_t rank = 0; rank < 4; ++rank) {
     EXPECT_EQ(hello.running[0].replicas[rank].task, rank == 0 ? "master" : "worker");
@@ -58,57 +65,54 @@ TEST_F(AgentCoreTest, AdmitStartsEveryReplicaWithRanksInSpecOrder) {
   }
 }
 
-TEST_F(AgentCoreTest, RejectStartsNothingAndNamesTheShortfall) {
-  core.on_dispatch(make_dispatch(1, "huge", {{"worker", 3, 4}}), 0, out);
+TEST_F(AgentCoreTest, RejectHoldsNothingAndNamesTheShortfall) {
+  protocol::Prepare huge = make_prepare(1, "huge", {{"worker", 3, 4}});
+  huge.part = 1;
+  huge.parts = 2;
+  core.on_prepare(huge, 0, out);
   const auto rejects = messages_of<protocol::Reject>(out);
   ASSERT_EQ(rejects.size(), 1u);
+  EXPECT_EQ(rejects[0].dispatch_id, 1u);
   EXPECT_EQ(rejects[0].job, "huge");
+  EXPECT_EQ(rejects[0].part, 1);
   EXPECT_NE(rejects[0].reason.find("nvidia.com/gpu"), std::string::npos) << rejects[0].reason;
   EXPECT_TRUE(executor.started.empty());
   EXPECT_FALSE(out.usage_changed);
   EXPECT_EQ(core.running_count(), 0u);
+  EXPECT_EQ(core.prepared_count(), 0u);
+  EXPECT_TRUE(core.usage_report().accounted_dispatches.empty());
 }
 
 TEST_F(AgentCoreTest, ExecutorThatCannotRunTheJobRejectsIt) {
-  core.on_dispatch(make_dispatch(1, "j", {{"w", 1}}, 0, {{"refuse", "no command"}}), 0, out);
+  core.on_prepare(make_prepare(1, "j", {{"w", 1}}, 0, {{"refuse", "no command"}}), 0, out);
   const auto rejects = messages_of<protocol::Reject>(out);
   ASSERT_EQ(rejects.size(), 1u);
   EXPECT_EQ(rejects[0].reason, "refused: no command");
+  EXPECT_EQ(core.prepared_count(), 0u);
 }
 
-TEST_F(AgentCoreTest, DuplicateDispatchGetsTheSameAnswerAndStartsNothingTwice) {
-  const protocol::Dispatch fits = make_dispatch(1, "a", {{"w", 2, 1}});
-  const protocol::Dispatch too_big = make_dispatch(2, "b", {{"w", 1, 16}});
-  core.on_dispatch(fits, 0, out);
-  core.on_dispatch(too_big, 0, out);
-  Outbox again;
-  core.on_dispatch(fits, 1, again);
-  core.on_dispatch(too_big, 1, again);
-  EXPECT_EQ(executor.started.size(), 2u);
-  ASSERT_EQ(again.messages.size(), 2u);
-  EXPECT_EQ(std::get<protocol::Admit>(again.messages[0]).dispatch_id, 1u);
-  EXPECT_EQ(std::get<protocol::Reject>(again.messages[1]).reason,
-            messages_of<protocol::Reject>(out)[0].reason);
-  EXPECT_FALSE(again.usage_changed);
-
-  // Still a duplicate after it finished.
-  exit(1, 0, 0);
-  exit(1, 1, 0);
-  Outbox late;
-  core.on_dispatch(fits, 2, late);
-  EXPECT_EQ(executor.started.size(), 2u);
-  ASSERT_EQ(late.messages.size(), 1u);
-  EXPECT_TRUE(std::holds_alternative<protocol::Admit>(late.messages[0]));
-
-  // A hub of another epoch may use the same ids again (older hubs did).
-  core.forget_finished();
-  Outbox fresh;
-  core.on_dispatch(fits, 3, fresh);
-  EXPECT_EQ(executor.started.size(), 4u);
+TEST_F(AgentCoreTest, MalformedPrepareIsRejectedNamingTheField) {
+  protocol::Prepare bad_part = make_prepare(1, "j", {{"w", 1}});
+  bad_part.part = 2;
+  bad_part.parts = 2;
+  core.on_prepare(bad_part, 0, out);
+  protocol::Prepare short_world = make_prepare(2, "j", {{"w", 2}});
+  short_world.rank_offset = 3;
+  short_world.world_size = 4;
+  core.on_prepare(short_world, 0, out);
+  const auto rejects = messages_of<protocol::Reject>(out);
+  ASSERT_EQ(rejects.size(), 2u);
+  EXPECT_EQ(rejects[0].reason.rfind("part: ", 0), 0u) << rejects[0].reason;
+  EXPECT_NE(rejects[0].reason.find("(got \"2\")"), std::string::npos) << rejects[0].reason;
+  EXPECT_EQ(rejects[1].reason.rfind("world_size: ", 0), 0u) << rejects[1].reason;
+  EXPECT_NE(rejects[1].reason.find("rank_offset 3 plus the 2 replicas"), std::string::npos)
+      << rejects[1].reason;
+  EXPECT_TRUE(executor.started.empty());
+  EXPECT_EQ(core.prepared_count(), 0u);
 }
 
 TEST_F(AgentCoreTest, EveryExitChangesTheCountsAndTheLastOneCompletesAndFrees) {
-  core.on_dispatch(make_dispatch(3, "pair", {{"w", 2, 4}}), 0, out);
+  prepare_and_commit(core, make_prepare(3, "pair", {{"w", 2, 4}}), 0, out);
   out = {};
   exit(3, 1, 0);
   auto updates = messages_of<protocol::StatusUpdate>(out);
@@ -140,7 +144,7 @@ TEST_F(AgentCoreTest, EveryExitChangesTheCountsAndTheLastOneCompletesAndFrees) {
 }
 
 TEST_F(AgentCoreTest, FailedReplicaStopsTheOthersAndOneFailedUpdateFollowsTheirExit) {
-  core.on_dispatch(make_dispatch(9, "ddp", {{"master", 1}, {"worker", 2}}), 0, out);
+  prepare_and_commit(core, make_prepare(9, "ddp", {{"master", 1}, {"worker", 2}}), 0, out);
   out = {};
   exit(9, 2, 3);
   EXPECT_EQ(executor.killed, (std::vector<ReplicaKey>{{9, 0}, {9, 1}}));
@@ -156,9 +160,9 @@ TEST_F(AgentCoreTest, FailedReplicaStopsTheOthersAndOneFailedUpdateFollowsTheirE
   EXPECT_EQ(core.running_count(), 0u);
 }
 
-TEST_F(AgentCoreTest, ReplicaThatCannotStartFailsTheDispatchAfterAdmit) {
+TEST_F(AgentCoreTest, ReplicaThatCannotStartFailsTheDispatchAfterCommit) {
   executor.fail_start_rank = 1;
-  core.on_dispatch(make_dispatch(4, "j", {{"w", 3}}), 0, out);
+  prepare_and_commit(core, make_prepare(4, "j", {{"w", 3}}), 0, out);
   EXPECT_EQ(messages_of<protocol::Admit>(out).size(), 1u);
   EXPECT_EQ(executor.killed, (std::vector<ReplicaKey>{{4, 0}}));  // rank 2 never started
   core.on_exits({ReplicaExit{{4, 0}, 137, 9}}, out);
@@ -169,7 +173,7 @@ TEST_F(AgentCoreTest, ReplicaThatCannotStartFailsTheDispatchAfterAdmit) {
 }
 
 TEST_F(AgentCoreTest, CancelKillsAndReportsAbortedOnceTheReplicasAreGone) {
-  core.on_dispatch(make_dispatch(6, "long", {{"w", 2, 1}}), 0, out);
+  prepare_and_commit(core, make_prepare(6, "long", {{"w", 2, 1}}), 0, out);
   out = {};
   core.on_cancel(protocol::Cancel{6, "long"}, out);
   EXPECT_EQ(executor.killed.size(), 2u);
@@ -190,8 +194,9 @@ TEST(AgentCoreSim, SimulatedGangCompletesWhenTheClockReachesItsDuration) {
   SimExecutor executor;
   AgentCore core("test", testing::small_inventory(), executor);
   Outbox out;
-  core.on_dispatch(make_dispatch(1, "sim", {{"w", 2, 2}}, 0, {{"gantry.io/sim-duration", "2.5"}}),
-                   1000, out);
+  prepare_and_commit(core,
+                     make_prepare(1, "sim", {{"w", 2, 2}}, 0, {{"gantry.io/sim-duration", "2.5"}}),
+                     1000, out);
   ASSERT_EQ(messages_of<protocol::Admit>(out).size(), 1u);
   EXPECT_EQ(executor.next_deadline(), 3500);
 

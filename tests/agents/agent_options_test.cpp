@@ -22,10 +22,28 @@ std::string error_of(std::vector<std::string> args) {
 }
 
 TEST(AgentOptions, ReadsEveryFlagInBothSpellings) {
-  const AgentOptions options =
-      parse({"--hub", "tcp://127.0.0.1:7800", "--cluster=east", "--inventory", "east.yaml",
-             "--executor", "process", "--heartbeat-ms=250", "--liveness", "5", "--work-dir",
-             "/tmp/w", "--log-level", "debug", "--max-backoff-ms", "500"});
+  const AgentOptions options = parse({"--hub",
+                                      "tcp://127.0.0.1:7800",
+                                      "--cluster=east",
+                                      "--inventory",
+                                      "east.yaml",
+                                      "--executor",
+                                      "process",
+                                      "--heartbeat-ms=250",
+                                      "--liveness",
+                                      "5",
+                                      "--work-dir",
+                                      "/tmp/w",
+                                      "--log-level",
+                                      "debug",
+                                      "--max-backoff-ms",
+                                      "500",
+                                      "--advertise-address",
+                                      "10.1.2.3",
+                                      "--prepare-hold-ms=1500",
+                                      "--test-fault",
+                                      "drop-prepares=2",
+                                      "--test-fault=exit-after-admit"});
   EXPECT_EQ(options.hub_endpoint, "tcp://127.0.0.1:7800");
   EXPECT_EQ(options.cluster, "east");
   EXPECT_EQ(options.inventory_path, "east.yaml");
@@ -35,6 +53,12 @@ TEST(AgentOptions, ReadsEveryFlagInBothSpellings) {
   EXPECT_EQ(options.work_dir, "/tmp/w");
   EXPECT_EQ(options.log_level, "debug");
   EXPECT_EQ(options.max_backoff_ms, 500);
+  EXPECT_EQ(options.advertise_address, "10.1.2.3");
+  EXPECT_EQ(options.prepare_hold_ms, 1500);
+  // --test-fault is repeatable: every one counts.
+  EXPECT_EQ(options.test_faults.drop_prepares, 2);
+  EXPECT_TRUE(options.test_faults.exit_after_admit);
+  EXPECT_FALSE(options.test_faults.reject_prepares);
 }
 
 TEST(AgentOptions, DefaultsMatchTheDocumentation) {
@@ -43,6 +67,19 @@ TEST(AgentOptions, DefaultsMatchTheDocumentation) {
   EXPECT_EQ(options.heartbeat_ms, 1000);
   EXPECT_EQ(options.liveness, 3);
   EXPECT_TRUE(options.work_dir.empty());  // ./var/agent-<cluster>, resolved by main
+  EXPECT_EQ(options.advertise_address, "127.0.0.1");
+  EXPECT_EQ(options.prepare_hold_ms, 60000);
+  EXPECT_EQ(options.test_faults.drop_prepares, 0);
+  EXPECT_FALSE(options.test_faults.reject_prepares);
+  EXPECT_FALSE(options.test_faults.exit_after_admit);
+}
+
+TEST(AgentOptions, UsageSaysTheTestFaultsAreForTestsOnly) {
+  const std::string usage = agent_usage();
+  EXPECT_NE(usage.find("--test-fault"), std::string::npos) << usage;
+  EXPECT_NE(usage.find("for tests only"), std::string::npos) << usage;
+  EXPECT_NE(usage.find("--prepare-hold-ms"), std::string::npos) << usage;
+  EXPECT_NE(usage.find("--advertise-address"), std::string::npos) << usage;
 }
 
 TEST(AgentOptions, BadValuesNameTheFlagAndValue) {
@@ -58,6 +95,15 @@ TEST(AgentOptions, BadValuesNameTheFlagAndValue) {
   EXPECT_EQ(error_of({"--hub"}), "--hub: needs a value");
   EXPECT_EQ(error_of({"--hub", "x", "--inventory", "i", "--colour", "red"}),
             "--colour: unknown option");
+  EXPECT_EQ(error_of({"--hub", "x", "--inventory", "i", "--test-fault", "crash"}),
+            "--test-fault: must be drop-prepares=N, reject-prepares or exit-after-admit (got "
+            "\"crash\")");
+  EXPECT_NE(error_of({"--hub", "x", "--inventory", "i", "--prepare-hold-ms", "0"})
+                .find("--prepare-hold-ms"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--hub", "x", "--inventory", "i", "--advertise-address="})
+                .find("--advertise-address"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -82,7 +82,8 @@ TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
   std::ofstream(dir / "inventory.yaml")
       << "cluster: {name: bin}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4, memory: 8Gi}\n";
   spawn({"--hub", hub.endpoint(), "--inventory", (dir / "inventory.yaml").string(), "--executor",
-         "process", "--work-dir", (dir / "work").string(), "--log-level", "debug"});
+         "process", "--work-dir", (dir / "work").string(), "--log-level", "debug",
+         "--advertise-address", "127.0.0.2"});
 
   const testing::Received hello = hub.next(1);
   ASSERT_EQ(hello.type, protocol::MessageType::kHello) << read_file(dir / "agent.log");
@@ -95,7 +96,7 @@ TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
   const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0);
   hub.send(hello.identity,
-           protocol::encode(testing::make_dispatch(
+           protocol::encode(testing::make_prepare(
                1, "sleeper",
                {{"w",
                  1,
@@ -103,7 +104,13 @@ TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
                  1,
                  {},
                  {"/bin/sh", "-c", "echo $$ > " + fifo.string() + "; exec sleep 1000"}}})));
-  EXPECT_EQ(hub.next_as<protocol::Admit>(1).dispatch_id, 1u);
+  const auto admit = hub.next_as<protocol::Admit>(1);
+  EXPECT_EQ(admit.dispatch_id, 1u);
+  EXPECT_EQ(admit.rendezvous_host, "127.0.0.2");  // --advertise-address
+  EXPECT_GT(admit.rendezvous_port, 0);            // the process executor picked one
+  EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).accounted_dispatches,
+            (std::vector<std::uint64_t>{1}));
+  hub.send(hello.identity, protocol::encode(testing::commit_for(admit)));
   EXPECT_EQ(hub.next_as<protocol::StatusUpdate>(1).phase, "Running");
 
   ASSERT_TRUE(testing::wait_readable(reader, testing::deadline_in(60s)));
@@ -122,6 +129,27 @@ TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
   pollfd item{replica, POLLIN, 0};
   EXPECT_EQ(::poll(&item, 1, 0), 1) << "the replica outlived its agent";
   ::close(replica);
+}
+
+// An agent that dies between its Admit and the Commit: status 3, and the
+// Admit reached the hub before it went.
+TEST_F(AgentProcessTest, TestFaultExitAfterAdmitExitsWithStatusThreeAfterTheAdmit) {
+  testing::FakeHub hub;
+  std::ofstream(dir / "inventory.yaml")
+      << "cluster: {name: dies}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4, memory: 8Gi}\n";
+  spawn({"--hub", hub.endpoint(), "--inventory", (dir / "inventory.yaml").string(), "--test-fault",
+         "exit-after-admit"});
+  const testing::Received hello = hub.next(1);
+  ASSERT_EQ(hello.type, protocol::MessageType::kHello) << read_file(dir / "agent.log");
+  hub.send(hello.identity, protocol::encode(protocol::Welcome{1, 600'000, 3}));
+  EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).cluster, "dies");
+  hub.send(hello.identity, protocol::encode(testing::make_prepare(9, "doomed", {{"w", 1}})));
+  EXPECT_EQ(hub.next_as<protocol::Admit>(1).dispatch_id, 9u);
+
+  const int status = wait_exit();
+  ASSERT_TRUE(WIFEXITED(status)) << read_file(dir / "agent.log");
+  EXPECT_EQ(WEXITSTATUS(status), 3) << read_file(dir / "agent.log");
+  EXPECT_NE(read_file(dir / "agent.log").find("exit-after-admit"), std::string::npos);
 }
 
 TEST_F(AgentProcessTest, BadInventoryEndsWithAnErrorNamingTheField) {

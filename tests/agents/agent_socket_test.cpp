@@ -1,6 +1,7 @@
 // The agent's event loop against a hub played by the test over real ZeroMQ
-// sockets on loopback: registration, a dispatch that runs to completion,
-// garbage frames, and the session surviving hub restarts and silence.
+// sockets on loopback: registration, a part prepared, committed and run to
+// completion, a hold that runs out, garbage frames, the session surviving hub
+// restarts and silence, and each --test-fault.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,33 +15,45 @@
 namespace gantry::agents {
 namespace {
 
+using testing::commit_for;
 using testing::FakeHub;
-using testing::make_dispatch;
+using testing::make_prepare;
 
 constexpr std::int32_t kQuietMs = 600'000;  // no heartbeats or silence during a test
 
 // The agent loop on its own thread, stopped through its stop fd.
 class AgentThread {
  public:
-  AgentThread(const std::string& endpoint, SessionTiming timing)
-      : core_("test", testing::small_inventory(), executor_),
-        loop_(LoopConfig{endpoint, timing}, core_, executor_) {
+  AgentThread(const std::string& endpoint, SessionTiming timing, TestFaults faults = {},
+              AgentCoreOptions options = {})
+      : core_("test", testing::small_inventory(), executor_, std::move(options)),
+        loop_(LoopConfig{endpoint, timing, faults}, core_, executor_) {
     if (::pipe(stop_) != 0) throw std::runtime_error("pipe");
     thread_ = std::thread([this] {
       try {
-        loop_.run(stop_[0]);
+        status_ = loop_.run(stop_[0]);
       } catch (const std::exception& e) {
         error_ = e.what();
       }
     });
   }
   ~AgentThread() {
-    [[maybe_unused]] const ssize_t written = ::write(stop_[1], "x", 1);
-    thread_.join();
+    join();
     ::close(stop_[0]);
     ::close(stop_[1]);
     EXPECT_EQ(error_, "");
   }
+
+  // Stops the loop (if it has not stopped by itself) and returns its status.
+  int join() {
+    if (thread_.joinable()) {
+      [[maybe_unused]] const ssize_t written = ::write(stop_[1], "x", 1);
+      thread_.join();
+    }
+    return status_;
+  }
+  // Valid after join().
+  std::uint64_t frames_sent() const { return loop_.frames_sent(); }
 
  private:
   SimExecutor executor_;
@@ -48,6 +61,7 @@ class AgentThread {
   AgentLoop loop_;
   int stop_[2] = {-1, -1};
   std::thread thread_;
+  int status_ = -1;
   std::string error_;
 };
 
@@ -78,19 +92,23 @@ std::string register_agent(FakeHub& hub, std::uint64_t epoch, protocol::Hello* h
   return received.identity;
 }
 
-TEST(AgentSocket, RegistersRunsADispatchToCompletionAndSurvivesGarbage) {
+TEST(AgentSocket, RegistersRunsAPartToCompletionAndSurvivesGarbage) {
   FakeHub hub;
   AgentThread agent(hub.endpoint(), quiet_timing());
   const std::string identity = register_agent(hub, 1);
   EXPECT_EQ(identity, "agent/test");
 
-  hub.send(identity, protocol::encode(make_dispatch(1, "quick", {{"worker", 2, 1}}, 0,
-                                                    {{"gantry.io/sim-duration", "0.01"}})));
-  EXPECT_EQ(hub.next_as<protocol::Admit>(1).dispatch_id, 1u);
+  hub.send(identity, protocol::encode(make_prepare(1, "quick", {{"worker", 2, 1}}, 0,
+                                                   {{"gantry.io/sim-duration", "0.01"}})));
+  const auto admit = hub.next_as<protocol::Admit>(1);
+  EXPECT_EQ(admit.dispatch_id, 1u);
+  EXPECT_EQ(admit.rendezvous_host, "127.0.0.1");
+  const auto held = hub.next_as<protocol::UsageReport>(1);
+  EXPECT_EQ(held.accounted_dispatches, (std::vector<std::uint64_t>{1}));
+  EXPECT_EQ(testing::allocated_gpus(held), 2);
+
+  hub.send(identity, protocol::encode(commit_for(admit)));
   EXPECT_EQ(hub.next_as<protocol::StatusUpdate>(1).phase, "Running");
-  const auto running = hub.next_as<protocol::UsageReport>(1);
-  EXPECT_EQ(running.accounted_dispatches, (std::vector<std::uint64_t>{1}));
-  EXPECT_EQ(testing::allocated_gpus(running), 2);
   const auto done = hub.next_as<protocol::StatusUpdate>(1);
   EXPECT_EQ(done.phase, "Completed");
   EXPECT_EQ(testing::task_status(done, "worker")->succeeded, 2);
@@ -102,14 +120,14 @@ TEST(AgentSocket, RegistersRunsADispatchToCompletionAndSurvivesGarbage) {
   const auto garbage = hub.next_as<protocol::ErrorReply>(1);
   EXPECT_EQ(garbage.code, "bad_frame");
 
-  hub.send(identity, protocol::encode_frame(protocol::MessageType::kDispatch, 77, "\xc1"));
+  hub.send(identity, protocol::encode_frame(protocol::MessageType::kPrepare, 77, "\xc1"));
   const testing::Received bad_payload = hub.next(1);
   EXPECT_EQ(bad_payload.type, protocol::MessageType::kErrorReply);
   EXPECT_EQ(bad_payload.seq, 77u);  // the answer names the frame it refuses
   EXPECT_EQ(testing::decode_as<protocol::ErrorReply>(bad_payload).code, "bad_payload");
 
-  // Still serving: the next dispatch is answered.
-  hub.send(identity, protocol::encode(make_dispatch(2, "too-big", {{"worker", 1, 64}})));
+  // Still serving: the next Prepare is answered.
+  hub.send(identity, protocol::encode(make_prepare(2, "too-big", {{"worker", 1, 64}})));
   const auto reject = hub.next_as<protocol::Reject>(1);
   EXPECT_EQ(reject.dispatch_id, 2u);
   EXPECT_NE(reject.reason.find("nvidia.com/gpu"), std::string::npos) << reject.reason;
@@ -119,26 +137,116 @@ TEST(AgentSocket, ReRegistersAfterAHubRestartAndAfterNotRegistered) {
   FakeHub hub;
   AgentThread agent(hub.endpoint(), quiet_timing());
   const std::string identity = register_agent(hub, 1);
-  hub.send(identity, protocol::encode(make_dispatch(5, "long", {{"worker", 1, 1}}, 0,
-                                                    {{"gantry.io/sim-duration", "100000"}})));
-  EXPECT_EQ(hub.next_as<protocol::Admit>(1).dispatch_id, 5u);
-  EXPECT_EQ(hub.next_as<protocol::StatusUpdate>(1).phase, "Running");
+  hub.send(identity, protocol::encode(make_prepare(5, "long", {{"worker", 1, 1}}, 0,
+                                                   {{"gantry.io/sim-duration", "100000"}})));
+  const auto admit = hub.next_as<protocol::Admit>(1);
+  EXPECT_EQ(admit.dispatch_id, 5u);
   EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).accounted_dispatches,
             (std::vector<std::uint64_t>{5}));
+  hub.send(identity, protocol::encode(commit_for(admit)));
+  EXPECT_EQ(hub.next_as<protocol::StatusUpdate>(1).phase, "Running");
+  // A second part is only prepared when the hub goes away.
+  hub.send(identity, protocol::encode(make_prepare(6, "waiting", {{"worker", 1, 1}})));
+  EXPECT_EQ(hub.next_as<protocol::Admit>(1).dispatch_id, 6u);
+  EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).accounted_dispatches,
+            (std::vector<std::uint64_t>{5, 6}));
 
+  const auto expect_both = [](const protocol::Hello& hello) {
+    ASSERT_EQ(hello.running.size(), 2u);
+    EXPECT_EQ(hello.running[0].dispatch_id, 5u);
+    EXPECT_EQ(hello.running[0].job, "long");
+    EXPECT_TRUE(hello.running[0].committed);
+    EXPECT_EQ(hello.running[1].dispatch_id, 6u);
+    EXPECT_EQ(hello.running[1].job, "waiting");
+    EXPECT_FALSE(hello.running[1].committed);
+  };
   // A heartbeat from another epoch: the hub restarted under the agent.
   hub.send(identity, protocol::encode(protocol::Heartbeat{"test", 2}));
   protocol::Hello hello;
   register_agent(hub, 2, &hello);
-  ASSERT_EQ(hello.running.size(), 1u);
-  EXPECT_EQ(hello.running[0].dispatch_id, 5u);
-  EXPECT_EQ(hello.running[0].job, "long");
+  expect_both(hello);
 
   hub.send(identity, protocol::encode(protocol::ErrorReply{"not_registered", "who are you"}));
   register_agent(hub, 2, &hello);
-  ASSERT_EQ(hello.running.size(), 1u);
-  EXPECT_EQ(hello.running[0].dispatch_id, 5u);
-  EXPECT_EQ(hello.running[0].job, "long");
+  expect_both(hello);
+}
+
+// The loop wakes for the end of a hold by itself: with no Commit the part is
+// released and a usage report says so; a Commit after that is refused.
+TEST(AgentSocket, APartNotCommittedInTimeIsReleased) {
+  FakeHub hub;
+  AgentCoreOptions options;
+  options.prepare_hold_ms = 50;
+  AgentThread agent(hub.endpoint(), quiet_timing(), {}, options);
+  const std::string identity = register_agent(hub, 1);
+  hub.send(identity, protocol::encode(make_prepare(3, "stalled", {{"worker", 1, 2}})));
+  const auto admit = hub.next_as<protocol::Admit>(1);
+  EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).accounted_dispatches,
+            (std::vector<std::uint64_t>{3}));
+
+  const auto released = hub.next_as<protocol::UsageReport>(1);
+  EXPECT_TRUE(released.accounted_dispatches.empty());
+  EXPECT_EQ(testing::allocated_gpus(released), 0);
+
+  hub.send(identity, protocol::encode(commit_for(admit)));
+  const auto reject = hub.next_as<protocol::Reject>(1);
+  EXPECT_EQ(reject.dispatch_id, 3u);
+  EXPECT_EQ(reject.reason, "dispatch 3: prepared part expired before its commit");
+}
+
+// Prepares 1 and 2 are lost: the first answer is Prepare 3's (the socket keeps
+// the order, so an answer to either would have come first).
+TEST(AgentSocket, TestFaultDropPreparesLosesTheFirstN) {
+  FakeHub hub;
+  TestFaults faults;
+  faults.drop_prepares = 2;
+  AgentThread agent(hub.endpoint(), quiet_timing(), faults);
+  const std::string identity = register_agent(hub, 1);
+  for (std::uint64_t id = 1; id <= 3; ++id) {
+    hub.send(identity, protocol::encode(make_prepare(id, "j" + std::to_string(id), {{"w", 1}})));
+  }
+  EXPECT_EQ(hub.next_as<protocol::Admit>(1).dispatch_id, 3u);
+  EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).accounted_dispatches,
+            (std::vector<std::uint64_t>{3}));
+  // A retry of a lost one is answered now.
+  hub.send(identity, protocol::encode(make_prepare(1, "j1", {{"w", 1}})));
+  EXPECT_EQ(hub.next_as<protocol::Admit>(1).dispatch_id, 1u);
+}
+
+// Every Prepare is refused, and nothing is held: no usage report comes
+// between the Reject and the answer to the next frame.
+TEST(AgentSocket, TestFaultRejectPreparesRefusesEveryPrepare) {
+  FakeHub hub;
+  TestFaults faults;
+  faults.reject_prepares = true;
+  AgentThread agent(hub.endpoint(), quiet_timing(), faults);
+  const std::string identity = register_agent(hub, 1);
+  for (std::uint64_t id = 1; id <= 2; ++id) {
+    protocol::Prepare prepare = make_prepare(id, "small", {{"w", 1}});
+    prepare.part = 1;
+    prepare.parts = 2;
+    hub.send(identity, protocol::encode(prepare));
+    const auto reject = hub.next_as<protocol::Reject>(1);
+    EXPECT_EQ(reject.dispatch_id, id);
+    EXPECT_EQ(reject.part, 1);
+    EXPECT_EQ(reject.reason, "refused by --test-fault reject-prepares");
+  }
+  hub.send(identity, "not msgpack");
+  EXPECT_EQ(hub.next_as<protocol::ErrorReply>(1).code, "bad_frame");
+}
+
+// The loop stops by itself right after the Admit, before the usage report
+// that would follow it: the three frames the hub got are all it sent.
+TEST(AgentSocket, TestFaultExitAfterAdmitStopsRightAfterTheAdmit) {
+  FakeHub hub;
+  TestFaults faults;
+  faults.exit_after_admit = true;
+  AgentThread agent(hub.endpoint(), quiet_timing(), faults);
+  const std::string identity = register_agent(hub, 1);  // Hello, UsageReport
+  hub.send(identity, protocol::encode(make_prepare(4, "doomed", {{"w", 1, 1}})));
+  EXPECT_EQ(hub.next_as<protocol::Admit>(1).dispatch_id, 4u);
+  EXPECT_EQ(agent.join(), kExitAfterAdmitStatus);
+  EXPECT_EQ(agent.frames_sent(), 3u);
 }
 
 TEST(AgentSocket, HeartbeatsAtTheIntervalTheHubAsksFor) {

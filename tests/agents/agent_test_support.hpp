@@ -1,5 +1,5 @@
-// Builders shared by the agent tests: a small inventory, dispatches, and an
-// executor that records what it was asked to do.
+// Builders shared by the agent tests: a small inventory, Prepares and
+// Commits, and an executor that records what it was asked to do.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,21 +66,52 @@ inline protocol::TaskSpec make_task(const TaskDef& def) {
   return task;
 }
 
-// A dispatch that runs every replica of every task here.
-inline protocol::Dispatch make_dispatch(std::uint64_t id, const std::string& job,
-                                        const std::vector<TaskDef>& tasks,
-                                        std::int32_t min_available = 0,
-                                        protocol::Labels annotations = {}) {
-  protocol::Dispatch dispatch;
-  dispatch.dispatch_id = id;
-  dispatch.job.name = job;
-  dispatch.job.min_available = min_available;
-  dispatch.job.annotations = std::move(annotations);
+// Part 0 of a one-part dispatch: every replica of every task here.
+inline protocol::Prepare make_prepare(std::uint64_t id, const std::string& job,
+                                      const std::vector<TaskDef>& tasks,
+                                      std::int32_t min_available = 0,
+                                      protocol::Labels annotations = {}) {
+  protocol::Prepare prepare;
+  prepare.dispatch_id = id;
+  prepare.epoch = 1;
+  prepare.job.name = job;
+  prepare.job.min_available = min_available;
+  prepare.job.annotations = std::move(annotations);
   for (const TaskDef& def : tasks) {
-    dispatch.job.tasks.push_back(make_task(def));
-    dispatch.task_replicas[def.name] = def.replicas;
+    prepare.job.tasks.push_back(make_task(def));
+    prepare.task_replicas[def.name] = def.replicas;
+    prepare.world_size += def.replicas;
   }
-  return dispatch;
+  return prepare;
+}
+
+// The hub's Commit after `admit`: the gang meets where part 0 said.
+inline protocol::Commit commit_for(const protocol::Admit& admit) {
+  return protocol::Commit{admit.dispatch_id, admit.job, admit.part, admit.rendezvous_host,
+                          admit.rendezvous_port};
+}
+
+template <class T>
+std::vector<T> messages_of(const Outbox& out) {
+  std::vector<T> found;
+  for (const OutboundMessage& message : out.messages) {
+    if (const T* typed = std::get_if<T>(&message)) found.push_back(*typed);
+  }
+  return found;
+}
+
+// Both phases, as a hub whose every part admitted: Prepare, then (when it is
+// admitted) Commit at the rendezvous the Admit named. Returns the Admit.
+inline std::optional<protocol::Admit> prepare_and_commit(AgentCore& core,
+                                                         const protocol::Prepare& prepare,
+                                                         TimeMs now, Outbox& out) {
+  core.on_prepare(prepare, now, out);
+  for (const protocol::Admit& admit : messages_of<protocol::Admit>(out)) {
+    if (admit.dispatch_id != prepare.dispatch_id) continue;
+    core.on_commit(commit_for(admit), now, out);
+    return admit;
+  }
+  return std::nullopt;
 }
 
 // Records starts and kills; the test decides when replicas exit.
@@ -88,6 +120,7 @@ class FakeExecutor final : public Executor {
   std::string check(const protocol::JobSpec& job) const override {
     return job.annotations.count("refuse") != 0 ? "refused: " + job.annotations.at("refuse") : "";
   }
+  std::uint16_t pick_rendezvous_port() override { return rendezvous_port; }
   void start(const ReplicaLaunch& launch, TimeMs) override {
     if (fail_start_rank && *fail_start_rank == launch.key.rank) {
       throw std::runtime_error("no such file");
@@ -103,16 +136,8 @@ class FakeExecutor final : public Executor {
   std::vector<ReplicaLaunch> started;
   std::vector<ReplicaKey> killed;
   std::optional<std::uint32_t> fail_start_rank;
+  std::uint16_t rendezvous_port = 29500;
 };
-
-template <class T>
-std::vector<T> messages_of(const Outbox& out) {
-  std::vector<T> found;
-  for (const OutboundMessage& message : out.messages) {
-    if (const T* typed = std::get_if<T>(&message)) found.push_back(*typed);
-  }
-  return found;
-}
 
 inline const protocol::TaskStatus* task_status(const protocol::StatusUpdate& update,
                                                const std::string& task) {

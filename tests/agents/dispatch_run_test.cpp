@@ -12,7 +12,7 @@ namespace {
 // master-0 (rank 0), worker-0 (rank 1), worker-1 (rank 2).
 DispatchRun make_run() {
   auto job = std::make_shared<const protocol::JobSpec>(
-      testing::make_dispatch(7, "ddp", {{"master", 1}, {"worker", 2}}).job);
+      testing::make_prepare(7, "ddp", {{"master", 1}, {"worker", 2}}).job);
   std::vector<RunReplica> replicas = {{0, 0, "n0"}, {1, 0, "n0"}, {1, 1, "n1"}};
   return DispatchRun(7, job, replicas, {});
 }

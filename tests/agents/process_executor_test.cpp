@@ -1,5 +1,6 @@
 // Real /bin/sh replicas through the agent core and the process executor:
-// success, a failing replica, and cancel killing the whole process group.
+// success, a failing replica, a split part's environment, and cancel killing
+// the whole process group.
 #include "agents/process_executor.hpp"
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include "agent_test_support.hpp"
@@ -22,8 +24,9 @@
 namespace gantry::agents {
 namespace {
 
-using testing::make_dispatch;
+using testing::make_prepare;
 using testing::messages_of;
+using testing::prepare_and_commit;
 using namespace std::chrono_literals;
 
 std::string read_file(const std::filesystem::path& path) {
@@ -76,20 +79,19 @@ struct ProcessExecutorTest : ::testing::Test {
 };
 
 TEST_F(ProcessExecutorTest, SuccessfulReplicasCompleteWithTheirEnvironmentAndLogs) {
-  protocol::Dispatch dispatch =
-      make_dispatch(11, "hello",
-                    {{"master", 1, 0, 1, {}, shell("echo master")},
-                     {"worker",
-                      2,
-                      0,
-                      1,
-                      {},
-                      shell("echo job=$GANTRY_JOB task=$GANTRY_TASK index=$GANTRY_REPLICA_INDEX "
-                            "rank=$RANK world=$WORLD_SIZE addr=$MASTER_ADDR port=$MASTER_PORT "
-                            "custom=$CUSTOM; echo to-stderr >&2")}});
+  protocol::Prepare dispatch =
+      make_prepare(11, "hello",
+                   {{"master", 1, 0, 1, {}, shell("echo master")},
+                    {"worker",
+                     2,
+                     0,
+                     1,
+                     {},
+                     shell("echo job=$GANTRY_JOB task=$GANTRY_TASK index=$GANTRY_REPLICA_INDEX "
+                           "rank=$RANK world=$WORLD_SIZE addr=$MASTER_ADDR port=$MASTER_PORT "
+                           "custom=$CUSTOM; echo to-stderr >&2")}});
   dispatch.job.tasks[1].containers[0].env = {{"CUSTOM", "from-spec"}};
-  core->on_dispatch(dispatch, 0, out);
-  ASSERT_EQ(messages_of<protocol::Admit>(out).size(), 1u);
+  ASSERT_TRUE(prepare_and_commit(*core, dispatch, 0, out).has_value());
 
   ASSERT_TRUE(run_until([&] { return over(); }));
   EXPECT_EQ(final_update()->phase, "Completed");
@@ -115,11 +117,11 @@ TEST_F(ProcessExecutorTest, SuccessfulReplicasCompleteWithTheirEnvironmentAndLog
 }
 
 TEST_F(ProcessExecutorTest, ExitCodeThreeFailsTheJobNamingTheReplicaAndKillsTheRest) {
-  const protocol::Dispatch dispatch =
-      make_dispatch(12, "fails",
-                    {{"master", 1, 0, 1, {}, shell("exec sleep 1000")},
-                     {"worker", 1, 0, 1, {}, shell("exit 3")}});
-  core->on_dispatch(dispatch, 0, out);
+  const protocol::Prepare dispatch =
+      make_prepare(12, "fails",
+                   {{"master", 1, 0, 1, {}, shell("exec sleep 1000")},
+                    {"worker", 1, 0, 1, {}, shell("exit 3")}});
+  prepare_and_commit(*core, dispatch, 0, out);
   ASSERT_TRUE(run_until([&] { return over(); }));
   EXPECT_EQ(final_update()->phase, "Failed");
   EXPECT_EQ(final_update()->message, "replica worker-0 (rank 1) exited with code 3");
@@ -128,8 +130,9 @@ TEST_F(ProcessExecutorTest, ExitCodeThreeFailsTheJobNamingTheReplicaAndKillsTheR
 }
 
 TEST_F(ProcessExecutorTest, CommandThatDoesNotExistFailsNamingTheReplica) {
-  core->on_dispatch(make_dispatch(13, "typo", {{"w", 1, 0, 1, {}, {"/nonexistent/gantry-binary"}}}),
-                    0, out);
+  prepare_and_commit(*core,
+                     make_prepare(13, "typo", {{"w", 1, 0, 1, {}, {"/nonexistent/gantry-binary"}}}),
+                     0, out);
   ASSERT_TRUE(run_until([&] { return over(); }));
   EXPECT_EQ(final_update()->phase, "Failed");
   EXPECT_NE(final_update()->message.find("replica w-0 (rank 0) could not start"), std::string::npos)
@@ -137,11 +140,63 @@ TEST_F(ProcessExecutorTest, CommandThatDoesNotExistFailsNamingTheReplica) {
 }
 
 TEST_F(ProcessExecutorTest, JobWithoutCommandIsRejected) {
-  core->on_dispatch(make_dispatch(14, "nocmd", {{"w", 1}}), 0, out);
+  core->on_prepare(make_prepare(14, "nocmd", {{"w", 1}}), 0, out);
   const auto rejects = messages_of<protocol::Reject>(out);
   ASSERT_EQ(rejects.size(), 1u);
   EXPECT_NE(rejects[0].reason.find("containers[0].command"), std::string::npos)
       << rejects[0].reason;
+}
+
+std::map<std::string, std::string> environment_in(const std::filesystem::path& file) {
+  std::map<std::string, std::string> env;
+  std::istringstream lines(read_file(file));
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t equals = line.find('=');
+    if (equals != std::string::npos) env[line.substr(0, equals)] = line.substr(equals + 1);
+  }
+  return env;
+}
+
+// Part 1 of a 2-part gang of 5 replicas (master + 4 workers), this part
+// holding workers 2 and 3 (global ranks 3 and 4): each real replica writes its
+// environment to a file, and it places the replica in the whole gang.
+TEST_F(ProcessExecutorTest, ASplitPartsReplicasFormOneWorldWithTheOtherParts) {
+  const std::filesystem::path out_dir = work_dir / "env";
+  std::filesystem::create_directories(out_dir);
+  const std::string write_env = "env > " + out_dir.string() + "/$GANTRY_TASK-$GANTRY_REPLICA_INDEX";
+  protocol::Prepare prepare = make_prepare(
+      21, "split",
+      {{"master", 1, 0, 1, {}, shell(write_env)}, {"worker", 4, 0, 1, {}, shell(write_env)}});
+  prepare.task_replicas = {{"worker", 2}};
+  prepare.part = 1;
+  prepare.parts = 2;
+  prepare.epoch = 3;
+  prepare.rank_offset = 3;
+  prepare.world_size = 5;
+  prepare.task_index_offsets = {{"master", 1}, {"worker", 2}};
+  core->on_prepare(prepare, 0, out);
+  const auto admits = messages_of<protocol::Admit>(out);
+  ASSERT_EQ(admits.size(), 1u);
+  EXPECT_EQ(admits[0].rendezvous_port, 0);  // part 0's agent names the rendezvous
+  core->on_commit(protocol::Commit{21, "split", 1, "192.0.2.10", 29555}, 0, out);
+  ASSERT_TRUE(run_until([&] { return over(); }));
+  ASSERT_EQ(final_update()->phase, "Completed") << final_update()->message;
+
+  for (int index : {2, 3}) {
+    const auto env = environment_in(out_dir / ("worker-" + std::to_string(index)));
+    EXPECT_EQ(env.at("RANK"), std::to_string(index + 1));  // rank_offset 3 + local rank
+    EXPECT_EQ(env.at("WORLD_SIZE"), "5");
+    EXPECT_EQ(env.at("GANTRY_REPLICA_INDEX"), std::to_string(index));
+    EXPECT_EQ(env.at("MASTER_ADDR"), "192.0.2.10");
+    EXPECT_EQ(env.at("MASTER_PORT"), "29555");
+    EXPECT_EQ(env.at("GANTRY_CLUSTER"), "test");
+    EXPECT_EQ(env.at("GANTRY_DISPATCH_ID"), "21");
+    EXPECT_EQ(env.at("GANTRY_EPOCH"), "3");
+    EXPECT_EQ(env.at("GANTRY_JOB"), "split");
+    EXPECT_EQ(env.at("GANTRY_TASK"), "worker");
+  }
+  EXPECT_FALSE(std::filesystem::exists(out_dir / "master-0"));                // part 0's
+  EXPECT_TRUE(std::filesystem::exists(work_dir / "split" / "worker-3.log"));  // by global index
 }
 
 int pidfd_open(pid_t pid) {
@@ -157,8 +212,9 @@ TEST_F(ProcessExecutorTest, CancelKillsTheReplicasWholeProcessGroup) {
   const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0);
 
-  core->on_dispatch(
-      make_dispatch(
+  prepare_and_commit(
+      *core,
+      make_prepare(
           15, "long",
           {{"w", 1, 0, 1, {}, shell("sleep 1000 & echo $! > " + fifo.string() + "; wait")}}),
       0, out);

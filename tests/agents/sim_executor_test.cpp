@@ -16,7 +16,7 @@ ReplicaLaunch launch_of(const protocol::JobSpec& job, std::uint64_t dispatch, st
 }
 
 protocol::JobSpec job_with(protocol::Labels annotations) {
-  return testing::make_dispatch(1, "sim", {{"worker", 2}}, 0, std::move(annotations)).job;
+  return testing::make_prepare(1, "sim", {{"worker", 2}}, 0, std::move(annotations)).job;
 }
 
 TEST(SimExecutor, ReplicaEndsAfterTheAnnotatedDurationWithTheAnnotatedCode) {
