@@ -162,16 +162,20 @@ class Scheduler {
     self_->send(self_, schedule_atom_v);
   }
 
-  // A pass at `at` (a backoff runs out then).
-  void request_pass_at(hub::TimeMs at) {
-    const hub::TimeMs delay = std::max<hub::TimeMs>(0, at - now());
-    self_->delayed_send(self_, std::chrono::milliseconds(delay), tick_atom_v);
+  // A pass when the next backoff runs out (a job may then go where it was
+  // refused), unless one is already due by then.
+  void wake_for_backoffs(hub::TimeMs at) {
+    const hub::TimeMs end = core_.next_backoff_end(at);
+    if (end == 0 || (wake_at_ > at && wake_at_ <= end)) return;
+    wake_at_ = end;
+    self_->delayed_send(self_, std::chrono::milliseconds(end - at), tick_atom_v);
   }
 
   void run_pass() {
     pass_queued_ = false;
     const hub::TimeMs at = now();
     const std::vector<hub::Decision>& decisions = core_.schedule(at);
+    wake_for_backoffs(at);
     if (decisions.empty()) return;
     std::vector<StopOrder> evictions;
     std::vector<DispatchRecord> records;
@@ -320,7 +324,6 @@ class Scheduler {
     send_stops(out);
     send_commits(out.commits);
     if (out.pass_wanted) request_pass();
-    if (out.pass_at > 0) request_pass_at(out.pass_at);
   }
 
   void send_stops(hub::Outbox& out) {
@@ -484,6 +487,7 @@ class Scheduler {
   std::vector<std::int64_t> store_rows_;  // by JobId; 0 when not stored
   LastSeen last_seen_;
   bool pass_queued_ = false;
+  hub::TimeMs wake_at_ = 0;     // when the pending backoff wake-up fires; 0: none
   hub::Reconciler reconciler_;  // after core_, which it drives
   hub::Outbox outbox_;
 };

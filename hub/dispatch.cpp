@@ -53,6 +53,13 @@ void SchedulerCore::back_off(Job& job, ClusterIndex cluster, TimeMs now) {
   TimeMs wait = options_.backoff_base_ms;
   for (std::int32_t i = 1; i < found->refusals && wait < options_.backoff_max_ms; ++i) wait *= 2;
   found->until = now + std::min(wait, options_.backoff_max_ms);
+  backoff_ends_.emplace(found->until, job_index(job));
+}
+
+TimeMs SchedulerCore::next_backoff_end(TimeMs now) {
+  while (!backoff_ends_.empty() && backoff_ends_.begin()->first <= now)
+    backoff_ends_.erase(backoff_ends_.begin());
+  return backoff_ends_.empty() ? 0 : backoff_ends_.begin()->first;
 }
 
 TimeMs SchedulerCore::backed_off_until(JobId id, ClusterIndex cluster) const {

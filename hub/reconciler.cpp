@@ -118,8 +118,6 @@ void Reconciler::requeue_unlisted(ClusterIndex index, const protocol::Hello& hel
     const std::vector<ClusterIndex> others =
         core_.part_rejected(id, index, "agent no longer holds it", now);
     stop_parts(id, core_.job(job).name, committed, others, "another part was lost", out);
-    // part_rejected backed the cluster off for the job: a pass once every such backoff ran out.
-    out.pass_at = std::max(out.pass_at, core_.backed_off_until(job, index));
     out.events.push_back(
         JobEvent{job, now, "requeued: the agent on " + hello.cluster + " no longer runs it"});
     warn(out, "job " + core_.job(job).name + ": cluster " + hello.cluster +
@@ -447,7 +445,6 @@ void Reconciler::on_reject(const std::string& cluster, const protocol::Reject& m
   info(out,
        "job " + core_.job(job).name + " rejected by cluster " + cluster + ": " + message.reason);
   out.pass_wanted = true;
-  out.pass_at = until;
 }
 
 void Reconciler::on_status(const std::string& cluster, protocol::StatusUpdate update, TimeMs now,

@@ -65,8 +65,9 @@ struct Outbox {
   std::vector<JobEvent> events;
   std::vector<JobEnd> ends;
   std::vector<LogLine> log;
-  bool pass_wanted = false;  // the core changed: a scheduling pass may place more
-  TimeMs pass_at = 0;        // a pass is wanted then too (a backoff runs out); 0: none
+  // The core changed: a scheduling pass may place more. (A pass that a
+  // backoff running out allows later: SchedulerCore::next_backoff_end.)
+  bool pass_wanted = false;
 
   // Empties it, keeping its capacity for the next input.
   void clear() {
@@ -77,7 +78,6 @@ struct Outbox {
     ends.clear();
     log.clear();
     pass_wanted = false;
-    pass_at = 0;
   }
 };
 

@@ -359,7 +359,8 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   for (const DispatchPart& part : dispatch.parts) {
     if (part.awaiting_report) {
       release(clusters_[part.cluster], part.assignment);
-      if (clusters_[part.cluster].ready() && !clusters_[part.cluster].cordoned()) pass_.pool_free += part.held;
+      if (clusters_[part.cluster].ready() && !clusters_[part.cluster].cordoned())
+        pass_.pool_free += part.held;
     }
     running_on_[part.cluster].erase(running);
   }

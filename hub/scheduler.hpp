@@ -244,6 +244,9 @@ class SchedulerCore {
   void set_rendezvous(DispatchId dispatch, std::string host, std::int32_t port);
   // When the job may be tried on the cluster again (0: not backed off).
   TimeMs backed_off_until(JobId job, ClusterIndex cluster) const;
+  // The earliest time after `now` at which a backoff runs out, when a pass
+  // may place what it could not before; 0 when none is running.
+  TimeMs next_backoff_end(TimeMs now);
 
   // ---- the same for every part at once: a hub whose agents answer at once
   // (the simulator, the benchmarks, tests).
@@ -373,7 +376,8 @@ class SchedulerCore {
   std::vector<Job> jobs_;
   std::unordered_map<std::string, JobId> job_by_name_;
   std::unordered_map<DispatchId, Dispatch> dispatches_;
-  std::set<SlaKey> sla_watch_;  // pending jobs with an SLA waiting time
+  std::set<SlaKey> sla_watch_;                       // pending jobs with an SLA waiting time
+  std::set<std::pair<TimeMs, JobId>> backoff_ends_;  // when each backoff runs out
   std::size_t pending_total_ = 0;
   std::uint64_t next_sequence_ = 1;
   DispatchId next_dispatch_ = 1;

@@ -128,7 +128,7 @@ TEST_F(FencingTest, ARejectedPartAbortsTheAdmittedOnesAndBacksOffItsCluster) {
   EXPECT_TRUE(refused.cancels.empty()) << "nothing started: abort, not cancel";
   EXPECT_EQ(refused.aborts[0].dispatch, d);
   EXPECT_EQ(job("pair").phase, JobPhase::kPending);
-  EXPECT_EQ(refused.pass_at, now + 1'000);
+  EXPECT_EQ(core.next_backoff_end(now), now + 1'000);
   const std::vector<Decision>& again = core.schedule(now);
   ASSERT_EQ(again.size(), 1u);
   std::vector<std::string> parts;

@@ -86,6 +86,7 @@ TEST_F(TwoPhaseTest, BackoffDoublesWithEachRefusalUpToTheCap) {
         core.part_rejected(job("job").dispatch, c, "no room", now);
     EXPECT_TRUE(others.empty());
     EXPECT_EQ(core.backed_off_until(id, c), now + wait);
+    EXPECT_EQ(core.next_backoff_end(now), now + wait) << "when a pass may place it again";
     EXPECT_TRUE(scheduled_names().empty());
     now += wait;
   }
