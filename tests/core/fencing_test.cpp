@@ -7,36 +7,18 @@
 
 #include <algorithm>
 
-#include "hub/reconciler.hpp"
-#include "tests/core/core_harness.hpp"
+#include "tests/core/reconciler_harness.hpp"
 
 namespace gantry::hub {
 namespace {
 
-constexpr DispatchId kThisHubsFirstId = DispatchId{2} << 40;
-constexpr DispatchId kEarlierHubsId = 7;
+using testing::clusters_of;
+using testing::has_event;
+using testing::kEarlierHubsId;
+using testing::kThisHubsFirstId;
 
-bool has_event(const Outbox& out, JobId job, const std::string& text) {
-  return std::any_of(out.events.begin(), out.events.end(), [&](const JobEvent& event) {
-    return event.job == job && event.text.find(text) != std::string::npos;
-  });
-}
-
-std::vector<std::string> clusters_of(const std::vector<AgentCancel>& orders) {
-  std::vector<std::string> out;
-  for (const AgentCancel& order : orders) out.push_back(order.cluster);
-  return out;
-}
-
-class FencingTest : public testing::CoreHarness {
+class FencingTest : public testing::ReconcilerHarness {
  protected:
-  FencingTest() : CoreHarness(options()), reconciler(core) { now = 5'000; }
-  static SchedulerOptions options() {
-    SchedulerOptions options;
-    options.first_dispatch_id = kThisHubsFirstId + 1;
-    return options;
-  }
-
   // A cluster that said Hello and reported `nodes` 8-GPU nodes named <name>-<i>.
   void join(const std::string& name, int node_count = 1, Labels labels = {}) {
     Outbox out;
@@ -99,7 +81,29 @@ class FencingTest : public testing::CoreHarness {
   }
   JobId id(const std::string& name) const { return *core.find_job(name); }
 
-  Reconciler reconciler;
+  // "pair" split over east and west, every part admitted and committed.
+  DispatchId committed_pair() {
+    join("east");
+    join("west");
+    const DispatchId d = dispatched("pair", 2, /*split=*/true);
+    admit("east", d, "pair", 0);
+    admit("west", d, "pair", 1);
+    return d;
+  }
+  // "job" running on one of east and west: which, and the other.
+  struct OnOne {
+    DispatchId dispatch;
+    std::string cluster;
+    std::string other;
+  };
+  OnOne job_running_on_one() {
+    join("east");
+    join("west");
+    const DispatchId d = dispatched("job");
+    const std::string first = core.cluster(core.find_dispatch(d)->parts[0].cluster).name();
+    run(first, d, "job");
+    return OnOne{d, first, first == "east" ? "west" : "east"};
+  }
 };
 
 // ------------------------------------------------------------------ split gangs
@@ -141,11 +145,7 @@ TEST_F(FencingTest, ARejectedPartAbortsTheAdmittedOnesAndBacksOffItsCluster) {
 }
 
 TEST_F(FencingTest, AFailedPartStopsTheOtherParts) {
-  join("east");
-  join("west");
-  const DispatchId d = dispatched("pair", 2, /*split=*/true);
-  admit("east", d, "pair", 0);
-  admit("west", d, "pair", 1);
+  const DispatchId d = committed_pair();
   const Outbox done = status("east", d, "pair", "Completed");
   EXPECT_EQ(job("pair").phase, JobPhase::kRunning) << "west still runs";
   EXPECT_TRUE(done.ends.empty());
@@ -158,12 +158,7 @@ TEST_F(FencingTest, AFailedPartStopsTheOtherParts) {
 // ------------------------------------------------------------------ leases and fencing
 
 TEST_F(FencingTest, ASilentClusterKeepsItsJobsUntilTheLostGraceThenTheyMove) {
-  join("east");
-  join("west");
-  const DispatchId d = dispatched("job");
-  const std::string first = core.cluster(core.find_dispatch(d)->parts[0].cluster).name();
-  const std::string other = first == "east" ? "west" : "east";
-  run(first, d, "job");
+  const auto [d, first, other] = job_running_on_one();
 
   const Outbox silent = cluster_event<&Reconciler::on_cluster_silent>(first);
   EXPECT_FALSE(core.cluster(*core.find_cluster(first)).ready());
@@ -185,12 +180,7 @@ TEST_F(FencingTest, ASilentClusterKeepsItsJobsUntilTheLostGraceThenTheyMove) {
 }
 
 TEST_F(FencingTest, AReturningClustersStaleRunIsStoppedAndItsEndChangesNothing) {
-  join("east");
-  join("west");
-  const DispatchId old_dispatch = dispatched("job");
-  const std::string first = core.cluster(core.find_dispatch(old_dispatch)->parts[0].cluster).name();
-  const std::string other = first == "east" ? "west" : "east";
-  run(first, old_dispatch, "job");
+  const auto [old_dispatch, first, other] = job_running_on_one();
   cluster_event<&Reconciler::on_cluster_silent>(first);
   cluster_event<&Reconciler::on_cluster_lost>(first);
   const std::vector<Decision> moved = core.schedule(now);
@@ -226,11 +216,7 @@ TEST_F(FencingTest, AStalePreparedPartIsAbortedNotCancelled) {
 }
 
 TEST_F(FencingTest, ALostSplitPartStopsItsPartsOnTheOtherClusters) {
-  join("east");
-  join("west");
-  const DispatchId d = dispatched("pair", 2, /*split=*/true);
-  admit("east", d, "pair", 0);
-  admit("west", d, "pair", 1);
+  committed_pair();
   const Outbox lost = cluster_event<&Reconciler::on_cluster_lost>("west");
   EXPECT_EQ(job("pair").phase, JobPhase::kPending);
   std::vector<std::string> stopped = clusters_of(lost.cancels);
@@ -242,11 +228,7 @@ TEST_F(FencingTest, ALostSplitPartStopsItsPartsOnTheOtherClusters) {
 // ------------------------------------------------------------------ operators
 
 TEST_F(FencingTest, DrainStopsTheJobAndMovesItOnceItsAgentSaysItStopped) {
-  join("east");
-  join("west");
-  const DispatchId d = dispatched("job");
-  const std::string first = core.cluster(core.find_dispatch(d)->parts[0].cluster).name();
-  run(first, d, "job");
+  const auto [d, first, other] = job_running_on_one();
   Outbox drained;
   EXPECT_EQ(reconciler.drain(first, now, drained), std::nullopt);
   EXPECT_EQ(clusters_of(drained.cancels), std::vector<std::string>{first});

@@ -4,31 +4,17 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
-#include "tests/core/core_harness.hpp"
+#include "tests/core/reconciler_harness.hpp"
 
 namespace gantry::hub {
 namespace {
 
-constexpr DispatchId kThisHubsFirstId = DispatchId{2} << 40;
-constexpr DispatchId kEarlierHubsId = 7;  // what "long" ran under before the restart
+using testing::has_event;
+using testing::kEarlierHubsId;  // what "long" ran under before the restart
+using testing::kThisHubsFirstId;
 
-bool has_event(const Outbox& out, JobId job, const std::string& text) {
-  return std::any_of(out.events.begin(), out.events.end(), [&](const JobEvent& event) {
-    return event.job == job && event.text.find(text) != std::string::npos;
-  });
-}
-
-class ReconcilerTest : public testing::CoreHarness {
+class ReconcilerTest : public testing::ReconcilerHarness {
  protected:
-  ReconcilerTest() : CoreHarness(options()), reconciler(core) { now = 5'000; }
-  static SchedulerOptions options() {
-    SchedulerOptions options;
-    options.first_dispatch_id = kThisHubsFirstId + 1;
-    return options;
-  }
-
   JobId submit(const std::string& name) {
     JobRequest request;
     request.name = name;
@@ -114,7 +100,6 @@ class ReconcilerTest : public testing::CoreHarness {
     EXPECT_EQ(out.ends[0].job, *core.find_job(name));
     EXPECT_EQ(out.ends[0].phase, phase);
   }
-  Reconciler reconciler;
 };
 
 // ---- after a hub restart
