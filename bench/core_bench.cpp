@@ -69,7 +69,7 @@ class CoreBench {
       }
       const hub::ClusterIndex index = core_.add_cluster(name);
       core_.report_usage(index, nodes, {});
-      core_.set_cluster_ready(index, true, 0);
+      core_.set_cluster_ready(index, true);
     }
   }
 

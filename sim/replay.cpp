@@ -56,7 +56,7 @@ class ReplayEngine {
     for (const auto& cluster : clusters_) {
       const hub::ClusterIndex index = core_.add_cluster(cluster.name);
       core_.report_usage(index, cluster.nodes, {});
-      core_.set_cluster_ready(index, true, 0);
+      core_.set_cluster_ready(index, true);
       empty_clusters_.push_back(core_.cluster(index));
     }
     fits_cache_.resize(clusters_.size());
