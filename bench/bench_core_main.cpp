@@ -26,10 +26,11 @@ struct Percentiles {
 void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, const Percentiles& p) {
   std::printf(
       "gantry-bench-core: %u clusters x %u nodes x 8 GPUs, %u queues (%s), %u pending jobs "
-      "(mean %.2f GPUs), seed %llu\n",
+      "(mean %.2f GPUs), seed %llu, placement %s, split %s\n",
       options.clusters, options.nodes, options.queues,
       options.strategy == gantry::hub::QueueStrategy::kStrictFifo ? "fifo" : "firstfit",
-      options.jobs, r.mean_job_gpus, static_cast<unsigned long long>(options.seed));
+      options.jobs, r.mean_job_gpus, static_cast<unsigned long long>(options.seed),
+      options.placement.c_str(), options.split ? "on" : "off");
   std::printf("%-40s %10s %10s %12s %12s %12s\n", "phase", "count", "seconds", "per_s", "p50_us",
               "p99_us");
   std::printf("%-40s %10u %10.2f %12.0f\n", "submit (jobs)", options.jobs, r.submit_seconds,
@@ -75,13 +76,14 @@ int main(int argc, char** argv) {
         "\"bytes_per_pending_job\":%.1f,\"pass_p50_us\":%.1f,\"pass_p99_us\":%.1f,"
         "\"dispatches_per_s\":%.1f,\"first_pass_decisions_per_s\":%.1f,\"submits_per_s\":%.1f,"
         "\"events\":%zu,\"evictions\":%zu,\"clusters\":%u,\"nodes_per_cluster\":%u,\"queues\":%u,"
-        "\"jobs\":%u}\n",
+        "\"jobs\":%u,\"placement\":\"%s\",\"split\":%s}\n",
         per_second(static_cast<double>(r.attempts), r.schedule_seconds), p.decision_p50_us,
         p.decision_p99_us, static_cast<double>(r.memory_bytes) / options.jobs, p.pass_p50_us,
         p.pass_p99_us, per_second(static_cast<double>(r.decisions), r.schedule_seconds),
         per_second(static_cast<double>(r.first_pass_decisions), r.first_pass_seconds),
         per_second(options.jobs, r.submit_seconds), r.events, r.evictions, options.clusters,
-        options.nodes, options.queues, options.jobs);
+        options.nodes, options.queues, options.jobs, options.placement.c_str(),
+        options.split ? "true" : "false");
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "gantry-bench-core: " << error.what() << "\n";

@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <queue>
 #include <random>
+#include <stdexcept>
 
 #include "bench/gpu_sizes.hpp"
 #include "bench/process_memory.hpp"
 #include "hub/gang.hpp"
+#include "hub/placement_policy.hpp"
 
 namespace gantry::bench {
 namespace {
@@ -35,6 +37,11 @@ hub::SchedulerOptions scheduler_options(const CoreBenchOptions& options) {
   hub::SchedulerOptions core_options;
   core_options.default_strategy = options.strategy;
   if (!options.evictions) core_options.reclaim = core_options.preemption = false;
+  const hub::PlacementPolicy* placement = hub::find_placement_policy(options.placement);
+  if (placement == nullptr)
+    throw std::invalid_argument("--placement: expected one of " + hub::placement_policy_names() +
+                                " (got \"" + options.placement + "\")");
+  core_options.placement = *placement;
   return core_options;
 }
 
@@ -69,7 +76,7 @@ class CoreBench {
       }
       const hub::ClusterIndex index = core_.add_cluster(name);
       core_.report_usage(index, nodes, {});
-      core_.set_cluster_ready(index, true, 0);
+      core_.set_cluster_ready(index, true);
     }
   }
 
@@ -85,6 +92,7 @@ class CoreBench {
     request.name = "j" + std::to_string(next_job_++);
     request.queue = "q" + std::to_string(random_() % options_.queues);
     request.gang = hub::make_gpu_gang(sizes_(random_), kGpusPerNode);
+    request.split_allowed = options_.split;
     core_.submit(std::move(request), now);
   }
 
@@ -103,9 +111,12 @@ class CoreBench {
     const std::vector<hub::Decision>& decisions = core_.schedule(now);
     seconds = seconds_since(start);
     std::size_t dispatches = 0;
+    hub::DispatchId last_evicted = 0;
     for (const hub::Decision& decision : decisions) {
+      // A split dispatch is evicted with one decision per part, one after another.
       if (decision.kind == hub::Decision::Kind::kEvict) {
-        ++result_.evictions;
+        if (decision.dispatch != last_evicted) ++result_.evictions;
+        last_evicted = decision.dispatch;
         continue;
       }
       ++dispatches;
@@ -137,7 +148,8 @@ class CoreBench {
       result_.decisions += timed_pass(ended.end_ms, seconds);
       const std::uint64_t attempts = core_.placement_attempts() - attempts_before;
       result_.attempts += attempts;
-      if (attempts > 0) result_.decision_us.push_back(seconds * 1e6 / static_cast<double>(attempts));
+      if (attempts > 0)
+        result_.decision_us.push_back(seconds * 1e6 / static_cast<double>(attempts));
       result_.schedule_seconds += seconds;
       result_.pass_us.push_back(seconds * 1e6);
       ++result_.events;

@@ -22,7 +22,9 @@ struct CoreBenchOptions {
   double max_seconds = 120;        // ... or until this much time was spent scheduling
   std::uint64_t seed = 1;
   hub::QueueStrategy strategy = hub::QueueStrategy::kBestEffortFifo;
-  bool evictions = true;  // the core's reclaim and preemption, as the hub runs it
+  bool evictions = true;              // the core's reclaim and preemption, as the hub runs it
+  std::string placement = "binpack";  // the core's placement policy (the hub's default)
+  bool split = false;                 // every job gantry.io/split: allowed
   std::optional<std::filesystem::path> trace_dir;  // draw sizes from the real traces
   bool help = false;
 };

@@ -1,5 +1,6 @@
 #include "bench/core_bench.hpp"
 #include "config/command_line.hpp"
+#include "hub/placement_policy.hpp"
 
 namespace gantry::bench {
 namespace {
@@ -10,6 +11,12 @@ hub::QueueStrategy policy(const std::string& text) {
   if (text == "fifo") return hub::QueueStrategy::kStrictFifo;
   if (text == "firstfit") return hub::QueueStrategy::kBestEffortFifo;
   throw std::invalid_argument("expected fifo or firstfit");
+}
+
+std::string placement(const std::string& text) {
+  if (hub::find_placement_policy(text) == nullptr)
+    throw std::invalid_argument("expected one of " + hub::placement_policy_names());
+  return text;
 }
 
 template <typename Number>
@@ -26,7 +33,8 @@ void define(CLI::App& app, CoreBenchOptions& options) {
       "usage: gantry-bench-core [--clusters 100] [--nodes 1000] [--queues 1000] [--jobs 1000000]\n"
       "                         [--events 1000] [--max-seconds 120] [--seed 1] [--policy "
       "firstfit|fifo]\n"
-      "                         [--trace-dir DIR] [--no-evictions]\n");
+      "                         [--trace-dir DIR] [--no-evictions]\n"
+      "                         [--placement binpack|spread|gpu-available] [--split]\n");
   app.set_help_flag("--help", "Print this help message and exit");
   app.description(
       "Submits --jobs gang jobs (sizes drawn like the ITP traces) into --queues queues over "
@@ -54,6 +62,11 @@ void define(CLI::App& app, CoreBenchOptions& options) {
       ->type_name("DIR");
   cl::add_switch_off(app, "--no-evictions", options.evictions,
                      "run the core without reclaim and preemption");
+  cl::add_read<std::string>(app, "--placement", options.placement, placement,
+                            "the core's placement policy (default binpack, the hub's)")
+      ->type_name("binpack|spread|gpu-available");
+  app.add_flag("--split", options.split,
+               "every job may be split across clusters (gantry.io/split: allowed)");
 }
 
 }  // namespace

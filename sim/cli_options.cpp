@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "config/command_line.hpp"
+#include "hub/placement_policy.hpp"
 
 namespace gantry::sim {
 namespace {
@@ -68,6 +69,13 @@ Policy policy(const std::string& text) {
   return *policy;
 }
 
+// A name the core registers (hub::find_placement_policy).
+std::string placement(const std::string& text) {
+  if (hub::find_placement_policy(text) == nullptr)
+    throw std::invalid_argument("expected one of " + hub::placement_policy_names());
+  return text;
+}
+
 void define(CLI::App& app, SimOptions& options) {
   cl::configure(app, "usage: gantry-sim --trace-dir DIR [options]\n");
   app.description(
@@ -101,6 +109,12 @@ void define(CLI::App& app, SimOptions& options) {
                        "strict FIFO, skip-what-does-not-fit, or (pooled only) one\n"
                        "weighted queue per trace file with reclaim (default fifo)")
       ->type_name("fifo|firstfit|fairshare");
+  cl::add_read<std::string>(app, "--placement", config.placement, placement,
+                            "the core's cluster and node choice (default binpack, the hub's)")
+      ->type_name("binpack|spread|gpu-available");
+  app.add_flag("--split", config.split,
+               "pooled only: a gang no single cluster has room for may span several\n"
+               "(every job gets gantry.io/split: allowed)");
   cl::add_read<std::vector<std::int32_t>>(
       app, "--weights", config.weights, weights,
       "fairshare: queue weights, same order as --clusters (default 1 each)")

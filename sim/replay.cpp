@@ -1,13 +1,12 @@
 #include "sim/replay.hpp"
 
 #include <algorithm>
-#include <map>
 #include <queue>
 #include <stdexcept>
 
 #include "hub/gang.hpp"
-#include "hub/placement.hpp"
 #include "hub/scheduler.hpp"
+#include "sim/empty_pool_fit.hpp"
 #include "sim/pass_decisions.hpp"
 #include "sim/replay_queues.hpp"
 
@@ -29,7 +28,12 @@ class ReplayEngine {
  public:
   ReplayEngine(const std::vector<SimCluster>& clusters, const std::vector<Trace>& traces,
                const ReplayConfig& config)
-      : clusters_(clusters), traces_(traces), config_(config), core_(scheduler_options(config)) {
+      : clusters_(clusters),
+        traces_(traces),
+        config_(config),
+        options_(scheduler_options(config)),
+        core_(options_),
+        empty_pool_(options_) {
     if (clusters.size() != traces.size())
       throw std::invalid_argument("replay: " + std::to_string(traces.size()) + " traces but " +
                                   std::to_string(clusters.size()) + " clusters");
@@ -56,10 +60,9 @@ class ReplayEngine {
     for (const auto& cluster : clusters_) {
       const hub::ClusterIndex index = core_.add_cluster(cluster.name);
       core_.report_usage(index, cluster.nodes, {});
-      core_.set_cluster_ready(index, true, 0);
-      empty_clusters_.push_back(core_.cluster(index));
+      core_.set_cluster_ready(index, true);
+      empty_pool_.add_cluster(core_.cluster(index));
     }
-    fits_cache_.resize(clusters_.size());
   }
 
   void make_outcomes() {
@@ -117,34 +120,30 @@ class ReplayEngine {
     }
   }
 
-  // A job that no allowed cluster could hold even when empty would block a
-  // strict-FIFO queue forever; it is left out and reported as unschedulable.
+  // A job that no allowed cluster could hold even when empty (nor, with
+  // --split, the empty clusters together) would block a strict-FIFO queue
+  // forever; it is left out and reported as unschedulable.
   void submit(std::uint32_t index, hub::TimeMs now) {
     const JobOutcome& outcome = result_.jobs[index];
     const Trace& trace = traces_[outcome.trace];
     hub::JobRequest request;
     request.gang = hub::make_gpu_gang(outcome.gpus, kGpusPerNode);
-    if (!fits_some_allowed_cluster(outcome, request.gang)) return;
+    if (!could_ever_run(outcome, request.gang)) return;
     request.name = trace.cluster_name + "/" + trace.jobs[outcome.row].id;
     request.queue = queue_for(trace, config_);
     if (config_.mode == Mode::kIsolated) request.allowed_clusters = {clusters_[outcome.trace].name};
+    request.split_allowed = config_.split;
     request.sla_waiting_ms = config_.sla_ms;
     const hub::JobId id = core_.submit(std::move(request), now);
     if (id >= outcome_of_job_.size()) outcome_of_job_.resize(id + 1, 0);
     outcome_of_job_[id] = index;
   }
 
-  bool fits_some_allowed_cluster(const JobOutcome& outcome, const hub::GangShape& gang) {
-    if (config_.mode == Mode::kIsolated) return fits_empty(outcome.trace, outcome.gpus, gang);
-    for (std::uint32_t c = 0; c < clusters_.size(); ++c)
-      if (fits_empty(c, outcome.gpus, gang)) return true;
-    return false;
-  }
-
-  bool fits_empty(std::uint32_t cluster, std::int64_t gpus, const hub::GangShape& gang) {
-    auto [it, inserted] = fits_cache_[cluster].try_emplace(gpus, false);
-    if (inserted) it->second = placer_.check(empty_clusters_[cluster], gang).fits;
-    return it->second;
+  bool could_ever_run(const JobOutcome& outcome, const hub::GangShape& gang) {
+    if (config_.mode == Mode::kIsolated)
+      return empty_pool_.fits_cluster(outcome.trace, outcome.gpus, gang);
+    return empty_pool_.fits_some_cluster(outcome.gpus, gang) ||
+           (config_.split && empty_pool_.fits_split(outcome.gpus, gang));
   }
 
   void start_decided(hub::TimeMs now) {
@@ -171,16 +170,16 @@ class ReplayEngine {
     outcome.ran = true;
     outcome.start_ms = now;
     outcome.cluster = decision.cluster;
+    outcome.parts = static_cast<std::int32_t>(core_.find_dispatch(decision.dispatch)->parts.size());
     running_.push(Completion{outcome.end_ms(), decision.dispatch});
   }
 
   const std::vector<SimCluster>& clusters_;
   const std::vector<Trace>& traces_;
   ReplayConfig config_;
+  hub::SchedulerOptions options_;
   hub::SchedulerCore core_;
-  hub::GangPlacer placer_;
-  std::vector<hub::ClusterState> empty_clusters_;
-  std::vector<std::map<std::int64_t, bool>> fits_cache_;  // per cluster: gpus -> fits when empty
+  EmptyPoolFit empty_pool_;
   ReplayResult result_;
   std::vector<std::uint32_t> submission_order_;  // outcome indices by submit time
   std::size_t next_submission_ = 0;

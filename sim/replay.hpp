@@ -22,7 +22,8 @@ struct JobOutcome {
   hub::TimeMs duration_ms = 0;
   bool ran = false;                             // false: it could never fit a cluster it may use
   hub::TimeMs start_ms = 0;                     // of its last run, when a policy evicted it
-  hub::ClusterIndex cluster = hub::kNoCluster;  // where it ran
+  hub::ClusterIndex cluster = hub::kNoCluster;  // where it ran (its first part, with --split)
+  std::int32_t parts = 0;                       // clusters its last run spanned
   std::int32_t evictions = 0;                   // runs stopped by reclaim, each restarted later
   hub::TimeMs lost_ms = 0;                      // run time those stopped runs threw away
 

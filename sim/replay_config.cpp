@@ -34,6 +34,14 @@ std::string_view policy_name(Policy policy) {
   return "?";
 }
 
+const hub::PlacementPolicy& placement_policy(const std::string& name) {
+  const hub::PlacementPolicy* policy = hub::find_placement_policy(name);
+  if (policy == nullptr)
+    throw std::invalid_argument("--placement: expected one of " + hub::placement_policy_names() +
+                                " (got \"" + name + "\")");
+  return *policy;
+}
+
 hub::QueueStrategy queue_strategy(Policy policy) {
   return policy == Policy::kFifo ? hub::QueueStrategy::kStrictFifo
                                  : hub::QueueStrategy::kBestEffortFifo;
@@ -44,6 +52,7 @@ hub::SchedulerOptions scheduler_options(const ReplayConfig& config) {
   options.default_strategy = queue_strategy(config.policy);
   options.reclaim = config.policy == Policy::kFairShare && config.reclaim;
   options.preemption = false;
+  options.placement = placement_policy(config.placement);
   return options;
 }
 
@@ -63,6 +72,11 @@ void check_replay_config(const ReplayConfig& config, std::size_t traces) {
                                 " values for " + std::to_string(traces) +
                                 " clusters; give one per --clusters entry, in the same order");
   if (config.sla_ms < 0) throw std::invalid_argument("--sla: must not be negative");
+  // An isolated job may use only its own trace's cluster: there is nothing to split across.
+  if (config.split && config.mode != Mode::kPooled)
+    throw std::invalid_argument(
+        "--split: needs --mode pooled (an isolated job may use only its own cluster)");
+  placement_policy(config.placement);
 }
 
 }  // namespace gantry::sim

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,9 @@ enum class Policy {
   kFairShare,  // pooled only: one weighted queue per trace, first-fit inside, reclaim
 };
 
+// The hub's default placement policy (hub::PlacementPolicy::standard()).
+inline constexpr const char* kDefaultPlacement = "binpack";
+
 struct ReplayConfig {
   ReplayConfig() = default;
   // The common case, spelled ReplayConfig{mode, policy}; set the rest by name.
@@ -35,6 +39,12 @@ struct ReplayConfig {
   bool reclaim = true;
   // Every job's SLA waiting time (hub::JobRequest::sla_waiting_ms); 0 = none.
   std::int64_t sla_ms = 0;
+  // The core's placement policy for every queue (SchedulerOptions::placement),
+  // by its registered name: binpack (the hub's default), spread, gpu-available.
+  std::string placement = kDefaultPlacement;
+  // Pooled only: every job may be split across clusters when no single one
+  // fits it (hub::JobRequest::split_allowed).
+  bool split = false;
 };
 
 std::optional<Mode> parse_mode(std::string_view text);
@@ -42,13 +52,19 @@ std::optional<Policy> parse_policy(std::string_view text);
 std::string_view mode_name(Mode mode);
 std::string_view policy_name(Policy policy);
 
+// The registered placement policy named `name`; throws std::invalid_argument
+// naming --placement, the value and the choices when there is none.
+const hub::PlacementPolicy& placement_policy(const std::string& name);
+
 // The core's queue strategy that implements `policy`.
 hub::QueueStrategy queue_strategy(Policy policy);
 // Core options for `config`: only fair share with reclaim evicts running jobs
 // (trace jobs all have priority 0, so in-queue preemption never applies).
+// Throws std::invalid_argument as placement_policy() does.
 hub::SchedulerOptions scheduler_options(const ReplayConfig& config);
 // Throws std::invalid_argument when the fields do not make sense together
-// (fair share in isolated mode, weights without fair share, ...).
+// (fair share in isolated mode, weights without fair share, split in isolated
+// mode, an unknown placement policy, ...).
 void check_replay_config(const ReplayConfig& config, std::size_t traces);
 
 }  // namespace gantry::sim

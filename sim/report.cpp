@@ -27,6 +27,8 @@ Json cluster_json(const ClusterReport& cluster) {
 
 // What the run was, beyond mode and policy: the knobs that change outcomes.
 void add_policy(Json& out, const ReplayConfig& config) {
+  out["placement"] = config.placement;
+  out["split"] = config.split;
   out["sla_s"] = json_number(static_cast<double>(config.sla_ms) / 1000);
   if (config.policy == Policy::kFairShare) out["reclaim"] = config.reclaim;
 }
@@ -37,6 +39,7 @@ void add_evictions(Json& out, const Report& report) {
   out["lost_gpu_seconds"] = json_number(report.overall.lost_gpu_seconds);
   out["max_pending_s"] = json_number(report.overall.max_pending_s);
   out["sla_reached"] = report.overall.sla_reached;
+  out["split_jobs"] = report.overall.split_jobs;
 }
 
 void print_row(std::ostream& out, const std::string& name, std::size_t nodes, std::int64_t gpus,
@@ -54,6 +57,7 @@ void print_heading(std::ostream& out, const ReplayConfig& config) {
   out << "mode " << mode_name(config.mode) << ", policy " << policy_name(config.policy);
   if (config.policy == Policy::kFairShare)
     out << " (reclaim " << (config.reclaim ? "on" : "off") << ")";
+  out << ", placement " << config.placement << ", split " << (config.split ? "on" : "off");
   if (config.sla_ms > 0) out << ", sla " << config.sla_ms / 1000 << " s";
   out << "; times in seconds\n";
 }
@@ -69,6 +73,11 @@ void print_footer(std::ostream& out, const Report& report) {
                   "%zu\n",
                   report.evictions, s.lost_gpu_seconds / 3600, s.max_pending_s,
                   report.withdrawn_dispatches);
+    out << line;
+  }
+  if (report.config.split) {
+    std::snprintf(line, sizeof line, "jobs whose run spanned several clusters: %zu\n",
+                  s.split_jobs);
     out << line;
   }
   if (report.config.sla_ms > 0) {

@@ -46,7 +46,7 @@ class SaturationEngine {
   explicit SaturationEngine(const SaturationSetup& setup) : setup_(setup), core_(options(setup)) {
     const hub::ClusterIndex cluster = core_.add_cluster("pool");
     core_.report_usage(cluster, identical_gpu_nodes("pool", setup.nodes), {});
-    core_.set_cluster_ready(cluster, true, 0);
+    core_.set_cluster_ready(cluster, true);
     exclude_default_queue_from_shares(core_);
     for (const SaturationQueue& queue : setup.queues)
       queue_index_.push_back(core_.apply_queue(queue_spec(queue, queue.guarantee_pass == 0)));

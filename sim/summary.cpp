@@ -36,6 +36,7 @@ void add_job(const JobOutcome& job, std::int64_t sla_ms, Totals& totals, Summary
   totals.first_submit = std::min(totals.first_submit, job.submit_ms);
   totals.last_end = std::max(totals.last_end, job.end_ms());
   if (sla_ms > 0 && job.wait_ms() >= sla_ms) ++summary.sla_reached;
+  if (job.parts > 1) ++summary.split_jobs;
 }
 
 void finish(Totals& totals, std::int64_t gpus, Summary& summary) {

@@ -25,6 +25,7 @@ struct Summary {
   double lost_gpu_seconds = 0;  // GPU-seconds those stopped runs threw away
   double max_pending_s = 0;     // the longest wait less the job's own evicted run time
   std::size_t sla_reached = 0;  // jobs that waited at least the SLA (0 when there is none)
+  std::size_t split_jobs = 0;   // jobs whose last run spanned several clusters (--split)
 };
 
 // Figures over the jobs of trace `trace` (every job when nullopt), on

@@ -76,6 +76,29 @@ TEST(SimOptions, FairShareAndSlaErrorsNameTheFlagAndValue) {
   EXPECT_EQ(error_of({"--trace-dir", "t", "--sla"}), "--sla: missing value");
 }
 
+TEST(SimOptions, ParsesPlacementAndSplit) {
+  const SimOptions options = parse_sim_options(
+      {"--trace-dir", "t", "--mode", "pooled", "--placement", "spread", "--split"});
+  EXPECT_EQ(options.config.placement, "spread");
+  EXPECT_TRUE(options.config.split);
+  EXPECT_EQ(parse_sim_options({"--trace-dir", "t", "--placement=gpu-available"}).config.placement,
+            "gpu-available");
+  const SimOptions defaults = parse_sim_options({"--trace-dir", "t"});
+  EXPECT_EQ(defaults.config.placement, "binpack");
+  EXPECT_FALSE(defaults.config.split);
+}
+
+TEST(SimOptions, PlacementAndSplitErrorsNameTheFlagAndValue) {
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--placement", "most-packed"}),
+            "--placement: expected one of binpack, spread, gpu-available (got \"most-packed\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--placement"}), "--placement: missing value");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--split"}),
+            "--split: needs --mode pooled (an isolated job may use only its own cluster)");
+  EXPECT_EQ(
+      error_of({"--trace-dir", "t", "--mode", "isolated", "--split", "--placement", "spread"}),
+      "--split: needs --mode pooled (an isolated job may use only its own cluster)");
+}
+
 TEST(SimOptions, ErrorsNameTheFlagAndValue) {
   EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "shared"}),
             "--mode: expected isolated or pooled (got \"shared\")");

@@ -30,6 +30,18 @@ TEST(PassDecisions, SamePassDispatchAndEvictionIsWithdrawnNotCounted) {
   EXPECT_EQ(split.withdrawn, 1u);
 }
 
+// The core evicts a split dispatch with one decision per part (cluster): one
+// eviction here, and a split dispatch withdrawn in its own pass is one too.
+TEST(PassDecisions, ASplitDispatchIsEvictedOnce) {
+  const PassDecisions split = split_pass_decisions(
+      {hub::Decision{Kind::kEvict, 1, 5, 0}, hub::Decision{Kind::kEvict, 1, 5, 2},
+       hub::Decision{Kind::kDispatch, 2, 6, 1}, hub::Decision{Kind::kDispatch, 3, 7, 0},
+       hub::Decision{Kind::kEvict, 3, 7, 0}, hub::Decision{Kind::kEvict, 3, 7, 1}});
+  EXPECT_EQ(ids(split.evictions), (std::vector<hub::DispatchId>{5}));
+  EXPECT_EQ(ids(split.dispatches), (std::vector<hub::DispatchId>{6}));
+  EXPECT_EQ(split.withdrawn, 1u);
+}
+
 TEST(PassDecisions, EmptyPass) {
   const PassDecisions split = split_pass_decisions({});
   EXPECT_TRUE(split.evictions.empty());

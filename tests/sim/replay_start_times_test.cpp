@@ -1,7 +1,8 @@
 // Exact start times of the hand-made trace (hand_trace.hpp), worked out by
 // hand from the core's rules: completions at t are applied before submissions
-// at t; nodes are chosen best-fit; in pooled mode the most packed cluster that
-// can fit is tried first (ties: lower index, so ca before cb).
+// at t; nodes are chosen best-fit; in pooled mode clusters are ranked by the
+// default placement, binpack: fewest free GPUs left on the nodes the gang
+// would take, ties to the most packed cluster, then the lower index.
 #include <gtest/gtest.h>
 
 #include "sim/replay.hpp"
@@ -33,7 +34,8 @@ TEST(ReplayStartTimes, IsolatedFirstFitSkipsWhatDoesNotFit) {
 }
 
 // One queue in submission order: a1 a2 b1 | b2 | a3 b3 | b4 | a4.
-// 0: a1 -> cb (8 free, most packed), a2 -> ca, b1 -> ca's other node (4 left).
+// 0: a1 -> cb (0 GPUs left on its node either way; cb is the more packed),
+// a2 -> ca, b1 -> ca's other node (4 left).
 // b2 (8) blocks everything until a2 ends at 50 (ca: 8 + 4 free) -> b2 at 50.
 // a3 (16) needs ca empty: b1 ends 60, b2 ends 90 -> a3 at 90.
 // a1 ends 100, cb empty -> b3 (2) and b4 (4) at 100; a4 (4) waits for b4: 110.

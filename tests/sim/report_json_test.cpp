@@ -83,6 +83,36 @@ TEST(ReportTable, HasOneRowPerClusterAndATotal) {
   EXPECT_NE(table.find("\nall "), std::string::npos);
 }
 
+TEST(ReportJson, SaysWhichPlacementAndWhetherJobsMaySplit) {
+  const auto clusters = testing::hand_clusters();
+  const ReplayConfig plain{Mode::kPooled, Policy::kFifo};
+  const auto tree =
+      parse(to_json(make_report(clusters, plain, replay(clusters, testing::hand_traces(), plain))));
+  EXPECT_EQ(tree.get<std::string>("placement"), "binpack");
+  EXPECT_EQ(tree.get<std::string>("split"), "false");
+  EXPECT_EQ(number(tree, "split_jobs"), 0);
+
+  ReplayConfig split{Mode::kPooled, Policy::kFirstFit};
+  split.placement = "spread";
+  split.split = true;
+  auto traces = testing::hand_traces();
+  // 3 nodes, when the pool is empty again: ca's 2 and cb's 1. Spread also
+  // splits a3 (16 GPUs) at 90, when ca and cb have one free node each.
+  traces[0].jobs.push_back(TraceJob{"a-wide", 300, 10, 24});
+  const Report report = make_report(clusters, split, replay(clusters, traces, split));
+  const auto split_tree = parse(to_json(report));
+  EXPECT_EQ(split_tree.get<std::string>("placement"), "spread");
+  EXPECT_EQ(split_tree.get<std::string>("split"), "true");
+  EXPECT_EQ(number(split_tree, "split_jobs"), 2);
+  EXPECT_EQ(number(split_tree, "unschedulable"), 0);
+  std::ostringstream table;
+  print_table(table, report);
+  EXPECT_NE(table.str().find("mode pooled, policy firstfit, placement spread, split on;"),
+            std::string::npos)
+      << table.str();
+  EXPECT_NE(table.str().find("jobs whose run spanned several clusters: 2\n"), std::string::npos);
+}
+
 // A few hundred jobs with ITP-like sizes written as trace files, replayed
 // twice from the files: the JSON must be byte-identical.
 std::string random_trace(std::uint32_t seed, int jobs) {
@@ -118,6 +148,12 @@ TEST(ReplayDeterminism, SameInputGivesIdenticalJson) {
   configs.back().weights = {1, 3};
   configs.emplace_back(Mode::kIsolated, Policy::kFirstFit);
   configs.back().sla_ms = 3'600'000;
+  for (const char* placement : {"spread", "gpu-available"}) {
+    configs.emplace_back(Mode::kPooled, Policy::kFirstFit);
+    configs.back().placement = placement;
+  }
+  configs.emplace_back(Mode::kPooled, Policy::kFifo);
+  configs.back().split = true;
   for (const ReplayConfig& config : configs) {
     const std::string first = replay_from_files(dir.path(), config);
     EXPECT_EQ(first, replay_from_files(dir.path(), config));
