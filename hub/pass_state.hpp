@@ -49,6 +49,7 @@ struct ActiveKey {
 // something is freed (capacity only shrinks during a pass).
 struct FailedShape {
   const Job* job;
+  const PlacementPolicy* policy;  // its node order decides fits too
   PendingReason reason;
 };
 

@@ -39,6 +39,13 @@ std::int64_t most_free(const ClusterState& cluster, const Job& /*job*/) {
 // memory, selectors and holds are left to the node-level fit that follows.
 // O(replicas x GPUs per node), nodes untouched.
 std::int64_t fewest_gpus_left_on_nodes(const ClusterState& cluster, const Job& job) {
+  if (job.gang.total_replicas() == 1) {  // most jobs: the best-fitting bucket alone
+    const std::int64_t gpus = whole_gpus_needed(job.gang.tasks.front().per_replica);
+    if (gpus == 0) return 0;
+    for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket)
+      if (!cluster.nodes_with_free_gpus(bucket).empty()) return -(bucket - gpus);
+    return 0;
+  }
   const std::size_t buckets =
       static_cast<std::size_t>(std::max<std::int64_t>(0, cluster.max_node_gpus())) + 1;
   // Nodes the gang has not touched / has touched, by free whole GPUs.
@@ -90,15 +97,9 @@ std::int64_t fewest_gpus_left_on_nodes(const ClusterState& cluster, const Job& j
 std::int64_t gpu_node_available(const ClusterState& cluster, const Job& job) {
   const ResourceId gpu = gpu_resource_of(job);
   double most = 0;
-  if (gpu == kGpu) {
-    for (std::int64_t b = cluster.max_node_gpus(); b > 0; --b) {
-      if (!cluster.nodes_with_free_gpus(b).empty()) {
-        // The bucket holds whole GPUs; the node may have a fraction more.
-        for (NodeIndex n : cluster.nodes_with_free_gpus(b))
-          most = std::max(most, static_cast<double>(cluster.node(n).free.get(kGpu)) / kMilli);
-        break;
-      }
-    }
+  if (gpu == kGpu) {  // whole free GPUs, from the index (GPUs are requested whole)
+    for (std::int64_t b = cluster.max_node_gpus(); b > 0 && most == 0; --b)
+      if (!cluster.nodes_with_free_gpus(b).empty()) most = static_cast<double>(b);
   } else {
     for (NodeIndex n = 0; n < cluster.node_count(); ++n)
       most = std::max(most, static_cast<double>(cluster.node(n).free.get(gpu)) / kMilli);

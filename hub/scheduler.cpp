@@ -270,8 +270,12 @@ void SchedulerCore::commit_dispatch(JobId id, std::span<const PartPlacement> par
   const Dispatch& dispatch = install_dispatch(id, dispatch_id, parts, true);
   for (const DispatchPart& part : dispatch.parts) pass_.pool_free -= part.held;
   job.phase = JobPhase::kDispatched;
-  PlacementNotes& notes = job.notes();
-  notes.last_scores.assign(pass_.candidates.begin(), pass_.candidates.end());
+  // The best candidates' scores, for describe: enough to see why, bounded so
+  // a hub of many clusters copies little per dispatch.
+  constexpr std::size_t kScoresKept = 16;
+  const std::size_t kept = std::min(pass_.candidates.size(), kScoresKept);
+  job.notes().last_scores.assign(pass_.candidates.begin(),
+                                 pass_.candidates.begin() + static_cast<std::ptrdiff_t>(kept));
   decisions_.push_back(
       Decision{Decision::Kind::kDispatch, id, dispatch_id, dispatch.parts.front().cluster});
 }

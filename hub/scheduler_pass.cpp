@@ -124,12 +124,12 @@ bool same_cluster_selector(const Job& a, const Job& b) {
 }
 
 // `big` asks at least as much as `small` in every way placement looks at
-// (node order included: `same_policy`).
-bool dominates(const Job& big, const Job& small, bool same_policy) {
+// (the policy's node order is compared by the caller).
+bool dominates(const Job& big, const Job& small) {
   if (big.gang.tasks.size() != small.gang.tasks.size() ||
       big.gang.min_available < small.gang.min_available ||
-      big.allowed_clusters != small.allowed_clusters || !same_policy ||
-      big.split_allowed != small.split_allowed || !same_cluster_selector(big, small))
+      big.allowed_clusters != small.allowed_clusters || big.split_allowed != small.split_allowed ||
+      !same_cluster_selector(big, small))
     return false;
   for (std::size_t t = 0; t < big.gang.tasks.size(); ++t) {
     const TaskShape& b = big.gang.tasks[t];
@@ -152,8 +152,9 @@ std::optional<PendingReason> SchedulerCore::known_failure(const Job& job) const 
   if (job.has_backoffs()) return std::nullopt;
   if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now)
     return std::nullopt;
+  const PlacementPolicy* policy = &policy_for(job);
   for (const FailedShape& failed : pass_.failed_shapes) {
-    if (!dominates(job, *failed.job, &policy_for(job) == &policy_for(*failed.job))) continue;
+    if (failed.policy != policy || !dominates(job, *failed.job)) continue;
     PendingReason reason = failed.reason;
     reason.replicas_needed = job.gang.min_available;
     reason.needed = job.minimum.get(reason.resource);
@@ -165,7 +166,7 @@ std::optional<PendingReason> SchedulerCore::known_failure(const Job& job) const 
 void SchedulerCore::remember_failure(const Job& job) {
   if (pass_.failed_shapes.size() >= kMaxFailedShapes || job.has_backoffs()) return;
   if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now) return;
-  pass_.failed_shapes.push_back(FailedShape{&job, job.reason});
+  pass_.failed_shapes.push_back(FailedShape{&job, &policy_for(job), job.reason});
 }
 
 // Capability of the queue and its ancestors, then the guarantees other queues
