@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <msgpack.hpp>
 #include <stdexcept>
 #include <system_error>
 
@@ -25,18 +26,15 @@ constexpr const char* kSchema =
     "CREATE TABLE IF NOT EXISTS hub_meta ("
     "  key TEXT PRIMARY KEY,"
     "  value INTEGER NOT NULL);"
-    // One current dispatch per job, its parts' clusters by part index.
+    // One current dispatch per job; `clusters`: its parts' clusters by part
+    // index, a msgpack array (one row, one statement per record).
     "CREATE TABLE IF NOT EXISTS dispatches ("
     "  job_row INTEGER PRIMARY KEY,"
     "  dispatch_id INTEGER NOT NULL,"
     "  committed INTEGER NOT NULL,"
     "  rendezvous_host TEXT NOT NULL,"
-    "  rendezvous_port INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS dispatch_parts ("
-    "  job_row INTEGER NOT NULL,"
-    "  part INTEGER NOT NULL,"
-    "  cluster TEXT NOT NULL,"
-    "  PRIMARY KEY (job_row, part));"
+    "  rendezvous_port INTEGER NOT NULL,"
+    "  clusters BLOB NOT NULL);"
     "CREATE TABLE IF NOT EXISTS clusters ("
     "  name TEXT PRIMARY KEY,"
     "  cordoned INTEGER NOT NULL);";
@@ -64,6 +62,21 @@ std::string column_text(sqlite3_stmt* statement, int index) {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, index));
   return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, index)))
               : std::string();
+}
+
+// A dispatch's clusters, by part index, from their msgpack array; none when
+// the cell does not hold one.
+std::vector<std::string> unpack_clusters(sqlite3_stmt* statement, int column) {
+  const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, column));
+  const int size = sqlite3_column_bytes(statement, column);
+  if (data == nullptr || size <= 0) return {};
+  try {
+    return msgpack::unpack(data, static_cast<std::size_t>(size))
+        .get()
+        .as<std::vector<std::string>>();
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 }  // namespace
@@ -95,18 +108,15 @@ void JobStore::open() {
   forget_ = prepare("DELETE FROM jobs WHERE row = ?1;");
   unfinished_ = prepare(
       "SELECT j.row, j.name, j.yaml, j.submitted_ms, d.dispatch_id, d.committed, "
-      "d.rendezvous_host, "
-      "d.rendezvous_port FROM jobs j LEFT JOIN dispatches d ON d.job_row = j.row "
+      "d.rendezvous_host, d.rendezvous_port, d.clusters "
+      "FROM jobs j LEFT JOIN dispatches d ON d.job_row = j.row "
       "WHERE j.phase IS NULL ORDER BY j.row;");
   upsert_dispatch_ = prepare(
-      "INSERT INTO dispatches (job_row, dispatch_id, committed, rendezvous_host, rendezvous_port) "
-      "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(job_row) DO UPDATE SET dispatch_id = "
-      "excluded.dispatch_id, "
-      "committed = excluded.committed, rendezvous_host = excluded.rendezvous_host, "
-      "rendezvous_port = excluded.rendezvous_port;");
-  clear_parts_ = prepare("DELETE FROM dispatch_parts WHERE job_row = ?1;");
-  insert_part_ =
-      prepare("INSERT INTO dispatch_parts (job_row, part, cluster) VALUES (?1, ?2, ?3);");
+      "INSERT INTO dispatches (job_row, dispatch_id, committed, rendezvous_host, rendezvous_port, "
+      "clusters) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(job_row) DO UPDATE SET "
+      "dispatch_id = excluded.dispatch_id, committed = excluded.committed, "
+      "rendezvous_host = excluded.rendezvous_host, rendezvous_port = excluded.rendezvous_port, "
+      "clusters = excluded.clusters;");
 }
 
 JobStore::~JobStore() {
@@ -114,13 +124,11 @@ JobStore::~JobStore() {
 }
 
 void JobStore::close() {
-  for (sqlite3_stmt* statement :
-       {insert_, finish_, forget_, unfinished_, upsert_dispatch_, clear_parts_, insert_part_}) {
+  for (sqlite3_stmt* statement : {insert_, finish_, forget_, unfinished_, upsert_dispatch_}) {
     sqlite3_finalize(statement);
   }
   sqlite3_close(db_);
-  insert_ = finish_ = forget_ = unfinished_ = upsert_dispatch_ = clear_parts_ = insert_part_ =
-      nullptr;
+  insert_ = finish_ = forget_ = unfinished_ = upsert_dispatch_ = nullptr;
   db_ = nullptr;
 }
 
@@ -174,6 +182,7 @@ std::vector<StoredJob> JobStore::unfinished() {
         dispatch.committed = sqlite3_column_int(unfinished_, 5) != 0;
         dispatch.rendezvous_host = column_text(unfinished_, 6);
         dispatch.rendezvous_port = sqlite3_column_int(unfinished_, 7);
+        dispatch.clusters = unpack_clusters(unfinished_, 8);
       }
       jobs.push_back(StoredJob{sqlite3_column_int64(unfinished_, 0), column_text(unfinished_, 1),
                                column_text(unfinished_, 2), sqlite3_column_int64(unfinished_, 3),
@@ -181,49 +190,21 @@ std::vector<StoredJob> JobStore::unfinished() {
     }
     if (status != SQLITE_DONE) fail("cannot read jobs from");
   }
-  read_dispatch_parts(jobs);
   return jobs;
 }
 
-// Read once at start: a plain statement, merged by row (both ordered by row).
-void JobStore::read_dispatch_parts(std::vector<StoredJob>& jobs) {
-  sqlite3_stmt* statement = prepare(
-      "SELECT p.job_row, p.cluster FROM dispatch_parts p JOIN jobs j ON j.row = p.job_row "
-      "WHERE j.phase IS NULL ORDER BY p.job_row, p.part;");
-  auto job = jobs.begin();
-  int status = SQLITE_ROW;
-  while ((status = sqlite3_step(statement)) == SQLITE_ROW) {
-    const std::int64_t row = sqlite3_column_int64(statement, 0);
-    while (job != jobs.end() && job->row < row) ++job;
-    if (job != jobs.end() && job->row == row)
-      job->dispatch.clusters.push_back(column_text(statement, 1));
-  }
-  sqlite3_finalize(statement);
-  if (status != SQLITE_DONE) fail("cannot read dispatches from");
-}
-
 void JobStore::record_dispatch(std::int64_t row, const StoredDispatch& dispatch) {
-  {
-    StatementUse use(upsert_dispatch_);
-    sqlite3_bind_int64(upsert_dispatch_, 1, row);
-    sqlite3_bind_int64(upsert_dispatch_, 2, static_cast<std::int64_t>(dispatch.id));
-    sqlite3_bind_int(upsert_dispatch_, 3, dispatch.committed ? 1 : 0);
-    bind_text(upsert_dispatch_, 4, dispatch.rendezvous_host);
-    sqlite3_bind_int(upsert_dispatch_, 5, dispatch.rendezvous_port);
-    if (sqlite3_step(upsert_dispatch_) != SQLITE_DONE) fail("cannot record a dispatch in");
-  }
-  {
-    StatementUse use(clear_parts_);
-    sqlite3_bind_int64(clear_parts_, 1, row);
-    if (sqlite3_step(clear_parts_) != SQLITE_DONE) fail("cannot record a dispatch in");
-  }
-  for (std::size_t part = 0; part < dispatch.clusters.size(); ++part) {
-    StatementUse use(insert_part_);
-    sqlite3_bind_int64(insert_part_, 1, row);
-    sqlite3_bind_int64(insert_part_, 2, static_cast<std::int64_t>(part));
-    bind_text(insert_part_, 3, dispatch.clusters[part]);
-    if (sqlite3_step(insert_part_) != SQLITE_DONE) fail("cannot record a dispatch in");
-  }
+  msgpack::sbuffer clusters;
+  msgpack::pack(clusters, dispatch.clusters);
+  StatementUse use(upsert_dispatch_);
+  sqlite3_bind_int64(upsert_dispatch_, 1, row);
+  sqlite3_bind_int64(upsert_dispatch_, 2, static_cast<std::int64_t>(dispatch.id));
+  sqlite3_bind_int(upsert_dispatch_, 3, dispatch.committed ? 1 : 0);
+  bind_text(upsert_dispatch_, 4, dispatch.rendezvous_host);
+  sqlite3_bind_int(upsert_dispatch_, 5, dispatch.rendezvous_port);
+  sqlite3_bind_blob(upsert_dispatch_, 6, clusters.data(), static_cast<int>(clusters.size()),
+                    SQLITE_TRANSIENT);
+  if (sqlite3_step(upsert_dispatch_) != SQLITE_DONE) fail("cannot record a dispatch in");
 }
 
 // Cordons are rare: plain statements, prepared per call.

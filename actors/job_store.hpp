@@ -81,7 +81,6 @@ class JobStore {
   void execute(const char* sql);
   sqlite3_stmt* prepare(const char* sql);
   [[noreturn]] void fail(std::string_view what) const;
-  void read_dispatch_parts(std::vector<StoredJob>& jobs);
 
   std::filesystem::path path_;
   sqlite3* db_ = nullptr;
@@ -90,8 +89,6 @@ class JobStore {
   sqlite3_stmt* forget_ = nullptr;
   sqlite3_stmt* unfinished_ = nullptr;
   sqlite3_stmt* upsert_dispatch_ = nullptr;
-  sqlite3_stmt* clear_parts_ = nullptr;
-  sqlite3_stmt* insert_part_ = nullptr;
 };
 
 }  // namespace gantry::actors

@@ -204,7 +204,14 @@ class Scheduler {
     }
     // Stops first, so the evicted jobs' resources are freed before new ones start.
     if (!evictions.empty()) self_->send(dispatcher_, std::move(evictions));
-    record_then_send(std::move(records), std::move(prepares));
+    // The Prepares need not wait for their record: a part prepared by a hub
+    // that then restarts without a record of it is aborted (hub::Reconciler),
+    // and the commit record, which does gate, is written after this one
+    // (one priority, so in order).
+    if (!records.empty())
+      self_->send<caf::message_priority::high>(store_, persist_atom_v, std::move(records));
+    if (!prepares.empty())
+      self_->send<caf::message_priority::high>(dispatcher_, std::move(prepares));
   }
 
   std::string cluster_names(const hub::Dispatch& dispatch) const {
@@ -226,13 +233,16 @@ class Scheduler {
     return record;
   }
 
-  // The frames leave only once the store has committed the records: a hub
-  // that restarts in between knows every part it may have prepared or
-  // committed.
+  // The Commits leave only once the store has committed the records: a hub
+  // that restarts in between knows every part it committed, so it neither
+  // loses nor doubles one.
   void record_then_send(std::vector<DispatchRecord> records, std::vector<PartFrame> frames) {
     if (frames.empty()) return;
     auto pending = std::make_shared<std::vector<PartFrame>>(std::move(frames));
-    self_->request(store_, caf::infinite, record_atom_v, std::move(records))
+    // Ahead of queued submissions in the store's mailbox: frames wait on it.
+    self_
+        ->request<caf::message_priority::high>(store_, caf::infinite, record_atom_v,
+                                               std::move(records))
         .then([this, pending](const std::string& error) { recorded(*pending, error); },
               [this, pending](caf::error& error) {
                 recorded(*pending, self_->system().render(error));
@@ -249,7 +259,7 @@ class Scheduler {
     std::erase_if(frames, [this](const PartFrame& frame) {
       return core_.find_dispatch(frame.dispatch_id) == nullptr;
     });
-    if (!frames.empty()) self_->send(dispatcher_, std::move(frames));
+    if (!frames.empty()) self_->send<caf::message_priority::high>(dispatcher_, std::move(frames));
   }
 
   // Not recorded, so not sent: each dispatch is refused as if its first part

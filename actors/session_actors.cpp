@@ -107,10 +107,16 @@ class Registry {
     self_->send(scheduler_, std::move(report));
   }
 
+  // Agents' answers about dispatches go to the scheduler and, so that it
+  // stops resending what they answer, to the dispatcher, side by side: one
+  // hop less on the way to a gang's commit. They go ahead of queued traffic
+  // (a burst of submissions) and keep their order among themselves (one
+  // priority).
   template <class T>
   void forward(const ReplyTo& from, const T& message) {
     if (const AgentSessions::Session* session = touch(from)) {
-      self_->send(dispatcher_, session->cluster, message);
+      self_->send<caf::message_priority::high>(dispatcher_, session->cluster, message);
+      self_->send<caf::message_priority::high>(scheduler_, session->cluster, message);
     }
   }
 
@@ -196,15 +202,12 @@ class Dispatcher {
         [this](const std::vector<StopOrder>& orders) { send_stops(orders); },
         [this](const std::string& cluster, const protocol::Admit& admit) {
           tracker_.answered(admit.dispatch_id, cluster, DispatchTracker::Answer::kAdmit);
-          self_->send(scheduler_, cluster, admit);
         },
         [this](const std::string& cluster, const protocol::Reject& reject) {
           tracker_.answered(reject.dispatch_id, cluster, DispatchTracker::Answer::kReject);
-          self_->send(scheduler_, cluster, reject);
         },
         [this](const std::string& cluster, const protocol::StatusUpdate& update) {
           tracker_.answered(update.dispatch_id, cluster, DispatchTracker::Answer::kStatus);
-          self_->send(scheduler_, cluster, update);
         },
         [this](tick_atom) { on_tick(); },
     };
@@ -215,7 +218,8 @@ class Dispatcher {
   void reject(const std::string& cluster, hub::DispatchId id, const std::string& job,
               std::int32_t part, std::string reason) {
     spdlog::warn("dispatch {} ({}) part {} on cluster {}: {}", id, job, part, cluster, reason);
-    self_->send(scheduler_, cluster, protocol::Reject{id, job, std::move(reason), part});
+    self_->send<caf::message_priority::high>(scheduler_, cluster,
+                                             protocol::Reject{id, job, std::move(reason), part});
   }
 
   void send_parts(std::vector<PartFrame>& parts) {

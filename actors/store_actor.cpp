@@ -27,6 +27,7 @@ struct StoreState {
   std::vector<PendingInsert> inserts;  // answered (row, error) after the commit
   std::vector<caf::typed_response_promise<std::string>> acks;  // answered (error) after the commit
   bool flush_queued = false;
+  bool urgent_flush_queued = false;
   static inline const char* name = "gantry.store";
 };
 
@@ -49,9 +50,13 @@ caf::typed_response_promise<std::string> acknowledged_write(StoreActor* self,
   return self->state.acks.back();
 }
 
+// Commits every write taken so far. The flush message queue_write sent may
+// still come after an early flush; it then finds nothing to do.
 void flush(StoreActor* self) {
   StoreState& state = self->state;
   state.flush_queued = false;
+  state.urgent_flush_queued = false;
+  if (state.writes.empty()) return;
   std::string error;
   try {
     state.store->begin();
@@ -71,6 +76,11 @@ void flush(StoreActor* self) {
   state.acks.clear();
 }
 
+void record_dispatches(JobStore& store, const std::vector<DispatchRecord>& records) {
+  for (const DispatchRecord& record : records)
+    if (record.row != 0) store.record_dispatch(record.row, record.dispatch);
+}
+
 caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
   self->state.store = std::move(store);
   return {
@@ -85,11 +95,24 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
         });
         return state.inserts.back().promise;
       },
-      // A pass's dispatches, or commits: answers "" or the error once committed.
+      // Commits: answers "" or the error once committed. Commit frames wait
+      // on it, so its transaction does not wait behind queued writes: an
+      // urgent flush follows the other urgent messages already queued (the
+      // commits of one burst share a transaction), ahead of the rest.
       [self](record_atom, std::vector<DispatchRecord>& records) {
-        return acknowledged_write(self, [records = std::move(records)](JobStore& store) {
-          for (const DispatchRecord& record : records)
-            if (record.row != 0) store.record_dispatch(record.row, record.dispatch);
+        auto answer = acknowledged_write(self, [records = std::move(records)](JobStore& store) {
+          record_dispatches(store, records);
+        });
+        if (!self->state.urgent_flush_queued) {
+          self->state.urgent_flush_queued = true;
+          self->send<caf::message_priority::high>(self, flush_atom_v);
+        }
+        return answer;
+      },
+      // A pass's dispatches, as they are prepared: nothing waits on them.
+      [self](persist_atom, std::vector<DispatchRecord>& records) {
+        queue_write(self, [records = std::move(records)](JobStore& store) {
+          record_dispatches(store, records);
         });
       },
       [self](cordon_atom, const std::string& cluster, bool cordoned) {

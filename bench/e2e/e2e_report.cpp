@@ -71,6 +71,7 @@ void print_table(const E2eOptions& options, const E2eFigures& f) {
               "ratio to raw", f.ratio_to_raw, f.raw.window, f.raw.bytes);
   std::printf("\n%-34s %8s %9s %9s %9s %9s\n", "latency (ms)", "count", "p50", "p90", "p99", "max");
   print_latency("submit -> ack", f.submit_to_ack);
+  print_latency("submit -> Prepare at cluster", f.submit_to_prepare);
   print_latency("submit -> Commit at cluster", f.submit_to_commit);
   std::printf("\nsubmissions: %u acked, %u refused, %u unanswered; %u committed\n", f.load.acked,
               f.load.refused, f.load.unanswered, f.committed);
@@ -85,6 +86,8 @@ void print_table(const E2eOptions& options, const E2eFigures& f) {
 // when the first Commit of its dispatch reaches a fake cluster (the moment
 // its replicas may start), after Prepare and Admit:
 // - p99_submit_to_dispatch_ms / p50_...: submit sent -> that Commit received
+// - p99_submit_to_prepare_ms / p50_...: submit sent -> the first Prepare
+//   received (the job reached an agent: version 1's Dispatch moment)
 // - dispatches_per_s: such first Commits per second since the first submit
 // - dispatched: jobs whose Commit arrived
 // - submits_per_s: acknowledged submissions per second; acked: their count
@@ -98,11 +101,13 @@ void print_json(const E2eOptions& options, const E2eFigures& f) {
       "\"p50_submit_to_dispatch_ms\": %.3f, \"dispatches_per_s\": %.1f, "
       "\"raw_zmq_roundtrips_per_s\": %.1f, \"raw_zmq_pingpong_per_s\": %.1f, "
       "\"ratio_to_raw\": %.4f, \"jobs\": %u, \"acked\": %u, \"dispatched\": %u, "
-      "\"clusters\": %u, \"window\": %u, \"hub_cpu_us_per_job\": %.1f}\n",
+      "\"clusters\": %u, \"window\": %u, \"hub_cpu_us_per_job\": %.1f, "
+      "\"p99_submit_to_prepare_ms\": %.3f, \"p50_submit_to_prepare_ms\": %.3f}\n",
       f.submits_per_s, f.submit_to_commit.p99_ms, f.submit_to_commit.p50_ms, f.commits_per_s,
       f.raw.pipelined_per_s, f.raw.ping_pong_per_s, f.ratio_to_raw, options.jobs, f.load.acked,
       f.committed, options.clusters, options.window,
-      f.load.acked > 0 ? f.hub_cpu_s / f.load.acked * 1e6 : 0);
+      f.load.acked > 0 ? f.hub_cpu_s / f.load.acked * 1e6 : 0, f.submit_to_prepare.p99_ms,
+      f.submit_to_prepare.p50_ms);
 }
 
 }  // namespace gantry::bench::e2e

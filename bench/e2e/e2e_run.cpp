@@ -128,6 +128,7 @@ void measure_hub(const E2eOptions& options, StateDir& state, E2eFigures& figures
 void summarize(const Timeline& timeline, E2eFigures& figures) {
   figures.committed = timeline.committed.load();
   figures.submit_to_ack = interval_percentiles(timeline.submit_ns, timeline.ack_ns);
+  figures.submit_to_prepare = interval_percentiles(timeline.submit_ns, timeline.prepare_ns);
   figures.submit_to_commit = interval_percentiles(timeline.submit_ns, timeline.commit_ns);
   figures.submits_per_s = rate_since_first_submit(timeline, timeline.ack_ns);
   figures.commits_per_s = rate_since_first_submit(timeline, timeline.commit_ns);

@@ -22,7 +22,8 @@ struct E2eFigures {
   double commits_per_s = 0;     // first Commits seen by the fake clusters per second
   double load_seconds = 0;      // first submit to last ack
   Percentiles submit_to_ack;
-  Percentiles submit_to_commit;  // submit to the first Commit at a fake cluster
+  Percentiles submit_to_prepare;  // submit to the first Prepare at a fake cluster
+  Percentiles submit_to_commit;   // submit to the first Commit at a fake cluster
   RawEchoResult raw;
   double ratio_to_raw = 0;  // submits_per_s / raw pipelined round trips per s
   std::map<std::string, double> hub_thread_cpu_s;  // over the load phase

@@ -80,7 +80,7 @@ void FakeCluster::on_frame(std::string_view frame, std::int64_t now,
       break;
     case MessageType::kPrepare:
       if (auto prepare = protocol::decode_payload<protocol::Prepare>(*envelope, error)) {
-        on_prepare(*prepare, out);
+        on_prepare(*prepare, now, out);
       }
       break;
     case MessageType::kCommit:
@@ -117,8 +117,12 @@ void FakeCluster::on_welcome(const protocol::Welcome& welcome, std::int64_t now,
   usage_changed_ = false;
 }
 
-void FakeCluster::on_prepare(const protocol::Prepare& prepare, std::vector<std::string>& out) {
+void FakeCluster::on_prepare(const protocol::Prepare& prepare, std::int64_t now,
+                             std::vector<std::string>& out) {
   ++counters_.prepares;
+  if (const std::optional<std::uint32_t> index = job_index(prepare.job.name);
+      index && *index < timeline_.prepare_ns.size() && timeline_.prepare_ns[*index] == 0)
+    timeline_.prepare_ns[*index] = now;
   const bool part_zero = prepare.part == 0;
   const protocol::Admit admit{prepare.dispatch_id, prepare.job.name, prepare.part,
                               part_zero ? kRendezvousHost : "", part_zero ? kRendezvousPort : 0};

@@ -78,7 +78,8 @@ class FakeCluster {
   void send(const T& message, std::vector<std::string>& out);
   void on_welcome(const protocol::Welcome& welcome, std::int64_t now,
                   std::vector<std::string>& out);
-  void on_prepare(const protocol::Prepare& prepare, std::vector<std::string>& out);
+  void on_prepare(const protocol::Prepare& prepare, std::int64_t now,
+                  std::vector<std::string>& out);
   void on_commit(const protocol::Commit& commit, std::int64_t now, std::vector<std::string>& out);
   // Abort and Cancel: a prepared part is released, a running one ends Aborted.
   void stop(std::uint64_t dispatch_id, std::vector<std::string>& out);
