@@ -12,14 +12,9 @@
 #include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/queue_tree.hpp"
+#include "hub/split_planner.hpp"
 
 namespace gantry::hub {
-
-// The replicas of one part of a placement on one cluster.
-struct PartPlacement {
-  ClusterIndex cluster = kNoCluster;
-  std::span<const NodeAssignment> assignment;
-};
 
 // Where try_place put a gang, or how close it came.
 struct Placement {
@@ -70,11 +65,7 @@ struct PassState {
   // Reused buffers.
   std::vector<RankedCluster> candidates;   // try_place's clusters, best first
   std::vector<NodeAssignment> assignment;  // the latest Placement's replicas
-  // A split placement being planned: its parts (spans into split_assignments,
-  // one buffer per part), and the replicas of each task still to place.
-  std::vector<PartPlacement> split_parts;
-  std::vector<std::vector<NodeAssignment>> split_assignments;
-  GangShape split_rest;
+  SplitScratch split;                      // a split placement being planned
   // Starvation holds of one job: what is promised on each node, and which
   // nodes it touched (reset after each job).
   std::vector<ResourceVector> promised;

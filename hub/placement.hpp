@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,12 @@ struct NodeAssignment {
   std::uint32_t task = 0;  // index into GangShape::tasks
   NodeIndex node = 0;
   ResourceVector amount;  // what this replica takes on the node
+};
+
+// The replicas of one part of a placement on one cluster.
+struct PartPlacement {
+  ClusterIndex cluster = kNoCluster;
+  std::span<const NodeAssignment> assignment;
 };
 
 struct FitResult {

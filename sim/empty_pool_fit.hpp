@@ -13,6 +13,7 @@
 #include "hub/gang.hpp"
 #include "hub/placement.hpp"
 #include "hub/scheduler.hpp"
+#include "hub/split_planner.hpp"
 
 namespace gantry::sim {
 
@@ -31,17 +32,17 @@ class EmptyPoolFit {
   // ... split across the empty clusters, as the core would split it.
   bool fits_split(std::int64_t gpus, const hub::GangShape& gang);
 
-  // The parts the core's split (hub/split.cpp) gives the gang on the empty
-  // clusters, 0 when it does not fit: each part takes the unused cluster that
-  // holds the most of the replicas still to place, up to max_split_parts
-  // parts, until min_available replicas are placed.
+  // The parts the core's split gives the gang on the empty clusters (the
+  // core's own planner, hub/split_planner.hpp, clusters in index order), 0
+  // when it does not fit.
   std::size_t split_parts(const hub::GangShape& gang);
 
  private:
   std::uint32_t max_split_parts_;
   hub::GangPlacer placer_;  // chooses nodes as the core does
-  std::vector<hub::NodeAssignment> assignment_;
   std::vector<hub::ClusterState> empty_;
+  std::vector<hub::ClusterRank> every_cluster_;  // split candidates, in index order
+  hub::SplitScratch split_;
   std::vector<std::map<std::int64_t, bool>> fits_cluster_;  // per cluster: gpus -> fits
   std::map<std::int64_t, bool> fits_split_;                 // gpus -> fits split
 };

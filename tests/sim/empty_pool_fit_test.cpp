@@ -1,5 +1,5 @@
 // The unschedulable check's answers on empty clusters, worked out by hand:
-// whole 8-GPU nodes per replica, split parts as hub/split.cpp takes them.
+// whole 8-GPU nodes per replica, split parts as the core's planner takes them.
 #include "sim/empty_pool_fit.hpp"
 
 #include <gtest/gtest.h>
