@@ -66,28 +66,22 @@ TEST(AgentSessionsTest, NewPeerForAClusterReplacesTheOldOne) {
 
 // ---- DispatchTracker
 
+// A Prepare or Commit frame awaiting its answer.
+DispatchTracker::Awaiting awaiting(DispatchTracker::Phase phase, hub::DispatchId id,
+                                   const std::string& cluster, hub::TimeMs sent,
+                                   hub::TimeMs deadline) {
+  const bool is_prepare = phase == DispatchTracker::Phase::kPrepare;
+  return {id,   cluster, "job-" + std::to_string(id),
+          0,    phase,   is_prepare ? "prepare-frame" : "commit-frame",
+          sent, deadline};
+}
 DispatchTracker::Awaiting prepare(hub::DispatchId id, const std::string& cluster, hub::TimeMs sent,
                                   hub::TimeMs deadline) {
-  return {id,
-          cluster,
-          "job-" + std::to_string(id),
-          0,
-          DispatchTracker::Phase::kPrepare,
-          "prepare-frame",
-          sent,
-          deadline};
+  return awaiting(DispatchTracker::Phase::kPrepare, id, cluster, sent, deadline);
 }
-
 DispatchTracker::Awaiting commit(hub::DispatchId id, const std::string& cluster, hub::TimeMs sent,
                                  hub::TimeMs deadline) {
-  return {id,
-          cluster,
-          "job-" + std::to_string(id),
-          0,
-          DispatchTracker::Phase::kCommit,
-          "commit-frame",
-          sent,
-          deadline};
+  return awaiting(DispatchTracker::Phase::kCommit, id, cluster, sent, deadline);
 }
 
 using Answer = DispatchTracker::Answer;
