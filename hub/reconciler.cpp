@@ -304,8 +304,9 @@ bool Reconciler::adopt(const ParkedDispatch& parked, DispatchId id, JobId job,
     clusters += (clusters.empty() ? "" : ", ") + cluster;
   }
   if (!core_.adopt(job, id, parts, now)) return false;
-  records_.erase(parked.job);
+  // `record` points into records_: read it before the entry goes.
   if (record) core_.set_rendezvous(id, record->rendezvous_host, record->rendezvous_port);
+  records_.erase(parked.job);
   // The earlier hub decided the commit; a part that never heard it hears it now.
   if (!every_part_started) out.commits.push_back(id);
   out.events.push_back(JobEvent{
