@@ -113,6 +113,10 @@ struct JobRequest {
   // Pending longer than this, the job gets nodes held for it (Volcano's
   // sla-waiting-time). -1: the queue's default; 0: never.
   std::int64_t sla_waiting_ms = -1;
+  // How long the job may run once started (gantry.io/time-limit, or the pod
+  // templates' activeDeadlineSeconds); executors end it there, and backfill
+  // plans with it. -1: the queue's default; 0: none.
+  std::int64_t time_limit_ms = -1;
 };
 
 struct Job {
@@ -138,6 +142,7 @@ struct Job {
   std::uint32_t epoch = 0;  // placements so far; the current dispatch's epoch
   bool split_allowed = false;
   std::int64_t sla_waiting_ms = 0;                  // resolved at submit; 0 = none
+  std::int64_t time_limit_ms = 0;                   // resolved at submit; 0 = none
   DispatchId dispatch = 0;                          // current dispatch, 0 when none
   ClusterIndex cluster = kNoCluster;                // where it runs / ran (its first part)
   std::vector<protocol::TaskStatus> tasks;          // summed over its parts

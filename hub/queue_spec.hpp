@@ -41,6 +41,12 @@ struct QueueSpec {
   bool open = true;           // Closed: accepts no new jobs, runs what it has
   QueueStrategy strategy = QueueStrategy::kBestEffortFifo;
   std::int64_t sla_waiting_ms = 0;  // default for its jobs; 0 = none
+  // Time limits (annotations gantry.io/default-time-limit and
+  // gantry.io/max-time-limit), as Slurm's partition DefaultTime / MaxTime: a
+  // job without a limit gets the default, else the maximum; a job asking more
+  // than the maximum is refused. 0 = none.
+  std::int64_t default_time_limit_ms = 0;
+  std::int64_t max_time_limit_ms = 0;
   // How its jobs' clusters are ranked (annotation gantry.io/placement: a
   // registered PlacementPolicy name); empty: the parent's, up to the hub's default.
   std::string placement;

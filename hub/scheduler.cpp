@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "hub/field_error.hpp"
+#include "hub/time_limit.hpp"
 
 namespace gantry::hub {
 
@@ -219,6 +220,7 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
                      "the queue has child queues; submit to a leaf queue");
   if (!queues_.node(*queue).spec.open)
     throw FieldError("spec.queue", request.queue, "the queue is Closed and accepts no new jobs");
+  const std::int64_t time_limit = resolve_time_limit(request.time_limit_ms, queues_.node(*queue).spec);
   Job job;
   job.name = std::move(request.name);
   job.queue = *queue;
@@ -231,6 +233,7 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
   job.gang = std::move(request.gang);
   job.sla_waiting_ms = request.sla_waiting_ms >= 0 ? request.sla_waiting_ms
                                                    : queues_.node(*queue).spec.sla_waiting_ms;
+  job.time_limit_ms = time_limit;
   for (const std::string& cluster : request.allowed_clusters)
     job.allowed_clusters.push_back(add_cluster(cluster));
   if (!request.cluster_selector.empty())
