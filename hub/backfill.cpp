@@ -27,11 +27,19 @@ TimeMs SchedulerCore::plan_start_on(ClusterIndex c, JobId id, TimeMs horizon, Re
   pass_.released.clear();
   TimeMs found = kNever;
   const auto& ends = ends_on_[c];
-  for (auto it = ends.begin(); it != ends.end();) {
-    const TimeMs at = std::max(it->first, pass_.now);
+  auto it = ends.begin();
+  auto reserved_end = pass_.reservation_ends.begin();
+  while (it != ends.end() || reserved_end != pass_.reservation_ends.end()) {
+    const TimeMs next_end = it != ends.end() ? std::max(it->first, pass_.now) : kNever;
+    const TimeMs next_reserved =
+        reserved_end != pass_.reservation_ends.end() ? reserved_end->first : kNever;
+    const TimeMs at = std::min(next_end, next_reserved);
     if (at > horizon) break;
     for (; it != ends.end() && std::max(it->first, pass_.now) == at; ++it)
       give_planned_release(cluster, c, it->second);
+    for (; reserved_end != pass_.reservation_ends.end() && reserved_end->first == at;
+         ++reserved_end)
+      give_reserved_end(cluster, pass_.reservations[reserved_end->second]);
     if (!job.minimum.fits_in(cluster.total_free()) ||
         !placer_.place(cluster, job.gang, pass_.plan, id, &policy).fits)
       continue;
@@ -46,16 +54,30 @@ TimeMs SchedulerCore::plan_start_on(ClusterIndex c, JobId id, TimeMs horizon, Re
   return found;
 }
 
-// What reservations already made on the cluster expect from running jobs' ends.
+// What reservations already made on the cluster expect from running jobs'
+// ends, and when those with a time limit give everything back.
 void SchedulerCore::load_claims(ClusterIndex c) {
   if (pass_.claim_left.size() < clusters_[c].node_count())
     pass_.claim_left.resize(clusters_[c].node_count());
-  for (const Reservation& reservation : pass_.reservations) {
+  pass_.reservation_ends.clear();
+  for (std::size_t r = 0; r < pass_.reservations.size(); ++r) {
+    const Reservation& reservation = pass_.reservations[r];
     if (reservation.cluster != c) continue;
     for (const ReservedNode& reserved : reservation.nodes) {
       pass_.claim_left[reserved.node] += reserved.planned - reserved.held;
       pass_.claim_nodes.push_back(reserved.node);
     }
+    const TimeMs limit = jobs_[reservation.job].time_limit_ms;
+    if (limit > 0) pass_.reservation_ends.emplace_back(reservation.start + limit, r);
+  }
+  std::sort(pass_.reservation_ends.begin(), pass_.reservation_ends.end());
+}
+
+// A reserved job ends by its limit: what it was planned to take comes back.
+void SchedulerCore::give_reserved_end(ClusterState& cluster, const Reservation& reservation) {
+  for (const ReservedNode& reserved : reservation.nodes) {
+    cluster.give(reserved.node, reserved.planned);
+    pass_.released.emplace_back(reserved.node, reserved.planned);
   }
 }
 

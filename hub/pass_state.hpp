@@ -76,6 +76,7 @@ struct PassState {
   std::vector<std::pair<NodeIndex, ResourceVector>> released;
   std::vector<ResourceVector> claim_left;
   std::vector<NodeIndex> claim_nodes;
+  std::vector<std::pair<TimeMs, std::size_t>> reservation_ends;  // (end, index in reservations)
   std::vector<NodeAssignment> plan;
 
   // Reused buffers.

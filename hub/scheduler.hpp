@@ -383,6 +383,7 @@ class SchedulerCore {
   bool reserved_in_pass(JobId id) const;
   TimeMs plan_start_on(ClusterIndex c, JobId id, TimeMs horizon, Reservation* fill);
   void load_claims(ClusterIndex c);
+  void give_reserved_end(ClusterState& cluster, const Reservation& reservation);
   void give_planned_release(ClusterState& cluster, ClusterIndex c, DispatchId id);
   void fill_reserved_nodes(Reservation& reservation);
   TimeMs end_if_started(const Job& job) const;

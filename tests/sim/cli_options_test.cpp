@@ -50,7 +50,7 @@ TEST(SimOptions, ParsesFairShareAndSlaFlags) {
 
 TEST(SimOptions, FairShareAndSlaErrorsNameTheFlagAndValue) {
   EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "fair"}),
-            "--policy: expected fifo, firstfit or fairshare (got \"fair\")");
+            "--policy: expected fifo, firstfit, fairshare or backfill (got \"fair\")");
   EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "fairshare"}),
             "--policy fairshare: needs --mode pooled (isolated clusters share nothing)");
   EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare", "--clusters",
