@@ -172,6 +172,7 @@ void SchedulerCore::lend_holds(JobId id, TimeMs end) {
 // Takes lent holds back. What the placed job (it ends before the start) took
 // on a reserved node is back by then, so the hold shrinks by that much.
 void SchedulerCore::settle_holds(DispatchId placed) {
+  if (pass_.reservations.empty()) return;  // the common case: one branch per decision
   const Dispatch* dispatch = placed != 0 ? find_dispatch(placed) : nullptr;
   for (Reservation& reservation : pass_.reservations) {
     if (!reservation.lent) continue;

@@ -67,10 +67,10 @@ struct PassState {
   std::vector<FailedShape> failed_shapes;
 
   // Backfill: this pass's reservations in the order they were made (their
-  // holds are taken out of the nodes until end_pass), and how many were made
-  // for the queue order (not for jobs past their SLA).
+  // holds are taken out of the nodes until end_pass), and how many blocked
+  // jobs of the queue order (not past their SLA) were tried for one.
   std::vector<Reservation> reservations;
-  std::uint32_t queue_reservations = 0;
+  std::uint32_t blocked_tries = 0;
   // Planning scratch: resources given back while walking planned ends, what
   // earlier reservations still claim per node, the planned job's nodes.
   std::vector<std::pair<NodeIndex, ResourceVector>> released;
@@ -100,7 +100,7 @@ struct PassState {
     cursor.resize(queues);
     failed_shapes.clear();
     reservations.clear();
-    queue_reservations = 0;
+    blocked_tries = 0;
   }
 };
 

@@ -355,7 +355,7 @@ class SchedulerCore {
   QueueIndex pick_queue() const;
   void serve_queues(TimeMs now);
   bool attempt(JobId id, TimeMs now);
-  bool may_reserve(const Job& job) const;
+  bool reserve_blocked(JobId id);
   std::optional<PendingReason> queue_limits_block(const Job& job) const;
   bool place(JobId id);
   Placement try_place(JobId id);

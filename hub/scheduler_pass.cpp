@@ -88,8 +88,7 @@ void SchedulerCore::serve_queues(TimeMs now) {
     if (attempt(id, now)) {  // the job left pending_jobs: its iterator is gone
       cursor = next;
       reposition(leaf);
-    } else if (may_reserve(jobs_[id]) && reserve(id)) {
-      ++pass_.queue_reservations;
+    } else if (reserve_blocked(id)) {
       cursor = next;
     } else if (queue.spec.strategy == QueueStrategy::kStrictFifo) {
       deactivate(leaf);
@@ -124,13 +123,19 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
   return placed;
 }
 
-// A job of the queue order that could not start gets a reservation while
-// there are fewer than options_.reservations, unless only its queue's limits
-// stop it (capacity freeing up would not help it).
-bool SchedulerCore::may_reserve(const Job& job) const {
-  return pass_.queue_reservations < options_.reservations && !reserved_in_pass(job_index(job)) &&
-         job.reason.kind != PendingReason::Kind::kQueueAtCapability &&
-         job.reason.kind != PendingReason::Kind::kGuaranteedToOthers;
+// The first options_.reservations jobs of the queue order that could not
+// start get a reservation when a plan exists, unless only their queue's
+// limits stop them (capacity freeing up would not help). Tries count, planned
+// or not: a pass where nothing has a time limit costs one try, not one per
+// blocked job.
+bool SchedulerCore::reserve_blocked(JobId id) {
+  const Job& job = jobs_[id];
+  if (pass_.blocked_tries >= options_.reservations || reserved_in_pass(id) ||
+      job.reason.kind == PendingReason::Kind::kQueueAtCapability ||
+      job.reason.kind == PendingReason::Kind::kGuaranteedToOthers)
+    return false;
+  ++pass_.blocked_tries;
+  return reserve(id);
 }
 
 namespace {
