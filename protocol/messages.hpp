@@ -57,7 +57,10 @@ struct TaskSpec {
   std::int32_t replicas = 1;
   Labels node_selector;  // template.spec.nodeSelector, e.g. nvidia.com/gpu.product
   std::vector<ContainerSpec> containers;
-  GANTRY_WIRE_FIELDS(TaskSpec, name, replicas, node_selector, containers);
+  // template.spec.activeDeadlineSeconds (Kubernetes): how long the task's
+  // replicas may run; 0 = none. The job's limit: hub::make_job_request.
+  std::int64_t active_deadline_seconds = 0;
+  GANTRY_WIRE_FIELDS(TaskSpec, name, replicas, node_selector, containers, active_deadline_seconds);
 };
 
 // A Volcano Job (batch.volcano.sh/v1alpha1), reduced to what Gantry uses.

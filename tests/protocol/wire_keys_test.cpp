@@ -116,7 +116,8 @@ void expect_keys(const Keys& expected) {
 TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<EnvVar>({"name", "value"});
   expect_keys<ContainerSpec>({"name", "image", "command", "args", "env", "requests", "limits"});
-  expect_keys<TaskSpec>({"name", "replicas", "node_selector", "containers"});
+  expect_keys<TaskSpec>(
+      {"name", "replicas", "node_selector", "containers", "active_deadline_seconds"});
   expect_keys<JobSpec>({"name", "queue", "priority_class", "priority", "min_available", "max_retry",
                         "annotations", "tasks"});
   expect_keys<TaskStatus>({"name", "pending", "running", "succeeded", "failed"});
