@@ -199,8 +199,12 @@ struct Prepare {
   std::int32_t world_size = 0;   // replicas over every part (WORLD_SIZE)
   // task -> index (within the task, over every part) of this part's first replica
   std::map<std::string, std::int32_t> task_index_offsets;
+  // How long the part may run once committed, resolved by the hub from the
+  // job and its queue (docs/time-limits.md); the agent stops it there and
+  // reports it Failed. 0 = none.
+  std::int64_t time_limit_ms = 0;
   GANTRY_WIRE_FIELDS(Prepare, dispatch_id, part, parts, epoch, job, task_replicas, nodes,
-                     rank_offset, world_size, task_index_offsets);
+                     rank_offset, world_size, task_index_offsets, time_limit_ms);
 };
 
 // agent -> hub: the part's resources are held, nothing is started. The agent

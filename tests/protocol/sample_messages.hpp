@@ -138,7 +138,8 @@ inline Prepare sample<Prepare>() {
                  {{"master", "east-a100-0"}, {"worker", "east-a100-1"}},
                  4,
                  9,
-                 {{"master", 1}, {"worker", 2}}};
+                 {{"master", 1}, {"worker", 2}},
+                 5'400'000};
 }
 template <>
 inline Admit sample<Admit>() {
