@@ -170,6 +170,7 @@ protocol::Prepare prepare_message(const hub::SchedulerCore& core, const hub::Dis
   prepare.rank_offset = part.rank_offset;
   prepare.world_size = dispatch.world_size;
   prepare.task_index_offsets = by_task_name(job, part.task_index_offset);
+  prepare.time_limit_ms = job.time_limit_ms;
   return prepare;
 }
 

@@ -27,7 +27,8 @@ std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex ind
 
 // The Prepare the agent of `dispatch.parts[part]` receives: the job's spec,
 // the part's replicas per task and the nodes the hub chose for them, and
-// where the part's replicas stand in the whole gang (ranks, task indices).
+// where the part's replicas stand in the whole gang (ranks, task indices),
+// and the job's time limit.
 protocol::Prepare prepare_message(const hub::SchedulerCore& core, const hub::Dispatch& dispatch,
                                   std::size_t part);
 // The Commit of `dispatch.parts[part]`: start, meeting at the dispatch's rendezvous.

@@ -4,6 +4,7 @@
 
 #include "agents/dispatch_gang.hpp"
 #include "hub/field_error.hpp"
+#include "hub/time_limit.hpp"
 
 namespace gantry::agents {
 
@@ -124,6 +125,22 @@ void AgentCore::expire_holds(TimeMs now, Outbox& out) {
         std::to_string(part.plan.part) + " was admitted but not committed within " +
         std::to_string(options_.prepare_hold_ms) + " ms; its resources are released");
     release(part, dispatch_text(part.id) + ": prepared part expired before its commit", out);
+  }
+}
+
+void AgentCore::expire_time_limits(TimeMs now, Outbox& out) {
+  overdue_.clear();
+  deadlines_.take_due(now, overdue_);
+  for (DispatchId id : overdue_) {
+    const auto found = runs_.find(id);
+    if (found == runs_.end()) continue;
+    DispatchRun& run = *found->second;
+    const std::string limit = hub::format_duration(run.plan().time_limit_ms);
+    out.warnings.push_back(dispatch_text(id) + " (job " + run.job().name + "): ran past its " +
+                           limit + " time limit; stopping its replicas");
+    run.time_limit_reached("time limit (" + limit + ")");
+    stop_live_replicas(run);
+    report_progress(run, out);
   }
 }
 
@@ -251,6 +268,7 @@ void AgentCore::start_part(PreparedPart part, const protocol::Commit& commit, Ti
   auto owned = std::make_unique<DispatchRun>(id, std::move(part.job), std::move(part.replicas),
                                              std::move(part.assignment), part.plan);
   DispatchRun& run = *runs_.emplace(id, std::move(owned)).first->second;
+  if (run.plan().time_limit_ms > 0) deadlines_.add(id, now + run.plan().time_limit_ms);
   start_replicas(run, commit, now);
   if (run.ending()) stop_live_replicas(run);
   report_progress(run, out);
@@ -338,6 +356,7 @@ void AgentCore::report_progress(DispatchRun& run, Outbox& out) {
   nodes_.release(run.assignment());
   out.usage_changed = true;
   mark_over(run.id());
+  deadlines_.remove(run.id());
   runs_.erase(run.id());
 }
 

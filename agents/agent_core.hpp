@@ -1,9 +1,10 @@
 // What the agent decides, without sockets or clocks: two-phase dispatch
 // against its own nodes (Prepare: hold a part's resources or reject it;
 // Commit: start its replicas; Abort, Cancel and an expired hold: release it),
-// start and stop replicas through an Executor, turn replica exits into status
-// updates, and keep usage current. The socket loop feeds it decoded messages,
-// exits and the time, and sends what it puts in an Outbox.
+// start and stop replicas through an Executor (a part past its job's time
+// limit too), turn replica exits into status updates, and keep usage current.
+// The socket loop feeds it decoded messages, exits and the time, and sends
+// what it puts in an Outbox.
 #pragma once
 
 #include <deque>
@@ -18,6 +19,7 @@
 #include "agents/executor.hpp"
 #include "agents/node_pool.hpp"
 #include "agents/prepared_parts.hpp"
+#include "agents/run_deadlines.hpp"
 #include "config/inventory.hpp"
 #include "protocol/messages.hpp"
 
@@ -59,6 +61,11 @@ class AgentCore {
   // When expire_holds() next has something to release; nullopt when nothing
   // is held.
   std::optional<TimeMs> next_hold_deadline() const { return prepared_.next_deadline(); }
+  // Stops the committed parts that ran past their job's time limit by `now`:
+  // each ends Failed, "time limit (1h30m)", once its replicas are gone.
+  void expire_time_limits(TimeMs now, Outbox& out);
+  // When expire_time_limits() next has a part to stop; nullopt when none has a limit.
+  std::optional<TimeMs> next_time_limit() const { return deadlines_.next(); }
   // The hub restarted and its dispatch ids start over: forget the answers
   // given to dispatches that are over, so a new dispatch that reuses an id is
   // not taken for a duplicate.
@@ -101,6 +108,7 @@ class AgentCore {
   NodePool nodes_;
   PreparedParts prepared_;
   std::unordered_map<DispatchId, std::unique_ptr<DispatchRun>> runs_;
+  RunDeadlines deadlines_;  // of the runs whose job has a time limit
   // The answer to each Prepare (Admit or Reject), so a repeated one gets the
   // same; a part released before its commit is answered Reject from then on.
   // Bounded for dispatches that are over.
@@ -112,6 +120,7 @@ class AgentCore {
   std::unordered_map<DispatchId, protocol::StatusUpdate> final_status_;
   std::vector<DispatchId> changed_;    // scratch for on_exits
   std::vector<PreparedPart> expired_;  // scratch for expire_holds
+  std::vector<DispatchId> overdue_;    // scratch for expire_time_limits
 };
 
 }  // namespace gantry::agents

@@ -86,6 +86,7 @@ int AgentLoop::run(int stop_fd) {
       if (!exits_.empty()) core_.on_exits(exits_, outbox_);
     }
     core_.expire_holds(after, outbox_);
+    core_.expire_time_limits(after, outbox_);
     flush();
   }
   if (stop_status_ >= 0) {
@@ -105,6 +106,7 @@ TimeMs AgentLoop::next_deadline() const {
   TimeMs deadline = session_.next_deadline();
   if (const auto due = executor_.next_deadline()) deadline = std::min(deadline, *due);
   if (const auto hold = core_.next_hold_deadline()) deadline = std::min(deadline, *hold);
+  if (const auto limit = core_.next_time_limit()) deadline = std::min(deadline, *limit);
   return deadline;
 }
 

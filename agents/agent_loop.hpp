@@ -1,7 +1,7 @@
 // The agent's one thread: a ZeroMQ DEALER to the hub, the executor's wake-up
 // fd and a stop fd, all in one zmq::poll whose timeout is the time to the next
 // timer (heartbeat, hub silence, reconnect, simulated replica end, the end of
-// a prepared part's hold). It decodes
+// a prepared part's hold, a running part's time limit). It decodes
 // frames, hands them to the AgentCore and sends what the core decided; every
 // decision lives in the core and the HubSession.
 #pragma once

@@ -84,8 +84,9 @@ PartPlan part_plan(const protocol::Prepare& prepare) {
                             "must not be negative");
     }
   }
-  return PartPlan{prepare.part, prepare.parts, prepare.epoch, prepare.rank_offset,
-                  prepare.world_size};
+  refuse_negative("time_limit_ms", prepare.time_limit_ms);
+  return PartPlan{prepare.part,        prepare.parts,      prepare.epoch,
+                  prepare.rank_offset, prepare.world_size, prepare.time_limit_ms};
 }
 
 }  // namespace gantry::agents

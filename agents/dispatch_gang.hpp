@@ -26,7 +26,7 @@ struct DispatchGang {
 // it is malformed.
 DispatchGang gang_for_part(const protocol::Prepare& prepare);
 
-// The Prepare's part, parts, epoch, rank_offset and world_size, checked.
+// The Prepare's part, parts, epoch, rank_offset, world_size and time limit, checked.
 // Throws hub::FieldError naming the field when they cannot describe a part.
 PartPlan part_plan(const protocol::Prepare& prepare);
 

@@ -89,6 +89,12 @@ void DispatchRun::cancel(std::string message) {
   message_ = std::move(message);
 }
 
+void DispatchRun::time_limit_reached(std::string message) {
+  if (cancelled_ || failed_ || finished()) return;
+  failed_ = true;
+  message_ = std::move(message);
+}
+
 bool DispatchRun::is_unstopped(std::uint32_t rank) const {
   const ReplicaState state = replicas_.at(rank).state;
   return state == ReplicaState::kPending || state == ReplicaState::kRunning;

@@ -31,6 +31,7 @@ struct PartPlan {
   std::uint32_t epoch = 0;       // the job's placement epoch
   std::int32_t rank_offset = 0;  // RANK of the part's first replica
   std::int32_t world_size = 0;   // replicas over every part
+  TimeMs time_limit_ms = 0;      // how long it may run once committed; 0 = none
 };
 
 struct RunReplica {
@@ -65,6 +66,9 @@ class DispatchRun {
   // The hub cancelled (or aborted) the dispatch: it ends Aborted with
   // `message`, unless it already failed.
   void cancel(std::string message = "cancelled by the hub");
+  // The part ran past its job's time limit: it ends Failed with `message`,
+  // unless it already failed or was cancelled.
+  void time_limit_reached(std::string message);
 
   // True once a replica failed or the hub cancelled: every replica still
   // alive must be killed, and no progress update is worth sending until the

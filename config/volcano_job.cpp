@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <charconv>
+#include <limits>
 #include <regex>
 #include <set>
 
@@ -82,6 +84,22 @@ protocol::ContainerSpec read_container(const YAML::Node& node, const std::string
   return container;
 }
 
+// Kubernetes' activeDeadlineSeconds: a positive number of seconds (0 = not
+// given). Capped so that its milliseconds still fit an int64.
+std::int64_t read_deadline_seconds(const YAML::Node& pod, const std::string& pod_field) {
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000;
+  const YAML::Node node = pod["activeDeadlineSeconds"];
+  if (!node || node.IsNull()) return 0;
+  const std::string field = pod_field + ".activeDeadlineSeconds";
+  const std::string text = scalar_text(node, field);
+  std::int64_t seconds = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || seconds < 1 ||
+      seconds > kMaxSeconds)
+    throw FieldError(field, text, "must be a positive whole number of seconds");
+  return seconds;
+}
+
 protocol::TaskSpec read_task(const YAML::Node& node, const std::string& field) {
   require_map(node, field);
   reject_unknown(node, kTaskFields, field);
@@ -96,6 +114,7 @@ protocol::TaskSpec read_task(const YAML::Node& node, const std::string& field) {
   const std::string pod_field = template_field + ".spec";
   require_map(pod, pod_field);
   if (const YAML::Node selector = pod["nodeSelector"]) task.node_selector = string_map(selector, pod_field + ".nodeSelector");
+  task.active_deadline_seconds = read_deadline_seconds(pod, pod_field);
   const YAML::Node containers = pod["containers"];
   if (!containers || containers.size() == 0)
     throw FieldError(pod_field + ".containers", "", "a task needs at least one container");

@@ -7,6 +7,7 @@
 #include "hub/field_error.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/quantity.hpp"
+#include "hub/time_limit.hpp"
 
 namespace gantry::config {
 
@@ -55,6 +56,29 @@ bool read_bool(const YAML::Node& parent, const std::string& key, const std::stri
   throw FieldError(field + "." + key, text, "must be true or false");
 }
 
+// A duration annotation (hub::parse_duration_ms); 0 when absent.
+std::int64_t read_duration(const protocol::Labels& annotations, const std::string& key) {
+  const auto found = annotations.find(key);
+  if (found == annotations.end()) return 0;
+  try {
+    return hub::parse_duration_ms(found->second);
+  } catch (const std::invalid_argument& e) {
+    throw FieldError("metadata.annotations." + key, found->second, e.what());
+  }
+}
+
+// Slurm's partition DefaultTime / MaxTime: a default above the maximum would
+// give the queue's jobs a limit the queue itself refuses.
+void read_time_limits(const protocol::Labels& annotations, hub::QueueSpec& queue) {
+  queue.default_time_limit_ms = read_duration(annotations, hub::kDefaultTimeLimitAnnotation);
+  queue.max_time_limit_ms = read_duration(annotations, hub::kMaxTimeLimitAnnotation);
+  if (queue.max_time_limit_ms > 0 && queue.default_time_limit_ms > queue.max_time_limit_ms)
+    throw FieldError(std::string("metadata.annotations.") + hub::kDefaultTimeLimitAnnotation,
+                     annotations.at(hub::kDefaultTimeLimitAnnotation),
+                     std::string("exceeds ") + hub::kMaxTimeLimitAnnotation + " (" +
+                         annotations.at(hub::kMaxTimeLimitAnnotation) + ")");
+}
+
 bool read_open(const std::string& text, const std::string& field) {
   if (text.empty() || text == "Open") return true;
   if (text == "Closed") return false;
@@ -100,13 +124,8 @@ hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
   queue.name = optional_string(metadata, "name", "metadata");
   if (queue.name.empty()) throw FieldError("metadata.name", "", "is required");
   const protocol::Labels annotations = string_map(metadata["annotations"], "metadata.annotations");
-  if (auto sla = annotations.find("sla-waiting-time"); sla != annotations.end()) {
-    try {
-      queue.sla_waiting_ms = hub::parse_duration_ms(sla->second);
-    } catch (const std::invalid_argument& e) {
-      throw FieldError("metadata.annotations.sla-waiting-time", sla->second, e.what());
-    }
-  }
+  queue.sla_waiting_ms = read_duration(annotations, "sla-waiting-time");
+  read_time_limits(annotations, queue);
   if (auto placement = annotations.find("gantry.io/placement"); placement != annotations.end()) {
     if (hub::find_placement_policy(placement->second) == nullptr)
       throw FieldError("metadata.annotations.gantry.io/placement", placement->second,

@@ -8,11 +8,13 @@
 
 namespace gantry::config {
 
-// Fields: metadata.name, metadata.annotations["sla-waiting-time"] (default for
-// the queue's jobs), spec.weight, spec.capability, spec.deserved,
-// spec.guarantee.resource, spec.reclaimable, spec.parent, spec.priority,
-// spec.dequeueStrategy (fifo = strict FIFO, traverse = skip what does not fit,
-// the default), and status.state (Open | Closed; spec.state is accepted too).
+// Fields: metadata.name; metadata.annotations "sla-waiting-time" (default for
+// the queue's jobs), "gantry.io/placement", "gantry.io/default-time-limit" and
+// "gantry.io/max-time-limit" (durations, the default at most the maximum);
+// spec.weight, spec.capability, spec.deserved, spec.guarantee.resource,
+// spec.reclaimable, spec.parent, spec.priority, spec.dequeueStrategy (fifo =
+// strict FIFO, traverse = skip what does not fit, the default), and
+// status.state (Open | Closed; spec.state is accepted too).
 // Throws hub::FieldError naming the field and value.
 hub::QueueSpec parse_volcano_queue(std::string_view yaml);
 

@@ -1,10 +1,13 @@
 #include "hub/job_request.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include "hub/duration.hpp"
 #include "hub/field_error.hpp"
+#include "hub/time_limit.hpp"
 
 namespace gantry::hub {
 
@@ -35,6 +38,37 @@ bool read_split(const protocol::JobSpec& spec) {
   if (split->second == "allowed") return true;
   throw FieldError(std::string("metadata.annotations.") + kSplitAnnotation, split->second,
                    "expected \"allowed\" or \"never\"");
+}
+
+std::int64_t deadline_ms(const protocol::TaskSpec& task, std::size_t index) {
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000;
+  if (task.active_deadline_seconds < 0 || task.active_deadline_seconds > kMaxSeconds)
+    throw FieldError(
+        "spec.tasks[" + std::to_string(index) + "].template.spec.activeDeadlineSeconds",
+        std::to_string(task.active_deadline_seconds), "must be a positive whole number of seconds");
+  return task.active_deadline_seconds * 1000;
+}
+
+// gantry.io/time-limit, else the longest of the tasks' activeDeadlineSeconds
+// when every task gives one (the gang runs until its last task ends), else
+// -1: the queue's default. "0s" asks for none, as Slurm's --time=0.
+std::int64_t read_time_limit(const protocol::JobSpec& spec) {
+  if (const auto limit = spec.annotations.find(kTimeLimitAnnotation);
+      limit != spec.annotations.end()) {
+    try {
+      return parse_duration_ms(limit->second);
+    } catch (const std::invalid_argument& e) {
+      throw FieldError(std::string("metadata.annotations.") + kTimeLimitAnnotation, limit->second,
+                       e.what());
+    }
+  }
+  std::int64_t longest = 0;
+  for (std::size_t i = 0; i < spec.tasks.size(); ++i) {
+    const std::int64_t task_ms = deadline_ms(spec.tasks[i], i);
+    if (task_ms == 0) return -1;
+    longest = std::max(longest, task_ms);
+  }
+  return longest;
 }
 
 }  // namespace
@@ -109,6 +143,7 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
     request.cluster_selector = parse_match_labels(
         selector->second, std::string("metadata.annotations.") + kClusterSelectorAnnotation);
   request.split_allowed = read_split(*spec);
+  request.time_limit_ms = read_time_limit(*spec);
   request.spec = std::move(spec);
   return request;
 }

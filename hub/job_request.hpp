@@ -24,8 +24,11 @@ inline constexpr const char* kSlaWaitingTimeAnnotation = "sla-waiting-time";
 ResourceVector replica_request(const protocol::TaskSpec& task, const std::string& field);
 
 // Builds the gang shape (per-replica requests = sum of container requests),
-// resolves minAvailable (0 = all replicas). Throws FieldError naming the field
-// when minAvailable exceeds the replicas or a task has no replicas.
+// resolves minAvailable (0 = all replicas) and reads the job's annotations.
+// Its time limit: gantry.io/time-limit, else the longest of its tasks'
+// activeDeadlineSeconds when every task gives one, else -1 (the queue's
+// default). Throws FieldError naming the field when minAvailable exceeds the
+// replicas, a task has no replicas or an annotation is malformed.
 JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec);
 
 // "region=eu, tier=gold" -> {region: eu, tier: gold}. Throws FieldError under

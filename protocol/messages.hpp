@@ -57,7 +57,10 @@ struct TaskSpec {
   std::int32_t replicas = 1;
   Labels node_selector;  // template.spec.nodeSelector, e.g. nvidia.com/gpu.product
   std::vector<ContainerSpec> containers;
-  GANTRY_WIRE_FIELDS(TaskSpec, name, replicas, node_selector, containers);
+  // template.spec.activeDeadlineSeconds (Kubernetes): how long the task's
+  // replicas may run; 0 = none. The job's limit: hub::make_job_request.
+  std::int64_t active_deadline_seconds = 0;
+  GANTRY_WIRE_FIELDS(TaskSpec, name, replicas, node_selector, containers, active_deadline_seconds);
 };
 
 // A Volcano Job (batch.volcano.sh/v1alpha1), reduced to what Gantry uses.
@@ -196,8 +199,12 @@ struct Prepare {
   std::int32_t world_size = 0;   // replicas over every part (WORLD_SIZE)
   // task -> index (within the task, over every part) of this part's first replica
   std::map<std::string, std::int32_t> task_index_offsets;
+  // How long the part may run once committed, resolved by the hub from the
+  // job and its queue (docs/time-limits.md); the agent stops it there and
+  // reports it Failed. 0 = none.
+  std::int64_t time_limit_ms = 0;
   GANTRY_WIRE_FIELDS(Prepare, dispatch_id, part, parts, epoch, job, task_replicas, nodes,
-                     rank_offset, world_size, task_index_offsets);
+                     rank_offset, world_size, task_index_offsets, time_limit_ms);
 };
 
 // agent -> hub: the part's resources are held, nothing is started. The agent

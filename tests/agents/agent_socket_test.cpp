@@ -1,7 +1,7 @@
 // The agent's event loop against a hub played by the test over real ZeroMQ
 // sockets on loopback: registration, a part prepared, committed and run to
-// completion, a hold that runs out, garbage frames, the session surviving hub
-// restarts and silence, and each --test-fault.
+// completion, a hold that runs out, a part stopped at its time limit, garbage
+// frames, the session surviving hub restarts and silence, and each --test-fault.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -192,6 +192,30 @@ TEST(AgentSocket, APartNotCommittedInTimeIsReleased) {
   const auto reject = hub.next_as<protocol::Reject>(1);
   EXPECT_EQ(reject.dispatch_id, 3u);
   EXPECT_EQ(reject.reason, "dispatch 3: prepared part expired before its commit");
+}
+
+// The loop wakes for a running part's time limit by itself: an hour-long
+// simulated part with a 50 ms limit ends Failed and frees its GPUs.
+TEST(AgentSocket, APartPastItsTimeLimitIsStoppedAndFails) {
+  FakeHub hub;
+  AgentThread agent(hub.endpoint(), quiet_timing());
+  const std::string identity = register_agent(hub, 1);
+  protocol::Prepare prepare =
+      make_prepare(4, "overrun", {{"worker", 2, 1}}, 0, {{"gantry.io/sim-duration", "3600"}});
+  prepare.time_limit_ms = 50;
+  hub.send(identity, protocol::encode(prepare));
+  const auto admit = hub.next_as<protocol::Admit>(1);
+  EXPECT_EQ(testing::allocated_gpus(hub.next_as<protocol::UsageReport>(1)), 2);
+  hub.send(identity, protocol::encode(commit_for(admit)));
+  EXPECT_EQ(hub.next_as<protocol::StatusUpdate>(1).phase, "Running");
+
+  const auto ended = hub.next_as<protocol::StatusUpdate>(1);
+  EXPECT_EQ(ended.phase, "Failed");
+  EXPECT_EQ(ended.message, "time limit (50ms)");
+  EXPECT_EQ(testing::task_status(ended, "worker")->failed, 2);
+  const auto freed = hub.next_as<protocol::UsageReport>(1);
+  EXPECT_TRUE(freed.accounted_dispatches.empty());
+  EXPECT_EQ(testing::allocated_gpus(freed), 0);
 }
 
 // Prepares 1 and 2 are lost: the first answer is Prepare 3's (the socket keeps

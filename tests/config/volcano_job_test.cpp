@@ -105,6 +105,23 @@ TEST(VolcanoJob, BadFieldsAreNamedWithTheirValue) {
   expect_field_error(job_with("name: worker", "name: master"), "spec.tasks[1].name", "master");
 }
 
+TEST(VolcanoJob, ReadsEachTasksActiveDeadlineSeconds) {
+  const std::string worker_pod = "replicas: 2\n      template:\n        spec:\n";
+  const protocol::JobSpec job = parse_volcano_job(
+      job_with(worker_pod, worker_pod + "          activeDeadlineSeconds: 5400\n"));
+  EXPECT_EQ(job.tasks[0].active_deadline_seconds, 0) << "not given: none";
+  EXPECT_EQ(job.tasks[1].active_deadline_seconds, 5400);
+}
+
+TEST(VolcanoJob, ActiveDeadlineSecondsMustBeAPositiveWholeNumber) {
+  const std::string field = "spec.tasks[0].template.spec.activeDeadlineSeconds";
+  for (const std::string value : {"0", "-5", "1.5", "1h", "9223372036854776"}) {
+    expect_field_error(job_with("          nodeSelector:", "          activeDeadlineSeconds: " +
+                                                               value + "\n          nodeSelector:"),
+                       field, value);
+  }
+}
+
 TEST(VolcanoJob, MissingPiecesAreNamed) {
   expect_field_error("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nspec: {}\n", "metadata.name", "");
   expect_field_error("apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: a}\nspec: {}\n",

@@ -73,6 +73,44 @@ status:
   EXPECT_FALSE(queue.deserved.has(hub::kGpu));
 }
 
+std::string queue_with_annotations(const std::string& annotations) {
+  return "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: q\n  "
+         "annotations: {" +
+         annotations + "}\n";
+}
+
+TEST(VolcanoQueue, ReadsTheDefaultAndMaximumTimeLimits) {
+  const hub::QueueSpec limited = parse_volcano_queue(
+      queue_with_annotations("gantry.io/default-time-limit: 1h30m, gantry.io/max-time-limit: 24h"));
+  EXPECT_EQ(limited.default_time_limit_ms, 90 * 60 * 1000);
+  EXPECT_EQ(limited.max_time_limit_ms, 24 * 3600 * 1000);
+
+  const hub::QueueSpec capped =
+      parse_volcano_queue(queue_with_annotations("gantry.io/max-time-limit: 2h"));
+  EXPECT_EQ(capped.default_time_limit_ms, 0);
+  EXPECT_EQ(capped.max_time_limit_ms, 2 * 3600 * 1000);
+
+  const hub::QueueSpec unlimited = parse_volcano_queue(queue_with_annotations(""));
+  EXPECT_EQ(unlimited.default_time_limit_ms, 0);
+  EXPECT_EQ(unlimited.max_time_limit_ms, 0);
+}
+
+TEST(VolcanoQueue, BadTimeLimitsAreRefusedNamingTheAnnotation) {
+  hub::FieldError error = error_of(queue_with_annotations("gantry.io/default-time-limit: soon"));
+  EXPECT_EQ(error.field(), "metadata.annotations.gantry.io/default-time-limit");
+  EXPECT_EQ(error.value(), "soon");
+  error = error_of(queue_with_annotations("gantry.io/max-time-limit: 90"));
+  EXPECT_EQ(error.field(), "metadata.annotations.gantry.io/max-time-limit");
+  EXPECT_EQ(error.value(), "90");
+  // A default its own maximum would refuse.
+  error = error_of(
+      queue_with_annotations("gantry.io/default-time-limit: 2h, gantry.io/max-time-limit: 1h"));
+  EXPECT_EQ(error.field(), "metadata.annotations.gantry.io/default-time-limit");
+  EXPECT_EQ(error.value(), "2h");
+  EXPECT_NE(std::string(error.what()).find("gantry.io/max-time-limit (1h)"), std::string::npos)
+      << error.what();
+}
+
 TEST(VolcanoQueue, BadInputNamesTheFieldAndValue) {
   struct Case {
     std::string spec;

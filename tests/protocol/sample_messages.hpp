@@ -38,8 +38,8 @@ inline JobSpec sample_job_spec() {
                           {{"NCCL_DEBUG", "INFO"}, {"UTF8", "h\xc3\xa9llo\n\t\"quoted\""}},
                           sample_resources(1),
                           sample_resources(2)};
-  TaskSpec master{"master", 2, {{"nvidia.com/gpu.product", "H100"}}, {container}};
-  TaskSpec worker{"worker", 7, {{"zone", "b"}}, {container, container}};
+  TaskSpec master{"master", 2, {{"nvidia.com/gpu.product", "H100"}}, {container}, 3600};
+  TaskSpec worker{"worker", 7, {{"zone", "b"}}, {container, container}, 5400};
   return JobSpec{
       "llm-pretrain",  "research", "high-priority", 1000, 6, 5, {{"gantry.io/sim-duration", "30s"}},
       {master, worker}};
@@ -138,7 +138,8 @@ inline Prepare sample<Prepare>() {
                  {{"master", "east-a100-0"}, {"worker", "east-a100-1"}},
                  4,
                  9,
-                 {{"master", 1}, {"worker", 2}}};
+                 {{"master", 1}, {"worker", 2}},
+                 5'400'000};
 }
 template <>
 inline Admit sample<Admit>() {

@@ -37,7 +37,7 @@ const std::vector<ExpectedMessage> kMessages = {
     {"Prepare",
      11,
      {"dispatch_id", "part", "parts", "epoch", "job", "task_replicas", "nodes", "rank_offset",
-      "world_size", "task_index_offsets"}},
+      "world_size", "task_index_offsets", "time_limit_ms"}},
     {"Commit", 12, {"dispatch_id", "job", "part", "master_addr", "master_port"}},
     {"Abort", 13, {"dispatch_id", "job", "part", "reason"}},
     {"SubmitJobRequest", 100, {"yaml"}},
@@ -116,7 +116,8 @@ void expect_keys(const Keys& expected) {
 TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<EnvVar>({"name", "value"});
   expect_keys<ContainerSpec>({"name", "image", "command", "args", "env", "requests", "limits"});
-  expect_keys<TaskSpec>({"name", "replicas", "node_selector", "containers"});
+  expect_keys<TaskSpec>(
+      {"name", "replicas", "node_selector", "containers", "active_deadline_seconds"});
   expect_keys<JobSpec>({"name", "queue", "priority_class", "priority", "min_available", "max_retry",
                         "annotations", "tasks"});
   expect_keys<TaskStatus>({"name", "pending", "running", "succeeded", "failed"});

@@ -1,0 +1,67 @@
+// Job time limits through the hub's actors: the limit resolved at submit (the
+// job's own, else its queue's default) travels to the agent in the Prepare,
+// a job over its queue's maximum is refused, and a queue's limits outlive a
+// hub restart.
+#include "hub_actors_fixture.hpp"
+
+namespace gantry::actors {
+namespace {
+
+constexpr std::int64_t kHourMs = 3'600'000;
+
+const std::string kLimitedQueue =
+    "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n  name: limited\n"
+    "  annotations: {gantry.io/default-time-limit: 1h, gantry.io/max-time-limit: 4h}\n";
+
+// `job_yaml` with metadata.annotations gantry.io/time-limit: `limit`.
+std::string limited_job_yaml(const std::string& name, const std::string& limit,
+                             const std::string& queue) {
+  std::string yaml = job_yaml(name, 1, 1, queue);
+  const std::string metadata = "  name: " + name + "\n";
+  yaml.insert(yaml.find(metadata) + metadata.size(),
+              "  annotations: {gantry.io/time-limit: " + limit + "}\n");
+  return yaml;
+}
+
+class TimeLimitTest : public HubActorsTest {
+ protected:
+  void apply_limited_queue() {
+    const auto applied = ask<protocol::AdminResult>(protocol::ApplyRequest{kLimitedQueue});
+    ASSERT_TRUE(applied.ok) << applied.error;
+  }
+};
+
+TEST_F(TimeLimitTest, PrepareCarriesTheJobsOwnLimitOrItsQueuesDefault) {
+  apply_limited_queue();
+  register_cluster("west", 2, 8);
+  sent();
+  ASSERT_TRUE(submit(limited_job_yaml("own", "90m", "limited")).ok);
+  EXPECT_EQ(only_prepare().second.time_limit_ms, 90 * 60'000);
+  ASSERT_TRUE(submit(job_yaml("defaulted", 1, 1, "limited")).ok);
+  EXPECT_EQ(only_prepare().second.time_limit_ms, kHourMs);
+  ASSERT_TRUE(submit(job_yaml("unlimited", 1, 1)).ok);
+  EXPECT_EQ(only_prepare().second.time_limit_ms, 0) << "the default queue sets no limit";
+}
+
+TEST_F(TimeLimitTest, JobOverItsQueuesMaximumIsRefusedNamingTheAnnotation) {
+  apply_limited_queue();
+  const auto refused = submit(limited_job_yaml("greedy", "5h", "limited"));
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.error.find("metadata.annotations.gantry.io/time-limit"), std::string::npos)
+      << refused.error;
+  EXPECT_NE(refused.error.find("at most 4h"), std::string::npos) << refused.error;
+}
+
+TEST_F(TimeLimitTest, QueueLimitsOutliveAHubRestart) {
+  apply_limited_queue();
+  stop();  // a new hub opens the same state directory
+  start();
+  EXPECT_FALSE(submit(limited_job_yaml("greedy", "5h", "limited")).ok) << "the maximum holds";
+  register_cluster("west", 1, 8);
+  sent();
+  ASSERT_TRUE(submit(job_yaml("defaulted", 1, 1, "limited")).ok);
+  EXPECT_EQ(only_prepare().second.time_limit_ms, kHourMs) << "and the default";
+}
+
+}  // namespace
+}  // namespace gantry::actors
