@@ -7,12 +7,6 @@
 
 namespace gantry::hub {
 
-ResourceVector Reservation::claim_on(NodeIndex node) const {
-  for (const ReservedNode& reserved : nodes)
-    if (reserved.node == node) return reserved.planned - reserved.held;
-  return ResourceVector{};
-}
-
 // ------------------------------------------------------------------ planning
 
 // The earliest time, no later than `horizon`, at which the gang fits on the

@@ -34,10 +34,6 @@ struct Reservation {
   TimeMs start = kNever;
   std::vector<ReservedNode> nodes;
   bool lent = false;  // its holds are given back for the job being placed
-
-  // What the reserved job still expects from running jobs' ends on `node`
-  // (planned - held), which a later reservation may not plan on.
-  ResourceVector claim_on(NodeIndex node) const;
 };
 
 }  // namespace gantry::hub
