@@ -25,10 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-int pidfd_open(pid_t pid) {
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-}
-
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::ostringstream text;
@@ -62,7 +58,7 @@ struct AgentProcessTest : ::testing::Test {
 
   // The agent's exit status, waiting (with a deadline) for it to end.
   int wait_exit() {
-    const int fd = pidfd_open(pid);
+    const int fd = testing::pidfd_open(pid);
     EXPECT_GE(fd, 0);
     EXPECT_TRUE(testing::wait_readable(fd, testing::deadline_in(60s))) << "the agent never exited";
     ::close(fd);
@@ -117,7 +113,7 @@ TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
   char text[32] = {};
   ASSERT_GT(::read(reader, text, sizeof text - 1), 0);
   ::close(reader);
-  const int replica = pidfd_open(static_cast<pid_t>(std::stol(text)));
+  const int replica = testing::pidfd_open(static_cast<pid_t>(std::stol(text)));
   ASSERT_GE(replica, 0);
 
   ASSERT_EQ(::kill(pid, SIGTERM), 0);

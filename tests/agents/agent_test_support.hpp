@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <map>
 #include <optional>
 #include <string>
@@ -171,6 +175,23 @@ inline bool wait_readable(int fd, std::chrono::steady_clock::time_point deadline
 
 inline std::chrono::steady_clock::time_point deadline_in(std::chrono::seconds seconds) {
   return std::chrono::steady_clock::now() + seconds;
+}
+
+// A descriptor that turns readable when `pid` exits (the test must be its
+// parent or subreaper to reap it).
+inline int pidfd_open(pid_t pid) {
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+// Waits for `pid` (watched by `pidfd`, which is closed) to die, reaps it, and
+// checks SIGKILL killed it: a stopped replica's process group went with it.
+inline void expect_killed_and_reap(pid_t pid, int pidfd) {
+  ASSERT_TRUE(wait_readable(pidfd, deadline_in(std::chrono::seconds(60))));
+  ::close(pidfd);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
 }
 
 }  // namespace gantry::agents::testing

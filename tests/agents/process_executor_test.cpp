@@ -199,10 +199,6 @@ TEST_F(ProcessExecutorTest, ASplitPartsReplicasFormOneWorldWithTheOtherParts) {
   EXPECT_TRUE(std::filesystem::exists(work_dir / "split" / "worker-3.log"));  // by global index
 }
 
-int pidfd_open(pid_t pid) {
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-}
-
 TEST_F(ProcessExecutorTest, CancelKillsTheReplicasWholeProcessGroup) {
   // Orphans of this process come back to it, so the test can wait for the
   // replica's own child after its shell is gone.
@@ -223,7 +219,7 @@ TEST_F(ProcessExecutorTest, CancelKillsTheReplicasWholeProcessGroup) {
   ASSERT_GT(::read(reader, text, sizeof text - 1), 0);
   ::close(reader);
   const pid_t sleeper = static_cast<pid_t>(std::stol(text));
-  const int sleeper_fd = pidfd_open(sleeper);
+  const int sleeper_fd = testing::pidfd_open(sleeper);
   ASSERT_GE(sleeper_fd, 0) << "sleep " << sleeper << " is not running";
 
   core->on_cancel(protocol::Cancel{15, "long"}, out);
@@ -231,12 +227,7 @@ TEST_F(ProcessExecutorTest, CancelKillsTheReplicasWholeProcessGroup) {
   EXPECT_EQ(final_update()->phase, "Aborted");
 
   // The shell's background `sleep 1000` died with it: wait for it, then reap it.
-  ASSERT_TRUE(testing::wait_readable(sleeper_fd, testing::deadline_in(60s)));
-  ::close(sleeper_fd);
-  int status = 0;
-  ASSERT_EQ(::waitpid(sleeper, &status, 0), sleeper);
-  EXPECT_TRUE(WIFSIGNALED(status));
-  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  testing::expect_killed_and_reap(sleeper, sleeper_fd);
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 

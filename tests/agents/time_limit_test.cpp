@@ -117,10 +117,6 @@ TEST_F(SimTimeLimitTest, NegativeLimitIsRejectedNamingTheField) {
   EXPECT_EQ(core.prepared_count(), 0u);
 }
 
-int pidfd_open(pid_t pid) {
-  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-}
-
 struct ProcessTimeLimitTest : ::testing::Test {
   void SetUp() override {
     executor = std::make_unique<ProcessExecutor>(temp_dir.path());
@@ -176,7 +172,7 @@ TEST_F(ProcessTimeLimitTest, ReplicasStillRunningAtTheLimitAreKilledWithTheirChi
   ASSERT_GT(::read(reader, text, sizeof text - 1), 0);
   ::close(reader);
   const pid_t sleeper = static_cast<pid_t>(std::stol(text));
-  const int sleeper_fd = pidfd_open(sleeper);
+  const int sleeper_fd = testing::pidfd_open(sleeper);
   ASSERT_GE(sleeper_fd, 0) << "sleep " << sleeper << " is not running";
   const pid_t shell = executor->pid_of(ReplicaKey{7, 0});
   ASSERT_GT(shell, 0);
@@ -191,12 +187,7 @@ TEST_F(ProcessTimeLimitTest, ReplicasStillRunningAtTheLimitAreKilledWithTheirChi
   EXPECT_EQ(core->running_count(), 0u);
 
   // The shell's background `sleep 1000` died with it: wait for it, then reap it.
-  ASSERT_TRUE(testing::wait_readable(sleeper_fd, testing::deadline_in(60s)));
-  ::close(sleeper_fd);
-  int status = 0;
-  ASSERT_EQ(::waitpid(sleeper, &status, 0), sleeper);
-  EXPECT_TRUE(WIFSIGNALED(status));
-  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  testing::expect_killed_and_reap(sleeper, sleeper_fd);
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
