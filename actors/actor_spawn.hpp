@@ -18,6 +18,8 @@ struct SchedulerSettings {
   std::chrono::milliseconds recovery_grace{0};
   // The hub's default placement policy (a name hub::find_placement_policy knows).
   std::string placement = "binpack";
+  // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
+  std::uint32_t reservations = 1;
   // Clusters cordoned before the restart (from the store): cordoned again.
   std::vector<std::string> cordoned;
 };

@@ -36,6 +36,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   settings.first_dispatch_id = (config.store->start_generation() << kDispatchSerialBits) + 1;
   if (!unfinished.empty()) settings.recovery_grace = config.recovery_grace.value_or(expiry);
   settings.placement = config.placement;
+  settings.reservations = config.reservations;
   settings.cordoned = config.store->cordoned_clusters();
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store);
@@ -172,6 +173,7 @@ struct Hub::Running {
     actors_config.liveness = options.liveness;
     actors_config.recovery_grace = options.recovery_grace;
     actors_config.placement = options.placement;
+    actors_config.reservations = options.reservations;
     actors_config.agent_lease = options.agent_lease;
     actors_config.lost_grace = options.lost_grace;
     actors_config.prepare_timeout = options.prepare_timeout;

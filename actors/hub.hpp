@@ -24,6 +24,8 @@ struct HubOptions {
   std::optional<std::chrono::milliseconds> recovery_grace;
   // The hub's default placement policy (hub::find_placement_policy).
   std::string placement = "binpack";
+  // Blocked jobs of the queue order that get a backfill reservation (0: none).
+  std::uint32_t reservations = 1;
   // An agent silent this long: its cluster is not ready (its jobs stay).
   std::chrono::milliseconds agent_lease{30'000};
   // Silent this long (from its last frame): lost, its jobs are requeued.

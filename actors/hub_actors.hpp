@@ -41,6 +41,8 @@ struct HubActorsConfig {
   std::chrono::milliseconds prepare_timeout{10'000};
   // The hub's default placement policy.
   std::string placement = "binpack";
+  // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
+  std::uint32_t reservations = 1;
   // Jobs it holds without a terminal phase are re-submitted at spawn.
   std::shared_ptr<JobStore> store;
   // SQLite blocks: in production the store actor gets its own thread.

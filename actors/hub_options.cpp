@@ -57,7 +57,8 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "usage: gantry-hub [--agents tcp://HOST:PORT] [--admin tcp://HOST:PORT] [--state DIR]\n"
       "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
       "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
-      "                  [--prepare-timeout DURATION] [--log-level LEVEL]\n");
+      "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
+      "                  [--log-level LEVEL]\n");
   HubOptions& options = parsed.options;
   cl::add_read<std::string>(app, "--agents", options.agents_endpoint, endpoint,
                             "where agents connect (default tcp://127.0.0.1:7800)")
@@ -99,6 +100,13 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "a prepare or commit an agent leaves unanswered this long\n"
       "counts as a reject (default 10s)")
       ->type_name("DURATION");
+  cl::add_read<std::uint32_t>(
+      app, "--backfill-reservations", options.reservations,
+      cl::number_from<std::uint32_t>(0, 1000, "expected a whole number from 0 to 1000"),
+      "blocked jobs of the queue order that get a planned start from\n"
+      "running jobs' time limits, which later jobs may not delay\n"
+      "(default 1, EASY backfill; 0: plain first fit)")
+      ->type_name("N");
   cl::add_log_level(app, parsed.log_level);
 }
 

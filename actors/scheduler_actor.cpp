@@ -114,6 +114,7 @@ class Scheduler {
     options.first_dispatch_id = settings.first_dispatch_id;
     if (const hub::PlacementPolicy* policy = hub::find_placement_policy(settings.placement))
       options.placement = *policy;
+    options.reservations = settings.reservations;
     return options;
   }
 

@@ -34,6 +34,7 @@ void SchedulerCore::commit(DispatchId dispatch_id, TimeMs now) {
   Job& job = jobs_[dispatch.job];
   job.phase = JobPhase::kRunning;
   job.started_ms = now;
+  set_planned_end(dispatch, job.time_limit_ms > 0 ? now + job.time_limit_ms : kNever);
 }
 
 void SchedulerCore::set_rendezvous(DispatchId dispatch_id, std::string host, std::int32_t port) {

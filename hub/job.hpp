@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@ using QueueIndex = std::uint32_t;
 using ClusterIndex = std::uint32_t;
 using DispatchId = std::uint64_t;
 inline constexpr ClusterIndex kNoCluster = ~ClusterIndex{0};
+// A planned end or start that is not known (a job without a time limit).
+inline constexpr TimeMs kNever = std::numeric_limits<TimeMs>::max();
 
 enum class JobPhase : std::uint8_t {
   kPending,     // queued, waiting for a place
@@ -88,6 +91,14 @@ struct PartSummary {
   std::vector<std::int32_t> task_replicas;
 };
 
+// Where a reserved job would start (backfill), as describe shows it.
+struct PlannedStart {
+  TimeMs start = kNever;
+  ClusterIndex cluster = kNoCluster;
+  std::vector<NodeIndex> nodes;
+  std::uint64_t report_generation = 0;  // the cluster's, when `nodes` were chosen
+};
+
 // What a job knows about where it may go and where it went. Most pending jobs
 // have none of it, so it lives behind one pointer (Job::placement_notes) and
 // costs a pending job 8 bytes until it is needed.
@@ -96,6 +107,7 @@ struct PlacementNotes {
   std::vector<ClusterBackoff> backoffs;
   std::vector<ClusterRank> last_scores;  // every cluster ranked by its last placement
   std::vector<PartSummary> parts;        // where its current / last dispatch placed it
+  PlannedStart planned;                  // its reservation in the last pass, if any
 };
 
 struct JobRequest {

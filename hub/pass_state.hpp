@@ -12,6 +12,7 @@
 #include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/queue_tree.hpp"
+#include "hub/reservation.hpp"
 #include "hub/split_planner.hpp"
 
 namespace gantry::hub {
@@ -46,6 +47,9 @@ struct FailedShape {
   const Job* job;
   const PlacementPolicy* policy;  // its node order decides fits too
   PendingReason reason;
+  // When it would have ended (kNever: no limit). A job ending no earlier may
+  // use no more reservation holds than it could.
+  TimeMs end;
 };
 
 struct PassState {
@@ -61,6 +65,19 @@ struct PassState {
   std::vector<std::set<PendingKey>::iterator> cursor;  // next job of an active leaf
 
   std::vector<FailedShape> failed_shapes;
+
+  // Backfill: this pass's reservations in the order they were made (their
+  // holds are taken out of the nodes until end_pass), and how many blocked
+  // jobs of the queue order (not past their SLA) were tried for one.
+  std::vector<Reservation> reservations;
+  std::uint32_t blocked_tries = 0;
+  // Planning scratch: resources given back while walking planned ends, what
+  // earlier reservations still claim per node, the planned job's nodes.
+  std::vector<std::pair<NodeIndex, ResourceVector>> released;
+  std::vector<ResourceVector> claim_left;
+  std::vector<NodeIndex> claim_nodes;
+  std::vector<std::pair<TimeMs, std::size_t>> reservation_ends;  // (end, index in reservations)
+  std::vector<NodeAssignment> plan;
 
   // Reused buffers.
   std::vector<RankedCluster> candidates;   // try_place's clusters, best first
@@ -82,6 +99,8 @@ struct PassState {
     active_children.assign(queues, {});
     cursor.resize(queues);
     failed_shapes.clear();
+    reservations.clear();
+    blocked_tries = 0;
   }
 };
 

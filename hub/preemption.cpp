@@ -133,7 +133,14 @@ void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now, ClusterI
     if (part.state != PartState::kEnded)
       decisions_.push_back(Decision{Decision::Kind::kEvict, id, victim, part.cluster});
   }
-  release_dispatch(victim);
+  if (pass_.reservations.empty()) {
+    release_dispatch(victim);
+  } else {
+    const std::vector<DispatchPart> parts = dispatch.parts;
+    const TimeMs planned_end = dispatch.planned_end;
+    release_dispatch(victim);
+    release_seen_by_reservations(parts, planned_end);
+  }
   pass_.failed_shapes.clear();  // capacity was freed: earlier failures prove nothing now
   Job& job = jobs_[id];
   ++job.preemptions;

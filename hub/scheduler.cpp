@@ -51,6 +51,7 @@ ClusterIndex SchedulerCore::add_cluster(std::string_view name, Labels labels) {
   clusters_.emplace_back(std::string(name));
   clusters_.back().set_labels(std::move(labels));
   running_on_.emplace_back();
+  ends_on_.emplace_back();
   return static_cast<ClusterIndex>(clusters_.size() - 1);
 }
 
@@ -220,7 +221,8 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
                      "the queue has child queues; submit to a leaf queue");
   if (!queues_.node(*queue).spec.open)
     throw FieldError("spec.queue", request.queue, "the queue is Closed and accepts no new jobs");
-  const std::int64_t time_limit = resolve_time_limit(request.time_limit_ms, queues_.node(*queue).spec);
+  const std::int64_t time_limit =
+      resolve_time_limit(request.time_limit_ms, queues_.node(*queue).spec);
   Job job;
   job.name = std::move(request.name);
   job.queue = *queue;
@@ -270,7 +272,8 @@ void SchedulerCore::commit_dispatch(JobId id, std::span<const PartPlacement> par
   const DispatchId dispatch_id = next_dispatch_++;
   Job& job = jobs_[id];
   ++job.epoch;
-  const Dispatch& dispatch = install_dispatch(id, dispatch_id, parts, true);
+  Dispatch& dispatch = install_dispatch(id, dispatch_id, parts, true);
+  set_planned_end(dispatch, end_if_started(job));
   for (const DispatchPart& part : dispatch.parts) pass_.pool_free -= part.held;
   job.phase = JobPhase::kDispatched;
   // The best candidates' scores, for describe: enough to see why, bounded so
@@ -360,7 +363,8 @@ std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs no
 void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   auto it = dispatches_.find(dispatch_id);
   if (it == dispatches_.end()) return;
-  const Dispatch& dispatch = it->second;
+  Dispatch& dispatch = it->second;
+  set_planned_end(dispatch, kNever);
   const Job& job = jobs_[dispatch.job];
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
   for (const DispatchPart& part : dispatch.parts) {

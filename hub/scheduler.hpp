@@ -45,6 +45,7 @@
 #include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/queue_tree.hpp"
+#include "hub/reservation.hpp"
 
 namespace gantry::hub {
 
@@ -88,6 +89,9 @@ struct Dispatch {
   // Where the gang meets (MASTER_ADDR / MASTER_PORT): from part 0's admit.
   std::string rendezvous_host;
   std::int32_t rendezvous_port = 0;
+  // When its time limit ends it (started + limit; until committed, placed +
+  // limit); kNever without a limit. Backfill plans with it.
+  TimeMs planned_end = kNever;
 
   // nullptr when no part is on `cluster`.
   const DispatchPart* part_on(ClusterIndex cluster) const;
@@ -160,6 +164,13 @@ struct SchedulerOptions {
   TimeMs backoff_max_ms = 300'000;
   // A split gang has at most this many parts.
   std::uint32_t max_split_parts = 8;
+  // Backfill (hub/backfill.cpp): the first `reservations` jobs of the queue
+  // order that cannot start get a planned start and nodes from running jobs'
+  // time limits, and so does every job past its SLA; others start ahead of
+  // them only where that cannot delay them. 1 is EASY backfill, more is
+  // conservative backfill; 0 turns planning off for the queue order (plain
+  // first fit; SLA jobs then get whole-node holds as before).
+  std::uint32_t reservations = 1;
 };
 
 class SchedulerCore {
@@ -303,6 +314,9 @@ class SchedulerCore {
   // Resources held on the cluster, by Gantry jobs and anything else its agent reports.
   ResourceVector allocated_on(ClusterIndex cluster) const;
   std::size_t pending_count() const { return pending_total_; }
+  // Where the job would start, when a pass reserved its place (describe);
+  // nullptr when it has no reservation.
+  const PlannedStart* planned_start(const Job& job) const;
   // Placement decisions made so far: one per pending job looked at in a pass
   // (a job skipped because a job no larger already failed counts too).
   std::uint64_t placement_attempts() const { return placement_attempts_; }
@@ -341,6 +355,7 @@ class SchedulerCore {
   QueueIndex pick_queue() const;
   void serve_queues(TimeMs now);
   bool attempt(JobId id, TimeMs now);
+  bool reserve_blocked(JobId id);
   std::optional<PendingReason> queue_limits_block(const Job& job) const;
   bool place(JobId id);
   Placement try_place(JobId id);
@@ -348,8 +363,8 @@ class SchedulerCore {
   bool place_split(JobId id);
   std::int32_t plan_split(JobId id);
   void undo_split();
-  std::optional<PendingReason> known_failure(const Job& job) const;
-  void remember_failure(const Job& job);
+  std::optional<PendingReason> known_failure(const Job& job, TimeMs end) const;
+  void remember_failure(const Job& job, TimeMs end);
   // eviction (preemption.cpp)
   bool make_room(JobId id, TimeMs now);
   bool may_evict_for(const Job& job, const Dispatch& dispatch,
@@ -362,6 +377,21 @@ class SchedulerCore {
   bool every_allowed_node_held(const Job& job) const;
   void hold_nodes_for(JobId id);
   void hold_nodes(JobId id, ClusterIndex cluster);
+  // backfill (backfill.cpp)
+  void end_pass();
+  bool reserve(JobId id);
+  bool reserved_in_pass(JobId id) const;
+  TimeMs plan_start_on(ClusterIndex c, JobId id, TimeMs horizon, Reservation* fill);
+  void load_claims(ClusterIndex c);
+  void give_reserved_end(ClusterState& cluster, const Reservation& reservation);
+  void give_planned_release(ClusterState& cluster, ClusterIndex c, DispatchId id);
+  void fill_reserved_nodes(Reservation& reservation);
+  TimeMs end_if_started(const Job& job) const;
+  void lend_holds(JobId id, TimeMs end);
+  void settle_holds(DispatchId placed);
+  void release_seen_by_reservations(const std::vector<DispatchPart>& parts, TimeMs planned_end);
+  void set_planned_end(Dispatch& dispatch, TimeMs end);
+  void note_planned_starts();
   // reasons (reason.cpp)
   PendingReason why_unplaced(const Job& job, const Placement& placement) const;
   std::string render_reason(const Job& job, const PendingReason& reason) const;
@@ -389,6 +419,10 @@ class SchedulerCore {
   std::uint64_t placement_attempts_ = 0;
   // Running gangs per cluster in eviction order (lowest priority, newest first).
   std::vector<std::set<RunningKey>> running_on_;
+  // Dispatches with a time limit per cluster, by planned end: what backfill
+  // plans will be free when.
+  std::vector<std::set<std::pair<TimeMs, DispatchId>>> ends_on_;
+  std::vector<JobId> reserved_last_pass_;  // whose PlacementNotes::planned is set
 };
 
 }  // namespace gantry::hub

@@ -12,6 +12,7 @@ const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   begin_pass(now);
   serve_starving(now);
   serve_queues(now);
+  end_pass();
   return decisions_;
 }
 
@@ -87,6 +88,8 @@ void SchedulerCore::serve_queues(TimeMs now) {
     if (attempt(id, now)) {  // the job left pending_jobs: its iterator is gone
       cursor = next;
       reposition(leaf);
+    } else if (reserve_blocked(id)) {
+      cursor = next;
     } else if (queue.spec.strategy == QueueStrategy::kStrictFifo) {
       deactivate(leaf);
       continue;
@@ -106,13 +109,33 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
     job.reason = *blocked;
     return false;
   }
-  if (std::optional<PendingReason> failed = known_failure(job)) {
+  const TimeMs end = end_if_started(job);
+  lend_holds(id, end);
+  bool placed = false;
+  if (std::optional<PendingReason> failed = known_failure(job, end)) {
     job.reason = *failed;
   } else {
-    if (place(id)) return true;
-    remember_failure(job);
+    placed = place(id);
+    if (!placed) remember_failure(job, end);
   }
-  return make_room(id, now);
+  if (!placed) placed = make_room(id, now);
+  settle_holds(placed ? job.dispatch : 0);
+  return placed;
+}
+
+// The first options_.reservations jobs of the queue order that could not
+// start get a reservation when a plan exists, unless only their queue's
+// limits stop them (capacity freeing up would not help). Tries count, planned
+// or not: a pass where nothing has a time limit costs one try, not one per
+// blocked job.
+bool SchedulerCore::reserve_blocked(JobId id) {
+  const Job& job = jobs_[id];
+  if (pass_.blocked_tries >= options_.reservations || reserved_in_pass(id) ||
+      job.reason.kind == PendingReason::Kind::kQueueAtCapability ||
+      job.reason.kind == PendingReason::Kind::kGuaranteedToOthers)
+    return false;
+  ++pass_.blocked_tries;
+  return reserve(id);
 }
 
 namespace {
@@ -148,13 +171,13 @@ constexpr std::size_t kMaxFailedShapes = 32;
 // Jobs with their own view of the pool (clusters backed off for them, nodes
 // held for them) are always tried for real.
 // The pending reason of the dominated shape, in this job's numbers.
-std::optional<PendingReason> SchedulerCore::known_failure(const Job& job) const {
+std::optional<PendingReason> SchedulerCore::known_failure(const Job& job, TimeMs end) const {
   if (job.has_backoffs()) return std::nullopt;
   if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now)
     return std::nullopt;
   const PlacementPolicy* policy = &policy_for(job);
   for (const FailedShape& failed : pass_.failed_shapes) {
-    if (failed.policy != policy || !dominates(job, *failed.job)) continue;
+    if (failed.policy != policy || end < failed.end || !dominates(job, *failed.job)) continue;
     PendingReason reason = failed.reason;
     reason.replicas_needed = job.gang.min_available;
     reason.needed = job.minimum.get(reason.resource);
@@ -163,10 +186,10 @@ std::optional<PendingReason> SchedulerCore::known_failure(const Job& job) const 
   return std::nullopt;
 }
 
-void SchedulerCore::remember_failure(const Job& job) {
+void SchedulerCore::remember_failure(const Job& job, TimeMs end) {
   if (pass_.failed_shapes.size() >= kMaxFailedShapes || job.has_backoffs()) return;
   if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now) return;
-  pass_.failed_shapes.push_back(FailedShape{&job, &policy_for(job), job.reason});
+  pass_.failed_shapes.push_back(FailedShape{&job, &policy_for(job), job.reason, end});
 }
 
 // Capability of the queue and its ancestors, then the guarantees other queues

@@ -15,7 +15,10 @@ void SchedulerCore::serve_starving(TimeMs now) {
     // Starving jobs with earlier deadlines hold every node it may use: it can
     // neither start nor hold anything this pass, and trying costs O(nodes).
     if (every_allowed_node_held(jobs_[id])) continue;
-    if (!attempt(id, now)) hold_nodes_for(id);
+    if (attempt(id, now)) continue;
+    // With backfill, a plan from running jobs' time limits; without one (or
+    // when no limits free enough), whole nodes held until they do.
+    if (options_.reservations == 0 || reserved_in_pass(id) || !reserve(id)) hold_nodes_for(id);
   }
 }
 

@@ -65,8 +65,20 @@ Mode mode(const std::string& text) {
 
 Policy policy(const std::string& text) {
   const auto policy = parse_policy(text);
-  if (!policy) throw std::invalid_argument("expected fifo, firstfit or fairshare");
+  if (!policy) throw std::invalid_argument("expected fifo, firstfit, fairshare or backfill");
   return *policy;
+}
+
+TimeLimitModel time_limit(const std::string& text) {
+  const auto model = parse_time_limit_model(text);
+  if (!model) throw std::invalid_argument("expected exact, xF (F >= 1, e.g. x2) or trace-random");
+  return *model;
+}
+
+std::optional<std::uint32_t> reservations(const std::string& text) {
+  const auto count =
+      cl::number_from<std::uint32_t>(0, 1000, "expected a whole number from 0 to 1000");
+  return count(text);
 }
 
 // A name the core registers (hub::find_placement_policy).
@@ -106,9 +118,19 @@ void define(CLI::App& app, SimOptions& options) {
                      "jobs stay in their own trace's cluster, or share all (default isolated)")
       ->type_name("isolated|pooled");
   cl::add_read<Policy>(app, "--policy", config.policy, policy,
-                       "strict FIFO, skip-what-does-not-fit, or (pooled only) one\n"
-                       "weighted queue per trace file with reclaim (default fifo)")
-      ->type_name("fifo|firstfit|fairshare");
+                       "strict FIFO, skip-what-does-not-fit, (pooled only) one\n"
+                       "weighted queue per trace file with reclaim, or first fit\n"
+                       "around a reservation for the first blocked job (default fifo)")
+      ->type_name("fifo|firstfit|fairshare|backfill");
+  cl::add_read<TimeLimitModel>(app, "--time-limit", config.time_limit, time_limit,
+                               "each job's time limit: its real duration, F times it, or a\n"
+                               "user-like overestimate (see sim/README.md); default none")
+      ->type_name("exact|xF|trace-random");
+  cl::add_read<std::optional<std::uint32_t>>(
+      app, "--reservations", config.reservations, reservations,
+      "backfill / fairshare: blocked jobs of the queue order that get a\n"
+      "planned start (1 = EASY, the backfill default; fairshare default 0)")
+      ->type_name("N");
   cl::add_read<std::string>(app, "--placement", config.placement, placement,
                             "the core's cluster and node choice (default binpack, the hub's)")
       ->type_name("binpack|spread|gpu-available");

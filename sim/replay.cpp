@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <random>
 #include <stdexcept>
 
 #include "hub/gang.hpp"
@@ -66,9 +67,12 @@ class ReplayEngine {
   }
 
   void make_outcomes() {
+    std::mt19937_64 limits(config_.time_limit.seed);
     for (std::uint32_t t = 0; t < traces_.size(); ++t)
-      for (std::uint32_t row = 0; row < traces_[t].jobs.size(); ++row)
-        result_.jobs.push_back(not_yet_run(t, row));
+      for (std::uint32_t row = 0; row < traces_[t].jobs.size(); ++row) {
+        JobOutcome& outcome = result_.jobs.emplace_back(not_yet_run(t, row));
+        outcome.limit_ms = draw_limit_ms(config_.time_limit, outcome.duration_ms, limits);
+      }
     submission_order_.resize(result_.jobs.size());
     for (std::uint32_t i = 0; i < submission_order_.size(); ++i) submission_order_[i] = i;
     // Ties keep trace order, then file order.
@@ -106,7 +110,11 @@ class ReplayEngine {
   // Completions first: what ends at `now` frees room for what starts at `now`.
   void finish_due(hub::TimeMs now) {
     while (!running_.empty() && running_.top().end_ms == now) {
-      core_.finished(running_.top().dispatch, hub::JobPhase::kCompleted, "", now);
+      const hub::DispatchId dispatch = running_.top().dispatch;
+      const bool by_limit =
+          result_.jobs[outcome_of_job_[core_.find_dispatch(dispatch)->job]].ends_by_limit();
+      core_.finished(dispatch, by_limit ? hub::JobPhase::kFailed : hub::JobPhase::kCompleted,
+                     by_limit ? "time limit" : "", now);
       running_.pop();
       drop_evicted_completions();
     }
@@ -134,6 +142,7 @@ class ReplayEngine {
     if (config_.mode == Mode::kIsolated) request.allowed_clusters = {clusters_[outcome.trace].name};
     request.split_allowed = config_.split;
     request.sla_waiting_ms = config_.sla_ms;
+    request.time_limit_ms = outcome.limit_ms;
     const hub::JobId id = core_.submit(std::move(request), now);
     if (id >= outcome_of_job_.size()) outcome_of_job_.resize(id + 1, 0);
     outcome_of_job_[id] = index;

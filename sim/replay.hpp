@@ -20,6 +20,7 @@ struct JobOutcome {
   std::int64_t gpus = 0;
   hub::TimeMs submit_ms = 0;
   hub::TimeMs duration_ms = 0;
+  hub::TimeMs limit_ms = 0;                     // its declared time limit (--time-limit); 0 = none
   bool ran = false;                             // false: it could never fit a cluster it may use
   hub::TimeMs start_ms = 0;                     // of its last run, when a policy evicted it
   hub::ClusterIndex cluster = hub::kNoCluster;  // where it ran (its first part, with --split)
@@ -28,7 +29,10 @@ struct JobOutcome {
   hub::TimeMs lost_ms = 0;                      // run time those stopped runs threw away
 
   hub::TimeMs wait_ms() const { return start_ms - submit_ms; }
-  hub::TimeMs end_ms() const { return start_ms + duration_ms; }
+  // The executor ends a run at its limit (never earlier than the trace's end
+  // with --time-limit exact, xF or trace-random).
+  bool ends_by_limit() const { return limit_ms > 0 && limit_ms < duration_ms; }
+  hub::TimeMs end_ms() const { return start_ms + (ends_by_limit() ? limit_ms : duration_ms); }
 };
 
 struct ReplayResult {

@@ -15,6 +15,7 @@ std::optional<Policy> parse_policy(std::string_view text) {
   if (text == "fifo") return Policy::kFifo;
   if (text == "firstfit") return Policy::kFirstFit;
   if (text == "fairshare") return Policy::kFairShare;
+  if (text == "backfill") return Policy::kBackfill;
   return std::nullopt;
 }
 
@@ -30,6 +31,8 @@ std::string_view policy_name(Policy policy) {
       return "firstfit";
     case Policy::kFairShare:
       return "fairshare";
+    case Policy::kBackfill:
+      return "backfill";
   }
   return "?";
 }
@@ -40,6 +43,11 @@ const hub::PlacementPolicy& placement_policy(const std::string& name) {
     throw std::invalid_argument("--placement: expected one of " + hub::placement_policy_names() +
                                 " (got \"" + name + "\")");
   return *policy;
+}
+
+std::uint32_t reservations_of(const ReplayConfig& config) {
+  if (config.reservations) return *config.reservations;
+  return config.policy == Policy::kBackfill ? 1 : 0;
 }
 
 hub::QueueStrategy queue_strategy(Policy policy) {
@@ -53,6 +61,7 @@ hub::SchedulerOptions scheduler_options(const ReplayConfig& config) {
   options.reclaim = config.policy == Policy::kFairShare && config.reclaim;
   options.preemption = false;
   options.placement = placement_policy(config.placement);
+  options.reservations = reservations_of(config);
   return options;
 }
 
@@ -76,6 +85,10 @@ void check_replay_config(const ReplayConfig& config, std::size_t traces) {
   if (config.split && config.mode != Mode::kPooled)
     throw std::invalid_argument(
         "--split: needs --mode pooled (an isolated job may use only its own cluster)");
+  // Reservations order first-fit jobs: strict FIFO already starts nothing out of order.
+  if (config.reservations && config.policy != Policy::kBackfill &&
+      config.policy != Policy::kFairShare)
+    throw std::invalid_argument("--reservations: only for --policy backfill or fairshare");
   placement_policy(config.placement);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hub/scheduler.hpp"
+#include "sim/time_limits.hpp"
 
 namespace gantry::sim {
 
@@ -21,6 +22,7 @@ enum class Policy {
   kFifo,       // strict FIFO: the head of a queue blocks it
   kFirstFit,   // skip what does not fit now
   kFairShare,  // pooled only: one weighted queue per trace, first-fit inside, reclaim
+  kBackfill,   // first fit around a reservation for the first job that cannot start
 };
 
 // The hub's default placement policy (hub::PlacementPolicy::standard()).
@@ -45,6 +47,11 @@ struct ReplayConfig {
   // Pooled only: every job may be split across clusters when no single one
   // fits it (hub::JobRequest::split_allowed).
   bool split = false;
+  // What limit each job declares (--time-limit); backfill plans with them.
+  TimeLimitModel time_limit;
+  // Backfill reservations for the queue order (SchedulerOptions::reservations);
+  // unset: 1 for kBackfill, 0 (plain first fit) for the others.
+  std::optional<std::uint32_t> reservations;
 };
 
 std::optional<Mode> parse_mode(std::string_view text);
@@ -56,6 +63,8 @@ std::string_view policy_name(Policy policy);
 // naming --placement, the value and the choices when there is none.
 const hub::PlacementPolicy& placement_policy(const std::string& name);
 
+// The reservations the run uses: config.reservations or the policy's default.
+std::uint32_t reservations_of(const ReplayConfig& config);
 // The core's queue strategy that implements `policy`.
 hub::QueueStrategy queue_strategy(Policy policy);
 // Core options for `config`: only fair share with reclaim evicts running jobs

@@ -31,6 +31,9 @@ void add_policy(Json& out, const ReplayConfig& config) {
   out["split"] = config.split;
   out["sla_s"] = json_number(static_cast<double>(config.sla_ms) / 1000);
   if (config.policy == Policy::kFairShare) out["reclaim"] = config.reclaim;
+  // Only when used, so the JSON of runs without them stays as it was.
+  if (config.time_limit.any()) out["time_limit"] = time_limit_model_name(config.time_limit);
+  if (reservations_of(config) > 0) out["reservations"] = reservations_of(config);
 }
 
 void add_evictions(Json& out, const Report& report) {
@@ -59,6 +62,8 @@ void print_heading(std::ostream& out, const ReplayConfig& config) {
     out << " (reclaim " << (config.reclaim ? "on" : "off") << ")";
   out << ", placement " << config.placement << ", split " << (config.split ? "on" : "off");
   if (config.sla_ms > 0) out << ", sla " << config.sla_ms / 1000 << " s";
+  if (config.time_limit.any()) out << ", time-limit " << time_limit_model_name(config.time_limit);
+  if (reservations_of(config) > 0) out << ", reservations " << reservations_of(config);
   out << "; times in seconds\n";
 }
 

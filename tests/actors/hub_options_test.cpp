@@ -17,6 +17,7 @@ TEST(HubOptionsTest, DefaultsMatchTheDocumentedOnes) {
   EXPECT_EQ(parsed.options.agent_lease.count(), 30'000);
   EXPECT_EQ(parsed.options.lost_grace.count(), 120'000);
   EXPECT_EQ(parsed.options.prepare_timeout.count(), 10'000);
+  EXPECT_EQ(parsed.options.reservations, 1u);
 }
 
 TEST(HubOptionsTest, ReadsEveryFlag) {
@@ -41,7 +42,9 @@ TEST(HubOptionsTest, ReadsEveryFlag) {
                                                         "--lost-grace",
                                                         "1m30s",
                                                         "--prepare-timeout",
-                                                        "2s"});
+                                                        "2s",
+                                                        "--backfill-reservations",
+                                                        "0"});
   EXPECT_EQ(parsed.options.agents_endpoint, "tcp://0.0.0.0:9000");
   EXPECT_EQ(parsed.options.admin_endpoint, "tcp://127.0.0.1:*");
   EXPECT_EQ(parsed.options.state_dir, "/tmp/s");
@@ -53,6 +56,7 @@ TEST(HubOptionsTest, ReadsEveryFlag) {
   EXPECT_EQ(parsed.options.agent_lease.count(), 1500);
   EXPECT_EQ(parsed.options.lost_grace.count(), 90'000);
   EXPECT_EQ(parsed.options.prepare_timeout.count(), 2000);
+  EXPECT_EQ(parsed.options.reservations, 0u);
 }
 
 std::string refusal(std::vector<std::string> args) {
@@ -62,6 +66,11 @@ std::string refusal(std::vector<std::string> args) {
     return e.what();
   }
   return "accepted";
+}
+
+TEST(HubOptionsTest, BackfillReservationsOutOfRangeNamesTheFlagAndValue) {
+  EXPECT_EQ(refusal({"--backfill-reservations", "-2"}),
+            "--backfill-reservations: expected a whole number from 0 to 1000 (got \"-2\")");
 }
 
 TEST(HubOptionsTest, UnknownPlacementNamesTheFlagTheValueAndTheChoices) {

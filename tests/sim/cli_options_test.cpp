@@ -50,7 +50,7 @@ TEST(SimOptions, ParsesFairShareAndSlaFlags) {
 
 TEST(SimOptions, FairShareAndSlaErrorsNameTheFlagAndValue) {
   EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "fair"}),
-            "--policy: expected fifo, firstfit or fairshare (got \"fair\")");
+            "--policy: expected fifo, firstfit, fairshare or backfill (got \"fair\")");
   EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "fairshare"}),
             "--policy fairshare: needs --mode pooled (isolated clusters share nothing)");
   EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare", "--clusters",
@@ -114,6 +114,27 @@ TEST(SimOptions, ErrorsNameTheFlagAndValue) {
             "--size-percentile: expected a number above 0 and at most 100 (got \"0\")");
   EXPECT_EQ(error_of({"--trace-dir", "t", "--clusters", "2,2"}),
             "--clusters: cluster 2 is listed twice (got \"2,2\")");
+}
+
+TEST(SimOptionsBackfill, ParsesPolicyLimitsAndReservations) {
+  const SimOptions options = parse_sim_options(
+      {"--trace-dir", "t", "--policy", "backfill", "--time-limit", "x2", "--reservations", "3"});
+  EXPECT_EQ(options.config.policy, Policy::kBackfill);
+  EXPECT_EQ(options.config.time_limit.factor, 2.0);
+  EXPECT_EQ(reservations_of(options.config), 3u);
+  EXPECT_EQ(reservations_of(parse_sim_options({"--trace-dir", "t", "--policy", "backfill"}).config),
+            1u);
+  EXPECT_EQ(reservations_of(parse_sim_options({"--trace-dir", "t", "--policy", "firstfit"}).config),
+            0u);
+}
+
+TEST(SimOptionsBackfill, ErrorsNameTheFlagAndValue) {
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--time-limit", "2x"}),
+            "--time-limit: expected exact, xF (F >= 1, e.g. x2) or trace-random (got \"2x\")");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "firstfit", "--reservations", "2"}),
+            "--reservations: only for --policy backfill or fairshare");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "backfill", "--reservations", "-1"}),
+            "--reservations: expected a whole number from 0 to 1000 (got \"-1\")");
 }
 
 }  // namespace
