@@ -70,6 +70,7 @@ protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::T
   info.started_ms = job.started_ms;
   info.finished_ms = job.finished_ms;
   info.tasks = job.tasks;
+  info.time_limit_ms = job.time_limit_ms;
   return info;
 }
 

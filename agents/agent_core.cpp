@@ -1,6 +1,7 @@
 #include "agents/agent_core.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "agents/dispatch_gang.hpp"
 #include "hub/field_error.hpp"
@@ -14,6 +15,13 @@ namespace {
 constexpr std::size_t kRememberedFinished = 4096;
 constexpr const char* kLoopback = "127.0.0.1";
 constexpr std::int32_t kMaxPort = 65535;
+
+// Saturates: a limit that would pass the clock's end is no limit, not an overflow.
+TimeMs deadline_after(TimeMs now, TimeMs limit_ms) {
+  TimeMs deadline = 0;
+  if (__builtin_add_overflow(now, limit_ms, &deadline)) return std::numeric_limits<TimeMs>::max();
+  return deadline;
+}
 
 std::string dispatch_text(DispatchId id) {
   return "dispatch " + std::to_string(id);
@@ -268,7 +276,8 @@ void AgentCore::start_part(PreparedPart part, const protocol::Commit& commit, Ti
   auto owned = std::make_unique<DispatchRun>(id, std::move(part.job), std::move(part.replicas),
                                              std::move(part.assignment), part.plan);
   DispatchRun& run = *runs_.emplace(id, std::move(owned)).first->second;
-  if (run.plan().time_limit_ms > 0) deadlines_.add(id, now + run.plan().time_limit_ms);
+  if (run.plan().time_limit_ms > 0)
+    deadlines_.add(id, deadline_after(now, run.plan().time_limit_ms));
   start_replicas(run, commit, now);
   if (run.ending()) stop_live_replicas(run);
   report_progress(run, out);

@@ -3,12 +3,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
-#include <limits>
 #include <regex>
 #include <set>
 
 #include "config/yaml_fields.hpp"
 #include "hub/field_error.hpp"
+#include "hub/job_request.hpp"
 #include "hub/quantity.hpp"
 
 namespace gantry::config {
@@ -85,9 +85,9 @@ protocol::ContainerSpec read_container(const YAML::Node& node, const std::string
 }
 
 // Kubernetes' activeDeadlineSeconds: a positive number of seconds (0 = not
-// given). Capped so that its milliseconds still fit an int64.
+// given), at most hub::kMaxTimeLimitMs.
 std::int64_t read_deadline_seconds(const YAML::Node& pod, const std::string& pod_field) {
-  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000;
+  constexpr std::int64_t kMaxSeconds = hub::kMaxTimeLimitMs / 1000;
   const YAML::Node node = pod["activeDeadlineSeconds"];
   if (!node || node.IsNull()) return 0;
   const std::string field = pod_field + ".activeDeadlineSeconds";
@@ -96,7 +96,9 @@ std::int64_t read_deadline_seconds(const YAML::Node& pod, const std::string& pod
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
   if (text.empty() || error != std::errc() || end != text.data() + text.size() || seconds < 1 ||
       seconds > kMaxSeconds)
-    throw FieldError(field, text, "must be a positive whole number of seconds");
+    throw FieldError(field, text,
+                     std::string("must be a positive whole number of seconds, at most ") +
+                         hub::kMaxTimeLimitText);
   return seconds;
 }
 

@@ -5,6 +5,7 @@
 #include "config/yaml_fields.hpp"
 #include "hub/duration.hpp"
 #include "hub/field_error.hpp"
+#include "hub/job_request.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/quantity.hpp"
 #include "hub/time_limit.hpp"
@@ -69,9 +70,18 @@ std::int64_t read_duration(const protocol::Labels& annotations, const std::strin
 
 // Slurm's partition DefaultTime / MaxTime: a default above the maximum would
 // give the queue's jobs a limit the queue itself refuses.
+std::int64_t read_time_limit(const protocol::Labels& annotations, const std::string& key) {
+  const std::int64_t ms = read_duration(annotations, key);
+  // A duration too long for parse_duration_ms comes back negative.
+  if (ms < 0 || ms > hub::kMaxTimeLimitMs)
+    throw FieldError("metadata.annotations." + key, annotations.at(key),
+                     std::string("must be at most ") + hub::kMaxTimeLimitText);
+  return ms;
+}
+
 void read_time_limits(const protocol::Labels& annotations, hub::QueueSpec& queue) {
-  queue.default_time_limit_ms = read_duration(annotations, hub::kDefaultTimeLimitAnnotation);
-  queue.max_time_limit_ms = read_duration(annotations, hub::kMaxTimeLimitAnnotation);
+  queue.default_time_limit_ms = read_time_limit(annotations, hub::kDefaultTimeLimitAnnotation);
+  queue.max_time_limit_ms = read_time_limit(annotations, hub::kMaxTimeLimitAnnotation);
   if (queue.max_time_limit_ms > 0 && queue.default_time_limit_ms > queue.max_time_limit_ms)
     throw FieldError(std::string("metadata.annotations.") + hub::kDefaultTimeLimitAnnotation,
                      annotations.at(hub::kDefaultTimeLimitAnnotation),

@@ -11,6 +11,7 @@
 #include "console/table.hpp"
 #include "console/units.hpp"
 #include "hub/quantity.hpp"
+#include "hub/time_limit.hpp"
 
 namespace gantry::console {
 
@@ -127,6 +128,7 @@ std::string render_job_description(const protocol::DescribeReply& reply, std::in
       {"Submitted", format_moment(job.submitted_ms, now_ms)},
       {"Started", format_moment(job.started_ms, now_ms)},
       {"Finished", format_moment(job.finished_ms, now_ms)},
+      {"Time Limit", job.time_limit_ms > 0 ? hub::format_duration(job.time_limit_ms) : "none"},
       {"Annotations", format_labels(spec.annotations, "\n")},
   });
   text += render_placement(job, spec);

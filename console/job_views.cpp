@@ -5,6 +5,7 @@
 #include "console/duration.hpp"
 #include "console/json_fields.hpp"
 #include "console/table.hpp"
+#include "hub/time_limit.hpp"
 
 namespace gantry::console {
 
@@ -81,6 +82,8 @@ Json job_json(const protocol::JobInfo& job) {
   json["submitted"] = timestamp_json(job.submitted_ms);
   json["started"] = timestamp_json(job.started_ms);
   json["finished"] = timestamp_json(job.finished_ms);
+  json["timeLimit"] =
+      job.time_limit_ms > 0 ? Json(hub::format_duration(job.time_limit_ms)) : Json();
   json["tasks"] = task_statuses_json(job.tasks);
   json["parts"] = parts_json(job.parts);
   json["placement"] = job.placement;

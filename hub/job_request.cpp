@@ -1,7 +1,6 @@
 #include "hub/job_request.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -41,11 +40,11 @@ bool read_split(const protocol::JobSpec& spec) {
 }
 
 std::int64_t deadline_ms(const protocol::TaskSpec& task, std::size_t index) {
-  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1000;
-  if (task.active_deadline_seconds < 0 || task.active_deadline_seconds > kMaxSeconds)
+  if (task.active_deadline_seconds < 0 || task.active_deadline_seconds > kMaxTimeLimitMs / 1000)
     throw FieldError(
         "spec.tasks[" + std::to_string(index) + "].template.spec.activeDeadlineSeconds",
-        std::to_string(task.active_deadline_seconds), "must be a positive whole number of seconds");
+        std::to_string(task.active_deadline_seconds),
+        std::string("must be a positive whole number of seconds, at most ") + kMaxTimeLimitText);
   return task.active_deadline_seconds * 1000;
 }
 
@@ -55,12 +54,17 @@ std::int64_t deadline_ms(const protocol::TaskSpec& task, std::size_t index) {
 std::int64_t read_time_limit(const protocol::JobSpec& spec) {
   if (const auto limit = spec.annotations.find(kTimeLimitAnnotation);
       limit != spec.annotations.end()) {
+    const std::string field = std::string("metadata.annotations.") + kTimeLimitAnnotation;
+    std::int64_t ms = 0;
     try {
-      return parse_duration_ms(limit->second);
+      ms = parse_duration_ms(limit->second);
     } catch (const std::invalid_argument& e) {
-      throw FieldError(std::string("metadata.annotations.") + kTimeLimitAnnotation, limit->second,
-                       e.what());
+      throw FieldError(field, limit->second, e.what());
     }
+    // A duration too long for parse_duration_ms comes back negative.
+    if (ms < 0 || ms > kMaxTimeLimitMs)
+      throw FieldError(field, limit->second, std::string("must be at most ") + kMaxTimeLimitText);
+    return ms;
   }
   std::int64_t longest = 0;
   for (std::size_t i = 0; i < spec.tasks.size(); ++i) {

@@ -18,6 +18,10 @@ inline constexpr const char* kClusterSelectorAnnotation = "gantry.io/cluster-sel
 inline constexpr const char* kSplitAnnotation = "gantry.io/split";
 // Volcano's SLA plugin annotation: pending longer than this, nodes are held.
 inline constexpr const char* kSlaWaitingTimeAnnotation = "sla-waiting-time";
+// The longest time limit a job or a queue may give (100 years of 365 days):
+// more is a typo, and a start time plus the limit must fit a millisecond clock.
+inline constexpr std::int64_t kMaxTimeLimitMs = 100LL * 365 * 24 * 3'600'000;
+inline constexpr const char* kMaxTimeLimitText = "100 years";
 
 // What one replica of `task` asks for: the sum of its containers' requests.
 // Throws FieldError under `field` when it names too many distinct resources.

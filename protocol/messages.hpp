@@ -316,9 +316,10 @@ struct JobInfo {
   std::string placement;                 // the placement policy that ranks its clusters
   std::vector<ClusterScoreInfo> scores;  // per cluster, from its last placement decision
   std::uint32_t epoch = 0;               // placements so far
+  std::int64_t time_limit_ms = 0;        // resolved at submit (docs/time-limits.md); 0 = none
   GANTRY_WIRE_FIELDS(JobInfo, name, queue, phase, clusters, reason, priority, min_available,
                      replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks,
-                     parts, placement, scores, epoch);
+                     parts, placement, scores, epoch, time_limit_ms);
 };
 
 struct ClusterInfo {

@@ -1,7 +1,7 @@
 // Job time limits through the hub's actors: the limit resolved at submit (the
-// job's own, else its queue's default) travels to the agent in the Prepare,
-// a job over its queue's maximum is refused, and a queue's limits outlive a
-// hub restart.
+// job's own, else its queue's default) travels to the agent in the Prepare
+// and is shown by describe, a job over its queue's maximum is refused, and a
+// queue's limits outlive a hub restart.
 #include "hub_actors_fixture.hpp"
 
 namespace gantry::actors {
@@ -41,6 +41,10 @@ TEST_F(TimeLimitTest, PrepareCarriesTheJobsOwnLimitOrItsQueuesDefault) {
   EXPECT_EQ(only_prepare().second.time_limit_ms, kHourMs);
   ASSERT_TRUE(submit(job_yaml("unlimited", 1, 1)).ok);
   EXPECT_EQ(only_prepare().second.time_limit_ms, 0) << "the default queue sets no limit";
+
+  EXPECT_EQ(job("own").time_limit_ms, 90 * 60'000) << "describe shows it";
+  EXPECT_EQ(job("defaulted").time_limit_ms, kHourMs);
+  EXPECT_EQ(job("unlimited").time_limit_ms, 0);
 }
 
 TEST_F(TimeLimitTest, JobOverItsQueuesMaximumIsRefusedNamingTheAnnotation) {

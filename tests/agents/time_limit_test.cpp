@@ -13,6 +13,7 @@
 #include <csignal>
 #include <filesystem>
 #include <functional>
+#include <limits>
 
 #include "agent_test_support.hpp"
 #include "agents/process_executor.hpp"
@@ -107,6 +108,14 @@ TEST_F(SimTimeLimitTest, NoLimitNeverStopsTheRun) {
   clock_reaches(3'599'999);
   EXPECT_FALSE(final_update(out).has_value());
   EXPECT_EQ(executor.running(), 2u);
+}
+
+TEST_F(SimTimeLimitTest, LimitPastTheClocksEndIsNoLimit) {
+  prepare_and_commit(core, sim_prepare(1, "3600", std::numeric_limits<TimeMs>::max()), 1000, out);
+  EXPECT_EQ(core.next_time_limit(), std::numeric_limits<TimeMs>::max());
+  clock_reaches(3'601'000);
+  ASSERT_TRUE(final_update(out).has_value());
+  EXPECT_EQ(final_update(out)->phase, "Completed");
 }
 
 TEST_F(SimTimeLimitTest, NegativeLimitIsRejectedNamingTheField) {

@@ -99,6 +99,9 @@ TEST(VolcanoQueue, BadTimeLimitsAreRefusedNamingTheAnnotation) {
   hub::FieldError error = error_of(queue_with_annotations("gantry.io/default-time-limit: soon"));
   EXPECT_EQ(error.field(), "metadata.annotations.gantry.io/default-time-limit");
   EXPECT_EQ(error.value(), "soon");
+  error = error_of(queue_with_annotations("gantry.io/max-time-limit: 876001h"));  // > 100 years
+  EXPECT_EQ(error.field(), "metadata.annotations.gantry.io/max-time-limit");
+  EXPECT_EQ(error.value(), "876001h");
   error = error_of(queue_with_annotations("gantry.io/max-time-limit: 90"));
   EXPECT_EQ(error.field(), "metadata.annotations.gantry.io/max-time-limit");
   EXPECT_EQ(error.value(), "90");

@@ -29,6 +29,7 @@ protocol::JobInfo running_job() {
   job.placement = "binpack";
   job.scores = {{"east", 40}, {"west", -100}};
   job.epoch = 2;
+  job.time_limit_ms = 90 * 60'000;
   return job;
 }
 
@@ -74,6 +75,7 @@ TEST(JobViews, JsonIsAnArrayWithNaturalUnitsAndTimestamps) {
     "submitted": "2024-05-01T07:56:40.000Z",
     "started": "2024-05-01T07:58:20.000Z",
     "finished": null,
+    "timeLimit": "1h30m",
     "tasks": [
       {
         "name": "worker",
@@ -113,6 +115,11 @@ TEST(JobViews, JsonIsAnArrayWithNaturalUnitsAndTimestamps) {
 ]
 )");
   EXPECT_EQ(render_jobs_json({}), "[]\n");
+}
+
+TEST(JobViews, JsonOfAJobWithoutATimeLimitHasNull) {
+  const std::string json = render_jobs_json({pending_job()});
+  EXPECT_NE(json.find("    \"timeLimit\": null,\n"), std::string::npos) << json;
 }
 
 TEST(JobViews, JsonOfAnUnplacedJobHasEmptyPlacementKeys) {
@@ -261,7 +268,7 @@ TEST(DescribeViews, JobShowsSpecTasksStatusAndEvents) {
        {"Name:            llm\n", "Phase:           Running\n", "Clusters:        east,west\n",
         "Reason:          <none>\n", "Priority Class:  high\n", "Max Retry:       3\n",
         "Started:         2024-05-01T07:58:20.000Z (100s ago)\n", "Finished:        <none>\n",
-        "cpu=1500m, memory=1Ki, nvidia.com/gpu=8",
+        "Time Limit:      1h30m\n", "cpu=1500m, memory=1Ki, nvidia.com/gpu=8",
         "  worker   16         cpu=2,nvidia.com/gpu=2   0         16        0           0        "
         "nvidia.com/gpu.product=H100\n",
         "Events:\n  submitted\n  dispatched to east\n"}) {
@@ -275,6 +282,14 @@ protocol::TaskSpec task_named(const std::string& name, std::int32_t replicas) {
   task.name = name;
   task.replicas = replicas;
   return task;
+}
+
+TEST(DescribeViews, JobWithoutATimeLimitSaysNone) {
+  protocol::DescribeReply reply;
+  reply.ok = true;
+  reply.job = pending_job();
+  const std::string text = render_job_description(reply, kNow);
+  EXPECT_NE(text.find("Time Limit:      none\n"), std::string::npos) << text;
 }
 
 TEST(DescribeViews, SplitJobShowsEveryPartAndTheScores) {

@@ -66,6 +66,13 @@ TEST(JobRequestTimeLimit, MalformedLimitsAreRefusedNamingTheField) {
   EXPECT_EQ(error.value(), "two hours");
   error = error_of(spec_with({0}, {{kTimeLimitAnnotation, "90"}}));
   EXPECT_EQ(error.field(), "metadata.annotations.gantry.io/time-limit");
+  for (const char* too_long : {"876001h", "99999999999999999999h"}) {  // past 100 years
+    error = error_of(spec_with({0}, {{kTimeLimitAnnotation, too_long}}));
+    EXPECT_EQ(error.field(), "metadata.annotations.gantry.io/time-limit");
+    EXPECT_EQ(error.value(), too_long);
+  }
+  error = error_of(spec_with({60, kMaxTimeLimitMs / 1000 + 1}));
+  EXPECT_EQ(error.field(), "spec.tasks[1].template.spec.activeDeadlineSeconds");
   error = error_of(spec_with({60, -5}));
   EXPECT_EQ(error.field(), "spec.tasks[1].template.spec.activeDeadlineSeconds");
   EXPECT_EQ(error.value(), "-5");

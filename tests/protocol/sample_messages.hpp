@@ -50,24 +50,26 @@ inline TaskStatus sample_task_status(const char* name) {
 }
 
 inline JobInfo sample_job_info() {
-  return JobInfo{"llm-pretrain",
-                 "research",
-                 "Running",
-                 {"east", "west"},
-                 "waiting for 8 GPUs",
-                 1000,
-                 6,
-                 8,
-                 2,
-                 sample_resources(8),
-                 1714550400123,
-                 1714550460456,
-                 1714554000789,
-                 {sample_task_status("master"), sample_task_status("worker")},
-                 {JobPart{"east", {{"master", 1}, {"worker", 3}}}, JobPart{"west", {{"worker", 4}}}},
-                 "gpu-available",
-                 {ClusterScoreInfo{"east", 40}, ClusterScoreInfo{"west", -100}},
-                 3};
+  return JobInfo{
+      "llm-pretrain",
+      "research",
+      "Running",
+      {"east", "west"},
+      "waiting for 8 GPUs",
+      1000,
+      6,
+      8,
+      2,
+      sample_resources(8),
+      1714550400123,
+      1714550460456,
+      1714554000789,
+      {sample_task_status("master"), sample_task_status("worker")},
+      {JobPart{"east", {{"master", 1}, {"worker", 3}}}, JobPart{"west", {{"worker", 4}}}},
+      "gpu-available",
+      {ClusterScoreInfo{"east", 40}, ClusterScoreInfo{"west", -100}},
+      3,
+      5'400'000};
 }
 
 inline ClusterInfo sample_cluster_info() {

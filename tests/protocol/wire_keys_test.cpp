@@ -129,7 +129,8 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<ClusterScoreInfo>({"cluster", "score"});
   expect_keys<JobInfo>({"name", "queue", "phase", "clusters", "reason", "priority", "min_available",
                         "replicas", "requeues", "requests", "submitted_ms", "started_ms",
-                        "finished_ms", "tasks", "parts", "placement", "scores", "epoch"});
+                        "finished_ms", "tasks", "parts", "placement", "scores", "epoch",
+                        "time_limit_ms"});
   expect_keys<ClusterInfo>(
       {"name", "ready", "nodes", "labels", "capacity", "allocated", "last_seen_ms", "cordoned"});
   expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
