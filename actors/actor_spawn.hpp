@@ -20,6 +20,8 @@ struct SchedulerSettings {
   std::string placement = "binpack";
   // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
   std::uint32_t reservations = 1;
+  // Runs reclaim leaves alone (hub::SchedulerOptions::reclaim_spares_after_ms).
+  std::chrono::milliseconds reclaim_spares_after{3'600'000};
   // Clusters cordoned before the restart (from the store): cordoned again.
   std::vector<std::string> cordoned;
 };

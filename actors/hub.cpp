@@ -37,6 +37,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   if (!unfinished.empty()) settings.recovery_grace = config.recovery_grace.value_or(expiry);
   settings.placement = config.placement;
   settings.reservations = config.reservations;
+  settings.reclaim_spares_after = config.reclaim_spares_after;
   settings.cordoned = config.store->cordoned_clusters();
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store);
@@ -174,6 +175,7 @@ struct Hub::Running {
     actors_config.recovery_grace = options.recovery_grace;
     actors_config.placement = options.placement;
     actors_config.reservations = options.reservations;
+    actors_config.reclaim_spares_after = options.reclaim_spares_after;
     actors_config.agent_lease = options.agent_lease;
     actors_config.lost_grace = options.lost_grace;
     actors_config.prepare_timeout = options.prepare_timeout;

@@ -26,6 +26,8 @@ struct HubOptions {
   std::string placement = "binpack";
   // Blocked jobs of the queue order that get a backfill reservation (0: none).
   std::uint32_t reservations = 1;
+  // Reclaim spares a gang that has run this long (0: none is spared).
+  std::chrono::milliseconds reclaim_spares_after{3'600'000};
   // An agent silent this long: its cluster is not ready (its jobs stay).
   std::chrono::milliseconds agent_lease{30'000};
   // Silent this long (from its last frame): lost, its jobs are requeued.

@@ -43,6 +43,8 @@ struct HubActorsConfig {
   std::string placement = "binpack";
   // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
   std::uint32_t reservations = 1;
+  // Runs reclaim leaves alone (hub::SchedulerOptions::reclaim_spares_after_ms).
+  std::chrono::milliseconds reclaim_spares_after{3'600'000};
   // Jobs it holds without a terminal phase are re-submitted at spawn.
   std::shared_ptr<JobStore> store;
   // SQLite blocks: in production the store actor gets its own thread.

@@ -51,6 +51,21 @@ std::chrono::milliseconds duration(const std::string& text) {
   return std::chrono::milliseconds(ms);
 }
 
+// A run's age: 0 (off), or hub/duration.hpp's syntax up to a leap year.
+std::chrono::milliseconds run_age(const std::string& text) {
+  constexpr std::int64_t kYearMs = std::int64_t{8784} * 3600 * 1000;
+  if (text == "0") return std::chrono::milliseconds(0);
+  std::int64_t ms = 0;
+  try {
+    ms = hub::parse_duration_ms(text);
+  } catch (const std::invalid_argument&) {
+    ms = 0;
+  }
+  if (ms <= 0 || ms > kYearMs)
+    throw std::invalid_argument("expected 0 or a duration up to 8784h such as 30m, 1h or 48h");
+  return std::chrono::milliseconds(ms);
+}
+
 void define(CLI::App& app, HubCommandLine& parsed) {
   cl::configure(
       app,
@@ -58,7 +73,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
       "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
       "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
-      "                  [--log-level LEVEL]\n");
+      "                  [--reclaim-spares-after DURATION] [--log-level LEVEL]\n");
   HubOptions& options = parsed.options;
   cl::add_read<std::string>(app, "--agents", options.agents_endpoint, endpoint,
                             "where agents connect (default tcp://127.0.0.1:7800)")
@@ -107,6 +122,12 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "running jobs' time limits, which later jobs may not delay\n"
       "(default 1, EASY backfill; 0: plain first fit)")
       ->type_name("N");
+  cl::add_read<std::chrono::milliseconds>(
+      app, "--reclaim-spares-after", options.reclaim_spares_after, run_age,
+      "reclaim never evicts a gang that has run this long: the work\n"
+      "it would throw away outweighs the share it gives back (default 1h;\n"
+      "0: any run may be reclaimed)")
+      ->type_name("DURATION");
   cl::add_log_level(app, parsed.log_level);
 }
 

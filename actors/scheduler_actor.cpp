@@ -115,6 +115,7 @@ class Scheduler {
     if (const hub::PlacementPolicy* policy = hub::find_placement_policy(settings.placement))
       options.placement = *policy;
     options.reservations = settings.reservations;
+    options.reclaim_spares_after_ms = settings.reclaim_spares_after.count();
     return options;
   }
 

@@ -35,8 +35,12 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
     return false;
   const bool preempt = options_.preemption && !queue.running.empty() &&
                        queue.running.begin()->priority < job.priority;
-  const bool reclaim = options_.reclaim && queues_.within_deserved(job.queue, job.minimum);
-  if (!preempt && !reclaim) return false;
+  // Taking back a guarantee may evict runs of any age; reclaiming toward the
+  // deserved share spares old ones (SchedulerOptions::reclaim_spares_after_ms).
+  Reclaim reclaim = Reclaim::kNo;
+  if (options_.reclaim && queues_.within_deserved(job.queue, job.minimum))
+    reclaim = within_guarantee ? Reclaim::kToGuarantee : Reclaim::kToDeserved;
+  if (!preempt && reclaim == Reclaim::kNo) return false;
   pass_.tried_eviction[job.queue] = 1;
   --pass_.eviction_searches_left;
   EvictionPlan best;
@@ -55,21 +59,30 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
 // Lower priority in the job's own queue (preemption); or a reclaimable queue
 // that stays above its deserved share and not below its guarantee (reclaim).
 bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
-                                  const ResourceVector& victim_allocated, bool reclaim) const {
+                                  const ResourceVector& victim_allocated, Reclaim reclaim) const {
   if (dispatch.id >= pass_.first_dispatch) return false;  // placed by this very pass
   for (const DispatchPart& part : dispatch.parts)
     if (part.state == PartState::kStopping) return false;  // already on its way out
   const Job& victim = jobs_[dispatch.job];
   if (victim.queue == job.queue) return options_.preemption && victim.priority < job.priority;
-  if (!reclaim) return false;
+  if (reclaim == Reclaim::kNo || (reclaim == Reclaim::kToDeserved && spared_by_age(victim)))
+    return false;
   const QueueNode& owner = queues_.node(victim.queue);
   return owner.spec.reclaimable && overused_after(owner, victim_allocated, job.minimum) &&
          owner.guarantee.fits_in(victim_allocated - dispatch.amount);
 }
 
+// A run's age counts from its commit; a gang still being prepared (started_ms
+// 0) has not started and is never spared.
+bool SchedulerCore::spared_by_age(const Job& victim) const {
+  return options_.reclaim_spares_after_ms > 0 && victim.started_ms > 0 &&
+         pass_.now - victim.started_ms > options_.reclaim_spares_after_ms;
+}
+
 // The fewest victims on one cluster, in eviction order, after which the job
 // fits there. Leaves the cluster as it found it.
-SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex c, bool reclaim) {
+SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex c,
+                                                         Reclaim reclaim) {
   const Job& job = jobs_[id];
   EvictionPlan plan;
   ClusterState& cluster = clusters_[c];

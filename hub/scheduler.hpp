@@ -147,7 +147,14 @@ struct Decision {
 
 struct SchedulerOptions {
   QueueStrategy default_strategy = QueueStrategy::kBestEffortFifo;
-  bool reclaim = true;     // evict borrowers for queues below their deserved share
+  bool reclaim = true;  // evict borrowers for queues below their deserved share
+  // Reclaim spares a gang that has run longer than this (0: none is spared),
+  // unless it takes back a guarantee.
+  // The older a run, the more work its eviction throws away, and a training
+  // job without checkpoints starts over: evicting day-old runs is what made
+  // fair share's tail weeks long. A queue below its share still gets it back
+  // from younger runs and from older ones as they end.
+  TimeMs reclaim_spares_after_ms = 3'600'000;
   bool preemption = true;  // evict lower-priority jobs of the same queue
   // Dispatch ids start here; a hub puts its epoch in the high bits so an id
   // never names two dispatches across hub restarts.
@@ -367,9 +374,12 @@ class SchedulerCore {
   void remember_failure(const Job& job, TimeMs end);
   // eviction (preemption.cpp)
   bool make_room(JobId id, TimeMs now);
+  // Whether other queues' runs may be evicted for a job, and which.
+  enum class Reclaim { kNo, kToDeserved, kToGuarantee };
   bool may_evict_for(const Job& job, const Dispatch& dispatch,
-                     const ResourceVector& victim_queue_allocated, bool reclaim) const;
-  EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, bool reclaim);
+                     const ResourceVector& victim_queue_allocated, Reclaim reclaim) const;
+  bool spared_by_age(const Job& victim) const;
+  EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, Reclaim reclaim);
   void keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan);
   void evict(DispatchId victim, JobId for_job, TimeMs now, ClusterIndex cluster);
   // starvation (starvation.cpp)

@@ -57,6 +57,13 @@ std::int64_t sla_ms(const std::string& text) {
   return seconds(text) * 1000;
 }
 
+std::int64_t spare_age_ms(const std::string& text) {
+  constexpr std::int64_t kMaxSeconds = std::int64_t{10} * 365 * 24 * 3600;
+  const auto seconds = cl::number_from<std::int64_t>(
+      0, kMaxSeconds, "expected a whole number of seconds from 0 to 315360000");
+  return seconds(text) * 1000;
+}
+
 Mode mode(const std::string& text) {
   const auto mode = parse_mode(text);
   if (!mode) throw std::invalid_argument("expected isolated or pooled");
@@ -143,6 +150,11 @@ void define(CLI::App& app, SimOptions& options) {
       ->type_name("W1,W2,...");
   cl::add_switch_off(app, "--no-reclaim", config.reclaim,
                      "fairshare: never evict running jobs to restore shares");
+  cl::add_read<std::optional<std::int64_t>>(app, "--reclaim-spares-after",
+                                            config.reclaim_spares_after_ms, spare_age_ms,
+                                            "fairshare: reclaim never evicts a run this old\n"
+                                            "(default 3600, the hub's; 0: any run)")
+      ->type_name("SECONDS");
   cl::add_read<std::int64_t>(app, "--sla", config.sla_ms, sla_ms,
                              "every job pending that long gets nodes held for it")
       ->type_name("SECONDS");

@@ -62,6 +62,8 @@ hub::SchedulerOptions scheduler_options(const ReplayConfig& config) {
   options.preemption = false;
   options.placement = placement_policy(config.placement);
   options.reservations = reservations_of(config);
+  if (config.reclaim_spares_after_ms)
+    options.reclaim_spares_after_ms = *config.reclaim_spares_after_ms;
   return options;
 }
 
@@ -76,6 +78,8 @@ void check_replay_config(const ReplayConfig& config, std::size_t traces) {
     throw std::invalid_argument("--weights: only for --policy fairshare");
   if (!config.reclaim && config.policy != Policy::kFairShare)
     throw std::invalid_argument("--no-reclaim: only for --policy fairshare");
+  if (config.reclaim_spares_after_ms && config.policy != Policy::kFairShare)
+    throw std::invalid_argument("--reclaim-spares-after: only for --policy fairshare");
   if (!config.weights.empty() && config.weights.size() != traces)
     throw std::invalid_argument("--weights: " + std::to_string(config.weights.size()) +
                                 " values for " + std::to_string(traces) +

@@ -39,6 +39,9 @@ struct ReplayConfig {
   std::vector<std::int32_t> weights;
   // kFairShare: queues below their deserved share evict borrowers' jobs.
   bool reclaim = true;
+  // kFairShare: reclaim spares runs older than this (0: none is spared);
+  // unset: the hub's default (hub::SchedulerOptions::reclaim_spares_after_ms).
+  std::optional<hub::TimeMs> reclaim_spares_after_ms;
   // Every job's SLA waiting time (hub::JobRequest::sla_waiting_ms); 0 = none.
   std::int64_t sla_ms = 0;
   // The core's placement policy for every queue (SchedulerOptions::placement),

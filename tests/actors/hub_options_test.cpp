@@ -44,7 +44,9 @@ TEST(HubOptionsTest, ReadsEveryFlag) {
                                                         "--prepare-timeout",
                                                         "2s",
                                                         "--backfill-reservations",
-                                                        "0"});
+                                                        "0",
+                                                        "--reclaim-spares-after",
+                                                        "48h"});
   EXPECT_EQ(parsed.options.agents_endpoint, "tcp://0.0.0.0:9000");
   EXPECT_EQ(parsed.options.admin_endpoint, "tcp://127.0.0.1:*");
   EXPECT_EQ(parsed.options.state_dir, "/tmp/s");
@@ -57,6 +59,7 @@ TEST(HubOptionsTest, ReadsEveryFlag) {
   EXPECT_EQ(parsed.options.lost_grace.count(), 90'000);
   EXPECT_EQ(parsed.options.prepare_timeout.count(), 2000);
   EXPECT_EQ(parsed.options.reservations, 0u);
+  EXPECT_EQ(parsed.options.reclaim_spares_after.count(), 48 * 3'600'000);
 }
 
 std::string refusal(std::vector<std::string> args) {
@@ -71,6 +74,16 @@ std::string refusal(std::vector<std::string> args) {
 TEST(HubOptionsTest, BackfillReservationsOutOfRangeNamesTheFlagAndValue) {
   EXPECT_EQ(refusal({"--backfill-reservations", "-2"}),
             "--backfill-reservations: expected a whole number from 0 to 1000 (got \"-2\")");
+}
+
+TEST(HubOptionsTest, ReclaimSparesAfterTakesZeroOrADurationAndNamesABadOne) {
+  EXPECT_EQ(parse_hub_command_line({}).options.reclaim_spares_after.count(), 3'600'000);
+  EXPECT_EQ(
+      parse_hub_command_line({"--reclaim-spares-after", "0"}).options.reclaim_spares_after.count(),
+      0);
+  EXPECT_EQ(refusal({"--reclaim-spares-after", "soon"}),
+            "--reclaim-spares-after: expected 0 or a duration up to 8784h such as 30m, 1h or 48h "
+            "(got \"soon\")");
 }
 
 TEST(HubOptionsTest, UnknownPlacementNamesTheFlagTheValueAndTheChoices) {

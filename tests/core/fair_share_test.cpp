@@ -11,6 +11,7 @@ namespace {
 
 class FairShareTest : public testing::CoreHarness {
  protected:
+  explicit FairShareTest(SchedulerOptions options = {}) : CoreHarness(std::move(options)) {}
   void add_queue(const std::string& name, std::int32_t weight, std::int64_t guarantee_gpus = 0,
                  std::int64_t capability_gpus = 0, bool reclaimable = true) {
     QueueSpec spec;
@@ -84,6 +85,84 @@ TEST_F(FairShareTest, ReclaimTakesBackBorrowedCapacityWholeGangsNewestFirst) {
             std::string::npos);
   // a3 cannot come back while b is within its deserved share: no ping-pong.
   EXPECT_TRUE(pass().dispatched.empty());
+}
+
+// Reclaim leaves runs older than reclaim_spares_after_ms (1 h by default)
+// alone, although they borrow as much as younger ones would.
+TEST_F(FairShareTest, ReclaimSparesRunsOlderThanTheSpareAge) {
+  add_cluster("c", 4, 8);
+  add_queue("a", 1);
+  add_queue("b", 1);
+  for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
+  pass();
+  now += 2 * 3'600'000;
+  submit("b0", "b", 8);
+  EXPECT_TRUE(pass().evicted.empty()) << "every run of a is two hours old";
+  EXPECT_EQ(job("b0").phase, JobPhase::kPending);
+  finish("a3");
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"b0"}) << "b gets the next free node";
+}
+
+TEST_F(FairShareTest, ReclaimTakesARunYoungerThanTheSpareAge) {
+  add_cluster("c", 4, 8);
+  add_queue("a", 1);
+  add_queue("b", 1);
+  for (int i = 0; i < 3; ++i) submit("a" + std::to_string(i), "a", 8);
+  pass();
+  now += 2 * 3'600'000;
+  submit("a3", "a", 8);
+  pass();
+  now += 30 * 60'000;
+  submit("b0", "b", 8);
+  const auto [dispatched, evicted] = pass();
+  EXPECT_EQ(evicted, std::vector<std::string>{"a3"}) << "the half-hour-old run";
+  EXPECT_EQ(dispatched, std::vector<std::string>{"b0"});
+}
+
+TEST_F(FairShareTest, ARunIsAgedFromItsCommitNotFromBeforeIt) {
+  add_cluster("c", 4, 8);
+  add_queue("a", 1);
+  add_queue("b", 1);
+  for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
+  EXPECT_EQ(scheduled_names().size(), 4u) << "placed, still being prepared";
+  now += 2 * 3'600'000;
+  submit("b0", "b", 8);
+  EXPECT_EQ(pass().evicted, std::vector<std::string>{"a3"}) << "a gang not started is not old";
+}
+
+TEST_F(FairShareTest, TakingBackAGuaranteeEvictsRunsOfAnyAge) {
+  add_cluster("c", 4, 8);
+  add_queue("g", 1);
+  add_queue("other", 1);
+  for (int i = 0; i < 4; ++i) submit("o" + std::to_string(i), "other", 8);
+  pass();
+  now += 2 * 3'600'000;
+  add_queue("g", 1, /*guarantee=*/8);  // raised while other holds the pool
+  submit("g0", "g", 8);
+  const auto [dispatched, evicted] = pass();
+  EXPECT_EQ(evicted, std::vector<std::string>{"o3"}) << "a guarantee is a promise, old runs or not";
+  EXPECT_EQ(dispatched, std::vector<std::string>{"g0"});
+}
+
+class FairShareAnyAgeTest : public FairShareTest {
+ protected:
+  static SchedulerOptions any_age() {
+    SchedulerOptions options;
+    options.reclaim_spares_after_ms = 0;
+    return options;
+  }
+  FairShareAnyAgeTest() : FairShareTest(any_age()) {}
+};
+
+TEST_F(FairShareAnyAgeTest, ZeroSpareAgeReclaimsRunsOfAnyAge) {
+  add_cluster("c", 4, 8);
+  add_queue("a", 1);
+  add_queue("b", 1);
+  for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
+  pass();
+  now += 48 * 3'600'000;
+  submit("b0", "b", 8);
+  EXPECT_EQ(pass().evicted, std::vector<std::string>{"a3"});
 }
 
 TEST_F(FairShareTest, NoReclaimFromNonReclaimableQueueOrBeyondDeserved) {

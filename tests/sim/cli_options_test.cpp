@@ -128,6 +128,23 @@ TEST(SimOptionsBackfill, ParsesPolicyLimitsAndReservations) {
             0u);
 }
 
+TEST(SimOptionsFairShare, ReclaimSparesAfterIsInSecondsAndOnlyForFairShare) {
+  const auto spares = [](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return scheduler_options(parse_sim_options(args).config).reclaim_spares_after_ms;
+  };
+  EXPECT_EQ(spares({}), hub::SchedulerOptions{}.reclaim_spares_after_ms) << "the hub's default";
+  EXPECT_EQ(spares({"--reclaim-spares-after", "1800"}), 1'800'000);
+  EXPECT_EQ(spares({"--reclaim-spares-after", "0"}), 0);
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "firstfit", "--reclaim-spares-after", "60"}),
+            "--reclaim-spares-after: only for --policy fairshare");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare",
+                      "--reclaim-spares-after", "-1"}),
+            "--reclaim-spares-after: expected a whole number of seconds from 0 to 315360000 "
+            "(got \"-1\")");
+}
+
 TEST(SimOptionsBackfill, ErrorsNameTheFlagAndValue) {
   EXPECT_EQ(error_of({"--trace-dir", "t", "--time-limit", "2x"}),
             "--time-limit: expected exact, xF (F >= 1, e.g. x2) or trace-random (got \"2x\")");
