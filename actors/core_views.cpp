@@ -48,6 +48,19 @@ void add_scores(const hub::SchedulerCore& core, const hub::Job& job, hub::TimeMs
         protocol::ClusterScoreInfo{core.cluster(rank.cluster).name(), rank.score});
 }
 
+// Node indices are only names of the report they were planned on: after a
+// newer report the cluster is still right, the nodes may not be.
+void add_planned_start(const hub::SchedulerCore& core, const hub::Job& job,
+                       protocol::JobInfo& info) {
+  const hub::PlannedStart* planned = core.planned_start(job);
+  if (planned == nullptr || job.phase != hub::JobPhase::kPending) return;
+  const hub::ClusterState& cluster = core.cluster(planned->cluster);
+  info.planned_start_ms = planned->start;
+  info.planned_cluster = cluster.name();
+  if (cluster.report_generation() != planned->report_generation) return;
+  for (hub::NodeIndex node : planned->nodes) info.planned_nodes.push_back(cluster.node(node).name);
+}
+
 }  // namespace
 
 protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::TimeMs now) {
@@ -71,6 +84,7 @@ protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::T
   info.finished_ms = job.finished_ms;
   info.tasks = job.tasks;
   info.time_limit_ms = job.time_limit_ms;
+  add_planned_start(core, job, info);
   return info;
 }
 

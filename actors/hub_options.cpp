@@ -38,14 +38,19 @@ cl::Reader<std::chrono::milliseconds> milliseconds() {
   return [read](const std::string& text) { return std::chrono::milliseconds(read(text)); };
 }
 
+// hub::parse_duration_ms, or 0 for text it cannot read: the callers refuse
+// 0 with their own wording of the range.
+std::int64_t duration_ms_or_zero(const std::string& text) {
+  try {
+    return hub::parse_duration_ms(text);
+  } catch (const std::invalid_argument&) {
+    return 0;
+  }
+}
+
 // hub/duration.hpp's syntax, above zero, at most a day.
 std::chrono::milliseconds duration(const std::string& text) {
-  std::int64_t ms = 0;
-  try {
-    ms = hub::parse_duration_ms(text);
-  } catch (const std::invalid_argument&) {
-    ms = 0;
-  }
+  const std::int64_t ms = duration_ms_or_zero(text);
   if (ms <= 0 || ms > kMaxMs)
     throw std::invalid_argument("expected a duration from 1ms to 24h such as 500ms, 30s or 2m");
   return std::chrono::milliseconds(ms);
@@ -55,12 +60,7 @@ std::chrono::milliseconds duration(const std::string& text) {
 std::chrono::milliseconds run_age(const std::string& text) {
   constexpr std::int64_t kYearMs = std::int64_t{8784} * 3600 * 1000;
   if (text == "0") return std::chrono::milliseconds(0);
-  std::int64_t ms = 0;
-  try {
-    ms = hub::parse_duration_ms(text);
-  } catch (const std::invalid_argument&) {
-    ms = 0;
-  }
+  const std::int64_t ms = duration_ms_or_zero(text);
   if (ms <= 0 || ms > kYearMs)
     throw std::invalid_argument("expected 0 or a duration up to 8784h such as 30m, 1h or 48h");
   return std::chrono::milliseconds(ms);

@@ -72,8 +72,7 @@ std::int64_t read_duration(const protocol::Labels& annotations, const std::strin
 // give the queue's jobs a limit the queue itself refuses.
 std::int64_t read_time_limit(const protocol::Labels& annotations, const std::string& key) {
   const std::int64_t ms = read_duration(annotations, key);
-  // A duration too long for parse_duration_ms comes back negative.
-  if (ms < 0 || ms > hub::kMaxTimeLimitMs)
+  if (ms > hub::kMaxTimeLimitMs)
     throw FieldError("metadata.annotations." + key, annotations.at(key),
                      std::string("must be at most ") + hub::kMaxTimeLimitText);
   return ms;

@@ -1,5 +1,6 @@
 #include "console/describe_views.hpp"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -35,6 +36,17 @@ std::string format_labels(const protocol::Labels& labels, std::string_view separ
 std::string format_moment(std::int64_t unix_ms, std::int64_t now_ms) {
   if (unix_ms == 0) return "<none>";
   return format_timestamp(unix_ms) + " (" + format_age(now_ms - unix_ms) + " ago)";
+}
+
+// "2026-11-24T01:10:00Z (in 12m) on gpu-a: node-1, node-2"
+std::string format_planned_start(const protocol::JobInfo& job, std::int64_t now_ms) {
+  std::string text = format_timestamp(job.planned_start_ms);
+  text += job.planned_start_ms > now_ms ? " (in " + format_age(job.planned_start_ms - now_ms) + ")"
+                                        : " (due)";
+  text += " on " + job.planned_cluster;
+  for (std::size_t i = 0; i < job.planned_nodes.size(); ++i)
+    text += (i == 0 ? ": " : ", ") + job.planned_nodes[i];
+  return text;
 }
 
 const protocol::TaskStatus* find_status(const protocol::JobInfo& job, const std::string& task) {
@@ -112,7 +124,7 @@ protocol::ResourceList replica_requests(const protocol::TaskSpec& task) {
 std::string render_job_description(const protocol::DescribeReply& reply, std::int64_t now_ms) {
   const protocol::JobInfo& job = reply.job;
   const protocol::JobSpec& spec = reply.spec;
-  std::string text = render_fields({
+  std::vector<Field> fields{
       {"Name", job.name},
       {"Queue", job.queue},
       {"Phase", job.phase},
@@ -130,7 +142,13 @@ std::string render_job_description(const protocol::DescribeReply& reply, std::in
       {"Finished", format_moment(job.finished_ms, now_ms)},
       {"Time Limit", job.time_limit_ms > 0 ? hub::format_duration(job.time_limit_ms) : "none"},
       {"Annotations", format_labels(spec.annotations, "\n")},
-  });
+  };
+  if (job.planned_start_ms > 0) {  // a reserved job: when it will start, after "Started"
+    auto started = std::find_if(fields.begin(), fields.end(),
+                                [](const Field& field) { return field.first == "Started"; });
+    fields.insert(std::next(started), {"Planned Start", format_planned_start(job, now_ms)});
+  }
+  std::string text = render_fields(fields);
   text += render_placement(job, spec);
   text += "Tasks:\n" + render_tasks(reply);
   text += "Events:\n" + render_events(reply.events);

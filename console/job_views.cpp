@@ -89,6 +89,11 @@ Json job_json(const protocol::JobInfo& job) {
   json["placement"] = job.placement;
   json["scores"] = scores_json(job.scores);
   json["epoch"] = job.epoch;
+  if (job.planned_start_ms > 0) {
+    json["plannedStart"] = timestamp_json(job.planned_start_ms);
+    json["plannedCluster"] = job.planned_cluster;
+    json["plannedNodes"] = job.planned_nodes;
+  }
   return json;
 }
 

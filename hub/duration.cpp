@@ -44,6 +44,8 @@ std::int64_t parse_duration_ms(std::string_view text) {
     }
     total += value * unit_ms(text.substr(unit_start, i - unit_start), text);
   }
+  // Past ~292 million years milliseconds no longer fit: llround would wrap.
+  if (total >= 9.2e18) invalid(text, "too long");
   return static_cast<std::int64_t>(std::llround(total));
 }
 

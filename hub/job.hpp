@@ -129,6 +129,9 @@ struct JobRequest {
   // templates' activeDeadlineSeconds); executors end it there, and backfill
   // plans with it. -1: the queue's default; 0: none.
   std::int64_t time_limit_ms = -1;
+  // The field the limit was read from, for a refusal to name what the user
+  // wrote; empty: the gantry.io/time-limit annotation.
+  std::string time_limit_field;
 };
 
 struct Job {

@@ -39,19 +39,23 @@ bool read_split(const protocol::JobSpec& spec) {
                    "expected \"allowed\" or \"never\"");
 }
 
+std::string deadline_field(std::size_t task_index) {
+  return "spec.tasks[" + std::to_string(task_index) + "].template.spec.activeDeadlineSeconds";
+}
+
 std::int64_t deadline_ms(const protocol::TaskSpec& task, std::size_t index) {
   if (task.active_deadline_seconds < 0 || task.active_deadline_seconds > kMaxTimeLimitMs / 1000)
     throw FieldError(
-        "spec.tasks[" + std::to_string(index) + "].template.spec.activeDeadlineSeconds",
-        std::to_string(task.active_deadline_seconds),
+        deadline_field(index), std::to_string(task.active_deadline_seconds),
         std::string("must be a positive whole number of seconds, at most ") + kMaxTimeLimitText);
   return task.active_deadline_seconds * 1000;
 }
 
 // gantry.io/time-limit, else the longest of the tasks' activeDeadlineSeconds
-// when every task gives one (the gang runs until its last task ends), else
-// -1: the queue's default. "0s" asks for none, as Slurm's --time=0.
-std::int64_t read_time_limit(const protocol::JobSpec& spec) {
+// when every task gives one (the gang runs until its last task ends; `field`
+// names that task's), else -1: the queue's default. "0s" asks for none, as
+// Slurm's --time=0.
+std::int64_t read_time_limit(const protocol::JobSpec& spec, std::string& field) {
   if (const auto limit = spec.annotations.find(kTimeLimitAnnotation);
       limit != spec.annotations.end()) {
     const std::string field = std::string("metadata.annotations.") + kTimeLimitAnnotation;
@@ -61,8 +65,7 @@ std::int64_t read_time_limit(const protocol::JobSpec& spec) {
     } catch (const std::invalid_argument& e) {
       throw FieldError(field, limit->second, e.what());
     }
-    // A duration too long for parse_duration_ms comes back negative.
-    if (ms < 0 || ms > kMaxTimeLimitMs)
+    if (ms > kMaxTimeLimitMs)
       throw FieldError(field, limit->second, std::string("must be at most ") + kMaxTimeLimitText);
     return ms;
   }
@@ -70,6 +73,7 @@ std::int64_t read_time_limit(const protocol::JobSpec& spec) {
   for (std::size_t i = 0; i < spec.tasks.size(); ++i) {
     const std::int64_t task_ms = deadline_ms(spec.tasks[i], i);
     if (task_ms == 0) return -1;
+    if (task_ms > longest) field = deadline_field(i);
     longest = std::max(longest, task_ms);
   }
   return longest;
@@ -147,7 +151,7 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
     request.cluster_selector = parse_match_labels(
         selector->second, std::string("metadata.annotations.") + kClusterSelectorAnnotation);
   request.split_allowed = read_split(*spec);
-  request.time_limit_ms = read_time_limit(*spec);
+  request.time_limit_ms = read_time_limit(*spec, request.time_limit_field);
   request.spec = std::move(spec);
   return request;
 }

@@ -221,8 +221,8 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
                      "the queue has child queues; submit to a leaf queue");
   if (!queues_.node(*queue).spec.open)
     throw FieldError("spec.queue", request.queue, "the queue is Closed and accepts no new jobs");
-  const std::int64_t time_limit =
-      resolve_time_limit(request.time_limit_ms, queues_.node(*queue).spec);
+  const std::int64_t time_limit = resolve_time_limit(
+      request.time_limit_ms, queues_.node(*queue).spec, request.time_limit_field);
   Job job;
   job.name = std::move(request.name);
   job.queue = *queue;

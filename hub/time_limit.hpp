@@ -15,8 +15,10 @@ inline constexpr const char* kMaxTimeLimitAnnotation = "gantry.io/max-time-limit
 
 // The limit a job runs under (0 = none): what it asked (`requested_ms` >= 0),
 // else the queue's default, else the queue's maximum. Throws FieldError
-// naming gantry.io/time-limit when it asks more than the queue's maximum.
-std::int64_t resolve_time_limit(std::int64_t requested_ms, const QueueSpec& queue);
+// naming `field` (empty: the gantry.io/time-limit annotation) when it asks
+// more than the queue's maximum.
+std::int64_t resolve_time_limit(std::int64_t requested_ms, const QueueSpec& queue,
+                                const std::string& field = {});
 
 // "1h30m", "45s", "250ms": the shortest text parse_duration_ms reads back.
 std::string format_duration(std::int64_t ms);

@@ -317,9 +317,15 @@ struct JobInfo {
   std::vector<ClusterScoreInfo> scores;  // per cluster, from its last placement decision
   std::uint32_t epoch = 0;               // placements so far
   std::int64_t time_limit_ms = 0;        // resolved at submit (docs/time-limits.md); 0 = none
+  // A pending job the last pass reserved (docs/backfill.md): when and where it
+  // is planned to start; 0 / empty when it has no reservation.
+  std::int64_t planned_start_ms = 0;
+  std::string planned_cluster;
+  std::vector<std::string> planned_nodes;
   GANTRY_WIRE_FIELDS(JobInfo, name, queue, phase, clusters, reason, priority, min_available,
                      replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks,
-                     parts, placement, scores, epoch, time_limit_ms);
+                     parts, placement, scores, epoch, time_limit_ms, planned_start_ms,
+                     planned_cluster, planned_nodes);
 };
 
 struct ClusterInfo {

@@ -15,8 +15,8 @@ const std::string kLimitedQueue =
 
 // `job_yaml` with metadata.annotations gantry.io/time-limit: `limit`.
 std::string limited_job_yaml(const std::string& name, const std::string& limit,
-                             const std::string& queue) {
-  std::string yaml = job_yaml(name, 1, 1, queue);
+                             const std::string& queue, int gpus = 1) {
+  std::string yaml = job_yaml(name, 1, gpus, queue);
   const std::string metadata = "  name: " + name + "\n";
   yaml.insert(yaml.find(metadata) + metadata.size(),
               "  annotations: {gantry.io/time-limit: " + limit + "}\n");
@@ -45,6 +45,25 @@ TEST_F(TimeLimitTest, PrepareCarriesTheJobsOwnLimitOrItsQueuesDefault) {
   EXPECT_EQ(job("own").time_limit_ms, 90 * 60'000) << "describe shows it";
   EXPECT_EQ(job("defaulted").time_limit_ms, kHourMs);
   EXPECT_EQ(job("unlimited").time_limit_ms, 0);
+}
+
+// Backfill (docs/backfill.md): the first job that cannot start is planned
+// to start when the running job's limit ends, on the node it frees.
+TEST_F(TimeLimitTest, DescribeShowsAReservedJobsPlannedStartAndNodes) {
+  register_cluster("west", 2, 8);
+  sent();
+  ASSERT_TRUE(submit(limited_job_yaml("first", "1h", "default", 8)).ok);
+  const std::string first_node = only_prepare().second.nodes.at(0).node;
+  ASSERT_TRUE(submit(limited_job_yaml("second", "2h", "default", 8)).ok);
+  sent();
+  const hub::TimeMs placed_ms = now_ms();
+  ASSERT_TRUE(submit(job_yaml("third", 1, 8)).ok);
+  const protocol::JobInfo third = job("third");
+  EXPECT_EQ(third.phase, "Pending");
+  EXPECT_EQ(third.planned_start_ms, placed_ms + kHourMs) << "when first's limit ends";
+  EXPECT_EQ(third.planned_cluster, "west");
+  EXPECT_EQ(third.planned_nodes, std::vector<std::string>{first_node});
+  EXPECT_EQ(job("first").planned_start_ms, 0) << "only a reserved pending job has a plan";
 }
 
 TEST_F(TimeLimitTest, JobOverItsQueuesMaximumIsRefusedNamingTheAnnotation) {

@@ -292,6 +292,41 @@ TEST(DescribeViews, JobWithoutATimeLimitSaysNone) {
   EXPECT_NE(text.find("Time Limit:      none\n"), std::string::npos) << text;
 }
 
+protocol::JobInfo reserved_job() {
+  protocol::JobInfo job = pending_job();
+  job.planned_start_ms = kNow + 12 * 60'000;
+  job.planned_cluster = "east";
+  job.planned_nodes = {"east-1", "east-2"};
+  return job;
+}
+
+TEST(DescribeViews, ReservedJobShowsWhenAndWhereItIsPlannedToStart) {
+  protocol::DescribeReply reply;
+  reply.ok = true;
+  reply.job = reserved_job();
+  const std::string text = render_job_description(reply, kNow);
+  const std::size_t line = text.find("Planned Start:   ");
+  ASSERT_NE(line, std::string::npos) << text;
+  EXPECT_NE(text.find(" (in 12m) on east: east-1, east-2\n", line), std::string::npos) << text;
+  EXPECT_LT(text.find("Started:"), line) << "right after Started";
+  EXPECT_GT(text.find("Finished:"), line) << text;
+  reply.job = pending_job();
+  EXPECT_EQ(render_job_description(reply, kNow).find("Planned Start"), std::string::npos)
+      << "no reservation, no line";
+}
+
+TEST(JobViews, JsonOfAReservedJobHasItsPlan) {
+  const std::string json = render_jobs_json({reserved_job()});
+  EXPECT_NE(json.find("    \"plannedCluster\": \"east\",\n"
+                      "    \"plannedNodes\": [\n"
+                      "      \"east-1\",\n"
+                      "      \"east-2\"\n"
+                      "    ]\n"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("    \"plannedStart\": \""), std::string::npos) << json;
+}
+
 TEST(DescribeViews, SplitJobShowsEveryPartAndTheScores) {
   protocol::DescribeReply reply;
   reply.ok = true;

@@ -49,6 +49,34 @@ TEST_F(BackfillTest, BlockedJobGetsThePlannedStartAndNodesOfTheLastEndItNeeds) {
   EXPECT_EQ(plan->nodes.size(), 2u);
 }
 
+// Jobs still running past their planned end (an agent starts them a little
+// after the hub's commit) must not open the reserved nodes to jobs that would
+// delay the reserved one.
+TEST_F(BackfillTest, JobsOverdueByTheirLimitStillHoldTheReservationsNodes) {
+  for (int i = 0; i < 8; ++i) {
+    submit(limited_job("filler-" + std::to_string(i), 1, 10 * kSecond));
+    pass();
+    now += 10;
+  }
+  submit(gpu_job("gang", 16));
+  EXPECT_TRUE(pass().dispatched.empty());
+  for (int i = 0; i < 4; ++i) submit(limited_job("short-" + std::to_string(i), 1, 2 * kSecond));
+  EXPECT_EQ(pass().dispatched.size(), 4u) << "they end before the gang's planned start";
+  for (int i = 0; i < 4; ++i) submit(limited_job("long-" + std::to_string(i), 1, 60 * kSecond));
+  EXPECT_TRUE(pass().dispatched.empty()) << "they would delay the gang";
+  now += kSecond;
+  for (int i = 0; i < 4; ++i) finish("short-" + std::to_string(i));
+  EXPECT_TRUE(pass().dispatched.empty()) << "the shorts' GPUs go back to the hold";
+  now += 9 * kSecond + 100;  // every filler is past its limit; three have ended
+  for (int i = 0; i < 3; ++i) {
+    finish("filler-" + std::to_string(i));
+    EXPECT_TRUE(pass().dispatched.empty()) << "the gang's nodes are still held, " << i;
+    now += 7;
+  }
+  for (int i = 3; i < 8; ++i) finish("filler-" + std::to_string(i));
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"gang"});
+}
+
 TEST_F(BackfillTest, JobEndingBeforeThePlannedStartBackfills) {
   start_a_and_b_then_block_big();
   submit(limited_job("short", 4, 500 * kSecond));

@@ -22,6 +22,14 @@ class FairShareTest : public testing::CoreHarness {
     if (capability_gpus) spec.capability.set(kGpu, capability_gpus * kMilli);
     apply_queue(spec);
   }
+  // Queues a and b share a 32-GPU cluster; a submits `runs` whole-node jobs
+  // (a0, a1, ...) and borrows what b does not use. The caller runs the pass.
+  void queue_a_borrows(int runs) {
+    add_cluster("c", 4, 8);
+    add_queue("a", 1);
+    add_queue("b", 1);
+    for (int i = 0; i < runs; ++i) submit("a" + std::to_string(i), "a", 8);
+  }
   JobId submit(const std::string& name, const std::string& queue_name, std::int64_t gpu_count,
                std::int32_t priority = 0, std::int64_t sla_ms = -1) {
     JobRequest request = testing::gpu_job(name, gpu_count, queue_name);
@@ -90,10 +98,7 @@ TEST_F(FairShareTest, ReclaimTakesBackBorrowedCapacityWholeGangsNewestFirst) {
 // Reclaim leaves runs older than reclaim_spares_after_ms (1 h by default)
 // alone, although they borrow as much as younger ones would.
 TEST_F(FairShareTest, ReclaimSparesRunsOlderThanTheSpareAge) {
-  add_cluster("c", 4, 8);
-  add_queue("a", 1);
-  add_queue("b", 1);
-  for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
+  queue_a_borrows(4);
   pass();
   now += 2 * 3'600'000;
   submit("b0", "b", 8);
@@ -104,10 +109,7 @@ TEST_F(FairShareTest, ReclaimSparesRunsOlderThanTheSpareAge) {
 }
 
 TEST_F(FairShareTest, ReclaimTakesARunYoungerThanTheSpareAge) {
-  add_cluster("c", 4, 8);
-  add_queue("a", 1);
-  add_queue("b", 1);
-  for (int i = 0; i < 3; ++i) submit("a" + std::to_string(i), "a", 8);
+  queue_a_borrows(3);
   pass();
   now += 2 * 3'600'000;
   submit("a3", "a", 8);
@@ -120,10 +122,7 @@ TEST_F(FairShareTest, ReclaimTakesARunYoungerThanTheSpareAge) {
 }
 
 TEST_F(FairShareTest, ARunIsAgedFromItsCommitNotFromBeforeIt) {
-  add_cluster("c", 4, 8);
-  add_queue("a", 1);
-  add_queue("b", 1);
-  for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
+  queue_a_borrows(4);
   EXPECT_EQ(scheduled_names().size(), 4u) << "placed, still being prepared";
   now += 2 * 3'600'000;
   submit("b0", "b", 8);
@@ -155,10 +154,7 @@ class FairShareAnyAgeTest : public FairShareTest {
 };
 
 TEST_F(FairShareAnyAgeTest, ZeroSpareAgeReclaimsRunsOfAnyAge) {
-  add_cluster("c", 4, 8);
-  add_queue("a", 1);
-  add_queue("b", 1);
-  for (int i = 0; i < 4; ++i) submit("a" + std::to_string(i), "a", 8);
+  queue_a_borrows(4);
   pass();
   now += 48 * 3'600'000;
   submit("b0", "b", 8);

@@ -116,9 +116,19 @@ TEST_F(TimeLimitAtSubmit, MoreThanTheMaximumIsRefusedNamingTheAnnotation) {
     EXPECT_EQ(error.field(), "metadata.annotations.gantry.io/time-limit");
     EXPECT_NE(std::string(error.what()).find("at most 4h"), std::string::npos) << error.what();
   }
-  EXPECT_THROW(submit_to("limited", spec_with({5 * 3600})), FieldError);
   EXPECT_THROW(submit_to("limited", spec_with({0}, {{kTimeLimitAnnotation, "0s"}})), FieldError)
       << "no limit is more than the maximum";
+}
+
+TEST_F(TimeLimitAtSubmit, MoreThanTheMaximumFromADeadlineNamesTheTaskThatAskedIt) {
+  try {
+    submit_to("limited", spec_with({600, 5 * 3600, 60}));
+    ADD_FAILURE() << "accepted";
+  } catch (const FieldError& error) {
+    EXPECT_EQ(error.field(), "spec.tasks[1].template.spec.activeDeadlineSeconds")
+        << "the field the user wrote, not the annotation";
+    EXPECT_EQ(error.value(), "5h");
+  }
 }
 
 }  // namespace

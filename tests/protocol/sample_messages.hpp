@@ -69,18 +69,16 @@ inline JobInfo sample_job_info() {
       "gpu-available",
       {ClusterScoreInfo{"east", 40}, ClusterScoreInfo{"west", -100}},
       3,
-      5'400'000};
+      5'400'000,
+      1714557600000,
+      "west",
+      {"west-1", "west-2"}};
 }
 
 inline ClusterInfo sample_cluster_info() {
-  return ClusterInfo{"east",
-                     true,
-                     16,
-                     {{"region", "eu"}},
-                     sample_resources(16),
-                     sample_resources(3),
-                     1714550400999,
-                     true};
+  return ClusterInfo{
+      "east",        true, 16, {{"region", "eu"}}, sample_resources(16), sample_resources(3),
+      1714550400999, true};
 }
 
 inline QueueInfo sample_queue_info() {

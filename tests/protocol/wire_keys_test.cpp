@@ -123,14 +123,31 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<TaskStatus>({"name", "pending", "running", "succeeded", "failed"});
   expect_keys<NodeUsage>({"name", "labels", "allocatable", "allocated", "gpu_model"});
   expect_keys<PlacedReplica>({"task", "node"});
-  expect_keys<RunningDispatch>(
-      {"dispatch_id", "job", "replicas", "part", "parts", "committed"});
+  expect_keys<RunningDispatch>({"dispatch_id", "job", "replicas", "part", "parts", "committed"});
   expect_keys<JobPart>({"cluster", "task_replicas"});
   expect_keys<ClusterScoreInfo>({"cluster", "score"});
-  expect_keys<JobInfo>({"name", "queue", "phase", "clusters", "reason", "priority", "min_available",
-                        "replicas", "requeues", "requests", "submitted_ms", "started_ms",
-                        "finished_ms", "tasks", "parts", "placement", "scores", "epoch",
-                        "time_limit_ms"});
+  expect_keys<JobInfo>({"name",
+                        "queue",
+                        "phase",
+                        "clusters",
+                        "reason",
+                        "priority",
+                        "min_available",
+                        "replicas",
+                        "requeues",
+                        "requests",
+                        "submitted_ms",
+                        "started_ms",
+                        "finished_ms",
+                        "tasks",
+                        "parts",
+                        "placement",
+                        "scores",
+                        "epoch",
+                        "time_limit_ms",
+                        "planned_start_ms",
+                        "planned_cluster",
+                        "planned_nodes"});
   expect_keys<ClusterInfo>(
       {"name", "ready", "nodes", "labels", "capacity", "allocated", "last_seen_ms", "cordoned"});
   expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
@@ -145,10 +162,10 @@ static_assert(std::is_same_v<
 static_assert(
     std::is_same_v<MessagesSentIn<Direction::kHubToAgent>,
                    MessageList<Welcome, Heartbeat, Cancel, ErrorReply, Prepare, Commit, Abort>>);
-static_assert(std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
-                             MessageList<SubmitJobRequest, ListRequest, DescribeRequest,
-                                         CancelRequest, ApplyRequest, DeleteRequest,
-                                         ClusterActionRequest>>);
+static_assert(
+    std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
+                   MessageList<SubmitJobRequest, ListRequest, DescribeRequest, CancelRequest,
+                               ApplyRequest, DeleteRequest, ClusterActionRequest>>);
 static_assert(
     std::is_same_v<MessagesSentIn<Direction::kHubToConsole>,
                    MessageList<ErrorReply, SubmitJobReply, ListReply, DescribeReply, AdminResult>>);

@@ -1,0 +1,48 @@
+// Go-style durations (hub/duration.hpp), as annotations and flags give them.
+#include "hub/duration.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace gantry::hub {
+namespace {
+
+std::string refusal(std::string_view text) {
+  try {
+    parse_duration_ms(text);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(DurationTest, ReadsEachUnitAndTheirSums) {
+  EXPECT_EQ(parse_duration_ms("500ms"), 500);
+  EXPECT_EQ(parse_duration_ms("90s"), 90'000);
+  EXPECT_EQ(parse_duration_ms("30m"), 1'800'000);
+  EXPECT_EQ(parse_duration_ms("1h30m"), 5'400'000);
+  EXPECT_EQ(parse_duration_ms("2.5h"), 9'000'000);
+  EXPECT_EQ(parse_duration_ms("0s"), 0);
+  EXPECT_EQ(parse_duration_ms("1h1ms"), 3'600'001);
+}
+
+TEST(DurationTest, RefusalsNameTheTextAndWhatIsWrong) {
+  EXPECT_EQ(refusal(""), "invalid duration \"\": empty");
+  EXPECT_EQ(refusal("90"), "invalid duration \"90\": a number needs a unit (ms, s, m, h)");
+  EXPECT_EQ(refusal("3d"), "invalid duration \"3d\": the unit must be ms, s, m or h");
+  EXPECT_EQ(refusal("h"), "invalid duration \"h\": expected a number");
+  EXPECT_EQ(refusal("1..5h"), "invalid duration \"1..5h\": malformed number");
+  EXPECT_EQ(refusal("-5m"), "invalid duration \"-5m\": expected a number");
+}
+
+TEST(DurationTest, ADurationTooLongForMillisecondsIsRefusedNotWrapped) {
+  EXPECT_EQ(refusal("99999999999999999999h"),
+            "invalid duration \"99999999999999999999h\": too long");
+  EXPECT_EQ(refusal("2562047789000h"), "invalid duration \"2562047789000h\": too long");
+  EXPECT_GT(parse_duration_ms("2555555555555h"), 0) << "just under the 64-bit limit still reads";
+}
+
+}  // namespace
+}  // namespace gantry::hub
