@@ -10,8 +10,14 @@ packages=(
   libmsgpack-cxx-dev libspdlog-dev libyaml-cpp-dev libsqlite3-dev
   libgtest-dev
   libcli11-dev nlohmann-json3-dev   # command lines (CLI11) and JSON
+  libssl-dev openssl   # HTTPS clients (Kubernetes / Karmada API) and the admission webhook
+  yamllint   # deploy/ manifests are linted
   python3 python3-torch   # the gang end-to-end test rendezvous with real gloo
 )
+# deploy/ manifests are decoded with kubectl (client side only): Debian's
+# kubernetes-client, unless a kubectl is installed already (another package
+# of it would conflict on /usr/bin/kubectl).
+if ! command -v kubectl >/dev/null 2>&1; then packages+=(kubernetes-client); fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,0 +1,249 @@
+#include "kube/client.hpp"
+
+#include <boost/beast/http/read.hpp>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include "kube/connection.hpp"
+#include "kube/event_lines.hpp"
+#include "kube/query.hpp"
+#include "kube/server_url.hpp"
+#include "kube/tls_context.hpp"
+#include "kube/token_source.hpp"
+
+namespace gantry::kube {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+namespace {
+
+constexpr auto kRequestTimeout = std::chrono::seconds(30);
+// A watch the server should have ended by its timeoutSeconds is given up this
+// much later.
+constexpr auto kWatchGrace = std::chrono::seconds(30);
+constexpr std::size_t kMaxIdleConnections = 4;
+
+const char* content_type(PatchType type) {
+  switch (type) {
+    case PatchType::kMerge:
+      return "application/merge-patch+json";
+    case PatchType::kJson:
+      return "application/json-patch+json";
+    case PatchType::kStrategic:
+      return "application/strategic-merge-patch+json";
+  }
+  return "application/merge-patch+json";
+}
+
+// A kept-alive connection the server had already closed fails this way before
+// any byte of the answer; such a request is sent again on a fresh connection.
+bool closed_while_idle(const beast::error_code& error) {
+  return error == http::error::end_of_stream || error == asio::error::eof ||
+         error == asio::error::connection_reset || error == asio::error::broken_pipe ||
+         error == asio::ssl::error::stream_truncated;
+}
+
+void unlimited_body(HttpParser& parser) {
+  parser.body_limit(std::numeric_limits<std::uint64_t>::max());  // lists can be large
+  parser.header_limit(64 * 1024);
+}
+
+}  // namespace
+
+const char* to_string(Client::WatchEnd end) {
+  switch (end) {
+    case Client::WatchEnd::kServerClosed:
+      return "server closed";
+    case Client::WatchEnd::kBroken:
+      return "broken";
+    case Client::WatchEnd::kStopped:
+      return "stopped";
+    case Client::WatchEnd::kHttpError:
+      return "http error";
+  }
+  return "unknown";
+}
+
+struct Client::Impl {
+  explicit Impl(ClusterAccess access_in)
+      : access(std::move(access_in)),
+        url(parse_server_url(access.server)),
+        tls(url.tls ? make_tls_context(access) : nullptr),
+        token(access.bearer_token, access.bearer_token_file) {}
+
+  HttpRequest make_request(http::verb verb, const std::string& path) {
+    HttpRequest request(verb, url.base_path + path, 11);
+    request.set(http::field::host, url.host_header);
+    request.set(http::field::user_agent, "gantry");
+    request.set(http::field::accept, "application/json");
+    const std::string bearer = token.token();
+    if (!bearer.empty()) request.set(http::field::authorization, "Bearer " + bearer);
+    return request;
+  }
+
+  std::unique_ptr<Connection> open(Clock::time_point deadline, const std::atomic<bool>* stop) {
+    return Connection::open(url, access.server, tls.get(), deadline, stop);
+  }
+
+  // An idle kept-alive connection, or nullptr.
+  std::unique_ptr<Connection> take_idle() {
+    std::lock_guard lock(pool_mutex);
+    if (idle.empty()) return nullptr;
+    auto connection = std::move(idle.back());
+    idle.pop_back();
+    return connection;
+  }
+
+  void keep_idle(std::unique_ptr<Connection> connection) {
+    std::lock_guard lock(pool_mutex);
+    if (idle.size() < kMaxIdleConnections) idle.push_back(std::move(connection));
+  }
+
+  [[noreturn]] void fail(const HttpRequest& request, const beast::error_code& error,
+                         const std::atomic<bool>* stop) {
+    if (stop != nullptr && stop->load()) throw StoppedError();
+    throw std::runtime_error("kube server " + access.server + ": " +
+                             std::string(request.method_string()) + " " +
+                             std::string(request.target()) + ": " + error.message());
+  }
+
+  Response exchange(HttpRequest request, const std::atomic<bool>* stop) {
+    request.prepare_payload();
+    const auto deadline = Clock::now() + kRequestTimeout;
+    for (bool first_try = true;; first_try = false) {
+      // A retry never takes another idle connection: it might be stale too.
+      auto connection = first_try ? take_idle() : nullptr;
+      const bool reused = connection != nullptr;
+      if (!reused) connection = open(deadline, stop);
+      HttpParser parser;
+      unlimited_body(parser);
+      auto error = connection->write(request, deadline, stop);
+      if (!error) error = connection->read_header(parser, deadline, stop);
+      if (error && reused && first_try && closed_while_idle(error)) continue;
+      if (!error) error = connection->read_rest(parser, deadline, stop);
+      if (error) fail(request, error, stop);
+      auto response = parser.release();
+      if (response.keep_alive()) keep_idle(std::move(connection));
+      return Response{static_cast<int>(response.result_int()), std::move(response.body())};
+    }
+  }
+
+  Response exchange(http::verb verb, const std::string& path, const std::string& body,
+                    const char* type) {
+    HttpRequest request = make_request(verb, path);
+    request.set(http::field::content_type, type);
+    request.body() = body;
+    return exchange(std::move(request), nullptr);
+  }
+
+  WatchEnd read_events(Connection& connection, HttpParser& parser,
+                       const std::function<void(const nlohmann::json&)>& on_event,
+                       const std::atomic<bool>& stop, int timeout_seconds, Response* http_error);
+
+  const ClusterAccess access;
+  const ServerUrl url;
+  const std::unique_ptr<asio::ssl::context> tls;
+  TokenSource token;
+  std::mutex pool_mutex;
+  std::vector<std::unique_ptr<Connection>> idle;
+};
+
+Client::Client(ClusterAccess access) : impl_(std::make_unique<Impl>(std::move(access))) {}
+Client::~Client() = default;
+
+const std::string& Client::server() const {
+  return impl_->access.server;
+}
+
+Response Client::get(const std::string& path) {
+  return impl_->exchange(impl_->make_request(http::verb::get, path), nullptr);
+}
+
+Response Client::get(const std::string& path, const std::atomic<bool>& stop) {
+  return impl_->exchange(impl_->make_request(http::verb::get, path), &stop);
+}
+
+Response Client::post(const std::string& path, const std::string& json) {
+  return impl_->exchange(http::verb::post, path, json, "application/json");
+}
+
+Response Client::put(const std::string& path, const std::string& json) {
+  return impl_->exchange(http::verb::put, path, json, "application/json");
+}
+
+Response Client::patch(const std::string& path, const std::string& body, PatchType type) {
+  return impl_->exchange(http::verb::patch, path, body, content_type(type));
+}
+
+Response Client::remove(const std::string& path) {
+  return impl_->exchange(impl_->make_request(http::verb::delete_, path), nullptr);
+}
+
+Client::WatchEnd Client::watch(const std::string& path, const std::string& resource_version,
+                               const std::function<void(const nlohmann::json& event)>& on_event,
+                               const std::atomic<bool>& stop, int timeout_seconds,
+                               Response* http_error) {
+  std::string parameters = "watch=1";
+  if (!resource_version.empty()) {
+    parameters += "&resourceVersion=" + encode_query_value(resource_version);
+  }
+  parameters += "&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeout_seconds);
+  HttpRequest request = impl_->make_request(http::verb::get, append_query(path, parameters));
+  request.prepare_payload();
+
+  const auto header_deadline = Clock::now() + kRequestTimeout;
+  std::unique_ptr<Connection> connection;
+  try {
+    connection = impl_->open(header_deadline, &stop);
+  } catch (const StoppedError&) {
+    return WatchEnd::kStopped;
+  }
+  HttpParser parser;
+  unlimited_body(parser);
+  auto error = connection->write(request, header_deadline, &stop);
+  if (!error) error = connection->read_header(parser, header_deadline, &stop);
+  if (stop.load()) return WatchEnd::kStopped;
+  if (error) return WatchEnd::kBroken;
+  return impl_->read_events(*connection, parser, on_event, stop, timeout_seconds, http_error);
+}
+
+Client::WatchEnd Client::Impl::read_events(
+    Connection& connection, HttpParser& parser,
+    const std::function<void(const nlohmann::json&)>& on_event, const std::atomic<bool>& stop,
+    int timeout_seconds, Response* http_error) {
+  const bool streaming = parser.get().result() == http::status::ok;
+  EventLines lines(on_event);
+  std::string chunked_body;  // an error answer's body, when chunked
+  bool bad_line = false;
+  auto on_chunk = [&](std::uint64_t, beast::string_view data, beast::error_code& error) {
+    if (!streaming) {
+      chunked_body.append(data.data(), data.size());
+    } else if (!lines.feed(std::string_view(data.data(), data.size()))) {
+      bad_line = true;
+      error = http::error::bad_chunk;
+    }
+    return data.size();
+  };
+  parser.on_chunk_body(on_chunk);
+
+  const auto deadline = streaming
+                            ? Clock::now() + std::chrono::seconds(timeout_seconds) + kWatchGrace
+                            : Clock::now() + kRequestTimeout;
+  const auto error = connection.read_rest(parser, deadline, &stop);
+  if (stop.load()) return WatchEnd::kStopped;
+  if (!streaming) {
+    if (http_error != nullptr) {
+      *http_error =
+          Response{static_cast<int>(parser.get().result_int()), parser.get().body() + chunked_body};
+    }
+    return WatchEnd::kHttpError;
+  }
+  if (error || bad_line) return WatchEnd::kBroken;
+  // A body that was not chunked (a proxy's doing) arrives whole.
+  if (!lines.feed(parser.get().body()) || !lines.finish()) return WatchEnd::kBroken;
+  return WatchEnd::kServerClosed;
+}
+
+}  // namespace gantry::kube
