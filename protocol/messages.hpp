@@ -138,6 +138,14 @@ struct RunningDispatch {
   GANTRY_WIRE_FIELDS(RunningDispatch, dispatch_id, job, replicas, part, parts, committed);
 };
 
+// A Hello whose labels carry kSourceLabel = kKarmadaSource comes from the
+// Karmada gateway (docs/karmada.md), which speaks for a Karmada member cluster
+// the way an agent speaks for its own. A cluster's own agent wins: the hub
+// refuses the gateway's Hello for a cluster an agent serves
+// (ErrorReply{code: "cluster_has_agent"}).
+inline constexpr const char* kSourceLabel = "gantry.io/source";
+inline constexpr const char* kKarmadaSource = "karmada";
+
 // agent -> hub, first message of a session and after every reconnect.
 struct Hello {
   std::string cluster;

@@ -1,0 +1,97 @@
+#include "karmada/admission.hpp"
+
+#include <array>
+
+#include "hub/field_error.hpp"
+#include "karmada/json_fields.hpp"
+
+namespace gantry::karmada {
+
+using hub::FieldError;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kBindingGroup = "work.karmada.io";
+constexpr const char* kBindingKind = "ResourceBinding";
+
+bool creates_binding(const json& request) {
+  return optional_string_at(request, "operation", "request") == "CREATE" &&
+         optional_string_at(request, "kind.group", "request") == kBindingGroup &&
+         optional_string_at(request, "kind.kind", "request") == kBindingKind;
+}
+
+// RFC 6902 ops that leave the binding suspended and Gantry's. "add" on an
+// existing member replaces it, so one op fits both a present and an absent
+// field; only a missing parent object needs the whole object added.
+json patch_ops(const json& binding) {
+  const json* spec = optional_object_at(binding, "spec", "request.object");
+  if (spec == nullptr)
+    return json::array(
+        {{{"op", "add"},
+          {"path", "/spec"},
+          {"value", {{"schedulerName", kSchedulerName}, {"suspension", {{"scheduling", true}}}}}}});
+  json ops = json::array();
+  if (optional_object_at(*spec, "suspension", "request.object.spec") == nullptr)
+    ops.push_back({{"op", "add"}, {"path", "/spec/suspension"}, {"value", {{"scheduling", true}}}});
+  else
+    ops.push_back({{"op", "add"}, {"path", "/spec/suspension/scheduling"}, {"value", true}});
+  ops.push_back({{"op", "add"}, {"path", "/spec/schedulerName"}, {"value", kSchedulerName}});
+  return ops;
+}
+
+const json& request_of(const json& review) {
+  if (!review.is_object())
+    throw FieldError("AdmissionReview", review.dump().substr(0, 80), "must be a JSON object");
+  const json& request = object_at(review, "request");
+  if (string_at(request, "uid", "request").empty())
+    throw FieldError("request.uid", "", "is required");
+  const auto object = request.find("object");
+  // DELETE carries a null object; anything else that is not an object is broken.
+  if (object != request.end() && !object->is_null() && !object->is_object())
+    throw FieldError("request.object", object->dump().substr(0, 80), "must be an object");
+  return request;
+}
+
+}  // namespace
+
+std::string base64_encode(std::string_view bytes) {
+  static constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const std::uint32_t n = (std::uint32_t(std::uint8_t(bytes[i])) << 16) |
+                            (std::uint32_t(std::uint8_t(bytes[i + 1])) << 8) |
+                            std::uint32_t(std::uint8_t(bytes[i + 2]));
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(n >> shift) & 0x3f];
+  }
+  const std::size_t rest = bytes.size() - i;
+  if (rest == 0) return out;
+  std::uint32_t n = std::uint32_t(std::uint8_t(bytes[i])) << 16;
+  if (rest == 2) n |= std::uint32_t(std::uint8_t(bytes[i + 1])) << 8;
+  out += kAlphabet[(n >> 18) & 0x3f];
+  out += kAlphabet[(n >> 12) & 0x3f];
+  out += rest == 2 ? kAlphabet[(n >> 6) & 0x3f] : '=';
+  out += '=';
+  return out;
+}
+
+json admission_response(const json& review) {
+  const json& request = request_of(review);
+  json response = {{"uid", request["uid"]}, {"allowed", true}};
+  if (creates_binding(request)) {
+    const json* binding = optional_object_at(request, "object", "request");
+    if (binding == nullptr) throw FieldError("request.object", "", "is required for CREATE");
+    response["patchType"] = "JSONPatch";
+    response["patch"] = base64_encode(patch_ops(*binding).dump());
+  }
+  const std::string api_version =
+      optional_string_at(review, "apiVersion").value_or("admission.k8s.io/v1");
+  return {{"apiVersion", api_version.empty() ? "admission.k8s.io/v1" : api_version},
+          {"kind", "AdmissionReview"},
+          {"response", std::move(response)}};
+}
+
+}  // namespace gantry::karmada

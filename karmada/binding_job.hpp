@@ -1,0 +1,62 @@
+// A Karmada ResourceBinding (work.karmada.io/v1alpha2) as a Gantry job: its
+// identity, the API path of the workload it binds, and the Volcano Job
+// document Gantry's own parser accepts.
+#pragma once
+
+#include <compare>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "protocol/messages.hpp"
+
+namespace gantry::karmada {
+
+struct BindingKey {
+  std::string namespace_;
+  std::string name;
+  auto operator<=>(const BindingKey&) const = default;
+};
+
+// metadata.namespace / metadata.name (both required).
+BindingKey binding_key(const nlohmann::json& binding);
+
+// "<namespace>.<name>": unique per binding and a DNS-1123 name for Gantry
+// (namespaces are DNS-1123 labels, binding names DNS-1123 subdomains).
+std::string job_name(const BindingKey& key);
+
+// On the Gantry job: "<namespace>/<name>" of the binding it stands for.
+inline constexpr const char* kBindingAnnotation = "gantry.io/karmada-binding";
+// Label on every Karmada member cluster Gantry sees; value kSourceValue.
+inline constexpr const char* kSourceLabel = protocol::kSourceLabel;
+inline constexpr const char* kSourceValue = protocol::kKarmadaSource;
+
+// The workload's API path from binding.spec.resource. Rule: apiVersion "v1"
+// (core group) -> "/api/v1", any other "group/version" -> "/apis/group/version";
+// then "/namespaces/NS" when the resource is namespaced; then the plural,
+// taken as lowercase kind + "s" (right for Job, Deployment, StatefulSet, Pod,
+// ReplicaSet, DaemonSet; wrong for kinds like NetworkPolicy, which Gantry does
+// not schedule); then "/NAME".
+std::string workload_path(const nlohmann::json& binding);
+
+// The Volcano Job document (JSON text, which is YAML) for the binding and its
+// workload (nullptr when the workload could not be read), accepted by
+// config::parse_volcano_job:
+//  - metadata.name = job_name(); annotations: kBindingAnnotation "ns/name",
+//    gantry.io/cluster-selector "gantry.io/source=karmada" plus the workload's
+//    own selector terms, every other gantry.io/* annotation of the workload,
+//    and gantry.io/split "allowed" for a Divided placement unless the
+//    workload says otherwise.
+//  - queue: a Volcano Job's spec.queue, else the workload's annotation
+//    scheduling.volcano.sh/queue-name, else "default".
+//  - priorityClassName: the Volcano Job's, else replicaRequirements', when
+//    Gantry knows the class (config::default_priority_classes()).
+//  - tasks: a Volcano Job's tasks (name, replicas, nodeSelector, containers'
+//    name, image, requests, limits) and minAvailable; any other workload: one
+//    task "main" of spec.replicas (at least 1) replicas, one container "main"
+//    requesting replicaRequirements.resourceRequest, with
+//    replicaRequirements.nodeClaim.nodeSelector; all replicas are one gang.
+// A field of the wrong type or a bad quantity throws hub::FieldError naming
+// the binding's or the workload's field.
+std::string job_document(const nlohmann::json& binding, const nlohmann::json* workload);
+
+}  // namespace gantry::karmada
