@@ -1,0 +1,47 @@
+// The mutating admission webhook's HTTPS server: Karmada's API server POSTs an
+// AdmissionReview for every new ResourceBinding, and the answer
+// (karmada/admission.hpp) suspends it for Gantry. Boost.Beast over OpenSSL,
+// on its own threads; each connection runs on its own strand with 30 s
+// timeouts, so a stalled or garbage-speaking client holds up nobody else.
+//
+//   POST /mutate-resourcebindings (alias /mutate)  AdmissionReview -> 200 application/json
+//   GET  /healthz                                  -> 200 "ok"
+// Bad JSON or a malformed review -> 400 naming the problem; a body over 4 MiB
+// -> 413; other paths 404; other methods 405.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace gantry::karmada {
+
+struct WebhookOptions {
+  std::string listen = "0.0.0.0:8443";  // host:port; port 0 = pick a free one (tests)
+  std::string cert_pem_file;            // TLS serving certificate (chain) + key, PEM files
+  std::string key_pem_file;
+};
+
+class WebhookServer {
+ public:
+  // Loads the certificate and key and binds the address (connections queue
+  // in the backlog until start()); throws std::runtime_error naming the file
+  // or the address.
+  explicit WebhookServer(WebhookOptions options);
+  ~WebhookServer();  // stop()
+  WebhookServer(const WebhookServer&) = delete;
+  WebhookServer& operator=(const WebhookServer&) = delete;
+
+  std::uint16_t port() const;  // as bound
+  void start();
+  // Prompt: abandons open connections, then joins the threads. Idempotent.
+  void stop();
+  // Requests answered, whatever the status (counted as the answer is sent).
+  std::uint64_t requests_served() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gantry::karmada

@@ -1,0 +1,430 @@
+// The admission webhook over real HTTPS: a throw-away CA signs a serving
+// certificate for 127.0.0.1 (openssl CLI), the server listens on a port the
+// kernel picks, and a Beast client that verifies the chain and the IP SAN
+// talks to it like Karmada's API server would.
+#include "karmada/webhook_server.hpp"
+
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "support/temp_dir.hpp"
+
+namespace gantry::karmada {
+namespace {
+
+namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+using nlohmann::json;
+using Response = http::response<http::string_body>;
+
+// Extensions for the CA and the serving certificate, independent of the
+// system's openssl.cnf.
+constexpr const char* kOpensslConfig = R"([req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = unused
+[ca_ext]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+[server_ext]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1
+authorityKeyIdentifier = keyid
+)";
+
+// A CA and a server certificate + key signed by it, made once for the suite.
+struct Pki {
+  support::TempDir dir{"gantry-webhook-test"};
+  std::filesystem::path ca_cert() const { return dir.path() / "ca.crt"; }
+  std::filesystem::path server_cert() const { return dir.path() / "tls.crt"; }
+  std::filesystem::path server_key() const { return dir.path() / "tls.key"; }
+
+  // Runs `openssl ARGS` in the directory; returns false (with the log kept)
+  // when it fails.
+  bool openssl(const std::string& args) const {
+    const std::string command =
+        "cd '" + dir.path().string() + "' && openssl " + args + " >>openssl.log 2>&1";
+    return std::system(command.c_str()) == 0;
+  }
+
+  bool make() {
+    dir.write("openssl.cnf", kOpensslConfig);
+    const std::string ec_key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+    const bool made =
+        openssl("req -x509 -config openssl.cnf -extensions ca_ext " + ec_key +
+                " -keyout ca.key -out ca.crt -days 2 -subj '/CN=gantry webhook test CA'") &&
+        openssl("req -new -config openssl.cnf " + ec_key +
+                " -keyout tls.key -out tls.csr -subj '/CN=gantry-hub.gantry-system.svc'") &&
+        openssl(
+            "x509 -req -in tls.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2"
+            " -extfile openssl.cnf -extensions server_ext -out tls.crt");
+    if (!made) dir.keep();
+    return made;
+  }
+};
+
+std::string base64_decode(const std::string& text) {
+  std::string bytes(text.size() / 4 * 3, '\0');
+  const int length = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(bytes.data()),
+                                     reinterpret_cast<const unsigned char*>(text.data()),
+                                     static_cast<int>(text.size()));
+  if (length < 0) throw std::runtime_error("not base64: " + text);
+  // EVP_DecodeBlock counts the padding as zero bytes.
+  std::size_t padding = 0;
+  for (auto it = text.rbegin(); it != text.rend() && *it == '='; ++it) ++padding;
+  bytes.resize(static_cast<std::size_t>(length) - padding);
+  return bytes;
+}
+
+// An HTTPS/1.1 client that trusts only the test CA and checks the server's
+// certificate names 127.0.0.1, over one kept-alive connection.
+class HttpsClient {
+ public:
+  HttpsClient(std::uint16_t port, const std::filesystem::path& ca_cert)
+      : tls_(client_tls(ca_cert)), stream_(io_, tls_) {
+    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(stream_.native_handle()), "127.0.0.1");
+    stream_.next_layer().connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+    stream_.handshake(ssl::stream_base::client);
+  }
+
+  Response send(http::verb method, const std::string& target, const std::string& body = "") {
+    http::request<http::string_body> request(method, target, 11);
+    request.set(http::field::host, "127.0.0.1");
+    request.set(http::field::content_type, "application/json");
+    request.keep_alive(true);
+    request.body() = body;
+    request.prepare_payload();
+    http::write(stream_, request);
+    return receive();
+  }
+
+  // Sends bytes as they are (a request head the client never finishes).
+  Response send_raw(const std::string& bytes) {
+    net::write(stream_, net::buffer(bytes));
+    return receive();
+  }
+
+  Response post_review(const json& review) {
+    return send(http::verb::post, "/mutate-resourcebindings?timeout=10s", review.dump());
+  }
+
+ private:
+  static ssl::context client_tls(const std::filesystem::path& ca_cert) {
+    ssl::context tls(ssl::context::tls_client);
+    tls.load_verify_file(ca_cert.string());
+    tls.set_verify_mode(ssl::verify_peer);
+    return tls;
+  }
+
+  Response receive() {
+    Response response;
+    http::read(stream_, buffer_, response);
+    return response;
+  }
+
+  net::io_context io_;
+  ssl::context tls_;
+  ssl::stream<tcp::socket> stream_;
+  beast::flat_buffer buffer_;
+};
+
+// A Volcano Job's ResourceBinding as Karmada's resource detector creates it
+// (policy with schedulerName gantry, Divided replicas), in an admission.k8s.io/v1
+// AdmissionReview for its CREATE.
+json binding_create_review(const std::string& uid) {
+  const json binding = {
+      {"apiVersion", "work.karmada.io/v1alpha2"},
+      {"kind", "ResourceBinding"},
+      {"metadata",
+       {{"name", "ddp-a100-job"},
+        {"namespace", "research"},
+        {"labels", {{"propagationpolicy.karmada.io/permanent-id", "3c5d6a1e-1111"}}},
+        {"ownerReferences",
+         {{{"apiVersion", "batch.volcano.sh/v1alpha1"},
+           {"kind", "Job"},
+           {"name", "ddp-a100"},
+           {"uid", "9b1f0c3e-2222"},
+           {"controller", true},
+           {"blockOwnerDeletion", true}}}}}},
+      {"spec",
+       {{"resource",
+         {{"apiVersion", "batch.volcano.sh/v1alpha1"},
+          {"kind", "Job"},
+          {"namespace", "research"},
+          {"name", "ddp-a100"},
+          {"uid", "9b1f0c3e-2222"},
+          {"resourceVersion", "48151"}}},
+        {"replicaRequirements",
+         {{"resourceRequest", {{"cpu", "8"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "8"}}}}},
+        {"replicas", 4},
+        {"placement",
+         {{"clusterAffinity", {{"clusterNames", {"east", "west"}}}},
+          {"replicaScheduling",
+           {{"replicaSchedulingType", "Divided"}, {"replicaDivisionPreference", "Aggregated"}}}}},
+        {"schedulerName", "gantry"},
+        {"conflictResolution", "Abort"}}}};
+  return {
+      {"apiVersion", "admission.k8s.io/v1"},
+      {"kind", "AdmissionReview"},
+      {"request",
+       {{"uid", uid},
+        {"kind",
+         {{"group", "work.karmada.io"}, {"version", "v1alpha2"}, {"kind", "ResourceBinding"}}},
+        {"resource",
+         {{"group", "work.karmada.io"}, {"version", "v1alpha2"}, {"resource", "resourcebindings"}}},
+        {"requestKind",
+         {{"group", "work.karmada.io"}, {"version", "v1alpha2"}, {"kind", "ResourceBinding"}}},
+        {"requestResource",
+         {{"group", "work.karmada.io"}, {"version", "v1alpha2"}, {"resource", "resourcebindings"}}},
+        {"name", "ddp-a100-job"},
+        {"namespace", "research"},
+        {"operation", "CREATE"},
+        {"userInfo",
+         {{"username", "system:serviceaccount:karmada-system:karmada-controller-manager"},
+          {"groups", {"system:serviceaccounts", "system:authenticated"}}}},
+        {"object", binding},
+        {"oldObject", nullptr},
+        {"dryRun", false},
+        {"options", {{"apiVersion", "meta.k8s.io/v1"}, {"kind", "CreateOptions"}}}}}};
+}
+
+class WebhookServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    pki_ = new Pki;
+    ASSERT_TRUE(pki_->make()) << "openssl failed, see " << pki_->dir.path() / "openssl.log";
+  }
+  static void TearDownTestSuite() {
+    delete pki_;
+    pki_ = nullptr;
+  }
+
+  void SetUp() override {
+    server_ = std::make_unique<WebhookServer>(options());
+    server_->start();
+  }
+
+  static WebhookOptions options() {
+    WebhookOptions options;
+    options.listen = "127.0.0.1:0";
+    options.cert_pem_file = pki_->server_cert().string();
+    options.key_pem_file = pki_->server_key().string();
+    return options;
+  }
+
+  HttpsClient client() const { return HttpsClient(server_->port(), pki_->ca_cert()); }
+
+  // Asserts a good review is answered 200 with the uid echoed.
+  void expect_review_answered(HttpsClient& https, const std::string& uid) const {
+    const Response response = https.post_review(binding_create_review(uid));
+    ASSERT_EQ(response.result(), http::status::ok) << response.body();
+    EXPECT_EQ(json::parse(response.body()).at("response").at("uid"), uid);
+  }
+
+  static Pki* pki_;
+  std::unique_ptr<WebhookServer> server_;
+};
+
+Pki* WebhookServerTest::pki_ = nullptr;
+
+TEST_F(WebhookServerTest, ResourceBindingCreateIsSuspendedForGantryByJsonPatch) {
+  HttpsClient https = client();
+  const Response response = https.post_review(binding_create_review("705ab4f5-6393-11e8-b7cc"));
+
+  ASSERT_EQ(response.result(), http::status::ok) << response.body();
+  EXPECT_EQ(response[http::field::content_type], "application/json");
+  const json review = json::parse(response.body());
+  EXPECT_EQ(review.at("apiVersion"), "admission.k8s.io/v1");
+  EXPECT_EQ(review.at("kind"), "AdmissionReview");
+  const json& answer = review.at("response");
+  EXPECT_EQ(answer.at("uid"), "705ab4f5-6393-11e8-b7cc");
+  EXPECT_EQ(answer.at("allowed"), true);
+  EXPECT_EQ(answer.at("patchType"), "JSONPatch");
+  const json patch = json::parse(base64_decode(answer.at("patch").get<std::string>()));
+  EXPECT_EQ(patch, json::parse(R"([
+    {"op": "add", "path": "/spec/suspension", "value": {"scheduling": true}},
+    {"op": "add", "path": "/spec/schedulerName", "value": "gantry"}
+  ])"));
+  EXPECT_EQ(server_->requests_served(), 1u);
+}
+
+TEST_F(WebhookServerTest, MutateAliasAnswersTheSameReview) {
+  HttpsClient https = client();
+  const Response response =
+      https.send(http::verb::post, "/mutate", binding_create_review("alias-uid").dump());
+  ASSERT_EQ(response.result(), http::status::ok) << response.body();
+  EXPECT_EQ(json::parse(response.body()).at("response").at("uid"), "alias-uid");
+}
+
+TEST_F(WebhookServerTest, BodyThatIsNotJsonIsRefusedAndTheServerKeepsServing) {
+  HttpsClient https = client();
+  const Response response =
+      https.send(http::verb::post, "/mutate-resourcebindings", "{\"apiVersion\": admission");
+  EXPECT_EQ(response.result(), http::status::bad_request);
+  EXPECT_NE(response.body().find("request body is not JSON"), std::string::npos) << response.body();
+
+  // The same kept-alive connection, then a fresh one, are still answered.
+  expect_review_answered(https, "after-bad-json");
+  HttpsClient another = client();
+  expect_review_answered(another, "fresh-connection");
+  EXPECT_EQ(server_->requests_served(), 3u);
+}
+
+TEST_F(WebhookServerTest, ReviewWithoutRequestUidIsRefusedNamingTheField) {
+  json review = binding_create_review("dropped");
+  review.at("request").erase("uid");
+  HttpsClient https = client();
+  const Response response = https.post_review(review);
+  EXPECT_EQ(response.result(), http::status::bad_request);
+  EXPECT_NE(response.body().find("request.uid"), std::string::npos) << response.body();
+}
+
+TEST_F(WebhookServerTest, UnknownPathIsNotFoundAndWrongMethodNotAllowed) {
+  HttpsClient https = client();
+  const Response unknown =
+      https.send(http::verb::post, "/validate", binding_create_review("x").dump());
+  EXPECT_EQ(unknown.result(), http::status::not_found);
+  EXPECT_NE(unknown.body().find("/validate"), std::string::npos) << unknown.body();
+
+  const Response wrong_method = https.send(http::verb::get, "/mutate-resourcebindings");
+  EXPECT_EQ(wrong_method.result(), http::status::method_not_allowed);
+  EXPECT_EQ(wrong_method[http::field::allow], "POST");
+}
+
+TEST_F(WebhookServerTest, HealthzAnswersOk) {
+  HttpsClient https = client();
+  const Response response = https.send(http::verb::get, "/healthz");
+  EXPECT_EQ(response.result(), http::status::ok);
+  EXPECT_EQ(response.body(), "ok\n");
+}
+
+TEST_F(WebhookServerTest, BodyOverFourMebibytesIsRefusedBeforeItIsRead) {
+  HttpsClient https = client();
+  // Only the head: the server must answer from Content-Length alone.
+  const Response response = https.send_raw(
+      "POST /mutate-resourcebindings HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Content-Type: application/json\r\nContent-Length: 4194305\r\n\r\n");
+  EXPECT_EQ(response.result(), http::status::payload_too_large);
+  EXPECT_FALSE(response.keep_alive());
+
+  HttpsClient another = client();
+  expect_review_answered(another, "after-too-large");
+}
+
+TEST_F(WebhookServerTest, GarbageInsideTlsIsABadRequest) {
+  HttpsClient https = client();
+  const Response response = https.send_raw("THIS IS NOT HTTP\r\n\r\n");
+  EXPECT_EQ(response.result(), http::status::bad_request);
+  EXPECT_NE(response.body().find("malformed HTTP request"), std::string::npos) << response.body();
+
+  HttpsClient another = client();
+  expect_review_answered(another, "after-bad-http");
+}
+
+TEST_F(WebhookServerTest, GarbageAndStalledConnectionsDoNotStopOthersBeingServed) {
+  net::io_context io;
+  const tcp::endpoint endpoint(net::ip::make_address("127.0.0.1"), server_->port());
+  // A client that connects and never speaks holds its own strand only.
+  tcp::socket stalled(io);
+  stalled.connect(endpoint);
+
+  tcp::socket garbage(io);
+  garbage.connect(endpoint);
+  // Plain HTTP to the TLS port, the garbage a misconfigured client sends.
+  net::write(garbage, net::buffer(std::string("POST /mutate HTTP/1.1\r\nHost: x\r\n\r\n")));
+  // The server gives up on the handshake and closes: reading ends (EOF or
+  // reset) instead of blocking forever.
+  char byte = 0;
+  boost::system::error_code ec;
+  while (!ec) garbage.read_some(net::buffer(&byte, 1), ec);
+  EXPECT_TRUE(ec == net::error::eof || ec == net::error::connection_reset) << ec.message();
+
+  HttpsClient https = client();
+  expect_review_answered(https, "after-garbage");
+}
+
+TEST_F(WebhookServerTest, StopIsPromptWithAStalledConnectionOpen) {
+  net::io_context io;
+  tcp::socket stalled(io);
+  stalled.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server_->port()));
+  HttpsClient https = client();
+  expect_review_answered(https, "before-stop");
+
+  server_->stop();  // returns without waiting out the 30 s timeouts
+
+  // Its connections are closed, not left hanging.
+  char byte = 0;
+  boost::system::error_code ec;
+  while (!ec) stalled.read_some(net::buffer(&byte, 1), ec);
+  EXPECT_TRUE(ec == net::error::eof || ec == net::error::connection_reset) << ec.message();
+}
+
+TEST_F(WebhookServerTest, MissingCertificateFileIsNamed) {
+  WebhookOptions bad = options();
+  bad.cert_pem_file = (pki_->dir.path() / "absent.crt").string();
+  try {
+    WebhookServer server(bad);
+    FAIL() << "constructed without a certificate";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("absent.crt"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(WebhookServerTest, KeyOfAnotherCertificateIsRefused) {
+  WebhookOptions bad = options();
+  bad.key_pem_file = (pki_->dir.path() / "ca.key").string();
+  try {
+    WebhookServer server(bad);
+    FAIL() << "constructed with the CA's key for the server certificate";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("ca.key"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(WebhookServerTest, AddressInUseIsNamed) {
+  WebhookOptions taken = options();
+  taken.listen = "127.0.0.1:" + std::to_string(server_->port());
+  try {
+    WebhookServer server(taken);
+    FAIL() << "bound a port already in use";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find(taken.listen), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(WebhookServerTest, ListenWithoutPortIsNamed) {
+  WebhookOptions bad = options();
+  bad.listen = "127.0.0.1";
+  try {
+    WebhookServer server(bad);
+    FAIL() << "accepted a listen address without a port";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("host:port"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace gantry::karmada
