@@ -1,0 +1,404 @@
+#include "karmada/gateway_core.hpp"
+
+#include <algorithm>
+
+#include "karmada/workload_status.hpp"
+
+namespace gantry::karmada {
+
+namespace {
+
+// Final statuses a Hello repeats per cluster, as an agent keeps its last 4,096.
+constexpr std::size_t kEndedKept = 1024;
+
+std::string cluster_name(const nlohmann::json& cluster) {
+  return cluster.value("metadata", nlohmann::json::object()).value("name", "");
+}
+
+bool same_tasks(const std::vector<protocol::TaskStatus>& a,
+                const std::vector<protocol::TaskStatus>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.name == y.name && x.pending == y.pending && x.running == y.running &&
+           x.succeeded == y.succeeded && x.failed == y.failed;
+  });
+}
+
+std::string key_text(const BindingKey& key) {
+  return key.namespace_ + "/" + key.name;
+}
+
+}  // namespace
+
+bool scheduled_by_gantry(const nlohmann::json& binding) {
+  const nlohmann::json spec = binding.value("spec", nlohmann::json::object());
+  if (spec.value("schedulerName", "") == "gantry") return true;
+  if (is_suspended(binding)) return true;
+  return released_decision(binding).has_value();
+}
+
+// ------------------------------------------------------------------ clusters
+
+void GatewayCore::on_clusters_listed(const std::vector<nlohmann::json>& clusters,
+                                     GatewayOutbox& out) {
+  std::set<std::string> listed;
+  for (const nlohmann::json& cluster : clusters) {
+    listed.insert(cluster_name(cluster));
+    upsert_cluster(cluster, out);
+  }
+  std::vector<std::string> gone;
+  for (const auto& [name, view] : clusters_)
+    if (!listed.count(name)) gone.push_back(name);
+  for (const std::string& name : gone) remove_cluster(name, out);
+}
+
+void GatewayCore::on_cluster_event(const std::string& type, const nlohmann::json& cluster,
+                                   GatewayOutbox& out) {
+  if (type == "DELETED") {
+    remove_cluster(cluster_name(cluster), out);
+  } else {
+    upsert_cluster(cluster, out);
+  }
+}
+
+void GatewayCore::upsert_cluster(const nlohmann::json& cluster, GatewayOutbox& out) {
+  ClusterView view;
+  try {
+    view = cluster_view(cluster);
+  } catch (const std::exception& bad) {
+    out.log.push_back("Karmada cluster " + cluster_name(cluster) + " ignored: " + bad.what());
+    return;
+  }
+  const std::string name = view.name;
+  const auto found = clusters_.find(name);
+  if (found == clusters_.end()) {
+    clusters_.emplace(name, std::move(view));
+    out.clusters_added.push_back(name);
+    return;
+  }
+  const bool changed = found->second.ready != view.ready ||
+                       found->second.nodes.size() != view.nodes.size() ||
+                       !std::equal(found->second.nodes.begin(), found->second.nodes.end(),
+                                   view.nodes.begin(), [](const auto& a, const auto& b) {
+                                     return a.name == b.name && a.allocatable == b.allocatable &&
+                                            a.allocated == b.allocated && a.labels == b.labels;
+                                   });
+  found->second = std::move(view);
+  if (changed) out.usage_changed.insert(name);
+}
+
+void GatewayCore::remove_cluster(const std::string& name, GatewayOutbox& out) {
+  if (clusters_.erase(name) == 0) return;
+  out.clusters_removed.push_back(name);
+  out.usage_changed.erase(name);
+}
+
+const ClusterView* GatewayCore::find_cluster(const std::string& name) const {
+  const auto found = clusters_.find(name);
+  return found == clusters_.end() ? nullptr : &found->second;
+}
+
+std::vector<std::string> GatewayCore::cluster_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, view] : clusters_) names.push_back(name);
+  return names;
+}
+
+// ------------------------------------------------------------------ bindings
+
+void GatewayCore::on_bindings_listed(const std::vector<nlohmann::json>& bindings,
+                                     GatewayOutbox& out) {
+  std::set<BindingKey> listed;
+  for (const nlohmann::json& binding : bindings) {
+    listed.insert(binding_key(binding));
+    upsert_binding(binding, out);
+  }
+  std::vector<BindingKey> gone;
+  for (const auto& [key, binding] : bindings_)
+    if (!listed.count(key)) gone.push_back(key);
+  for (const BindingKey& key : gone) remove_binding(key, out);
+}
+
+void GatewayCore::on_binding_event(const std::string& type, const nlohmann::json& binding,
+                                   GatewayOutbox& out) {
+  if (type == "DELETED") {
+    remove_binding(binding_key(binding), out);
+  } else {
+    upsert_binding(binding, out);
+  }
+}
+
+void GatewayCore::upsert_binding(const nlohmann::json& object, GatewayOutbox& out) {
+  if (!scheduled_by_gantry(object)) return;
+  const BindingKey key = binding_key(object);
+  Binding& binding = bindings_[key];
+  binding.object = object;
+  if (!binding.submitted) {
+    // Every binding is submitted once per gateway life; the hub refuses a name
+    // it already holds, so a restart or a re-list submits nothing twice.
+    binding.submitted = true;
+    out.submit.push_back(key);
+  }
+  if (!binding.dispatch) {
+    std::optional<Decision> decision;
+    try {
+      decision = released_decision(object);
+    } catch (const std::exception& bad) {
+      out.log.push_back("binding " + key_text(key) + ": " + bad.what());
+    }
+    if (decision) adopt_released(binding, key, *decision);
+  }
+  sync_status(binding, out);
+}
+
+// A binding Gantry released before this gateway started (a hub restart): its
+// dispatch is listed in the Hello, so the restarted hub takes it back.
+void GatewayCore::adopt_released(Binding& binding, const BindingKey& key,
+                                 const Decision& decision) {
+  GatewayDispatch dispatch;
+  dispatch.job = decision.job;
+  dispatch.binding = key;
+  dispatch.parts_expected = static_cast<std::int32_t>(decision.parts.size());
+  dispatch.released = true;
+  for (std::size_t i = 0; i < decision.parts.size(); ++i) {
+    Part part;
+    part.cluster = decision.parts[i].cluster;
+    part.task_replicas = decision.parts[i].task_replicas;
+    part.committed = true;
+    dispatch.parts.emplace(static_cast<std::int32_t>(i), std::move(part));
+  }
+  dispatches_[decision.dispatch_id] = std::move(dispatch);
+  binding.dispatch = decision.dispatch_id;
+}
+
+void GatewayCore::remove_binding(const BindingKey& key, GatewayOutbox& out) {
+  const auto found = bindings_.find(key);
+  if (found == bindings_.end()) return;
+  out.cancel_jobs.push_back(job_name(key));
+  out.log.push_back("binding " + key_text(key) + " deleted in Karmada: its job is cancelled");
+  bindings_.erase(found);
+}
+
+// Each committed part of the binding's released dispatch reports what
+// Karmada's aggregatedStatus says of its cluster, when that changed.
+void GatewayCore::sync_status(const Binding& binding, GatewayOutbox& out) {
+  if (!binding.dispatch) return;
+  const auto found = dispatches_.find(*binding.dispatch);
+  if (found == dispatches_.end() || !found->second.released) return;
+  // The binding must carry this dispatch's decision: until the release patch
+  // shows, aggregatedStatus is the previous placement's.
+  std::optional<Decision> shown;
+  try {
+    shown = released_decision(binding.object);
+  } catch (const std::exception&) {
+  }
+  if (!shown || shown->dispatch_id != *binding.dispatch) return;
+  const DispatchId id = found->first;
+  for (auto& [index, part] : found->second.parts) {
+    if (!part.committed || part.ended) continue;
+    const PartProgress progress = part_progress(binding.object, part.cluster);
+    if (!progress.reported || progress.phase.empty()) continue;
+    if (progress.phase == protocol::phase::kCompleted ||
+        progress.phase == protocol::phase::kFailed) {
+      part.last.tasks = progress.tasks;
+      end_part(id, part, progress.phase, progress.message, out);
+      continue;
+    }
+    if (progress.phase == part.last.phase && same_tasks(progress.tasks, part.last.tasks)) continue;
+    part.last = protocol::StatusUpdate{id, found->second.job, progress.phase, progress.tasks,
+                                       progress.message};
+    out.messages.emplace_back(part.cluster, part.last);
+  }
+  forget_if_over(id);
+}
+
+// ------------------------------------------------------------------ dispatch
+
+std::optional<BindingKey> GatewayCore::binding_of_job(const protocol::JobSpec& job) const {
+  const auto found = job.annotations.find(kBindingAnnotation);
+  if (found == job.annotations.end()) return std::nullopt;
+  const std::size_t slash = found->second.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  return BindingKey{found->second.substr(0, slash), found->second.substr(slash + 1)};
+}
+
+void GatewayCore::on_prepare(const std::string& cluster, const protocol::Prepare& prepare,
+                             GatewayOutbox& out) {
+  const auto reject = [&](std::string reason) {
+    out.messages.emplace_back(cluster, protocol::Reject{prepare.dispatch_id, prepare.job.name,
+                                                        std::move(reason), prepare.part});
+  };
+  const std::optional<BindingKey> key = binding_of_job(prepare.job);
+  if (!key) {
+    reject("cluster " + cluster + " is a Karmada member: it runs only ResourceBindings (" +
+           kBindingAnnotation + ")");
+    return;
+  }
+  const auto binding = bindings_.find(*key);
+  if (binding == bindings_.end()) {
+    reject("binding " + key_text(*key) + " no longer exists in Karmada");
+    return;
+  }
+  const ClusterView* view = find_cluster(cluster);
+  if (view == nullptr || !view->ready) {
+    reject("Karmada reports cluster " + cluster + " not ready");
+    return;
+  }
+  GatewayDispatch& dispatch = dispatches_[prepare.dispatch_id];
+  dispatch.job = prepare.job.name;
+  dispatch.binding = *key;
+  dispatch.parts_expected = prepare.parts;
+  Part& part = dispatch.parts[prepare.part];
+  part.cluster = cluster;
+  part.task_replicas = prepare.task_replicas;
+  binding->second.dispatch = prepare.dispatch_id;
+  out.messages.emplace_back(
+      cluster, protocol::Admit{prepare.dispatch_id, prepare.job.name, prepare.part, "", 0});
+}
+
+void GatewayCore::on_commit(const std::string& cluster, const protocol::Commit& commit,
+                            GatewayOutbox& out) {
+  const auto found = dispatches_.find(commit.dispatch_id);
+  Part* part = nullptr;
+  if (found != dispatches_.end()) {
+    const auto held = found->second.parts.find(commit.part);
+    if (held != found->second.parts.end() && held->second.cluster == cluster) part = &held->second;
+  }
+  if (part == nullptr) {
+    out.messages.emplace_back(
+        cluster,
+        protocol::Reject{commit.dispatch_id, commit.job,
+                         "dispatch " + std::to_string(commit.dispatch_id) + ": not prepared here",
+                         commit.part});
+    return;
+  }
+  if (!part->committed) {
+    part->committed = true;
+    part->last = protocol::StatusUpdate{
+        commit.dispatch_id, commit.job, protocol::phase::kPending, {}, "released to Karmada"};
+  }
+  // Every Commit is answered with the part's status: the hub resends it until then.
+  out.messages.emplace_back(cluster, part->last);
+  release_if_all_committed(commit.dispatch_id, found->second, out);
+}
+
+// One merge patch writes every part's cluster: Karmada sees the whole
+// placement at once, never half a gang.
+void GatewayCore::release_if_all_committed(DispatchId id, GatewayDispatch& dispatch,
+                                           GatewayOutbox& out) {
+  if (dispatch.released) return;
+  if (static_cast<std::int32_t>(dispatch.parts.size()) != dispatch.parts_expected) return;
+  for (const auto& [index, part] : dispatch.parts)
+    if (!part.committed) return;
+  Decision decision{id, dispatch.job, {}};
+  for (const auto& [index, part] : dispatch.parts) {
+    std::int32_t replicas = 0;
+    for (const auto& [task, count] : part.task_replicas) replicas += count;
+    decision.parts.push_back(DecisionPart{part.cluster, replicas, part.task_replicas});
+  }
+  dispatch.released = true;
+  out.writes.push_back(BindingWrite{BindingWrite::Kind::kRelease, dispatch.binding, decision});
+  out.log.push_back("binding " + key_text(dispatch.binding) + " released: dispatch " +
+                    std::to_string(id));
+}
+
+void GatewayCore::on_abort(const std::string& cluster, const protocol::Abort& abort,
+                           GatewayOutbox& out) {
+  on_cancel(cluster, protocol::Cancel{abort.dispatch_id, abort.job}, out);
+}
+
+// A committed part stopped by the hub (eviction, cancel, drain): the binding
+// is suspended again and loses its clusters; a prepared part is just dropped.
+void GatewayCore::on_cancel(const std::string& cluster, const protocol::Cancel& cancel,
+                            GatewayOutbox& out) {
+  const auto found = dispatches_.find(cancel.dispatch_id);
+  if (found == dispatches_.end()) return;
+  GatewayDispatch& dispatch = found->second;
+  for (auto it = dispatch.parts.begin(); it != dispatch.parts.end();) {
+    Part& part = it->second;
+    if (part.cluster != cluster || part.ended) {
+      ++it;
+      continue;
+    }
+    if (!part.committed) {
+      it = dispatch.parts.erase(it);
+      continue;
+    }
+    if (dispatch.released) {
+      out.writes.push_back(BindingWrite{BindingWrite::Kind::kSuspend, dispatch.binding,
+                                        Decision{cancel.dispatch_id, dispatch.job, {}}});
+      dispatch.released = false;
+    }
+    end_part(cancel.dispatch_id, part, protocol::phase::kAborted, "binding suspended again", out);
+    ++it;
+  }
+  if (dispatch.parts.empty()) {
+    dispatches_.erase(found);
+    return;
+  }
+  forget_if_over(cancel.dispatch_id);
+}
+
+void GatewayCore::end_part(DispatchId id, Part& part, std::string phase, std::string message,
+                           GatewayOutbox& out) {
+  part.ended = true;
+  part.last.dispatch_id = id;
+  part.last.job = dispatches_.at(id).job;
+  part.last.phase = std::move(phase);
+  part.last.message = std::move(message);
+  out.messages.emplace_back(part.cluster, part.last);
+  std::vector<protocol::StatusUpdate>& ended = ended_[part.cluster];
+  ended.push_back(part.last);
+  if (ended.size() > kEndedKept) ended.erase(ended.begin());
+}
+
+void GatewayCore::forget_if_over(DispatchId id) {
+  const auto found = dispatches_.find(id);
+  if (found == dispatches_.end()) return;
+  for (const auto& [index, part] : found->second.parts)
+    if (!part.ended) return;
+  const auto binding = bindings_.find(found->second.binding);
+  if (binding != bindings_.end() && binding->second.dispatch == id)
+    binding->second.dispatch.reset();
+  dispatches_.erase(found);
+}
+
+// ------------------------------------------------------------------ sessions
+
+std::vector<protocol::PlacedReplica> GatewayCore::replicas_of(const Part& part) const {
+  // Karmada's member schedulers chose the nodes; the hub needs a node the
+  // cluster reports for each replica to take a run back.
+  const ClusterView* view = find_cluster(part.cluster);
+  const std::string node = view != nullptr && !view->nodes.empty() ? view->nodes.front().name : "";
+  std::vector<protocol::PlacedReplica> replicas;
+  for (const auto& [task, count] : part.task_replicas)
+    for (std::int32_t i = 0; i < count; ++i) replicas.push_back({task, node});
+  return replicas;
+}
+
+protocol::Hello GatewayCore::hello(const std::string& cluster, const std::string& version) const {
+  protocol::Hello hello;
+  hello.cluster = cluster;
+  if (const ClusterView* view = find_cluster(cluster)) hello.labels = view->labels;
+  hello.agent_version = version;
+  for (const auto& [id, dispatch] : dispatches_) {
+    for (const auto& [index, part] : dispatch.parts) {
+      if (part.cluster != cluster || part.ended) continue;
+      hello.running.push_back(protocol::RunningDispatch{id, dispatch.job, replicas_of(part), index,
+                                                        dispatch.parts_expected, part.committed});
+    }
+  }
+  if (const auto ended = ended_.find(cluster); ended != ended_.end()) hello.ended = ended->second;
+  return hello;
+}
+
+// A cluster Karmada reports not ready offers no nodes: nothing new is placed
+// there, and what runs keeps its place (Karmada decides about failover).
+protocol::UsageReport GatewayCore::usage_report(const std::string& cluster) const {
+  protocol::UsageReport report;
+  report.cluster = cluster;
+  const ClusterView* view = find_cluster(cluster);
+  if (view != nullptr && view->ready) report.nodes = view->nodes;
+  return report;
+}
+
+}  // namespace gantry::karmada

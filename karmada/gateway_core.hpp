@@ -1,0 +1,131 @@
+// The Karmada gateway's decisions, without sockets, threads or clocks: it
+// speaks for every Karmada member cluster on the hub's agent protocol, as an
+// agent speaks for its own cluster (docs/karmada.md).
+//
+// - Karmada Clusters become hub sessions whose nodes come from the cluster's
+//   resource models (karmada/cluster_view.hpp).
+// - ResourceBindings scheduled by Gantry (schedulerName gantry, or suspended)
+//   become Gantry jobs; a binding deleted in Karmada cancels its job.
+// - Two-phase dispatch: a Prepare of a binding's job is admitted (the hub has
+//   fitted it to the reported nodes; Karmada's own member schedulers bind the
+//   pods); when every part is committed the binding is released with its
+//   clusters written (one merge patch, so a split is atomic); a Cancel of a
+//   committed part re-suspends the binding (reclaim, preemption, cancel).
+// - Status: status.aggregatedStatus of a released binding, per cluster,
+//   becomes each part's StatusUpdate.
+// The I/O around it (karmada/gateway.hpp) feeds it watch events and hub
+// frames, and carries out what it puts in a GatewayOutbox.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "hub/job.hpp"
+#include "karmada/binding_job.hpp"
+#include "karmada/cluster_view.hpp"
+#include "karmada/decision.hpp"
+#include "protocol/messages.hpp"
+
+namespace gantry::karmada {
+
+using DispatchId = hub::DispatchId;
+using HubMessage = std::variant<protocol::Admit, protocol::Reject, protocol::StatusUpdate>;
+
+// A change the gateway asks of a binding. The writer reads the binding's
+// current resourceVersion, patches with it and retries on a conflict.
+struct BindingWrite {
+  enum class Kind { kRelease, kSuspend };
+  Kind kind = Kind::kRelease;
+  BindingKey key;
+  Decision decision;  // kRelease: what to write; kSuspend: the dispatch being stopped
+};
+
+struct GatewayOutbox {
+  std::vector<std::pair<std::string, HubMessage>> messages;  // cluster -> message, in order
+  std::set<std::string> usage_changed;                       // clusters whose nodes changed
+  std::vector<std::string> clusters_added;                   // open a hub session
+  std::vector<std::string> clusters_removed;                 // close it
+  std::vector<BindingKey> submit;                            // submit as Gantry jobs
+  std::vector<std::string> cancel_jobs;                      // their binding was deleted
+  std::vector<BindingWrite> writes;
+  std::vector<std::string> log;  // lines for the gateway's log (the core has no logger)
+};
+
+class GatewayCore {
+ public:
+  // Karmada Cluster objects: a full list (every re-list) or one watch event
+  // ("ADDED", "MODIFIED", "DELETED").
+  void on_clusters_listed(const std::vector<nlohmann::json>& clusters, GatewayOutbox& out);
+  void on_cluster_event(const std::string& type, const nlohmann::json& cluster, GatewayOutbox& out);
+  // ResourceBindings, likewise. A re-list that no longer shows a binding is a
+  // deletion.
+  void on_bindings_listed(const std::vector<nlohmann::json>& bindings, GatewayOutbox& out);
+  void on_binding_event(const std::string& type, const nlohmann::json& binding, GatewayOutbox& out);
+
+  // The hub's two-phase dispatch, per cluster session.
+  void on_prepare(const std::string& cluster, const protocol::Prepare& prepare, GatewayOutbox& out);
+  void on_commit(const std::string& cluster, const protocol::Commit& commit, GatewayOutbox& out);
+  void on_abort(const std::string& cluster, const protocol::Abort& abort, GatewayOutbox& out);
+  void on_cancel(const std::string& cluster, const protocol::Cancel& cancel, GatewayOutbox& out);
+
+  // What a (re)connecting session tells the hub.
+  protocol::Hello hello(const std::string& cluster, const std::string& version) const;
+  protocol::UsageReport usage_report(const std::string& cluster) const;
+
+  std::vector<std::string> cluster_names() const;
+  const ClusterView* find_cluster(const std::string& name) const;
+  std::size_t binding_count() const { return bindings_.size(); }
+  std::size_t dispatch_count() const { return dispatches_.size(); }
+
+ private:
+  struct Part {
+    std::string cluster;
+    std::map<std::string, std::int32_t> task_replicas;
+    bool committed = false;
+    bool ended = false;
+    protocol::StatusUpdate last;  // the last status sent for it
+  };
+  struct GatewayDispatch {
+    std::string job;
+    BindingKey binding;
+    std::int32_t parts_expected = 1;
+    std::map<std::int32_t, Part> parts;  // by part index
+    bool released = false;               // the release patch was asked for
+  };
+  struct Binding {
+    nlohmann::json object;
+    bool submitted = false;
+    std::optional<DispatchId> dispatch;  // its current dispatch here
+  };
+
+  void upsert_cluster(const nlohmann::json& cluster, GatewayOutbox& out);
+  void remove_cluster(const std::string& name, GatewayOutbox& out);
+  void upsert_binding(const nlohmann::json& binding, GatewayOutbox& out);
+  void remove_binding(const BindingKey& key, GatewayOutbox& out);
+  void adopt_released(Binding& binding, const BindingKey& key, const Decision& decision);
+  void sync_status(const Binding& binding, GatewayOutbox& out);
+  void release_if_all_committed(DispatchId id, GatewayDispatch& dispatch, GatewayOutbox& out);
+  void end_part(DispatchId id, Part& part, std::string phase, std::string message,
+                GatewayOutbox& out);
+  void forget_if_over(DispatchId id);
+  std::optional<BindingKey> binding_of_job(const protocol::JobSpec& job) const;
+  std::vector<protocol::PlacedReplica> replicas_of(const Part& part) const;
+
+  std::map<std::string, ClusterView> clusters_;
+  std::map<BindingKey, Binding> bindings_;
+  std::map<DispatchId, GatewayDispatch> dispatches_;
+  // The final status of each part that ended lately, per cluster: a Hello
+  // repeats them, as an agent's does.
+  std::map<std::string, std::vector<protocol::StatusUpdate>> ended_;
+};
+
+// Whether Gantry schedules this binding: spec.schedulerName "gantry", or it is
+// suspended for scheduling (by the webhook), or Gantry released it before.
+bool scheduled_by_gantry(const nlohmann::json& binding);
+
+}  // namespace gantry::karmada
