@@ -5,7 +5,7 @@
 namespace gantry::actors {
 
 std::string AgentSessions::open(const std::string& peer, const std::string& cluster,
-                                hub::TimeMs now) {
+                                hub::TimeMs now, bool karmada) {
   std::string replaced;
   if (auto previous = peer_by_cluster_.find(cluster); previous != peer_by_cluster_.end()) {
     if (previous->second != peer) {
@@ -18,9 +18,16 @@ std::string AgentSessions::open(const std::string& peer, const std::string& clus
       existing != by_peer_.end() && existing->second.cluster != cluster) {
     peer_by_cluster_.erase(existing->second.cluster);
   }
-  by_peer_[peer] = Session{peer, cluster, now, false};
+  by_peer_[peer] = Session{peer, cluster, now, false, karmada};
   peer_by_cluster_[cluster] = peer;
   return replaced;
+}
+
+std::string AgentSessions::agent_of(const std::string& cluster) const {
+  const auto peer = peer_by_cluster_.find(cluster);
+  if (peer == peer_by_cluster_.end()) return "";
+  const Session& session = by_peer_.at(peer->second);
+  return session.karmada ? "" : session.peer;
 }
 
 AgentSessions::Touched AgentSessions::touch(const std::string& peer, hub::TimeMs now) {

@@ -26,11 +26,17 @@ class AgentSessions {
     std::string cluster;
     hub::TimeMs last_seen_ms = 0;
     bool silent = false;
+    bool karmada = false;  // the Karmada gateway, not the cluster's own agent
   };
 
   // A Hello: `peer` now speaks for `cluster`, replacing an earlier peer of that
   // cluster. Returns the replaced peer, or "" when there was none.
-  std::string open(const std::string& peer, const std::string& cluster, hub::TimeMs now);
+  std::string open(const std::string& peer, const std::string& cluster, hub::TimeMs now,
+                   bool karmada = false);
+  // The peer of the cluster's own agent, when it has a session: the Karmada
+  // gateway may not take the cluster from it (the agent's node-level report
+  // wins); "" when there is none.
+  std::string agent_of(const std::string& cluster) const;
 
   struct Touched {
     const Session* session = nullptr;  // nullptr: the peer never said Hello, or was lost

@@ -66,6 +66,38 @@ std::chrono::milliseconds run_age(const std::string& text) {
   return std::chrono::milliseconds(ms);
 }
 
+std::string host_port(const std::string& text) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    throw std::invalid_argument("expected HOST:PORT such as 0.0.0.0:8443");
+  return text;
+}
+
+std::string not_empty(const std::string& text) {
+  if (text.empty()) throw std::invalid_argument("expected a value");
+  return text;
+}
+
+void define_karmada(CLI::App& app, KarmadaOptions& karmada) {
+  cl::add_read<std::string>(app, "--karmada", karmada.kubeconfig, not_empty,
+                            "schedule a Karmada control plane's ResourceBindings: the\n"
+                            "kubeconfig of its API server, or in-cluster (docs/karmada.md)")
+      ->type_name("KUBECONFIG");
+  cl::add_read<std::string>(app, "--karmada-context", karmada.context, not_empty,
+                            "the kubeconfig context to use (default: its current-context)")
+      ->type_name("NAME");
+  cl::add_read<std::string>(app, "--webhook-listen", karmada.webhook_listen, host_port,
+                            "serve the admission webhook that suspends new\n"
+                            "ResourceBindings for Gantry (HTTPS)")
+      ->type_name("HOST:PORT");
+  cl::add_read<std::string>(app, "--webhook-cert", karmada.webhook_cert, not_empty,
+                            "the webhook's TLS certificate (PEM)")
+      ->type_name("FILE");
+  cl::add_read<std::string>(app, "--webhook-key", karmada.webhook_key, not_empty,
+                            "the webhook's TLS private key (PEM)")
+      ->type_name("FILE");
+}
+
 void define(CLI::App& app, HubCommandLine& parsed) {
   cl::configure(
       app,
@@ -73,7 +105,9 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
       "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
       "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
-      "                  [--reclaim-spares-after DURATION] [--log-level LEVEL]\n");
+      "                  [--reclaim-spares-after DURATION] [--log-level LEVEL]\n"
+      "                  [--karmada KUBECONFIG|in-cluster] [--karmada-context NAME]\n"
+      "                  [--webhook-listen HOST:PORT --webhook-cert FILE --webhook-key FILE]\n");
   HubOptions& options = parsed.options;
   cl::add_read<std::string>(app, "--agents", options.agents_endpoint, endpoint,
                             "where agents connect (default tcp://127.0.0.1:7800)")
@@ -128,6 +162,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "it would throw away outweighs the share it gives back (default 1h;\n"
       "0: any run may be reclaimed)")
       ->type_name("DURATION");
+  define_karmada(app, parsed.karmada);
   cl::add_log_level(app, parsed.log_level);
 }
 
@@ -141,6 +176,11 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
     throw std::invalid_argument("--lost-grace: must be at least --agent-lease (" +
                                 duration_text(options.agent_lease.count()) + ") (got \"" +
                                 duration_text(options.lost_grace.count()) + "\")");
+  const KarmadaOptions& karmada = parsed.karmada;
+  if (!karmada.webhook_listen.empty() &&
+      (karmada.webhook_cert.empty() || karmada.webhook_key.empty()))
+    throw std::invalid_argument("--webhook-listen: needs --webhook-cert and --webhook-key (got \"" +
+                                karmada.webhook_listen + "\")");
   return parsed;
 }
 

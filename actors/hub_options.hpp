@@ -8,8 +8,19 @@
 
 namespace gantry::actors {
 
+// Karmada mode (docs/karmada.md): a gateway to a Karmada control plane and
+// the admission webhook that suspends new ResourceBindings for Gantry.
+struct KarmadaOptions {
+  std::string kubeconfig;      // "" = off; "in-cluster" = the pod's service account
+  std::string context;         // kubeconfig context; "" = its current-context
+  std::string webhook_listen;  // HOST:PORT; "" = no webhook
+  std::string webhook_cert;    // PEM files of the webhook's TLS certificate and key
+  std::string webhook_key;
+};
+
 struct HubCommandLine {
   HubOptions options;
+  KarmadaOptions karmada;
   std::string log_level = "info";
   bool help = false;
 };

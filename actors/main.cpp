@@ -8,6 +8,7 @@
 
 #include "actors/hub.hpp"
 #include "actors/hub_options.hpp"
+#include "actors/karmada_mode.hpp"
 #include "config/command_line.hpp"
 
 namespace {
@@ -36,9 +37,11 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   try {
     Hub hub(command_line.options);
+    KarmadaMode karmada(command_line.karmada, hub, command_line.options.heartbeat_interval);
     int received = 0;
     sigwait(&signals, &received);
     spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");
+    karmada.stop();  // its sessions and writes end before the hub's sockets do
     hub.stop();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());

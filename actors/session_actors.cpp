@@ -65,7 +65,21 @@ class Registry {
           from.seq));
       return;
     }
-    const std::string replaced = sessions_.open(from.peer, hello.cluster, clock_());
+    const auto source = hello.labels.find(protocol::kSourceLabel);
+    const bool karmada = source != hello.labels.end() && source->second == protocol::kKarmadaSource;
+    if (karmada) {
+      if (const std::string agent = sessions_.agent_of(hello.cluster);
+          !agent.empty() && agent != from.peer) {
+        sink_.send(agent_frame(
+            from.peer,
+            protocol::ErrorReply{"cluster_has_agent", "cluster " + hello.cluster +
+                                                          " is served by its Gantry agent (peer '" +
+                                                          agent + "'): its node report is used"},
+            from.seq));
+        return;
+      }
+    }
+    const std::string replaced = sessions_.open(from.peer, hello.cluster, clock_(), karmada);
     if (!replaced.empty()) {
       spdlog::info("cluster {}: agent moved from peer '{}' to '{}'", hello.cluster, replaced,
                    from.peer);

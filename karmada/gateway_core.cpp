@@ -297,8 +297,8 @@ void GatewayCore::release_if_all_committed(DispatchId id, GatewayDispatch& dispa
   }
   dispatch.released = true;
   out.writes.push_back(BindingWrite{BindingWrite::Kind::kRelease, dispatch.binding, decision});
-  out.log.push_back("binding " + key_text(dispatch.binding) + " released: dispatch " +
-                    std::to_string(id));
+  out.log.push_back("binding " + key_text(dispatch.binding) +
+                    ": every part committed; releasing it (dispatch " + std::to_string(id) + ")");
 }
 
 void GatewayCore::on_abort(const std::string& cluster, const protocol::Abort& abort,

@@ -64,6 +64,16 @@ TEST(AgentSessionsTest, NewPeerForAClusterReplacesTheOldOne) {
   EXPECT_EQ(sessions.last_seen().at("east"), 20);
 }
 
+TEST(AgentSessionsTest, TheKarmadaGatewayNeverTakesAClusterFromItsAgent) {
+  AgentSessions sessions(3000, 10'000);
+  sessions.open("karmada/east", "east", 0, /*karmada=*/true);
+  EXPECT_EQ(sessions.agent_of("east"), "") << "only the gateway speaks for east";
+  // The agent comes: it takes the cluster over, and from then on it is the agent's.
+  EXPECT_EQ(sessions.open("agent/east", "east", 10), "karmada/east");
+  EXPECT_EQ(sessions.agent_of("east"), "agent/east");
+  EXPECT_EQ(sessions.agent_of("west"), "");
+}
+
 // ---- DispatchTracker
 
 // A Prepare or Commit frame awaiting its answer.

@@ -134,5 +134,21 @@ TEST(HubOptionsTest, BadValuesNameTheFlagAndTheValue) {
   EXPECT_EQ(message({"--colour", "red"}), "unknown flag \"--colour\"");
 }
 
+TEST(HubOptionsTest, KarmadaModeFlags) {
+  EXPECT_TRUE(parse_hub_command_line({}).karmada.kubeconfig.empty()) << "off unless asked for";
+  const HubCommandLine parsed = parse_hub_command_line(
+      {"--karmada", "/etc/karmada/config", "--karmada-context", "karmada-apiserver",
+       "--webhook-listen", "0.0.0.0:8443", "--webhook-cert", "tls.crt", "--webhook-key", "tls.key"});
+  EXPECT_EQ(parsed.karmada.kubeconfig, "/etc/karmada/config");
+  EXPECT_EQ(parsed.karmada.context, "karmada-apiserver");
+  EXPECT_EQ(parsed.karmada.webhook_listen, "0.0.0.0:8443");
+  EXPECT_EQ(parsed.karmada.webhook_cert, "tls.crt");
+  EXPECT_EQ(parsed.karmada.webhook_key, "tls.key");
+  EXPECT_EQ(refusal({"--webhook-listen", "8443"}),
+            "--webhook-listen: expected HOST:PORT such as 0.0.0.0:8443 (got \"8443\")");
+  EXPECT_EQ(refusal({"--webhook-listen", "0.0.0.0:8443"}),
+            "--webhook-listen: needs --webhook-cert and --webhook-key (got \"0.0.0.0:8443\")");
+}
+
 }  // namespace
 }  // namespace gantry::actors
