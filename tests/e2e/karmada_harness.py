@@ -118,9 +118,10 @@ users:
     def set_status(self, binding, phase):
         """What Karmada's status controller writes once the member workloads report: one
         aggregatedStatus item per cluster of spec.clusters."""
+        pod_phase = {"Running": "Running", "Completed": "Succeeded"}[phase]
         items = [{"clusterName": c["name"], "applied": True, "health": "Healthy",
-                  "status": {"state": {"phase": phase}, "running": c["replicas"] if phase == "Running" else 0,
-                             "succeeded": c["replicas"] if phase == "Completed" else 0}}
+                  "status": {"state": {"phase": phase},
+                             "taskStatusCount": {"worker": {"phase": {pod_phase: c["replicas"]}}}}}
                  for c in binding["spec"].get("clusters") or []]
         for _ in range(10):  # a controller retries a conflict (tests inject them)
             status, body = self.request("PATCH", self.binding_path(binding) + "/status",

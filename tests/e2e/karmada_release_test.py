@@ -77,6 +77,8 @@ class KarmadaRelease(unittest.TestCase):
                 seen_running.add(name)
                 release_order[name.split("-")[0]].append(name)
                 self.karmada.set_status(binding, "Running")
+                if len(seen_running) == 1:
+                    self.assert_running_from_aggregated_status(f"team-a.{name}")
             if len(completed) >= 10 and not disturbed:
                 # Before the completions that free capacity: the next release patches meet
                 # conflicts (the test's own status writes are left out), and every watch re-lists.
@@ -101,6 +103,12 @@ class KarmadaRelease(unittest.TestCase):
         lists = [r for r in self.karmada.fixture("GET", "requests")
                  if r["method"] == "GET" and r["path"] == BINDINGS and "watch" not in (r["query"] or "")]
         self.assertGreaterEqual(len(lists), 2, "the compaction's 410 made the binding watch re-list")
+
+    def assert_running_from_aggregated_status(self, job_name):
+        job = wait_until(lambda: (j := self.gantry.job(job_name)) and j["tasks"] and j,
+                         "the member workload's task counts to reach the job")
+        self.assertEqual(job["phase"], "Running")
+        self.assertEqual([(t["name"], t["running"]) for t in job["tasks"]], [("worker", 2)])
 
     def progress(self, completed):
         """The bindings, once one is released that the test has not completed yet."""

@@ -2,12 +2,13 @@
 cluster is released as an atomic split (one patch naming every cluster) only when its binding allows
 dividing replicas; reclaim takes borrowed capacity back by re-suspending the borrower's binding
 (spec.clusters removed), which is released again once capacity frees; a member cluster that also
-runs a Gantry agent is known by the agent's node-level report."""
+runs a Gantry agent is known by the agent's node-level report; after a hub restart, a released
+binding is taken back as running, not released again."""
 
 import tempfile
 import unittest
 
-from karmada_harness import (CLUSTERS, GPU, KarmadaFixture, KarmadaHub, cluster_object, released,
+from karmada_harness import (CLUSTERS, GPU, decision, KarmadaFixture, KarmadaHub, cluster_object, released,
                              submit_volcano_job, volcano_job, wait_until)
 
 QUEUE = """apiVersion: scheduling.volcano.sh/v1beta1
@@ -110,6 +111,21 @@ class KarmadaSplitReclaim(unittest.TestCase):
         east = self.clusters()["east"]
         self.assertEqual((east["nodes"], east["labels"].get("region")), (6, "us-east"),
                          "the gateway never took east back from its agent")
+
+    def test_a_released_binding_survives_a_hub_restart(self):
+        submit_volcano_job(self.karmada, volcano_job("team-a", "long", "default", replicas=2, gpus=8))
+        before = wait_until(lambda: (b := self.binding("long-job")) and released(b) and b, "long to be released")
+        self.karmada.set_status(before, "Running")
+        wait_until(lambda: self.job("long-job")["tasks"], "the running status to reach the hub")
+
+        self.gantry.restart_hub()  # SIGKILL, then a new hub (and gateway) on the same state
+        wait_until(lambda: "taken back" in self.gantry.log("hub"), "the new hub to take the run back")
+        self.assertEqual(self.job("long-job")["phase"], "Running")
+        after = self.binding("long-job")
+        self.assertEqual(decision(after)["dispatchId"], decision(before)["dispatchId"],
+                         "the binding keeps its placement: it was not released again")
+        self.karmada.set_status(after, "Completed")
+        wait_until(lambda: self.job("long-job")["phase"] == "Completed", "the taken-back job to complete")
 
 
 if __name__ == "__main__":
