@@ -27,6 +27,22 @@ std::string key_text(const BindingKey& key) {
   return key.namespace_ + "/" + key.name;
 }
 
+// A list is the whole state: each item is upserted, and what is known but
+// no longer listed was deleted while the watch was away.
+template <class Known, class KeyOf, class Upsert, class Remove>
+void apply_list(const Known& known, const std::vector<nlohmann::json>& items, KeyOf key_of,
+                Upsert upsert, Remove remove) {
+  std::set<typename Known::key_type> listed;
+  for (const nlohmann::json& item : items) {
+    listed.insert(key_of(item));
+    upsert(item);
+  }
+  std::vector<typename Known::key_type> gone;
+  for (const auto& [key, value] : known)
+    if (!listed.count(key)) gone.push_back(key);
+  for (const auto& key : gone) remove(key);
+}
+
 }  // namespace
 
 bool scheduled_by_gantry(const nlohmann::json& binding) {
@@ -40,15 +56,10 @@ bool scheduled_by_gantry(const nlohmann::json& binding) {
 
 void GatewayCore::on_clusters_listed(const std::vector<nlohmann::json>& clusters,
                                      GatewayOutbox& out) {
-  std::set<std::string> listed;
-  for (const nlohmann::json& cluster : clusters) {
-    listed.insert(cluster_name(cluster));
-    upsert_cluster(cluster, out);
-  }
-  std::vector<std::string> gone;
-  for (const auto& [name, view] : clusters_)
-    if (!listed.count(name)) gone.push_back(name);
-  for (const std::string& name : gone) remove_cluster(name, out);
+  apply_list(
+      clusters_, clusters, cluster_name,
+      [&](const nlohmann::json& cluster) { upsert_cluster(cluster, out); },
+      [&](const std::string& name) { remove_cluster(name, out); });
 }
 
 void GatewayCore::on_cluster_event(const std::string& type, const nlohmann::json& cluster,
@@ -107,15 +118,10 @@ std::vector<std::string> GatewayCore::cluster_names() const {
 
 void GatewayCore::on_bindings_listed(const std::vector<nlohmann::json>& bindings,
                                      GatewayOutbox& out) {
-  std::set<BindingKey> listed;
-  for (const nlohmann::json& binding : bindings) {
-    listed.insert(binding_key(binding));
-    upsert_binding(binding, out);
-  }
-  std::vector<BindingKey> gone;
-  for (const auto& [key, binding] : bindings_)
-    if (!listed.count(key)) gone.push_back(key);
-  for (const BindingKey& key : gone) remove_binding(key, out);
+  apply_list(
+      bindings_, bindings, binding_key,
+      [&](const nlohmann::json& binding) { upsert_binding(binding, out); },
+      [&](const BindingKey& key) { remove_binding(key, out); });
 }
 
 void GatewayCore::on_binding_event(const std::string& type, const nlohmann::json& binding,
