@@ -88,6 +88,30 @@ protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::T
   return info;
 }
 
+namespace {
+
+// NVML's view of the cluster, over the GPUs of its last usage report (every
+// GPU of every node that listed some): the mean utilisation over those GPUs,
+// rounded to the nearest percent; used and total memory summed; a GPU is idle
+// when utilization_percent == 0 and processes == 0 (allocated or not, it does
+// no work). Computed when asked, from what the report stored: never per pass.
+void add_gpu_usage(const std::vector<protocol::GpuUsage>& gpus, protocol::ClusterInfo& info) {
+  std::int64_t utilization_sum = 0;
+  for (const protocol::GpuUsage& gpu : gpus) {
+    utilization_sum += gpu.utilization_percent;
+    info.gpu_memory_used_bytes += gpu.memory_used_bytes;
+    info.gpu_memory_total_bytes += gpu.memory_total_bytes;
+    if (gpu.utilization_percent == 0 && gpu.processes == 0) ++info.idle_gpus;
+  }
+  const auto reporting = static_cast<std::int64_t>(gpus.size());
+  info.gpus_reporting = static_cast<std::int32_t>(reporting);
+  if (reporting > 0)
+    info.gpu_utilization_percent =
+        static_cast<std::int32_t>((utilization_sum + reporting / 2) / reporting);
+}
+
+}  // namespace
+
 protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterIndex index,
                                    hub::TimeMs last_seen_ms) {
   const hub::ClusterState& cluster = core.cluster(index);
@@ -100,6 +124,8 @@ protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterI
   info.allocated = (cluster.total_allocatable() - cluster.total_free()).to_list();
   info.last_seen_ms = last_seen_ms;
   info.cordoned = cluster.cordoned();
+  info.scores = cluster.observed_usage().scores;
+  add_gpu_usage(cluster.observed_usage().gpus, info);
   return info;
 }
 

@@ -163,7 +163,8 @@ Flags:
                           for wait: how long to wait for the phase (default 30s)
   --request-timeout DURATION
                           per-request timeout, also for wait (default 5s)
-  -o, --output json|table output format of get
+  -o, --output json|table|wide
+                          output format of get (wide: more columns for clusters)
   -f, --filename FILE     input of submit and apply
 
 Durations: 500ms, 30s, 2m, 1h30m.

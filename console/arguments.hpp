@@ -27,6 +27,7 @@ struct Invocation {
   std::string name;        // describe / cancel / wait / delete
   std::string file;        // -f FILE ("-" = stdin)
   bool json = false;       // -o json
+  bool wide = false;       // -o wide: get clusters adds GPU usage and OCM score columns
   std::string wait_phase;  // wait --for phase=PHASE, canonical case ("Running")
   std::chrono::milliseconds wait_timeout{30000};
 };

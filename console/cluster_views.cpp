@@ -1,5 +1,8 @@
 #include "console/cluster_views.hpp"
 
+#include <array>
+#include <cmath>
+
 #include "console/json_fields.hpp"
 #include "console/table.hpp"
 #include "console/units.hpp"
@@ -9,10 +12,83 @@ namespace gantry::console {
 
 namespace {
 
+constexpr const char* kNotReported = "-";
+
 std::string gpu_usage(const protocol::ClusterInfo& cluster) {
   // Sum over vendors so a mixed cluster shows every accelerator it has.
   return hub::format_quantity("gpu", total_gpu_milli(cluster.allocated)) + "/" +
          hub::format_quantity("gpu", total_gpu_milli(cluster.capacity));
+}
+
+std::vector<std::string> plain_cells(const protocol::ClusterInfo& cluster) {
+  return {cluster.name,
+          cluster_status(cluster),
+          std::to_string(cluster.nodes),
+          gpu_usage(cluster),
+          format_usage("cpu", cluster.allocated, cluster.capacity),
+          format_usage("memory", cluster.allocated, cluster.capacity)};
+}
+
+// NVML's aggregates mean nothing while no GPU reports (a cluster without a
+// node-role agent, or without GPUs): "-", not a misleading 0.
+bool gpus_report(const protocol::ClusterInfo& cluster) {
+  return cluster.gpus_reporting > 0;
+}
+
+std::string gpu_utilization_cell(const protocol::ClusterInfo& cluster) {
+  if (!gpus_report(cluster)) return kNotReported;
+  return std::to_string(cluster.gpu_utilization_percent) + "%";
+}
+
+std::string gpu_memory_cell(const protocol::ClusterInfo& cluster) {
+  if (!gpus_report(cluster)) return kNotReported;
+  return format_approximate_bytes(cluster.gpu_memory_used_bytes) + "/" +
+         format_approximate_bytes(cluster.gpu_memory_total_bytes);
+}
+
+std::string idle_gpus_cell(const protocol::ClusterInfo& cluster) {
+  if (!gpus_report(cluster)) return kNotReported;
+  return std::to_string(cluster.idle_gpus);
+}
+
+// OCM's six scores in the order the wide table and describe show them.
+std::array<std::int32_t, 6> ocm_score_values(const protocol::PlacementScores& scores) {
+  return {scores.cpu_node_available,    scores.cpu_cluster_available, scores.mem_node_available,
+          scores.mem_cluster_available, scores.gpu_node_available,    scores.gpu_cluster_available};
+}
+
+const std::vector<std::string> kOcmScoreHeaders{"CPU-NODE", "CPU-CLUS", "MEM-NODE",
+                                                "MEM-CLUS", "GPU-NODE", "GPU-CLUS"};
+
+bool has_ocm_scores(const protocol::ClusterInfo& cluster) {
+  return cluster.scores.valid_until_ms != 0;
+}
+
+void append_ocm_score_cells(const protocol::ClusterInfo& cluster, std::vector<std::string>& cells) {
+  for (const std::int32_t score : ocm_score_values(cluster.scores))
+    cells.push_back(has_ocm_scores(cluster) ? std::to_string(score) : kNotReported);
+}
+
+std::vector<std::string> wide_headers() {
+  std::vector<std::string> headers{"NAME",   "STATUS",   "NODES",   "GPU(alloc/cap)", "CPU",
+                                   "MEMORY", "GPU-UTIL", "GPU-MEM", "IDLE-GPUS"};
+  headers.insert(headers.end(), kOcmScoreHeaders.begin(), kOcmScoreHeaders.end());
+  return headers;
+}
+
+std::vector<std::string> wide_cells(const protocol::ClusterInfo& cluster) {
+  std::vector<std::string> cells = plain_cells(cluster);
+  cells.push_back(gpu_utilization_cell(cluster));
+  cells.push_back(gpu_memory_cell(cluster));
+  cells.push_back(idle_gpus_cell(cluster));
+  append_ocm_score_cells(cluster, cells);
+  return cells;
+}
+
+// "1.5", "12": tenths of a unit, the decimal left out when it is zero.
+std::string tenths_text(long long tenths) {
+  const std::string whole = std::to_string(tenths / 10);
+  return tenths % 10 == 0 ? whole : whole + "." + std::to_string(tenths % 10);
 }
 
 }  // namespace
@@ -24,11 +100,13 @@ std::string cluster_status(const protocol::ClusterInfo& cluster) {
 
 std::string render_clusters_table(const std::vector<protocol::ClusterInfo>& clusters) {
   Table table({"NAME", "STATUS", "NODES", "GPU(alloc/cap)", "CPU", "MEMORY"});
-  for (const auto& cluster : clusters) {
-    table.add_row({cluster.name, cluster_status(cluster), std::to_string(cluster.nodes),
-                   gpu_usage(cluster), format_usage("cpu", cluster.allocated, cluster.capacity),
-                   format_usage("memory", cluster.allocated, cluster.capacity)});
-  }
+  for (const auto& cluster : clusters) table.add_row(plain_cells(cluster));
+  return table.render();
+}
+
+std::string render_clusters_wide_table(const std::vector<protocol::ClusterInfo>& clusters) {
+  Table table(wide_headers());
+  for (const auto& cluster : clusters) table.add_row(wide_cells(cluster));
   return table.render();
 }
 
@@ -41,8 +119,50 @@ std::string render_clusters_json(const std::vector<protocol::ClusterInfo>& clust
             {"capacity", resources_json(cluster.capacity)},
             {"allocated", resources_json(cluster.allocated)},
             {"labels", cluster.labels},
-            {"lastSeen", timestamp_json(cluster.last_seen_ms)}};
+            {"lastSeen", timestamp_json(cluster.last_seen_ms)},
+            // A mean over no GPU is unknown (null); the sums over none are 0.
+            {"gpuUtilization",
+             gpus_report(cluster) ? Json(cluster.gpu_utilization_percent) : Json(nullptr)},
+            {"gpuMemoryUsed", cluster.gpu_memory_used_bytes},
+            {"gpuMemoryTotal", cluster.gpu_memory_total_bytes},
+            {"idleGpus", cluster.idle_gpus},
+            {"gpusReporting", cluster.gpus_reporting},
+            {"ocmScores", ocm_scores_json(cluster.scores)}};
   });
+}
+
+std::string render_cluster_gpu_section(const protocol::ClusterInfo& cluster) {
+  if (!gpus_report(cluster)) return "GPUs:\n  <none>\n";
+  Table table({"REPORTING", "UTILIZATION", "MEMORY", "IDLE"});
+  table.add_row({std::to_string(cluster.gpus_reporting), gpu_utilization_cell(cluster),
+                 gpu_memory_cell(cluster), idle_gpus_cell(cluster)});
+  return "GPUs:\n" + table.render("  ");
+}
+
+std::string render_cluster_ocm_section(const protocol::ClusterInfo& cluster) {
+  if (!has_ocm_scores(cluster)) return "OCM Scores:\n  <none>\n";
+  std::vector<std::string> headers = kOcmScoreHeaders;
+  headers.push_back("VALID-UNTIL");
+  Table table(std::move(headers));
+  std::vector<std::string> cells;
+  append_ocm_score_cells(cluster, cells);
+  cells.push_back(format_timestamp(cluster.scores.valid_until_ms));
+  table.add_row(std::move(cells));
+  return "OCM Scores:\n" + table.render("  ");
+}
+
+std::string format_approximate_bytes(std::int64_t bytes) {
+  static constexpr std::array<const char*, 7> kUnits{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  if (bytes < 0) return "-" + format_approximate_bytes(bytes == INT64_MIN ? INT64_MAX : -bytes);
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  // Past 1023.5 a unit would print as 1024 after rounding: take the next one.
+  while (unit + 1 < kUnits.size() && value >= 1023.5) {
+    value /= 1024.0;
+    ++unit;
+  }
+  const long long tenths = value < 10 ? std::llround(value * 10) : std::llround(value) * 10;
+  return tenths_text(tenths) + kUnits[unit];
 }
 
 }  // namespace gantry::console

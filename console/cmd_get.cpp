@@ -24,8 +24,9 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
             json ? render_jobs_json(reply.jobs) : render_jobs_table(reply.jobs, now_ms)};
   }
   if (invocation.kind == "clusters") {
-    return {reply.clusters.size(),
-            json ? render_clusters_json(reply.clusters) : render_clusters_table(reply.clusters)};
+    if (json) return {reply.clusters.size(), render_clusters_json(reply.clusters)};
+    return {reply.clusters.size(), invocation.wide ? render_clusters_wide_table(reply.clusters)
+                                                   : render_clusters_table(reply.clusters)};
   }
   return {reply.queues.size(),
           json ? render_queues_json(reply.queues) : render_queues_table(reply.queues)};
@@ -33,12 +34,17 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
 
 void add_get(CLI::App& command, Invocation& invocation) {
   add_kind_operand(command, invocation.kind, {"jobs", "clusters", "queues"});
-  add_value_flag(command, "-o,--output", "json|table", [&invocation](const std::string& value) {
-    if (value != "json" && value != "table") {
-      throw UsageError("-o: unknown output format \"" + value + "\" (expected json or table)");
-    }
-    invocation.json = value == "json";
-  });
+  // As in kubectl, wide is accepted for every kind; jobs and queues have no
+  // extra columns yet and print their table.
+  add_value_flag(command, "-o,--output", "json|table|wide",
+                 [&invocation](const std::string& value) {
+                   if (value != "json" && value != "table" && value != "wide") {
+                     throw UsageError("-o: unknown output format \"" + value +
+                                      "\" (expected json, table or wide)");
+                   }
+                   invocation.json = value == "json";
+                   invocation.wide = value == "wide";
+                 });
 }
 
 int run_get(CommandContext& context) {
@@ -61,8 +67,8 @@ int run_get(CommandContext& context) {
 
 }  // namespace
 
-extern const CommandSpec kGetCommand{"get", "get jobs|clusters|queues",
-                                     "list, as a table or with -o json as a JSON array", add_get,
-                                     run_get};
+extern const CommandSpec kGetCommand{
+    "get", "get jobs|clusters|queues",
+    "list, as a table (-o wide: more columns) or with -o json as a JSON array", add_get, run_get};
 
 }  // namespace gantry::console

@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "console/cluster_views.hpp"
 #include "console/duration.hpp"
 #include "console/job_views.hpp"
 #include "console/json_fields.hpp"
@@ -184,6 +185,8 @@ std::string render_cluster_description(const protocol::ClusterInfo& cluster, std
   });
   text += "Resources:\n" + render_resource_columns({{"ALLOCATED", &cluster.allocated},
                                                     {"CAPACITY", &cluster.capacity}});
+  text += render_cluster_gpu_section(cluster);
+  text += render_cluster_ocm_section(cluster);
   return text;
 }
 

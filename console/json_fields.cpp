@@ -28,6 +28,17 @@ Json timestamp_json(std::int64_t unix_ms) {
   return format_timestamp(unix_ms);
 }
 
+Json ocm_scores_json(const protocol::PlacementScores& scores) {
+  if (scores.valid_until_ms == 0) return nullptr;
+  return {{"cpuNodeAvailable", scores.cpu_node_available},
+          {"cpuClusterAvailable", scores.cpu_cluster_available},
+          {"memNodeAvailable", scores.mem_node_available},
+          {"memClusterAvailable", scores.mem_cluster_available},
+          {"gpuNodeAvailable", scores.gpu_node_available},
+          {"gpuClusterAvailable", scores.gpu_cluster_available},
+          {"validUntil", timestamp_json(scores.valid_until_ms)}};
+}
+
 std::string json_text(const Json& json) {
   return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -19,6 +19,11 @@ Json resources_json(const protocol::ResourceList& resources);
 // RFC 3339 in UTC ("2024-05-01T08:00:00.123Z"), or null for 0 (not yet).
 Json timestamp_json(std::int64_t unix_ms);
 
+// OCM AddOnPlacementScore scores under the names OCM's resource-usage-collect
+// addon gives them ({"cpuNodeAvailable": 40, ..., "validUntil": "..."}), or
+// null when the agent sent none (valid_until_ms 0).
+Json ocm_scores_json(const protocol::PlacementScores& scores);
+
 // `json` indented by two spaces, ending in a newline. Bytes that are not
 // valid UTF-8 become U+FFFD, so the output stays valid JSON whatever a peer sent.
 std::string json_text(const Json& json);

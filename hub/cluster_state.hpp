@@ -26,6 +26,14 @@ struct NodeSpec {
   ResourceVector allocated;
 };
 
+// What the agent last observed beyond what placement counts: its OCM scores
+// and NVML's usage of each GPU of its nodes. Kept for operators (gantryctl get
+// clusters -o wide, describe cluster); no scheduling pass reads it.
+struct ObservedUsage {
+  protocol::PlacementScores scores;      // valid_until_ms 0: the agent sent none
+  std::vector<protocol::GpuUsage> gpus;  // every reporting GPU, node after node
+};
+
 struct Node {
   std::string name;
   Labels labels;
@@ -54,6 +62,11 @@ class ClusterState {
   // product too. Bumps report_generation().
   void set_nodes(const std::vector<NodeSpec>& nodes);
   std::uint64_t report_generation() const { return report_generation_; }
+
+  // Replaced by each usage report, apart from set_nodes so that placement
+  // (set_nodes, take, give) never copies GPU details it does not use.
+  const ObservedUsage& observed_usage() const { return observed_usage_; }
+  void set_observed_usage(ObservedUsage usage) { observed_usage_ = std::move(usage); }
 
   std::size_t node_count() const { return nodes_.size(); }
   const Node& node(NodeIndex index) const { return nodes_[index]; }
@@ -109,6 +122,7 @@ class ClusterState {
   std::vector<std::uint32_t> position_in_bucket_;
   std::vector<std::uint32_t> held_for_;
   std::size_t held_nodes_ = 0;
+  ObservedUsage observed_usage_;  // last: the pass's fields stay together
 };
 
 }  // namespace gantry::hub

@@ -29,6 +29,14 @@ std::vector<NodeSpec> node_specs(const protocol::UsageReport& report) {
   return nodes;
 }
 
+// The GPUs of every node in one list: what the hub shows needs no node names.
+ObservedUsage observed_usage(const protocol::UsageReport& report) {
+  ObservedUsage usage{report.scores, {}};
+  for (const protocol::NodeUsage& node : report.nodes)
+    usage.gpus.insert(usage.gpus.end(), node.gpus.begin(), node.gpus.end());
+  return usage;
+}
+
 // Completed / Failed from an agent's StatusUpdate phase; nullopt for others.
 std::optional<JobPhase> terminal_phase(std::string_view wire_phase) {
   if (wire_phase == protocol::phase::kCompleted) return JobPhase::kCompleted;
@@ -134,6 +142,7 @@ void Reconciler::on_usage(const protocol::UsageReport& report, TimeMs now, Outbo
   }
   try {
     core_.report_usage(*index, node_specs(report), report.accounted_dispatches);
+    core_.record_observed_usage(*index, observed_usage(report));
   } catch (const std::exception& e) {
     error(out, "usage report from cluster " + report.cluster + " refused: " + e.what());
     return;

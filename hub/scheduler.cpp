@@ -82,6 +82,10 @@ void SchedulerCore::report_usage(ClusterIndex index, const std::vector<NodeSpec>
   }
 }
 
+void SchedulerCore::record_observed_usage(ClusterIndex index, ObservedUsage usage) {
+  clusters_[index].set_observed_usage(std::move(usage));
+}
+
 void SchedulerCore::set_cluster_ready(ClusterIndex index, bool ready) {
   clusters_[index].set_ready(ready);
 }

@@ -194,6 +194,9 @@ class SchedulerCore {
   // holding their nodes; others stay held on top of the report.
   void report_usage(ClusterIndex cluster, const std::vector<NodeSpec>& nodes,
                     const std::vector<DispatchId>& accounted);
+  // The same report's OCM scores and GPU usage: stored for operators as they
+  // came, never read by a pass (the pass scores clusters from their nodes).
+  void record_observed_usage(ClusterIndex cluster, ObservedUsage usage);
   // A not-ready cluster gets no new placements; what it runs stays charged
   // (its agent is silent, maybe only for a while).
   void set_cluster_ready(ClusterIndex cluster, bool ready);

@@ -26,6 +26,8 @@
   X(Prepare, 11, Direction::kHubToAgent)                                                         \
   X(Commit, 12, Direction::kHubToAgent)                                                          \
   X(Abort, 13, Direction::kHubToAgent)                                                           \
+  /* node-role agent -> cluster-role agent */                                                    \
+  X(NodeReport, 14, Direction::kNodeToCluster)                                                   \
   /* console <-> hub */                                                                          \
   X(SubmitJobRequest, 100, Direction::kConsoleToHub)                                             \
   X(SubmitJobReply, 101, Direction::kHubToConsole)                                               \

@@ -18,6 +18,7 @@ struct Direction {
     kHubToAgent = 1U << 1,
     kConsoleToHub = 1U << 2,
     kHubToConsole = 1U << 3,
+    kNodeToCluster = 1U << 4,  // node-role agent -> cluster-role agent
   };
 };
 

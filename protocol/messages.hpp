@@ -98,13 +98,59 @@ struct TaskStatus {
 };
 
 // ---------------------------------------------------------------- agent <-> hub
+// One GPU as NVML reports it: what it is and how much of it is used (an
+// allocated GPU may sit idle; operators want to see that).
+struct GpuUsage {
+  std::int32_t index = 0;
+  std::string product;  // nvmlDeviceGetName, e.g. "NVIDIA A100-SXM4-80GB"
+  std::int64_t memory_total_bytes = 0;
+  std::int64_t memory_used_bytes = 0;
+  std::int32_t utilization_percent = 0;  // nvmlDeviceGetUtilizationRates().gpu
+  std::int32_t processes = 0;            // compute processes running on it
+  GANTRY_WIRE_FIELDS(GpuUsage, index, product, memory_total_bytes, memory_used_bytes,
+                     utilization_percent, processes);
+};
+
 struct NodeUsage {
   std::string name;
   Labels labels;
   ResourceList allocatable;
   ResourceList allocated;
   std::string gpu_model;  // also present as label nvidia.com/gpu.product
-  GANTRY_WIRE_FIELDS(NodeUsage, name, labels, allocatable, allocated, gpu_model);
+  std::vector<GpuUsage> gpus;  // from the node's NVML, when a node-role agent reports it
+  GANTRY_WIRE_FIELDS(NodeUsage, name, labels, allocatable, allocated, gpu_model, gpus);
+};
+
+// Open Cluster Management's AddOnPlacementScore scores of a cluster, computed
+// by its agent as OCM's resource-usage-collect addon does (hub/ocm_score.hpp):
+// each -100..100; node scope = the node with the most free, cluster scope =
+// the sum. valid_until_ms: when they go stale (0 = not computed).
+struct PlacementScores {
+  std::int32_t cpu_node_available = -100;
+  std::int32_t cpu_cluster_available = -100;
+  std::int32_t mem_node_available = -100;
+  std::int32_t mem_cluster_available = -100;
+  std::int32_t gpu_node_available = -100;
+  std::int32_t gpu_cluster_available = -100;
+  std::int64_t valid_until_ms = 0;
+  GANTRY_WIRE_FIELDS(PlacementScores, cpu_node_available, cpu_cluster_available,
+                     mem_node_available, mem_cluster_available, gpu_node_available,
+                     gpu_cluster_available, valid_until_ms);
+};
+
+// node-role agent -> its cluster-role agent: what one node has and uses, from
+// /proc and NVML. The cluster role joins it with the Kubernetes view.
+struct NodeReport {
+  std::string cluster;
+  std::string node;               // the Kubernetes node name (NODE_NAME), else the host name
+  std::int64_t cpu_milli = 0;     // online CPUs x 1000
+  std::int64_t memory_bytes = 0;  // MemTotal
+  std::int64_t memory_available_bytes = 0;  // MemAvailable
+  double load1 = 0.0;                       // /proc/loadavg
+  std::vector<GpuUsage> gpus;
+  std::string gpu_error;  // why NVML gave no GPUs ("" when it answered)
+  GANTRY_WIRE_FIELDS(NodeReport, cluster, node, cpu_milli, memory_bytes, memory_available_bytes,
+                     load1, gpus, gpu_error);
 };
 
 // agent -> hub: progress of an admitted dispatch.
@@ -180,7 +226,8 @@ struct UsageReport {
   // Dispatches whose resources are already counted in `allocated`; the hub drops
   // its own reservation for these.
   std::vector<std::uint64_t> accounted_dispatches;
-  GANTRY_WIRE_FIELDS(UsageReport, cluster, nodes, accounted_dispatches);
+  PlacementScores scores;  // the agent's OCM scores (valid_until_ms 0: none)
+  GANTRY_WIRE_FIELDS(UsageReport, cluster, nodes, accounted_dispatches, scores);
 };
 
 // Two-phase dispatch (docs/wire-flow.md): the hub sends each part of a
@@ -345,8 +392,18 @@ struct ClusterInfo {
   ResourceList allocated;
   std::int64_t last_seen_ms = 0;
   bool cordoned = false;  // no new placements (gantryctl cordon / drain)
+  PlacementScores scores;  // as its agent last reported them
+  // NVML's view over the cluster's GPUs (get clusters -o wide): how many
+  // report, how busy they are on average, their memory, and how many sit idle
+  // (0 % utilisation, no process) while allocated GPUs exist.
+  std::int32_t gpus_reporting = 0;
+  std::int32_t gpu_utilization_percent = 0;
+  std::int64_t gpu_memory_used_bytes = 0;
+  std::int64_t gpu_memory_total_bytes = 0;
+  std::int32_t idle_gpus = 0;
   GANTRY_WIRE_FIELDS(ClusterInfo, name, ready, nodes, labels, capacity, allocated, last_seen_ms,
-                     cordoned);
+                     cordoned, scores, gpus_reporting, gpu_utilization_percent,
+                     gpu_memory_used_bytes, gpu_memory_total_bytes, idle_gpus);
 };
 
 struct QueueInfo {

@@ -197,6 +197,38 @@ TEST(Get, ClustersTableShowsStatus) {
             "east   Ready,SchedulingDisabled   0       0/0              0/0   0/0\n");
 }
 
+TEST(Get, ClustersWideAddsGpuUsageAndOcmScores) {
+  protocol::ListReply reply;
+  protocol::ClusterInfo east;
+  east.name = "east";
+  east.ready = true;
+  east.gpus_reporting = 8;
+  east.gpu_utilization_percent = 50;
+  east.gpu_memory_used_bytes = 12LL << 30;
+  east.gpu_memory_total_bytes = 640LL << 30;
+  east.idle_gpus = 3;
+  east.scores = {1, 2, 3, 4, 5, 6, 1};
+  reply.clusters = {east};
+  FakeHub hub(testing::always_reply(reply));
+  const Result result = gantryctl(hub, {"get", "clusters", "-o", "wide"});
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "NAME   STATUS   NODES   GPU(alloc/cap)   CPU   MEMORY   GPU-UTIL   GPU-MEM      "
+            "IDLE-GPUS   CPU-NODE   CPU-CLUS   MEM-NODE   MEM-CLUS   GPU-NODE   GPU-CLUS\n"
+            "east   Ready    0       0/0              0/0   0/0      50%        12Gi/640Gi   "
+            "3           1          2          3          4          5          6\n");
+}
+
+TEST(Get, UnknownOutputFormatNamesTheChoices) {
+  FakeHub hub([](const std::string&) { return std::vector<std::string>{}; });
+  const Result result = gantryctl(hub, {"get", "clusters", "-o", "yaml"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("-o: unknown output format \"yaml\" (expected json, table or wide)"),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(hub.requests().empty());
+}
+
 TEST(Describe, SplitJobShowsItsParts) {
   protocol::DescribeReply reply = job_in_phase("Running");
   reply.job.clusters = {"east", "west"};

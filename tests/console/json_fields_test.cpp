@@ -103,5 +103,14 @@ TEST(TimestampJson, IsRfc3339OrNullForNotYet) {
   EXPECT_TRUE(timestamp_json(0).is_null());
 }
 
+TEST(OcmScoresJson, UsesOcmsScoreNamesAndIsNullWhenTheAgentSentNone) {
+  const protocol::PlacementScores scores{40, 100, 25, 100, -20, 60, 1714550700000};
+  EXPECT_EQ(ocm_scores_json(scores).dump(),
+            R"({"cpuNodeAvailable":40,"cpuClusterAvailable":100,"memNodeAvailable":25,)"
+            R"("memClusterAvailable":100,"gpuNodeAvailable":-20,"gpuClusterAvailable":60,)"
+            R"("validUntil":"2024-05-01T08:05:00.000Z"})");
+  EXPECT_TRUE(ocm_scores_json(protocol::PlacementScores{}).is_null());
+}
+
 }  // namespace
 }  // namespace gantry::console

@@ -23,10 +23,10 @@ class FencingTest : public testing::ReconcilerHarness {
   void join(const std::string& name, int node_count = 1, Labels labels = {}) {
     Outbox out;
     reconciler.on_hello(protocol::Hello{name, std::move(labels), "test", {}, {}}, now, out);
-    protocol::UsageReport report{name, {}, {}};
+    protocol::UsageReport report{name, {}, {}, {}};
     for (int i = 0; i < node_count; ++i)
       report.nodes.push_back(protocol::NodeUsage{
-          name + "-" + std::to_string(i), {}, {{"nvidia.com/gpu", 8000}}, {}, ""});
+          name + "-" + std::to_string(i), {}, {{"nvidia.com/gpu", 8000}}, {}, "", {}});
     reconciler.on_usage(report, now, out);
   }
   JobId submit_job(const std::string& name, std::int32_t replicas, bool split = false) {
@@ -293,9 +293,9 @@ class RestartTest : public FencingTest {
                                      index,          2,      committed};
   }
   Outbox usage(const std::string& cluster, bool busy) {
-    protocol::UsageReport report{cluster, {}, {}};
+    protocol::UsageReport report{cluster, {}, {}, {}};
     report.nodes.push_back(
-        protocol::NodeUsage{cluster + "-0", {}, {{"nvidia.com/gpu", 8000}}, {}, ""});
+        protocol::NodeUsage{cluster + "-0", {}, {{"nvidia.com/gpu", 8000}}, {}, "", {}});
     if (busy) {
       report.nodes[0].allocated = {{"nvidia.com/gpu", 8000}};
       report.accounted_dispatches = {kEarlierHubsId};

@@ -37,9 +37,9 @@ class ReconcilerTest : public testing::ReconcilerHarness {
   }
   // West's two 8-GPU nodes; `busy_with` is the dispatch its agent counts on west-0.
   Outbox usage(std::optional<DispatchId> busy_with = std::nullopt) {
-    protocol::UsageReport report{"west", {}, {}};
+    protocol::UsageReport report{"west", {}, {}, {}};
     for (const char* node : {"west-0", "west-1"})
-      report.nodes.push_back(protocol::NodeUsage{node, {}, {{"nvidia.com/gpu", 8000}}, {}, ""});
+      report.nodes.push_back(protocol::NodeUsage{node, {}, {{"nvidia.com/gpu", 8000}}, {}, "", {}});
     if (busy_with) {
       report.nodes[0].allocated = {{"nvidia.com/gpu", 8000}};
       report.accounted_dispatches = {*busy_with};
@@ -263,6 +263,34 @@ TEST_F(ReconcilerTest, UsageReportOfAnUnknownClusterIsIgnored) {
   ASSERT_EQ(out.log.size(), 1u);
   EXPECT_EQ(out.log[0].level, LogLine::Level::kWarn);
   EXPECT_FALSE(core.find_cluster("west"));
+}
+
+TEST_F(ReconcilerTest, UsageReportKeepsItsScoresAndEveryNodesGpusAndTheNextReplacesThem) {
+  hello({});
+  protocol::UsageReport report{"west", {}, {}, {}};
+  report.nodes.resize(2);
+  report.nodes[0].name = "west-0";
+  report.nodes[0].gpus = {protocol::GpuUsage{0, "A100", 80, 10, 90, 1},
+                          protocol::GpuUsage{1, "A100", 80, 0, 0, 0}};
+  report.nodes[1].name = "west-1";
+  report.nodes[1].gpus = {protocol::GpuUsage{0, "H100", 96, 5, 30, 2}};
+  report.scores = protocol::PlacementScores{1, 2, 3, 4, 5, 6, 7'000};
+  Outbox out;
+  reconciler.on_usage(report, now, out);
+  const ClusterState& west = core.cluster(*core.find_cluster("west"));
+  const ObservedUsage& observed = west.observed_usage();
+  EXPECT_EQ(observed.scores.gpu_cluster_available, 6);
+  EXPECT_EQ(observed.scores.valid_until_ms, 7'000);
+  ASSERT_EQ(observed.gpus.size(), 3u);
+  EXPECT_EQ(observed.gpus[0].utilization_percent, 90);
+  EXPECT_EQ(observed.gpus[2].product, "H100");
+
+  report.nodes.pop_back();
+  report.nodes[0].gpus.pop_back();
+  report.scores = {};
+  reconciler.on_usage(report, now, out);
+  ASSERT_EQ(west.observed_usage().gpus.size(), 1u) << "replaced, not added to";
+  EXPECT_EQ(west.observed_usage().scores.valid_until_ms, 0);
 }
 
 TEST_F(ReconcilerTest, AdmitOfEveryPartCommitsTheDispatchOnceAndADuplicateChangesNothing) {

@@ -75,10 +75,29 @@ inline JobInfo sample_job_info() {
       {"west-1", "west-2"}};
 }
 
+inline PlacementScores sample_scores() {
+  return PlacementScores{12, 34, -56, 78, -90, 100, 1714550460000};
+}
+
+inline GpuUsage sample_gpu(std::int32_t index) {
+  return GpuUsage{index, "NVIDIA H100 80GB HBM3", 85'520'809'984, 1'073'741'824 + index, 37, 2};
+}
+
 inline ClusterInfo sample_cluster_info() {
-  return ClusterInfo{
-      "east",        true, 16, {{"region", "eu"}}, sample_resources(16), sample_resources(3),
-      1714550400999, true};
+  return ClusterInfo{"east",
+                     true,
+                     16,
+                     {{"region", "eu"}},
+                     sample_resources(16),
+                     sample_resources(3),
+                     1714550400999,
+                     true,
+                     sample_scores(),
+                     8,
+                     41,
+                     7'000'000'000,
+                     640'000'000'000,
+                     3};
 }
 
 inline QueueInfo sample_queue_info() {
@@ -98,7 +117,8 @@ inline QueueInfo sample_queue_info() {
 
 inline NodeUsage sample_node(const char* name) {
   return NodeUsage{
-      name, {{"nvidia.com/gpu.product", "H100"}}, sample_resources(2), sample_resources(1), "H100"};
+      name,   {{"nvidia.com/gpu.product", "H100"}}, sample_resources(2), sample_resources(1),
+      "H100", {sample_gpu(0), sample_gpu(1)}};
 }
 
 template <class T>
@@ -125,7 +145,13 @@ inline Heartbeat sample<Heartbeat>() {
 }
 template <>
 inline UsageReport sample<UsageReport>() {
-  return UsageReport{"east", {sample_node("n1"), sample_node("n2")}, {3, 9}};
+  return UsageReport{"east", {sample_node("n1"), sample_node("n2")}, {3, 9}, sample_scores()};
+}
+template <>
+inline NodeReport sample<NodeReport>() {
+  return NodeReport{
+      "east",          "n1", 96'000,          1'099'511'627'776,
+      824'633'720'832, 3.25, {sample_gpu(0)}, "GPU 1: nvmlDeviceGetMemoryInfo failed: GPU is lost"};
 }
 template <>
 inline Prepare sample<Prepare>() {

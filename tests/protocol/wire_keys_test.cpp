@@ -28,7 +28,7 @@ const std::vector<ExpectedMessage> kMessages = {
     {"Hello", 1, {"cluster", "labels", "agent_version", "running", "ended"}},
     {"Welcome", 2, {"hub_epoch", "heartbeat_interval_ms", "heartbeat_liveness"}},
     {"Heartbeat", 3, {"cluster", "hub_epoch"}},
-    {"UsageReport", 4, {"cluster", "nodes", "accounted_dispatches"}},
+    {"UsageReport", 4, {"cluster", "nodes", "accounted_dispatches", "scores"}},
     {"Admit", 6, {"dispatch_id", "job", "part", "rendezvous_host", "rendezvous_port"}},
     {"Reject", 7, {"dispatch_id", "job", "reason", "part"}},
     {"StatusUpdate", 8, {"dispatch_id", "job", "phase", "tasks", "message"}},
@@ -40,6 +40,10 @@ const std::vector<ExpectedMessage> kMessages = {
       "world_size", "task_index_offsets", "time_limit_ms"}},
     {"Commit", 12, {"dispatch_id", "job", "part", "master_addr", "master_port"}},
     {"Abort", 13, {"dispatch_id", "job", "part", "reason"}},
+    {"NodeReport",
+     14,
+     {"cluster", "node", "cpu_milli", "memory_bytes", "memory_available_bytes", "load1", "gpus",
+      "gpu_error"}},
     {"SubmitJobRequest", 100, {"yaml"}},
     {"SubmitJobReply", 101, {"ok", "job", "error"}},
     {"ListRequest", 102, {"kind"}},
@@ -121,7 +125,12 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<JobSpec>({"name", "queue", "priority_class", "priority", "min_available", "max_retry",
                         "annotations", "tasks"});
   expect_keys<TaskStatus>({"name", "pending", "running", "succeeded", "failed"});
-  expect_keys<NodeUsage>({"name", "labels", "allocatable", "allocated", "gpu_model"});
+  expect_keys<NodeUsage>({"name", "labels", "allocatable", "allocated", "gpu_model", "gpus"});
+  expect_keys<GpuUsage>({"index", "product", "memory_total_bytes", "memory_used_bytes",
+                         "utilization_percent", "processes"});
+  expect_keys<PlacementScores>({"cpu_node_available", "cpu_cluster_available",
+                                "mem_node_available", "mem_cluster_available",
+                                "gpu_node_available", "gpu_cluster_available", "valid_until_ms"});
   expect_keys<PlacedReplica>({"task", "node"});
   expect_keys<RunningDispatch>({"dispatch_id", "job", "replicas", "part", "parts", "committed"});
   expect_keys<JobPart>({"cluster", "task_replicas"});
@@ -148,8 +157,10 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
                         "planned_start_ms",
                         "planned_cluster",
                         "planned_nodes"});
-  expect_keys<ClusterInfo>(
-      {"name", "ready", "nodes", "labels", "capacity", "allocated", "last_seen_ms", "cordoned"});
+  expect_keys<ClusterInfo>({"name", "ready", "nodes", "labels", "capacity", "allocated",
+                            "last_seen_ms", "cordoned", "scores", "gpus_reporting",
+                            "gpu_utilization_percent", "gpu_memory_used_bytes",
+                            "gpu_memory_total_bytes", "idle_gpus"});
   expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
                           "allocated", "deserved", "capability", "guarantee", "pending", "share"});
 }
@@ -169,6 +180,7 @@ static_assert(
 static_assert(
     std::is_same_v<MessagesSentIn<Direction::kHubToConsole>,
                    MessageList<ErrorReply, SubmitJobReply, ListReply, DescribeReply, AdminResult>>);
+static_assert(std::is_same_v<MessagesSentIn<Direction::kNodeToCluster>, MessageList<NodeReport>>);
 
 }  // namespace
 }  // namespace gantry::protocol
