@@ -37,6 +37,24 @@ AgentCore::AgentCore(std::string cluster, const config::Inventory& inventory, Ex
       options_(std::move(options)),
       nodes_(cluster_, inventory) {}
 
+AgentCore::AgentCore(std::string cluster, protocol::Labels labels, Executor& executor,
+                     AgentCoreOptions options)
+    : cluster_(std::move(cluster)),
+      labels_(labels),
+      executor_(executor),
+      options_(std::move(options)),
+      nodes_(cluster_, std::move(labels)) {}
+
+void AgentCore::update_nodes(const std::vector<protocol::NodeUsage>& nodes, Outbox& out) {
+  nodes_.update_nodes(nodes);
+  out.usage_changed = true;
+}
+
+void AgentCore::set_placement_scores(const protocol::PlacementScores& scores, Outbox& out) {
+  scores_ = scores;
+  out.usage_changed = true;
+}
+
 void AgentCore::on_prepare(const protocol::Prepare& prepare, TimeMs now, Outbox& out) {
   expire_holds(now, out);  // what ran out is free for this part
   if (const auto answered = answers_.find(prepare.dispatch_id); answered != answers_.end()) {
@@ -192,6 +210,7 @@ protocol::UsageReport AgentCore::usage_report() const {
   protocol::UsageReport report;
   nodes_.fill_usage(report);
   report.accounted_dispatches = held_ids();
+  report.scores = scores_;
   return report;
 }
 
@@ -292,6 +311,8 @@ void AgentCore::start_replicas(DispatchRun& run, const protocol::Commit& commit,
   launch.master_addr = commit.master_addr.empty() ? kLoopback : commit.master_addr;
   launch.cluster = cluster_;
   launch.epoch = plan.epoch;
+  launch.part = plan.part;
+  launch.parts = plan.parts;
   if (commit.master_port < 0 || commit.master_port > kMaxPort) {
     run.failed_to_start(
         0, "commit.master_port: " + std::to_string(commit.master_port) + " is not a TCP port");
@@ -311,6 +332,7 @@ void AgentCore::start_replicas(DispatchRun& run, const protocol::Commit& commit,
       run.failed_to_start(rank, e.what());
     }
   }
+  if (!run.ending()) executor_.started_all(run.id(), now);
 }
 
 void AgentCore::stop_run(DispatchId id, std::string message, Outbox& out) {

@@ -48,6 +48,15 @@ class AgentCore {
  public:
   AgentCore(std::string cluster, const config::Inventory& inventory, Executor& executor,
             AgentCoreOptions options = {});
+  // A cluster-role agent: no nodes until update_nodes() (docs/agents.md).
+  AgentCore(std::string cluster, protocol::Labels labels, Executor& executor,
+            AgentCoreOptions options = {});
+
+  // The cluster's nodes changed (Kubernetes, node-role reports): admission
+  // uses them from now on, and the hub gets a usage report.
+  void update_nodes(const std::vector<protocol::NodeUsage>& nodes, Outbox& out);
+  // OCM scores computed by the cluster role, sent in every usage report.
+  void set_placement_scores(const protocol::PlacementScores& scores, Outbox& out);
 
   const std::string& cluster() const { return cluster_; }
 
@@ -106,6 +115,7 @@ class AgentCore {
   Executor& executor_;
   AgentCoreOptions options_;
   NodePool nodes_;
+  protocol::PlacementScores scores_;
   PreparedParts prepared_;
   std::unordered_map<DispatchId, std::unique_ptr<DispatchRun>> runs_;
   RunDeadlines deadlines_;  // of the runs whose job has a time limit

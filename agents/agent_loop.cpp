@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <zmq.hpp>
 
+#include "agents/loop_extension.hpp"
+
 namespace gantry::agents {
 
 namespace {
@@ -67,6 +69,8 @@ int AgentLoop::run(int stop_fd) {
     if (executor_.wake_fd() >= 0) items.push_back({nullptr, executor_.wake_fd(), ZMQ_POLLIN, 0});
     const bool has_executor_fd = items.size() == 2;
     if (socket_) items.push_back({socket_->handle(), 0, ZMQ_POLLIN, 0});
+    const std::size_t hub_slots = items.size();
+    if (config_.extension != nullptr) config_.extension->add_poll_items(items);
 
     const TimeMs now = steady_now_ms();
     try {
@@ -78,7 +82,12 @@ int AgentLoop::run(int stop_fd) {
     if (readable(items[0])) break;
 
     const TimeMs after = steady_now_ms();
-    if (socket_ && readable(items.back())) receive_frames(after);
+    if (socket_ && readable(items[hub_slots - 1])) receive_frames(after);
+    if (config_.extension != nullptr) {
+      config_.extension->on_polled(items.data() + hub_slots, items.size() - hub_slots, after,
+                                   core_, outbox_);
+      if (config_.extension->stop_status() >= 0) stop_status_ = config_.extension->stop_status();
+    }
     const auto due = executor_.next_deadline();
     if ((has_executor_fd && readable(items[1])) || (due && *due <= after)) {
       exits_.clear();
@@ -89,9 +98,15 @@ int AgentLoop::run(int stop_fd) {
     core_.expire_time_limits(after, outbox_);
     flush();
   }
+  const bool extension_stopped =
+      config_.extension != nullptr && config_.extension->stop_status() >= 0;
   if (stop_status_ >= 0) {
-    spdlog::warn("test fault exit-after-admit: stopping with status {} after the first Admit",
-                 stop_status_);
+    if (extension_stopped) {
+      spdlog::warn("stopping with status {}: this agent no longer leads its cluster", stop_status_);
+    } else {
+      spdlog::warn("test fault exit-after-admit: stopping with status {} after the first Admit",
+                   stop_status_);
+    }
     deliver_and_close();
   } else {
     spdlog::info("stopping: killing {} running dispatches, releasing {} prepared parts",
@@ -107,6 +122,9 @@ TimeMs AgentLoop::next_deadline() const {
   if (const auto due = executor_.next_deadline()) deadline = std::min(deadline, *due);
   if (const auto hold = core_.next_hold_deadline()) deadline = std::min(deadline, *hold);
   if (const auto limit = core_.next_time_limit()) deadline = std::min(deadline, *limit);
+  if (config_.extension != nullptr) {
+    if (const auto due = config_.extension->next_deadline()) deadline = std::min(deadline, *due);
+  }
   return deadline;
 }
 

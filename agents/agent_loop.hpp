@@ -24,10 +24,15 @@ namespace gantry::agents {
 
 inline constexpr const char* kAgentVersion = "gantry-agent/0.1.0";
 
+class LoopExtension;
+
 struct LoopConfig {
   std::string hub_endpoint;
   SessionTiming timing;
   TestFaults faults = {};  // tests only
+  // A cluster-role agent's node reports, Kubernetes view and Lease
+  // (agents/loop_extension.hpp); nullptr for a plain agent. Must outlive run().
+  LoopExtension* extension = nullptr;
 };
 
 // Monotonic milliseconds for the loop's timers.

@@ -15,8 +15,113 @@ cl::Reader<std::int32_t> up_to(std::int32_t max) {
 }
 
 std::string executor(const std::string& text) {
-  if (text != "sim" && text != "process") throw std::invalid_argument("must be sim or process");
+  if (text != "sim" && text != "process" && text != "kubernetes")
+    throw std::invalid_argument("must be sim, process or kubernetes");
   return text;
+}
+
+std::string role(const std::string& text) {
+  if (text != "standalone" && text != "node" && text != "cluster")
+    throw std::invalid_argument("must be standalone, node or cluster");
+  return text;
+}
+
+std::string endpoint(const std::string& text) {
+  if (text.rfind("tcp://", 0) != 0 && text.rfind("ipc://", 0) != 0)
+    throw std::invalid_argument("must be tcp://HOST:PORT");
+  return text;
+}
+
+std::string not_empty(const std::string& text) {
+  if (text.empty()) throw std::invalid_argument("must not be empty");
+  return text;
+}
+
+void define_roles(CLI::App& app, AgentOptions& options) {
+  constexpr std::int32_t kMaxMs = 3600 * 1000;
+  cl::add_read<std::string>(app, "--role", options.role, role,
+                            "standalone (default: the nodes of --inventory), node (one per "
+                            "node, reports to --cluster-agent) or cluster (one per cluster, "
+                            "holds the hub session)")
+      ->type_name("ROLE");
+  cl::add_read<std::string>(app, "--cluster-agent", options.cluster_agent_endpoint, endpoint,
+                            "node role: where the cluster-role agent listens (required)")
+      ->type_name("tcp://HOST:PORT");
+  cl::add_read<std::string>(app, "--node-name", options.node_name, not_empty,
+                            "node role: this node's name (default $NODE_NAME, else the host name)")
+      ->type_name("NAME");
+  cl::add_read(app, "--report-interval-ms", options.report_interval_ms, up_to(kMaxMs),
+               "node role: how often the node reports (default 5000)")
+      ->type_name("N");
+  cl::add_read<std::string>(app, "--nvml-library", options.nvml_library, not_empty,
+                            "node role: NVML to load (default libnvidia-ml.so.1)")
+      ->type_name("FILE");
+  cl::add_read<std::string>(app, "--node-listen", options.node_listen, endpoint,
+                            "cluster role: where node-role agents report")
+      ->type_name("tcp://HOST:PORT");
+  cl::add_read<std::string>(app, "--kubeconfig", options.kubeconfig, not_empty,
+                            "cluster role: the cluster's Kubernetes API server, or in-cluster")
+      ->type_name("FILE");
+  cl::add_read<std::string>(app, "--lease-namespace", options.lease_namespace, not_empty,
+                            "cluster role: elect a leader with a coordination.k8s.io Lease")
+      ->type_name("NS");
+  cl::add_read<std::string>(app, "--lease-name", options.lease_name, not_empty,
+                            "cluster role: the Lease's name")
+      ->type_name("NAME");
+  cl::add_read<std::string>(app, "--identity", options.identity, not_empty,
+                            "cluster role: this candidate's name in the Lease (the pod name)")
+      ->type_name("NAME");
+  cl::add_read<std::string>(app, "--namespace", options.jobs_namespace, not_empty,
+                            "kubernetes executor: where jobs' pods go (default default)")
+      ->type_name("NS");
+  cl::add_read<std::string>(app, "--scheduler-name", options.scheduler_name, not_empty,
+                            "kubernetes executor: pods' schedulerName (default: bound to the "
+                            "planned node)")
+      ->type_name("NAME");
+  cl::add_read<std::string>(app, "--ocm-namespace", options.ocm_namespace, not_empty,
+                            "cluster role: write OCM's AddOnPlacementScore in this namespace")
+      ->type_name("NS");
+}
+
+// What each role needs, named by flag.
+void check_role(const AgentOptions& options) {
+  // The default role's flags say just "is required", as before roles existed.
+  const auto require = [](bool present, const std::string& flag, const std::string& role) {
+    if (present) return;
+    throw std::invalid_argument(flag + ": is required" +
+                                (role == "standalone" ? "" : " with --role " + role));
+  };
+  if (options.role == "node") {
+    require(!options.cluster_agent_endpoint.empty(), "--cluster-agent", "node");
+    return;
+  }
+  require(!options.hub_endpoint.empty(), "--hub", options.role);
+  if (options.role == "standalone") {
+    require(!options.inventory_path.empty(), "--inventory", "standalone");
+    if (options.executor == "kubernetes")
+      throw std::invalid_argument(
+          "--executor: kubernetes needs --role cluster (got \"kubernetes\")");
+    return;
+  }
+  require(!options.cluster.empty(), "--cluster", "cluster");
+  if (!options.inventory_path.empty())
+    throw std::invalid_argument(
+        "--inventory: a cluster-role agent learns its nodes from "
+        "Kubernetes or its node-role agents (got \"" +
+        options.inventory_path + "\")");
+  const int lease_flags =
+      !options.lease_namespace.empty() + !options.lease_name.empty() + !options.identity.empty();
+  if (lease_flags != 0 && lease_flags != 3)
+    throw std::invalid_argument(
+        "--lease-namespace, --lease-name and --identity: give all three "
+        "or none");
+  if (lease_flags == 3) require(!options.kubeconfig.empty(), "--kubeconfig", "cluster and a Lease");
+  if (options.executor == "kubernetes")
+    require(!options.kubeconfig.empty(), "--kubeconfig", "cluster and --executor kubernetes");
+  if (!options.ocm_namespace.empty())
+    require(!options.kubeconfig.empty(), "--kubeconfig", "cluster and --ocm-namespace");
+  if (options.kubeconfig.empty())
+    require(!options.node_listen.empty(), "--node-listen", "cluster and no --kubeconfig");
 }
 
 std::string address(const std::string& text) {
@@ -48,22 +153,31 @@ CLI::Option* add_test_faults(CLI::App& app, TestFaults& faults) {
 
 void define(CLI::App& app, AgentOptions& options) {
   constexpr std::int32_t kMaxMs = 3600 * 1000;
-  cl::configure(app,
-                "usage: gantry-agent --hub tcp://HOST:PORT --inventory FILE [--cluster NAME]\n"
-                "                    [--executor sim|process] [--heartbeat-ms N] [--liveness N]\n"
-                "                    [--max-backoff-ms N] [--work-dir DIR] [--log-level LEVEL]\n"
-                "                    [--advertise-address HOST] [--prepare-hold-ms N]\n"
-                "                    [--test-fault SPEC]...\n");
-  cl::add_text(app, "--hub", options.hub_endpoint, "where the hub listens for agents (required)")
+  cl::configure(
+      app,
+      "usage: gantry-agent --hub tcp://HOST:PORT --inventory FILE [--cluster NAME]\n"
+      "       gantry-agent --role node --cluster-agent tcp://HOST:PORT [--node-name N]\n"
+      "       gantry-agent --role cluster --hub tcp://HOST:PORT --cluster NAME\n"
+      "                    [--node-listen tcp://HOST:PORT] [--kubeconfig FILE|in-cluster]\n"
+      "                    [--lease-namespace NS --lease-name NAME --identity ID]\n"
+      "                    [--executor sim|process|kubernetes] [--namespace NS]\n"
+      "                    [--ocm-namespace NS]\n"
+      "       common:      [--heartbeat-ms N] [--liveness N]\n"
+      "                    [--max-backoff-ms N] [--work-dir DIR] [--log-level LEVEL]\n"
+      "                    [--advertise-address HOST] [--prepare-hold-ms N]\n"
+      "                    [--test-fault SPEC]...\n");
+  cl::add_text(app, "--hub", options.hub_endpoint,
+               "where the hub listens for agents (required but for --role node)")
       ->type_name("tcp://HOST:PORT");
   cl::add_text(app, "--inventory", options.inventory_path,
-               "the cluster's nodes: .yaml inventory or openb .csv (required)")
+               "standalone: the cluster's nodes: .yaml inventory or openb .csv (required)")
       ->type_name("FILE");
   cl::add_text(app, "--cluster", options.cluster, "defaults to the inventory's cluster.name")
       ->type_name("NAME");
   cl::add_read<std::string>(app, "--executor", options.executor, executor,
-                            "sim, or process: replicas as local processes (default sim)")
-      ->type_name("sim|process");
+                            "sim, process (replicas as local processes) or kubernetes (Pods "
+                            "or a Volcano Job; --role cluster) (default sim)")
+      ->type_name("sim|process|kubernetes");
   cl::add_read(app, "--heartbeat-ms", options.heartbeat_ms, up_to(kMaxMs),
                "heartbeat interval until the hub's Welcome sets it (default 1000)")
       ->type_name("N");
@@ -84,6 +198,7 @@ void define(CLI::App& app, AgentOptions& options) {
                "how long an admitted part's resources stay held without a Commit "
                "(default 60000)")
       ->type_name("N");
+  define_roles(app, options);
   add_test_faults(app, options.test_faults);
   cl::add_log_level(app, options.log_level);
 }
@@ -93,8 +208,7 @@ void define(CLI::App& app, AgentOptions& options) {
 AgentOptions parse_agent_options(const std::vector<std::string>& args) {
   AgentOptions options = cl::parse_options("gantry-agent", define, args, kWording);
   if (options.help) return options;
-  if (options.hub_endpoint.empty()) throw std::invalid_argument("--hub: is required");
-  if (options.inventory_path.empty()) throw std::invalid_argument("--inventory: is required");
+  check_role(options);
   return options;
 }
 

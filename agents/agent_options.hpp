@@ -9,11 +9,33 @@
 
 namespace gantry::agents {
 
+// docs/agents.md: one binary, three roles.
+//   standalone (default): one process for a whole cluster whose nodes are an
+//     inventory file (bare machines, laptops, tests);
+//   node: one per node (a DaemonSet pod), reporting /proc and NVML to its
+//     cluster-role agent;
+//   cluster: one per cluster (elected with a Lease in Kubernetes), holding the
+//     hub session; its nodes come from Kubernetes or from node-role reports.
 struct AgentOptions {
-  std::string hub_endpoint;      // --hub tcp://HOST:PORT (required)
-  std::string cluster;           // --cluster NAME (else the inventory's cluster.name)
-  std::string inventory_path;    // --inventory FILE (required; .yaml or openb .csv)
-  std::string executor = "sim";  // --executor sim|process
+  std::string role = "standalone";  // --role standalone|node|cluster
+  std::string hub_endpoint;         // --hub tcp://HOST:PORT (standalone, cluster)
+  std::string cluster;              // --cluster NAME (else the inventory's cluster.name)
+  std::string inventory_path;       // --inventory FILE (standalone; .yaml or openb .csv)
+  std::string executor = "sim";     // --executor sim|process|kubernetes
+  // node role
+  std::string cluster_agent_endpoint;  // --cluster-agent tcp://HOST:PORT (required)
+  std::string node_name;               // --node-name, else $NODE_NAME, else the host name
+  std::int32_t report_interval_ms = 5000;
+  std::string nvml_library = "libnvidia-ml.so.1";
+  // cluster role
+  std::string node_listen;      // --node-listen tcp://HOST:PORT: node-role agents report here
+  std::string kubeconfig;       // --kubeconfig FILE|in-cluster: the cluster's API server
+  std::string lease_namespace;  // --lease-namespace / --lease-name / --identity: elect
+  std::string lease_name;       //   one leader among cluster-role agents (all three or none)
+  std::string identity;
+  std::string jobs_namespace = "default";  // --namespace: where the kubernetes executor runs jobs
+  std::string scheduler_name;              // --scheduler-name: "" binds pods to planned nodes
+  std::string ocm_namespace;               // --ocm-namespace: write AddOnPlacementScore there
   std::int32_t heartbeat_ms = 1000;
   std::int32_t liveness = 3;
   std::int32_t max_backoff_ms = 32000;  // reconnect backoff cap (tests use small values)

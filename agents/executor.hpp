@@ -47,6 +47,8 @@ struct ReplicaLaunch {
   std::string cluster;                     // this agent's cluster
   std::uint32_t epoch = 0;                 // the job's placement epoch
   std::string node;                        // where the placement put it
+  std::int32_t part = 0;                   // this agent's part of the dispatch
+  std::int32_t parts = 1;                  // parts of the dispatch, one per cluster
 };
 
 struct ReplicaExit {
@@ -68,6 +70,11 @@ class Executor {
   virtual std::uint16_t pick_rendezvous_port() { return 0; }
   // Starts one replica. Throws std::runtime_error when it cannot be started.
   virtual void start(const ReplicaLaunch& launch, TimeMs now) = 0;
+  // Every replica of this agent's part of `dispatch` has had start(): an
+  // executor that starts a part as one object (a Volcano Job) creates it here.
+  // It does not throw: a part it cannot create ends through collect_exits(),
+  // every replica with an exit of its own.
+  virtual void started_all(DispatchId /*dispatch*/, TimeMs /*now*/) {}
   // Stops a replica; its exit is reported by a later collect_exits().
   virtual void kill(const ReplicaKey& key) = 0;
   // When collect_exits() next has something to report without a wake-up on

@@ -1,19 +1,28 @@
 // gantry-agent: runs one member cluster's replicas for the hub.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <climits>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <memory>
+#include <optional>
 
 #include "agents/agent_core.hpp"
 #include "agents/agent_loop.hpp"
 #include "agents/agent_options.hpp"
+#include "agents/cluster_role.hpp"
+#include "agents/kubernetes_executor.hpp"
+#include "agents/node_role.hpp"
 #include "agents/process_executor.hpp"
 #include "agents/signal_pipe.hpp"
 #include "agents/sim_executor.hpp"
 #include "config/command_line.hpp"
 #include "config/inventory.hpp"
+#include "kube/client.hpp"
+#include "kube/cluster_access.hpp"
 
 namespace {
 
@@ -32,7 +41,15 @@ std::string resolve_cluster(const agents::AgentOptions& options,
 }
 
 std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& options,
-                                                const std::string& cluster) {
+                                                const std::string& cluster, kube::Client* kube) {
+  if (options.executor == "kubernetes") {
+    agents::KubernetesExecutorOptions kubernetes;
+    kubernetes.namespace_ = options.jobs_namespace;
+    // The cluster's name, not the pod's: a new leader adopts what the old one started.
+    kubernetes.agent_identity = cluster;
+    kubernetes.scheduler_name = options.scheduler_name;
+    return std::make_unique<agents::KubernetesExecutor>(*kube, kubernetes);
+  }
   if (options.executor == "process") {
     const std::string dir = options.work_dir.empty() ? "./var/agent-" + cluster : options.work_dir;
     return std::make_unique<agents::ProcessExecutor>(dir);
@@ -40,7 +57,19 @@ std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& opti
   return std::make_unique<agents::SimExecutor>();
 }
 
-int serve(const agents::AgentOptions& options) {
+agents::SessionTiming session_timing(const agents::AgentOptions& options) {
+  agents::SessionTiming timing;
+  timing.heartbeat_ms = options.heartbeat_ms;
+  timing.liveness = options.liveness;
+  timing.max_backoff_ms = options.max_backoff_ms;
+  return timing;
+}
+
+agents::AgentCoreOptions core_options(const agents::AgentOptions& options) {
+  return agents::AgentCoreOptions{options.advertise_address, options.prepare_hold_ms};
+}
+
+int serve_standalone(const agents::AgentOptions& options) {
   config::Inventory inventory;
   std::string cluster;
   try {
@@ -56,20 +85,100 @@ int serve(const agents::AgentOptions& options) {
   agents::SignalPipe stop({SIGINT, SIGTERM});
   std::signal(SIGPIPE, SIG_IGN);
 
-  std::unique_ptr<agents::Executor> executor = make_executor(options, cluster);
-  agents::AgentCore core(
-      cluster, inventory, *executor,
-      agents::AgentCoreOptions{options.advertise_address, options.prepare_hold_ms});
-  agents::SessionTiming timing;
-  timing.heartbeat_ms = options.heartbeat_ms;
-  timing.liveness = options.liveness;
-  timing.max_backoff_ms = options.max_backoff_ms;
-  agents::AgentLoop loop({options.hub_endpoint, timing, options.test_faults}, core, *executor);
+  std::unique_ptr<agents::Executor> executor = make_executor(options, cluster, nullptr);
+  agents::AgentCore core(cluster, inventory, *executor, core_options(options));
+  agents::AgentLoop loop({options.hub_endpoint, session_timing(options), options.test_faults}, core,
+                         *executor);
   spdlog::info("cluster {}: {} nodes, {} executor", cluster, inventory.nodes.size(),
                options.executor);
   const int status = loop.run(stop.fd());
   spdlog::info("stopped");
   return status;
+}
+
+std::string node_name(const agents::AgentOptions& options) {
+  if (!options.node_name.empty()) return options.node_name;
+  if (const char* from_pod = std::getenv("NODE_NAME"); from_pod != nullptr && *from_pod != 0)
+    return from_pod;
+  char host[HOST_NAME_MAX + 1] = {};
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+int serve_node(const agents::AgentOptions& options) {
+  agents::SignalPipe stop({SIGINT, SIGTERM});
+  std::signal(SIGPIPE, SIG_IGN);
+  agents::NodeRoleOptions node;
+  node.cluster_agent_endpoint = options.cluster_agent_endpoint;
+  node.cluster = options.cluster;
+  node.node = node_name(options);
+  node.report_interval_ms = options.report_interval_ms;
+  node.nvml_library = options.nvml_library;
+  spdlog::info("node {}: reporting to {} every {} ms", node.node, node.cluster_agent_endpoint,
+               node.report_interval_ms);
+  const int status = agents::run_node_role(node, stop.fd());
+  spdlog::info("stopped");
+  return status;
+}
+
+std::optional<kube::Client> kubernetes_client(const agents::AgentOptions& options) {
+  if (options.kubeconfig.empty()) return std::nullopt;
+  try {
+    if (options.kubeconfig == "in-cluster")
+      return std::optional<kube::Client>(std::in_place, kube::in_cluster_access());
+    return std::optional<kube::Client>(std::in_place, kube::load_kubeconfig(options.kubeconfig));
+  } catch (const std::exception& unusable) {
+    throw std::runtime_error("--kubeconfig " + options.kubeconfig + ": " + unusable.what());
+  }
+}
+
+agents::ClusterRoleOptions cluster_role_options(const agents::AgentOptions& options,
+                                                const std::string& cluster, kube::Client* kube) {
+  agents::ClusterRoleOptions role;
+  role.node_listen = options.node_listen;
+  role.node_stale_ms = 3 * static_cast<agents::TimeMs>(options.report_interval_ms);
+  role.kube = kube;
+  role.is_own = [cluster](const nlohmann::json& pod) {
+    const nlohmann::json labels =
+        pod.value("metadata", nlohmann::json::object()).value("labels", nlohmann::json::object());
+    return labels.value("gantry.io/agent", "") == cluster;
+  };
+  if (!options.lease_name.empty())
+    role.lease =
+        agents::LeaseOptions{options.lease_namespace, options.lease_name, options.identity};
+  role.ocm_namespace = options.ocm_namespace;
+  return role;
+}
+
+int serve_cluster(const agents::AgentOptions& options) {
+  agents::SignalPipe stop({SIGINT, SIGTERM});
+  std::signal(SIGPIPE, SIG_IGN);
+  std::optional<kube::Client> kube = kubernetes_client(options);
+  const std::string& cluster = options.cluster;
+  agents::ClusterRoleOptions role_options =
+      cluster_role_options(options, cluster, kube ? &*kube : nullptr);
+  if (role_options.lease) {
+    agents::LeaseElector candidate(*kube, *role_options.lease);
+    if (!agents::wait_for_leadership(candidate, stop.fd(), std::chrono::seconds(2))) return 0;
+  }
+  std::unique_ptr<agents::Executor> executor =
+      make_executor(options, cluster, kube ? &*kube : nullptr);
+  agents::ClusterRole role(std::move(role_options));
+  agents::AgentCore core(cluster, protocol::Labels{}, *executor, core_options(options));
+  agents::AgentLoop loop(
+      {options.hub_endpoint, session_timing(options), options.test_faults, &role}, core, *executor);
+  spdlog::info("cluster {}: cluster role, nodes from {}, node reports on {}, {} executor", cluster,
+               kube ? "Kubernetes" : "node-role agents",
+               role.node_endpoint().empty() ? "(none)" : role.node_endpoint(), options.executor);
+  const int status = loop.run(stop.fd());
+  spdlog::info("stopped");
+  return status;
+}
+
+int serve(const agents::AgentOptions& options) {
+  if (options.role == "node") return serve_node(options);
+  if (options.role == "cluster") return serve_cluster(options);
+  return serve_standalone(options);
 }
 
 }  // namespace

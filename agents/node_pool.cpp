@@ -36,13 +36,57 @@ NodePool::NodePool(const std::string& cluster, const config::Inventory& inventor
   for (hub::NodeIndex i = 0; i < cluster_.node_count(); ++i) {
     inventory_nodes_.push_back(*by_name.at(cluster_.node(i).name));
   }
+  held_.assign(cluster_.node_count(), hub::ResourceVector());
+}
+
+NodePool::NodePool(const std::string& cluster, protocol::Labels labels) : cluster_(cluster) {
+  cluster_.set_labels(std::move(labels));
+  cluster_.set_ready(true);
+}
+
+void NodePool::update_nodes(const std::vector<protocol::NodeUsage>& nodes) {
+  std::vector<bool> listed(inventory_nodes_.size(), false);
+  for (const protocol::NodeUsage& node : nodes) {
+    const auto known = std::find_if(inventory_nodes_.begin(), inventory_nodes_.end(),
+                                    [&](const protocol::NodeUsage& n) { return n.name == node.name; });
+    if (known == inventory_nodes_.end()) {
+      inventory_nodes_.push_back(node);
+      held_.emplace_back();
+      listed.push_back(true);
+    } else {
+      *known = node;
+      listed[static_cast<std::size_t>(known - inventory_nodes_.begin())] = true;
+    }
+  }
+  std::vector<hub::NodeSpec> specs;
+  specs.reserve(inventory_nodes_.size());
+  for (std::size_t i = 0; i < inventory_nodes_.size(); ++i) {
+    const protocol::NodeUsage& node = inventory_nodes_[i];
+    hub::ResourceVector allocatable;
+    hub::ResourceVector others;
+    if (listed[i]) {
+      allocatable = hub::ResourceVector::from_list(node.allocatable);
+      others = hub::ResourceVector::from_list(node.allocated);
+    } else {
+      inventory_nodes_[i].allocatable.clear();
+      inventory_nodes_[i].gpus.clear();
+    }
+    specs.push_back(hub::NodeSpec{node.name, node.labels, allocatable, others + held_[i]});
+  }
+  cluster_.set_nodes(specs);
 }
 
 Admission NodePool::admit(const hub::GangShape& gang, std::vector<hub::NodeAssignment>& assignment,
                           std::span<const protocol::PlacedReplica> hints) {
-  if (!hints.empty() && take_hinted(gang, hints, assignment)) return Admission{true, "", true};
+  if (!hints.empty() && take_hinted(gang, hints, assignment)) {
+    for (const hub::NodeAssignment& taken : assignment) held_[taken.node] += taken.amount;
+    return Admission{true, "", true};
+  }
   const hub::FitResult fit = placer_.place(cluster_, gang, assignment);
-  if (fit.fits) return Admission{true, "", false};
+  if (fit.fits) {
+    for (const hub::NodeAssignment& taken : assignment) held_[taken.node] += taken.amount;
+    return Admission{true, "", false};
+  }
   return Admission{false, explain_misfit(cluster_, gang, fit), false};
 }
 
@@ -87,14 +131,17 @@ bool NodePool::take_hint(const hub::GangShape& gang, const protocol::PlacedRepli
 
 void NodePool::release(const std::vector<hub::NodeAssignment>& assignment) {
   hub::release(cluster_, assignment);
+  for (const hub::NodeAssignment& given : assignment) held_[given.node] -= given.amount;
 }
 
 void NodePool::fill_usage(protocol::UsageReport& report) const {
   report.cluster = cluster_.name();
-  report.nodes = inventory_nodes_;
+  report.nodes.clear();
   for (hub::NodeIndex i = 0; i < cluster_.node_count(); ++i) {
     const hub::Node& node = cluster_.node(i);
-    report.nodes[i].allocated = (node.allocatable - node.free).to_list();
+    if (node.allocatable.is_zero() && held_[i].is_zero()) continue;  // gone, nothing held there
+    report.nodes.push_back(inventory_nodes_[i]);
+    report.nodes.back().allocated = (node.allocatable - node.free).to_list();
   }
 }
 

@@ -25,7 +25,18 @@ struct Admission {
 
 class NodePool {
  public:
+  // A fixed inventory (bare machines, laptops). Throws when it has no nodes.
   NodePool(const std::string& cluster, const config::Inventory& inventory);
+  // No nodes yet: a cluster-role agent learns them from Kubernetes or from its
+  // node-role agents (update_nodes).
+  NodePool(const std::string& cluster, protocol::Labels labels);
+
+  // The nodes as they are now: each with its allocatable, what others than
+  // this agent hold on it (`allocated`: pods Gantry did not start), and
+  // labels, GPU model and GPU usage. What this agent holds stays held. A node
+  // no longer listed keeps its place with nothing allocatable (parts still
+  // hold their assignments by node index), and comes back if listed again.
+  void update_nodes(const std::vector<protocol::NodeUsage>& nodes);
 
   // Takes the resources of the gang's replicas; `assignment` gets one entry
   // per placed replica. When `hints` (one {task, node} per replica of the
@@ -48,9 +59,12 @@ class NodePool {
   bool take_hint(const hub::GangShape& gang, const protocol::PlacedReplica& hint,
                  std::vector<hub::NodeAssignment>& assignment);
 
+  void take(hub::NodeIndex node, const hub::ResourceVector& amount);
+
   hub::ClusterState cluster_;
   hub::GangPlacer placer_;  // chooses nodes by the hub's default PlacementPolicy
   std::vector<protocol::NodeUsage> inventory_nodes_;  // in ClusterState node order
+  std::vector<hub::ResourceVector> held_;             // what this agent holds, per node
   std::vector<std::int32_t> hinted_per_task_;         // scratch for take_hinted
 };
 

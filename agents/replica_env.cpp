@@ -27,6 +27,7 @@ std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const 
   env["GANTRY_TASK"] = launch.job->tasks.at(launch.task).name;
   env["GANTRY_REPLICA_INDEX"] = std::to_string(launch.index);
   env["GANTRY_CLUSTER"] = launch.cluster;
+  env["GANTRY_NODE"] = launch.node;
   env["GANTRY_DISPATCH_ID"] = std::to_string(launch.key.dispatch);
   env["GANTRY_EPOCH"] = std::to_string(launch.epoch);
   env["MASTER_ADDR"] = launch.master_addr.empty() ? "127.0.0.1" : launch.master_addr;

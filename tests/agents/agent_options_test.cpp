@@ -84,7 +84,7 @@ TEST(AgentOptions, UsageSaysTheTestFaultsAreForTestsOnly) {
 
 TEST(AgentOptions, BadValuesNameTheFlagAndValue) {
   EXPECT_EQ(error_of({"--hub", "tcp://h:1", "--inventory", "i", "--executor", "docker"}),
-            "--executor: must be sim or process (got \"docker\")");
+            "--executor: must be sim, process or kubernetes (got \"docker\")");
   EXPECT_NE(error_of({"--hub", "tcp://h:1", "--inventory", "i", "--heartbeat-ms", "0"})
                 .find("--heartbeat-ms"),
             std::string::npos);
@@ -104,6 +104,43 @@ TEST(AgentOptions, BadValuesNameTheFlagAndValue) {
   EXPECT_NE(error_of({"--hub", "x", "--inventory", "i", "--advertise-address="})
                 .find("--advertise-address"),
             std::string::npos);
+}
+
+TEST(AgentOptions, EachRoleNamesTheFlagsItNeeds) {
+  const AgentOptions node = parse({"--role", "node", "--cluster-agent", "tcp://lab:7810",
+                                   "--node-name", "gpu-1", "--report-interval-ms", "200",
+                                   "--nvml-library", "/opt/nvml.so"});
+  EXPECT_EQ(node.role, "node");
+  EXPECT_EQ(node.cluster_agent_endpoint, "tcp://lab:7810");
+  EXPECT_EQ(node.node_name, "gpu-1");
+  EXPECT_EQ(node.report_interval_ms, 200);
+  EXPECT_EQ(node.nvml_library, "/opt/nvml.so");
+  EXPECT_EQ(error_of({"--role", "node"}), "--cluster-agent: is required with --role node");
+
+  const AgentOptions cluster =
+      parse({"--role", "cluster", "--hub", "tcp://hub:7800", "--cluster", "lab", "--kubeconfig",
+             "in-cluster", "--lease-namespace", "gantry-system", "--lease-name", "lab-agent",
+             "--identity", "pod-1", "--executor", "kubernetes", "--namespace", "jobs",
+             "--scheduler-name", "volcano", "--ocm-namespace", "lab"});
+  EXPECT_EQ(cluster.kubeconfig, "in-cluster");
+  EXPECT_EQ(cluster.lease_name, "lab-agent");
+  EXPECT_EQ(cluster.jobs_namespace, "jobs");
+  EXPECT_EQ(cluster.scheduler_name, "volcano");
+  EXPECT_EQ(cluster.ocm_namespace, "lab");
+  EXPECT_EQ(error_of({"--role", "cluster", "--hub", "tcp://h:1"}),
+            "--cluster: is required with --role cluster");
+  EXPECT_EQ(error_of({"--role", "cluster", "--hub", "tcp://h:1", "--cluster", "lab"}),
+            "--node-listen: is required with --role cluster and no --kubeconfig");
+  EXPECT_EQ(error_of({"--role", "cluster", "--hub", "tcp://h:1", "--cluster", "lab",
+                      "--node-listen", "tcp://*:7810", "--executor", "kubernetes"}),
+            "--kubeconfig: is required with --role cluster and --executor kubernetes");
+  EXPECT_EQ(error_of({"--role", "cluster", "--hub", "tcp://h:1", "--cluster", "lab",
+                      "--kubeconfig", "k", "--lease-name", "x"}),
+            "--lease-namespace, --lease-name and --identity: give all three or none");
+  EXPECT_EQ(error_of({"--hub", "tcp://h:1", "--inventory", "i", "--executor", "kubernetes"}),
+            "--executor: kubernetes needs --role cluster (got \"kubernetes\")");
+  EXPECT_EQ(error_of({"--role", "leader"}),
+            "--role: must be standalone, node or cluster (got \"leader\")");
 }
 
 }  // namespace

@@ -1,0 +1,86 @@
+// The cluster role of gantry-agent (docs/agents.md): one per member cluster,
+// holding the hub session. On top of the agent loop it listens for its
+// node-role agents' NodeReports, keeps the Kubernetes view of Nodes and Pods
+// (when given an API server), renews its Lease (when elected), and computes
+// OCM's placement scores (written to an AddOnPlacementScore when asked).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "agents/cluster_nodes.hpp"
+#include "agents/kube_nodes.hpp"
+#include "agents/lease_elector.hpp"
+#include "agents/loop_extension.hpp"
+
+namespace zmq {
+class context_t;
+class socket_t;
+}  // namespace zmq
+
+namespace gantry::kube {
+class Client;
+}
+
+namespace gantry::agents {
+
+class KubeClusterView;
+class OcmScoreWriter;
+
+// What agent exit status says the Lease was lost (a standby takes over; the
+// pod restarts as a standby).
+inline constexpr int kLostLeadershipStatus = 4;
+
+struct ClusterRoleOptions {
+  std::string node_listen;                   // where node-role agents report ("" = none)
+  TimeMs node_stale_ms = 15'000;             // a node silent this long is gone
+  kube::Client* kube = nullptr;              // Nodes / Pods, Lease, scores; nullptr: bare machines
+  OwnPodPredicate is_own;                    // Gantry's own pods (with `kube`)
+  std::optional<LeaseOptions> lease;         // renewed while serving (with `kube`)
+  TimeMs lease_renew_ms = 5'000;
+  std::string ocm_namespace;                 // write AddOnPlacementScore there ("" = don't)
+  TimeMs scores_interval_ms = 30'000;
+};
+
+class ClusterRole final : public LoopExtension {
+ public:
+  // Binds the node socket and starts the Kubernetes view. Throws
+  // std::runtime_error naming the flag whose value cannot be used.
+  explicit ClusterRole(ClusterRoleOptions options);
+  ~ClusterRole() override;
+
+  const std::string& node_endpoint() const { return node_endpoint_; }  // as bound
+
+  void add_poll_items(std::vector<zmq_pollitem_t>& items) override;
+  void on_polled(const zmq_pollitem_t* items, std::size_t count, TimeMs now, AgentCore& core,
+                 Outbox& out) override;
+  std::optional<TimeMs> next_deadline() const override;
+  int stop_status() const override { return stop_status_; }
+
+ private:
+  void receive_reports(TimeMs now, const std::string& cluster);
+  void on_timers(TimeMs now, AgentCore& core, Outbox& out);
+  void renew_lease();
+  void refresh_scores(AgentCore& core, Outbox& out);
+
+  ClusterRoleOptions options_;
+  std::unique_ptr<zmq::context_t> context_;
+  std::unique_ptr<zmq::socket_t> nodes_socket_;
+  std::string node_endpoint_;
+  ClusterNodes nodes_;
+  bool nodes_changed_ = false;
+  std::unique_ptr<KubeClusterView> view_;
+  std::unique_ptr<LeaseElector> lease_;
+  std::unique_ptr<OcmScoreWriter> ocm_;
+  TimeMs next_renew_ = 0;
+  TimeMs next_scores_ = 0;
+  int stop_status_ = -1;
+};
+
+// Tries the Lease every `retry` until this candidate holds it; false when
+// `stop_fd` turned readable first.
+bool wait_for_leadership(LeaseElector& lease, int stop_fd, std::chrono::milliseconds retry);
+
+}  // namespace gantry::agents

@@ -1,0 +1,135 @@
+// Runs a cluster-role agent's replicas in its Kubernetes cluster: one Pod per
+// replica, or one Volcano Job (batch.volcano.sh/v1alpha1) per part of a
+// dispatch. Pods carry gantry.io/* labels that map them back to replicas; one
+// pod watch (list + watch, re-listing when compacted) turns their ends into
+// replica exits, queued for the agent's event loop behind an eventfd.
+//
+// Exits: Succeeded -> 0; Failed -> the first terminated container's exitCode
+// (or 1); a pod deleted, by kill() or by anyone else -> 137 with signal 9.
+// Pods outlive the agent: a restarted agent finds them with adopt().
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "agents/executor.hpp"
+#include "kube/client.hpp"
+#include "kube/reflector.hpp"
+
+namespace gantry::agents {
+
+struct KubernetesExecutorOptions {
+  std::string namespace_ = "default";
+  std::string
+      agent_identity{};  // label gantry.io/agent=<identity>: which agent's objects these are
+  std::string scheduler_name{};  // "" -> pods are bound to the planned node (spec.nodeName);
+                                 // else spec.schedulerName + nodeSelector kubernetes.io/hostname
+  enum class Mode {
+    kAuto,
+    kPods,
+    kVolcanoJob
+  } mode = Mode::kAuto;  // auto: Volcano Job when
+                         // GET /apis/batch.volcano.sh/v1alpha1 answers 200
+};
+
+class KubernetesExecutor final : public Executor {
+ public:
+  // Resolves kAuto with a discovery request and starts the pod watch. Throws
+  // hub::FieldError for an agent identity that is not a label value, and
+  // std::runtime_error when the API server cannot be reached for discovery.
+  KubernetesExecutor(kube::Client& client, KubernetesExecutorOptions options);
+  ~KubernetesExecutor() override;  // shutdown()
+  KubernetesExecutor(const KubernetesExecutor&) = delete;
+  KubernetesExecutor& operator=(const KubernetesExecutor&) = delete;
+
+  std::string check(const protocol::JobSpec& job) const override;  // e.g. a container without image
+  // Pods mode: creates the replica's Pod. Volcano mode: records it for started_all().
+  void start(const ReplicaLaunch& launch, TimeMs now) override;
+  // Volcano mode: creates the part's Job. Throws std::runtime_error when refused.
+  void started_all(DispatchId dispatch, TimeMs now) override;
+  void kill(const ReplicaKey& key) override;
+  std::optional<TimeMs> next_deadline() const override { return std::nullopt; }
+  int wake_fd() const override { return wake_fd_; }  // eventfd, readable when exits are queued
+  void collect_exits(TimeMs now, std::vector<ReplicaExit>& out) override;
+  void shutdown() override;  // stops the watch; does NOT delete pods (they outlive the agent)
+
+  // Gantry's objects still in the cluster (after an agent restart): one entry
+  // per replica pod, ordered by dispatch and rank. Waits for the watch's first
+  // list (throws std::runtime_error when it does not come within 30 s). The
+  // replicas that have not ended are tracked from then on: their exits come
+  // through collect_exits().
+  struct Adopted {
+    ReplicaKey key;
+    std::string job{}, task{}, node{};
+    std::int32_t part = 0, parts = 1;
+    std::int32_t task_index = 0;
+    bool ended = false;
+    int exit_code = 0;
+  };
+  std::vector<Adopted> adopt();
+
+  bool volcano_mode() const { return volcano_; }
+
+ private:
+  // A pod of this agent as the watch last showed it.
+  struct PodView {
+    Adopted replica;
+    int signal = 0;
+    std::string volcano_job;  // the Volcano Job that owns it, "" for a bare pod
+  };
+  struct Replica {
+    std::string pod{};          // its pod's name
+    std::string volcano_job{};  // Volcano mode: the part's Job
+    bool created = false;       // the API server accepted the pod (or its Job)
+    bool seen = false;          // the watch has shown the pod
+    bool kill_requested = false;
+  };
+  // Volcano mode: what start() recorded for started_all().
+  struct PendingJob {
+    nlohmann::json manifest;
+    std::vector<ReplicaKey> keys;
+  };
+
+  static std::optional<std::pair<std::string, PodView>> read_pod(const nlohmann::json& pod);
+  void start_pod(const ReplicaLaunch& launch);
+  void record_volcano_task(const ReplicaLaunch& launch);
+  void delete_volcano_job_when_all_killed(DispatchId dispatch, const std::string& job);
+
+  // Reflector handlers (its thread).
+  void on_list(const std::vector<nlohmann::json>& pods);
+  void on_event(const std::string& type, const nlohmann::json& pod);
+  void report_if_missing(const ReplicaKey& key, const std::string& pod);
+
+  // Under mutex_.
+  void apply(const PodView& view);
+  void pod_gone(const ReplicaKey& key, const std::string& pod);
+  void queue_exit(const ReplicaKey& key, int exit_code, int signal);
+
+  std::string pods_path() const;
+  std::string volcano_jobs_path() const;
+
+  kube::Client& client_;
+  const KubernetesExecutorOptions options_;
+  bool volcano_ = false;
+  int wake_fd_ = -1;
+
+  mutable std::mutex mutex_;
+  std::condition_variable listed_;
+  bool synced_ = false;                  // the watch's first list arrived
+  std::map<std::string, PodView> pods_;  // by pod name
+  std::unordered_map<ReplicaKey, Replica, ReplicaKeyHash> replicas_;  // not yet ended
+  std::vector<ReplicaExit> exits_;                                    // queued for collect_exits()
+
+  std::map<DispatchId, PendingJob> pending_jobs_;  // agent thread only
+  std::unique_ptr<kube::Reflector> reflector_;
+};
+
+}  // namespace gantry::agents

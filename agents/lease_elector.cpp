@@ -1,0 +1,228 @@
+#include "agents/lease_elector.hpp"
+
+#include <spdlog/spdlog.h>
+#include <time.h>
+
+#include <charconv>
+#include <ctime>
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "hub/field_error.hpp"
+
+namespace gantry::agents {
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::system_clock;
+
+constexpr const char* kLeaseApi = "/apis/coordination.k8s.io/v1";
+// What client-go's ReleaseOnCancel writes: a candidate that measures expiry
+// from when it saw the record change waits one second at most.
+constexpr std::int32_t kReleasedLeaseDurationSeconds = 1;
+
+std::string string_field(const json& spec, const char* key) {
+  const auto found = spec.find(key);
+  if (found == spec.end() || found->is_null()) return "";
+  if (!found->is_string()) {
+    throw hub::FieldError(std::string("spec.") + key, found->dump(), "must be a string");
+  }
+  return found->get<std::string>();
+}
+
+// An absent or null integer field reads as `absent`.
+std::int64_t integer_field(const json& spec, const char* key, std::int64_t absent) {
+  const auto found = spec.find(key);
+  if (found == spec.end() || found->is_null()) return absent;
+  if (!found->is_number_integer()) {
+    throw hub::FieldError(std::string("spec.") + key, found->dump(), "must be an integer");
+  }
+  return found->get<std::int64_t>();
+}
+
+// Held by someone who renewed within its lease duration. A Lease with a holder
+// but no renewTime was never renewed: it is free to take.
+bool held_validly(const json& spec, Clock::time_point now, std::int32_t default_duration_s) {
+  const std::string renew_text = string_field(spec, "renewTime");
+  if (renew_text.empty()) return false;
+  const Clock::time_point renewed = parse_micro_time(renew_text, "spec.renewTime");
+  const std::int64_t duration_s = integer_field(spec, "leaseDurationSeconds", default_duration_s);
+  return renewed + std::chrono::seconds(duration_s) > now;
+}
+
+// Number of `digits` decimal digits at text[at]; false when they are not.
+bool read_digits(const std::string& text, std::size_t at, std::size_t digits, int& out) {
+  if (at + digits > text.size()) return false;
+  const char* first = text.data() + at;
+  const auto [end, error] = std::from_chars(first, first + digits, out);
+  return error == std::errc() && end == first + digits;
+}
+
+bool separator_at(const std::string& text, std::size_t at, char expected) {
+  return at < text.size() && text[at] == expected;
+}
+
+// Fractional seconds after the '.' at text[at], as microseconds (digits
+// beyond the sixth are dropped); `at` moves past them.
+bool read_fraction(const std::string& text, std::size_t& at, std::int64_t& micros) {
+  micros = 0;
+  if (!separator_at(text, at, '.')) return true;
+  std::size_t digits = 0;
+  for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, ++digits) {
+    if (digits < 6) micros = micros * 10 + (text[at] - '0');
+  }
+  for (std::size_t d = digits; d < 6; ++d) micros *= 10;
+  return digits > 0;
+}
+
+// "Z" or "+hh:mm" / "-hh:mm" ending the text, as seconds east of UTC.
+bool read_offset(const std::string& text, std::size_t at, int& offset_s) {
+  offset_s = 0;
+  if (text.size() == at + 1 && (text[at] == 'Z' || text[at] == 'z')) return true;
+  if (text.size() != at + 6 || (text[at] != '+' && text[at] != '-')) return false;
+  int hours = 0, minutes = 0;
+  if (!read_digits(text, at + 1, 2, hours) || !separator_at(text, at + 3, ':') ||
+      !read_digits(text, at + 4, 2, minutes)) {
+    return false;
+  }
+  offset_s = (text[at] == '-' ? -1 : 1) * (hours * 3600 + minutes * 60);
+  return true;
+}
+
+}  // namespace
+
+std::string format_micro_time(Clock::time_point time) {
+  const auto micros = std::chrono::floor<std::chrono::microseconds>(time.time_since_epoch());
+  const auto seconds = std::chrono::floor<std::chrono::seconds>(micros);
+  const std::time_t whole = static_cast<std::time_t>(seconds.count());
+  std::tm utc{};
+  ::gmtime_r(&whole, &utc);
+  char text[32];
+  const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::string fraction = std::to_string((micros - seconds).count());
+  fraction.insert(0, 6 - fraction.size(), '0');
+  return std::string(text, length) + "." + fraction + "Z";
+}
+
+Clock::time_point parse_micro_time(const std::string& text, const std::string& field) {
+  std::tm utc{};
+  std::size_t at = 19;  // after "YYYY-MM-DDTHH:MM:SS"
+  std::int64_t micros = 0;
+  int offset_s = 0;
+  const bool parsed = read_digits(text, 0, 4, utc.tm_year) && separator_at(text, 4, '-') &&
+                      read_digits(text, 5, 2, utc.tm_mon) && separator_at(text, 7, '-') &&
+                      read_digits(text, 8, 2, utc.tm_mday) &&
+                      (separator_at(text, 10, 'T') || separator_at(text, 10, 't')) &&
+                      read_digits(text, 11, 2, utc.tm_hour) && separator_at(text, 13, ':') &&
+                      read_digits(text, 14, 2, utc.tm_min) && separator_at(text, 16, ':') &&
+                      read_digits(text, 17, 2, utc.tm_sec) && read_fraction(text, at, micros) &&
+                      read_offset(text, at, offset_s);
+  if (!parsed) throw hub::FieldError(field, text, "not an RFC 3339 time");
+  utc.tm_year -= 1900;
+  utc.tm_mon -= 1;
+  const std::time_t seconds = ::timegm(&utc) - offset_s;
+  return Clock::time_point(std::chrono::seconds(seconds)) + std::chrono::microseconds(micros);
+}
+
+LeaseElector::LeaseElector(kube::Client& client, LeaseOptions options)
+    : client_(client), options_(std::move(options)) {
+  if (options_.namespace_.empty()) throw hub::FieldError("lease namespace", "", "is empty");
+  if (options_.name.empty()) throw hub::FieldError("lease name", "", "is empty");
+  if (options_.identity.empty()) throw hub::FieldError("lease identity", "", "is empty");
+  if (options_.lease_duration_s <= 0) {
+    throw hub::FieldError("lease duration", std::to_string(options_.lease_duration_s),
+                          "must be positive");
+  }
+}
+
+std::string LeaseElector::lease_path() const {
+  return std::string(kLeaseApi) + "/namespaces/" + options_.namespace_ + "/leases/" + options_.name;
+}
+
+bool LeaseElector::try_acquire_or_renew(Clock::time_point now) {
+  try {
+    const kube::Response got = client_.get(lease_path());
+    if (got.status == 404) return leader_ = create_lease(now);
+    if (!got.ok()) {
+      spdlog::warn("lease {}: GET answered {}: {}", lease_path(), got.status, got.body);
+      return leader_ = false;
+    }
+    json lease = json::parse(got.body);
+    json& spec = lease["spec"];
+    if (!spec.is_object()) spec = json::object();
+    const std::string holder = string_field(spec, "holderIdentity");
+    const bool ours = holder == options_.identity;
+    if (!ours && !holder.empty() && held_validly(spec, now, options_.lease_duration_s)) {
+      return leader_ = false;
+    }
+    const std::int64_t transitions = integer_field(spec, "leaseTransitions", 0);
+    // A renewal keeps acquireTime and the transition count; a take-over
+    // (from another holder, or a released Lease) starts a new term.
+    if (!ours) {
+      spec["acquireTime"] = format_micro_time(now);
+      spec["leaseTransitions"] = transitions + 1;
+    }
+    spec["holderIdentity"] = options_.identity;
+    spec["leaseDurationSeconds"] = options_.lease_duration_s;
+    spec["renewTime"] = format_micro_time(now);
+    return leader_ = update_lease(lease.dump());
+  } catch (const std::exception& error) {
+    spdlog::warn("lease {}: {}", lease_path(), error.what());
+    return leader_ = false;
+  }
+}
+
+bool LeaseElector::create_lease(Clock::time_point now) {
+  const std::string time = format_micro_time(now);
+  const json lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                      {"kind", "Lease"},
+                      {"metadata", {{"name", options_.name}, {"namespace", options_.namespace_}}},
+                      {"spec",
+                       {{"holderIdentity", options_.identity},
+                        {"leaseDurationSeconds", options_.lease_duration_s},
+                        {"acquireTime", time},
+                        {"renewTime", time},
+                        {"leaseTransitions", 0}}}};
+  const kube::Response created = client_.post(
+      std::string(kLeaseApi) + "/namespaces/" + options_.namespace_ + "/leases", lease.dump());
+  if (created.ok()) return true;
+  // 409 AlreadyExists: another candidate created it first and leads.
+  if (created.status != 409) {
+    spdlog::warn("lease {}: create answered {}: {}", lease_path(), created.status, created.body);
+  }
+  return false;
+}
+
+bool LeaseElector::update_lease(const std::string& body) {
+  const kube::Response updated = client_.put(lease_path(), body);
+  if (updated.ok()) return true;
+  // 409 Conflict: the Lease changed since we read it; whoever changed it won.
+  if (updated.status != 409) {
+    spdlog::warn("lease {}: PUT answered {}: {}", lease_path(), updated.status, updated.body);
+  }
+  return false;
+}
+
+void LeaseElector::release() {
+  if (!leader_) return;
+  leader_ = false;
+  try {
+    const kube::Response got = client_.get(lease_path());
+    if (!got.ok()) {
+      spdlog::warn("lease {}: release: GET answered {}", lease_path(), got.status);
+      return;
+    }
+    json lease = json::parse(got.body);
+    json& spec = lease["spec"];
+    if (!spec.is_object() || string_field(spec, "holderIdentity") != options_.identity) return;
+    spec["holderIdentity"] = "";
+    spec["leaseDurationSeconds"] = kReleasedLeaseDurationSeconds;
+    update_lease(lease.dump());
+  } catch (const std::exception& error) {
+    spdlog::warn("lease {}: release: {}", lease_path(), error.what());
+  }
+}
+
+}  // namespace gantry::agents

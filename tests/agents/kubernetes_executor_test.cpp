@@ -1,0 +1,403 @@
+// The kubernetes executor against the fixture API server: the pods (or the
+// Volcano Job) it creates, the exits it reads off the pod watch, kills, and
+// adoption by a later executor. Exits are awaited on the wake fd, as the
+// agent's loop does; the poll timeout is only a failure guard.
+#include "agents/kubernetes_executor.hpp"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+
+#include <regex>
+
+#include "hub/field_error.hpp"
+#include "support/temp_dir.hpp"
+#include "tests/kube/fixture_server.hpp"
+
+namespace gantry::agents {
+namespace {
+
+using json = nlohmann::json;
+using Mode = KubernetesExecutorOptions::Mode;
+
+constexpr DispatchId kDispatch = 7;
+constexpr int kGuardMs = 30'000;  // failure guard, never a wait for something to happen
+const std::string kPods = "/api/v1/namespaces/default/pods";
+const std::string kVolcanoJobs = "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs";
+
+protocol::JobSpec ddp_job(std::string name = "ddp") {
+  protocol::ContainerSpec container;
+  container.name = "trainer";
+  container.image = "pytorch/pytorch:2.3";
+  container.command = {"torchrun"};
+  container.args = {"train.py"};
+  container.env = {{"EPOCHS", "3"}, {"RANK", "overridden"}};
+  container.requests = {
+      {"cpu", 2000}, {"memory", 4LL * 1024 * 1024 * 1024 * 1000}, {"nvidia.com/gpu", 1000}};
+  container.limits = {{"nvidia.com/gpu", 1000}};
+  protocol::TaskSpec task;
+  task.name = "worker";
+  task.replicas = 2;
+  task.containers = {container};
+  protocol::JobSpec job;
+  job.name = std::move(name);
+  job.tasks = {task};
+  return job;
+}
+
+ReplicaLaunch launch_of(const protocol::JobSpec& job, std::uint32_t rank) {
+  ReplicaLaunch launch;
+  launch.key = ReplicaKey{kDispatch, rank};
+  launch.job = &job;
+  launch.task = 0;
+  launch.index = static_cast<std::int32_t>(rank);
+  launch.rank = static_cast<std::int32_t>(rank);
+  launch.world_size = 2;
+  launch.master_addr = "10.0.0.1";
+  launch.master_port = 29500;
+  launch.cluster = "east";
+  launch.epoch = 1;
+  launch.node = "node-" + std::to_string(rank);
+  return launch;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::map<std::string, std::string> env_of(const json& container) {
+  std::map<std::string, std::string> env;
+  for (const json& var : container["env"]) env[var["name"]] = var["value"];
+  return env;
+}
+
+class KubernetesExecutorTest : public ::testing::Test {
+ protected:
+  explicit KubernetesExecutorTest(std::vector<std::string> fixture_arguments = {})
+      : fixture_(std::move(fixture_arguments), dir_.path() / "fixture.log") {}
+
+  std::unique_ptr<KubernetesExecutor> make_executor(Mode mode = Mode::kAuto,
+                                                    std::string scheduler = "") {
+    return std::make_unique<KubernetesExecutor>(
+        client_,
+        KubernetesExecutorOptions{
+            .agent_identity = "east-agent", .scheduler_name = std::move(scheduler), .mode = mode});
+  }
+
+  json get(const std::string& path) {
+    const kube::Response response = client_.get(path);
+    EXPECT_EQ(response.status, 200) << path << ": " << response.body;
+    return json::parse(response.body);
+  }
+
+  int status_of(const std::string& path) { return client_.get(path).status; }
+
+  void create(const std::string& path, const json& object) {
+    const kube::Response response = client_.post(path, object.dump());
+    ASSERT_EQ(response.status, 201) << response.body;
+  }
+
+  void set_pod_status(const std::string& pod, const json& status) {
+    const kube::Response response = client_.patch(
+        kPods + "/" + pod + "/status", json{{"status", status}}.dump(), kube::PatchType::kMerge);
+    ASSERT_EQ(response.status, 200) << response.body;
+  }
+
+  static json failed_with(int exit_code) {
+    return {{"phase", "Failed"},
+            {"containerStatuses",
+             {{{"name", "trainer"}, {"state", {{"terminated", {{"exitCode", exit_code}}}}}}}}};
+  }
+
+  // Collects exits until `count` came, waiting on the wake fd between tries.
+  static std::vector<ReplicaExit> await_exits(KubernetesExecutor& executor, std::size_t count) {
+    std::vector<ReplicaExit> exits;
+    while (exits.size() < count) {
+      pollfd readable{executor.wake_fd(), POLLIN, 0};
+      if (::poll(&readable, 1, kGuardMs) <= 0) {
+        ADD_FAILURE() << "only " << exits.size() << " of " << count << " exits came";
+        break;
+      }
+      executor.collect_exits(0, exits);
+    }
+    return exits;
+  }
+
+  static bool wake_fd_is_readable(KubernetesExecutor& executor) {
+    pollfd readable{executor.wake_fd(), POLLIN, 0};
+    return ::poll(&readable, 1, 0) == 1;
+  }
+
+  support::TempDir dir_{"kube-executor"};
+  kube::testing::FixtureServer fixture_;
+  kube::Client client_{kube::ClusterAccess{.server = fixture_.url()}};
+  protocol::JobSpec job_ = ddp_job();
+};
+
+class VolcanoExecutorTest : public KubernetesExecutorTest {
+ protected:
+  VolcanoExecutorTest() : KubernetesExecutorTest({"--serve-api", "batch.volcano.sh/v1alpha1"}) {}
+
+  // What Volcano's job controller would make of one task of the Job.
+  void create_pod_as_volcano_would(const json& vcjob, const json& task) {
+    const std::string job_name = vcjob["metadata"]["name"];
+    json metadata = task["template"]["metadata"];
+    metadata["name"] = job_name + "-" + task["name"].get<std::string>() + "-0";
+    metadata["labels"]["volcano.sh/job-name"] = job_name;
+    create(kPods, {{"metadata", metadata}, {"spec", task["template"]["spec"]}});
+  }
+};
+
+TEST_F(KubernetesExecutorTest, CreatesOnePodPerReplicaWithLabelsEnvResourcesAndNode) {
+  auto executor = make_executor();
+  ASSERT_FALSE(executor->volcano_mode()) << "no Volcano API served";
+  executor->start(launch_of(job_, 0), 0);
+  executor->start(launch_of(job_, 1), 0);
+  executor->started_all(kDispatch, 0);
+
+  const json items = get(kPods)["items"];
+  ASSERT_EQ(items.size(), 2u);
+  const json& pod = items[1];
+  EXPECT_EQ(pod["metadata"]["name"], "ddp-7-1");
+  EXPECT_EQ(pod["metadata"]["labels"], (json{{"gantry.io/agent", "east-agent"},
+                                             {"gantry.io/job", "ddp"},
+                                             {"gantry.io/dispatch-id", "7"},
+                                             {"gantry.io/rank", "1"},
+                                             {"gantry.io/task", "worker"},
+                                             {"gantry.io/part", "0"},
+                                             {"scheduling.x-k8s.io/pod-group", "ddp-7"}}));
+  EXPECT_EQ(pod["metadata"]["annotations"]["gantry.io/parts"], "1");
+  EXPECT_EQ(pod["spec"]["nodeName"], "node-1");
+  EXPECT_FALSE(pod["spec"].contains("schedulerName"));
+  EXPECT_EQ(pod["spec"]["restartPolicy"], "Never");
+  const json& container = pod["spec"]["containers"][0];
+  EXPECT_EQ(container["image"], "pytorch/pytorch:2.3");
+  EXPECT_EQ(container["command"], json::array({"torchrun"}));
+  EXPECT_EQ(container["args"], json::array({"train.py"}));
+  EXPECT_EQ(container["resources"]["requests"],
+            (json{{"cpu", "2"}, {"memory", "4Gi"}, {"nvidia.com/gpu", "1"}}));
+  EXPECT_EQ(container["resources"]["limits"], (json{{"nvidia.com/gpu", "1"}}));
+  const auto env = env_of(container);
+  EXPECT_EQ(env.at("RANK"), "1") << "the replica's RANK wins over the container's";
+  EXPECT_EQ(env.at("WORLD_SIZE"), "2");
+  EXPECT_EQ(env.at("MASTER_ADDR"), "10.0.0.1");
+  EXPECT_EQ(env.at("MASTER_PORT"), "29500");
+  EXPECT_EQ(env.at("GANTRY_JOB"), "ddp");
+  EXPECT_EQ(env.at("EPOCHS"), "3");
+  EXPECT_EQ(container["env"].size(), env.size()) << "no name twice";
+}
+
+TEST_F(KubernetesExecutorTest, ANamedSchedulerGetsTheNodeAsASelector) {
+  auto executor = make_executor(Mode::kPods, "gantry-scheduler");
+  executor->start(launch_of(job_, 0), 0);
+  const json spec = get(kPods + "/ddp-7-0")["spec"];
+  EXPECT_EQ(spec["schedulerName"], "gantry-scheduler");
+  EXPECT_EQ(spec["nodeSelector"], (json{{"kubernetes.io/hostname", "node-0"}}));
+  EXPECT_FALSE(spec.contains("nodeName"));
+}
+
+TEST_F(KubernetesExecutorTest, LongNamesAreShortenedToValidNamesThatKeepTheirSuffix) {
+  const protocol::JobSpec job = ddp_job("Very_Long." + std::string(80, 'x'));
+  auto executor = make_executor(Mode::kPods);
+  executor->start(launch_of(job, 1), 0);
+  const json metadata = get(kPods)["items"][0]["metadata"];
+  const std::string name = metadata["name"];
+  EXPECT_LE(name.size(), 63u);
+  EXPECT_TRUE(std::regex_match(name, std::regex("[a-z0-9]([-a-z0-9]*[a-z0-9])?"))) << name;
+  EXPECT_TRUE(name.ends_with("-7-1")) << name;
+  EXPECT_LE(metadata["labels"]["gantry.io/job"].get<std::string>().size(), 63u);
+  EXPECT_EQ(metadata["annotations"]["gantry.io/job"], job.name);
+}
+
+TEST_F(KubernetesExecutorTest, SucceededIsExitZeroAndFailedIsTheContainersExitCode) {
+  auto executor = make_executor();
+  executor->start(launch_of(job_, 0), 0);
+  executor->start(launch_of(job_, 1), 0);
+
+  set_pod_status("ddp-7-0", {{"phase", "Running"}});
+  set_pod_status("ddp-7-0", {{"phase", "Succeeded"}});
+  auto exits = await_exits(*executor, 1);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(exits[0].key, (ReplicaKey{kDispatch, 0}));
+  EXPECT_EQ(exits[0].exit_code, 0);
+  EXPECT_EQ(exits[0].signal, 0);
+
+  set_pod_status("ddp-7-1", failed_with(3));
+  exits = await_exits(*executor, 1);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(exits[0].key, (ReplicaKey{kDispatch, 1}));
+  EXPECT_EQ(exits[0].exit_code, 3);
+}
+
+TEST_F(KubernetesExecutorTest, KillDeletesThePodAndReportsSigkill) {
+  auto executor = make_executor();
+  executor->start(launch_of(job_, 0), 0);
+  executor->kill(ReplicaKey{kDispatch, 0});
+  EXPECT_EQ(status_of(kPods + "/ddp-7-0"), 404);
+  const auto exits = await_exits(*executor, 1);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(exits[0].key, (ReplicaKey{kDispatch, 0}));
+  EXPECT_EQ(exits[0].exit_code, 137);
+  EXPECT_EQ(exits[0].signal, 9);
+}
+
+TEST_F(KubernetesExecutorTest, APodDeletedOutsideGantryExitsWithSigkill) {
+  auto executor = make_executor();
+  executor->start(launch_of(job_, 0), 0);
+  ASSERT_EQ(client_.remove(kPods + "/ddp-7-0").status, 200);
+  const auto exits = await_exits(*executor, 1);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(exits[0].key, (ReplicaKey{kDispatch, 0}));
+  EXPECT_EQ(exits[0].exit_code, 137);
+  EXPECT_EQ(exits[0].signal, 9);
+}
+
+TEST_F(KubernetesExecutorTest, ARefusedCreateThrowsAndItsKillIsReportedAtOnce) {
+  create(kPods, {{"metadata", {{"name", "ddp-7-0"}}}});  // the name is taken
+  auto executor = make_executor();
+  try {
+    executor->start(launch_of(job_, 0), 0);
+    FAIL() << "start() accepted a pod the server refused";
+  } catch (const std::runtime_error& error) {
+    EXPECT_TRUE(contains(error.what(), "create pod default/ddp-7-0: HTTP 409")) << error.what();
+  }
+  executor->kill(ReplicaKey{kDispatch, 0});
+  ASSERT_TRUE(wake_fd_is_readable(*executor)) << "reported without waiting for any watch";
+  std::vector<ReplicaExit> exits;
+  executor->collect_exits(0, exits);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(exits[0].exit_code, 137);
+  EXPECT_EQ(status_of(kPods + "/ddp-7-0"), 200) << "the other pod is left alone";
+}
+
+TEST_F(KubernetesExecutorTest, PodsOfOtherAgentsAreIgnored) {
+  auto executor = make_executor();
+  executor->start(launch_of(job_, 0), 0);
+  json other = get(kPods + "/ddp-7-0");
+  other["metadata"] = {{"name", "other"}, {"labels", other["metadata"]["labels"]}};
+  other["metadata"]["labels"]["gantry.io/agent"] = "west-agent";
+  other["status"] = failed_with(42);
+  create(kPods, other);
+  set_pod_status("ddp-7-0", {{"phase", "Succeeded"}});  // after the other pod's events
+  const auto exits = await_exits(*executor, 1);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(exits[0].exit_code, 0) << "the first exit is our pod's, not west-agent's";
+}
+
+TEST_F(KubernetesExecutorTest, AdoptListsThePodsAnEarlierExecutorLeft) {
+  {
+    auto first = make_executor();
+    first->start(launch_of(job_, 0), 0);
+    first->start(launch_of(job_, 1), 0);
+    first->shutdown();
+  }
+  ASSERT_EQ(get(kPods)["items"].size(), 2u) << "pods outlive their executor";
+  set_pod_status("ddp-7-1", {{"phase", "Succeeded"}});
+
+  auto second = make_executor();
+  const auto adopted = second->adopt();
+  ASSERT_EQ(adopted.size(), 2u);
+  EXPECT_EQ(adopted[0].key, (ReplicaKey{kDispatch, 0}));
+  EXPECT_EQ(adopted[0].job, "ddp");
+  EXPECT_EQ(adopted[0].task, "worker");
+  EXPECT_EQ(adopted[0].node, "node-0");
+  EXPECT_EQ(adopted[0].part, 0);
+  EXPECT_EQ(adopted[0].parts, 1);
+  EXPECT_EQ(adopted[0].task_index, 0);
+  EXPECT_FALSE(adopted[0].ended);
+  EXPECT_EQ(adopted[1].key, (ReplicaKey{kDispatch, 1}));
+  EXPECT_EQ(adopted[1].task_index, 1);
+  EXPECT_TRUE(adopted[1].ended);
+  EXPECT_EQ(adopted[1].exit_code, 0);
+
+  // The one still running is tracked from now on.
+  set_pod_status("ddp-7-0", failed_with(5));
+  const auto exits = await_exits(*second, 1);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(exits[0].key, (ReplicaKey{kDispatch, 0}));
+  EXPECT_EQ(exits[0].exit_code, 5);
+}
+
+TEST_F(KubernetesExecutorTest, CheckAsksForAnImage) {
+  auto executor = make_executor();
+  EXPECT_EQ(executor->check(job_), "");
+  protocol::JobSpec job = ddp_job();
+  job.tasks[0].containers[0].image.clear();
+  EXPECT_EQ(executor->check(job),
+            "spec.tasks[0].template.spec.containers[0].image: the kubernetes executor needs an "
+            "image");
+  job.tasks[0].containers.clear();
+  EXPECT_TRUE(contains(executor->check(job), "spec.tasks[0].template.spec.containers: "));
+}
+
+TEST_F(KubernetesExecutorTest, AnIdentityThatIsNoLabelValueIsRefused) {
+  try {
+    KubernetesExecutor executor(client_, {.agent_identity = "east agent"});
+    FAIL() << "accepted an identity with a space";
+  } catch (const hub::FieldError& error) {
+    EXPECT_EQ(error.field(), "agent identity");
+    EXPECT_EQ(error.value(), "east agent");
+  }
+}
+
+TEST_F(VolcanoExecutorTest, OneJobHoldsThePartAndItsPodsMapBackToReplicas) {
+  auto executor = make_executor();
+  ASSERT_TRUE(executor->volcano_mode()) << "discovery answered 200";
+  executor->start(launch_of(job_, 0), 0);
+  executor->start(launch_of(job_, 1), 0);
+  EXPECT_EQ(status_of(kVolcanoJobs + "/ddp-7"), 404) << "created only once every replica is in";
+  executor->started_all(kDispatch, 0);
+
+  const json jobs = get(kVolcanoJobs)["items"];
+  ASSERT_EQ(jobs.size(), 1u);
+  const json& vcjob = jobs[0];
+  EXPECT_EQ(vcjob["metadata"]["name"], "ddp-7");
+  EXPECT_EQ(vcjob["metadata"]["labels"], (json{{"gantry.io/agent", "east-agent"},
+                                               {"gantry.io/job", "ddp"},
+                                               {"gantry.io/dispatch-id", "7"},
+                                               {"gantry.io/part", "0"}}));
+  EXPECT_EQ(vcjob["spec"]["schedulerName"], "volcano");
+  EXPECT_EQ(vcjob["spec"]["minAvailable"], 2);
+  const json& tasks = vcjob["spec"]["tasks"];
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[1]["name"], "worker-1");
+  EXPECT_EQ(tasks[1]["replicas"], 1);
+  EXPECT_EQ(tasks[1]["template"]["metadata"]["labels"]["gantry.io/rank"], "1");
+  EXPECT_EQ(tasks[1]["template"]["spec"]["nodeSelector"],
+            (json{{"kubernetes.io/hostname", "node-1"}}));
+  EXPECT_EQ(env_of(tasks[1]["template"]["spec"]["containers"][0]).at("RANK"), "1");
+  EXPECT_TRUE(get(kPods)["items"].empty()) << "Volcano makes the pods";
+
+  create_pod_as_volcano_would(vcjob, tasks[1]);
+  set_pod_status("ddp-7-worker-1-0", failed_with(3));
+  const auto exits = await_exits(*executor, 1);
+  ASSERT_EQ(exits.size(), 1u);
+  EXPECT_EQ(exits[0].key, (ReplicaKey{kDispatch, 1}));
+  EXPECT_EQ(exits[0].exit_code, 3);
+
+  // Rank 0's pod was never made: its kill is reported at once, and with
+  // every replica stopped the Job goes.
+  executor->kill(ReplicaKey{kDispatch, 0});
+  ASSERT_TRUE(wake_fd_is_readable(*executor));
+  std::vector<ReplicaExit> killed;
+  executor->collect_exits(0, killed);
+  ASSERT_EQ(killed.size(), 1u);
+  EXPECT_EQ(killed[0].key, (ReplicaKey{kDispatch, 0}));
+  EXPECT_EQ(killed[0].exit_code, 137);
+  EXPECT_EQ(status_of(kVolcanoJobs + "/ddp-7"), 404);
+}
+
+TEST_F(VolcanoExecutorTest, ARefusedJobEndsEveryReplicaOfThePart) {
+  create(kVolcanoJobs, {{"metadata", {{"name", "ddp-7"}}}});  // the name is taken
+  auto executor = make_executor(Mode::kVolcanoJob);
+  executor->start(launch_of(job_, 0), 0);
+  executor->start(launch_of(job_, 1), 0);
+  executor->started_all(kDispatch, 0);  // does not throw: the replicas end instead
+  std::vector<ReplicaExit> exits;
+  executor->collect_exits(0, exits);
+  ASSERT_EQ(exits.size(), 2u);
+  EXPECT_EQ(exits[0].exit_code, 127);
+  EXPECT_EQ(exits[1].exit_code, 127);
+}
+
+}  // namespace
+}  // namespace gantry::agents
