@@ -1,0 +1,916 @@
+#!/usr/bin/env python3
+"""Checks deploy/ (hub and agents) without an API server, helm or a container engine.
+
+- yamllint (deploy/.yamllint, --strict) on every YAML file and on the chart's
+  rendered output;
+- kubectl decodes every object (`kubectl annotate --local --dry-run=client`,
+  which needs no discovery: see tests/karmada/deploy_manifests_test.py) and
+  builds the kustomization (`kubectl kustomize`); kubectl 1.20 and 1.32 both;
+- the Helm chart, rendered here by a tiny renderer that knows only the syntax
+  the templates may use ({{ .Values.a.b }}, {{ .Release.Namespace }},
+  {{- if .Values.x }} ... {{- end }}), gives with default values the very
+  objects of deploy/kubernetes/, and its options do what they say;
+- RBAC: the grants the agent's ServiceAccount ends up with, per namespace,
+  resource and verb, are exactly the intended ones (least privilege);
+- the contract with the programs: every flag exists in their option parsers,
+  addresses and namespaces agree between objects;
+- systemd units: `systemd-analyze verify` when systemd is installed, and
+  their fields;
+- deploy/Containerfile: every Debian package it names exists (apt-cache), the
+  build packages are scripts/bootstrap.sh's, and the runtime packages hold
+  every library the built programs link.
+
+Prints one line per check and "N passed, M failed"; exits non-zero on any
+failure, and fails (never skips) when a tool it needs is missing, naming the
+Debian package that has it.
+"""
+
+import copy
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SOURCE = pathlib.Path(os.environ.get("GANTRY_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+BINARIES = pathlib.Path(os.environ.get("GANTRY_BINARY_DIR", SOURCE / "build")) / "bin"
+DEPLOY = SOURCE / "deploy"
+KUBERNETES = DEPLOY / "kubernetes"
+OCM = KUBERNETES / "ocm"
+CHART = DEPLOY / "helm" / "gantry"
+SYSTEMD = DEPLOY / "systemd"
+CONTAINERFILE = DEPLOY / "Containerfile"
+YAMLLINT_CONFIG = DEPLOY / ".yamllint"
+
+SYSTEM_NS, JOBS_NS, OCM_NS = "gantry-system", "gantry-jobs", "local"
+AGENT_SA = ("gantry-agent", SYSTEM_NS)
+IMAGE_USER = 65532
+
+KNOWN_KINDS = {  # (apiVersion, kind) -> namespaced
+    ("v1", "Namespace"): False,
+    ("v1", "ServiceAccount"): True,
+    ("v1", "ConfigMap"): True,
+    ("v1", "Service"): True,
+    ("v1", "PersistentVolumeClaim"): True,
+    ("apps/v1", "Deployment"): True,
+    ("apps/v1", "DaemonSet"): True,
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"): False,
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): False,
+    ("rbac.authorization.k8s.io/v1", "Role"): True,
+    ("rbac.authorization.k8s.io/v1", "RoleBinding"): True,
+}
+MANIFESTS = ["namespace.yaml", "agent-rbac.yaml", "agent-configmap.yaml", "agent-node-daemonset.yaml",
+             "agent-cluster-deployment.yaml", "hub.yaml"]
+
+NODE_COMMAND = ["gantry-agent", "--role", "node", "--cluster-agent",
+                "tcp://gantry-cluster-agent.gantry-system.svc:7810", "--node-name", "$(NODE_NAME)"]
+CLUSTER_COMMAND = ["gantry-agent", "--role", "cluster", "--hub", "$(GANTRY_HUB)", "--cluster",
+                   "$(GANTRY_CLUSTER)", "--node-listen", "tcp://0.0.0.0:7810", "--kubeconfig", "in-cluster",
+                   "--lease-namespace", SYSTEM_NS, "--lease-name", "gantry-cluster-agent",
+                   "--identity", "$(POD_NAME)", "--executor", "kubernetes", "--namespace", JOBS_NS]
+HUB_COMMAND = ["gantry-hub", "--agents", "tcp://0.0.0.0:7800", "--admin", "tcp://0.0.0.0:7801",
+               "--state", "/var/lib/gantry"]
+
+# Libraries every debian:bookworm-slim image has (Priority: required).
+BASE_IMAGE_PACKAGES = {"libc6", "libstdc++6", "libgcc-s1"}
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def expect_equal(actual, expected, what):
+    if isinstance(actual, set) and isinstance(expected, set) and actual != expected:
+        raise Failure(f"{what}: missing {sorted(expected - actual)}, unexpected {sorted(actual - expected)}")
+    expect(actual == expected, f"{what}: expected {expected!r}, got {actual!r}")
+
+
+def run(command, **kwargs):
+    # No kubeconfig at all: nothing may reach a server by accident.
+    env = dict(os.environ, KUBECONFIG="/dev/null")
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, **kwargs)
+
+
+def require_tools():
+    missing = []
+    for tool, package in (("yamllint", "yamllint"), ("kubectl", "kubernetes-client"), ("apt-cache", "apt"),
+                          ("readelf", "binutils"), ("dpkg", "dpkg"), ("ldconfig", "libc-bin")):
+        if shutil.which(tool) is None:
+            missing.append(f"{tool} not found: apt-get install -y {package}")
+    try:
+        import yaml  # noqa: F401
+    except ImportError:
+        missing.append("PyYAML not found: apt-get install -y python3-yaml")
+    return missing
+
+
+# --- YAML and objects ---------------------------------------------------------
+
+
+def load_documents(text):
+    import yaml
+
+    return [d for d in yaml.safe_load_all(text) if d is not None]
+
+
+def documents(path):
+    return load_documents(path.read_text(encoding="utf-8"))
+
+
+def key_of(obj):
+    return (obj["kind"], obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+
+
+def by_key(objects):
+    keyed = {}
+    for obj in objects:
+        expect(key_of(obj) not in keyed, f"{key_of(obj)} defined twice")
+        keyed[key_of(obj)] = obj
+    return keyed
+
+
+def manifest_objects():
+    return by_key([d for name in MANIFESTS for d in documents(KUBERNETES / name)])
+
+
+def ocm_binding():
+    (binding,) = documents(OCM / "agent-ocm-rolebinding.yaml")
+    return binding
+
+
+def the(objects, kind, name, namespace=SYSTEM_NS):
+    key = (kind, namespace if KNOWN_KINDS[(objects_api(kind), kind)] else "", name)
+    expect(key in objects, f"no {kind} {namespace}/{name}")
+    return objects[key]
+
+
+def objects_api(kind):
+    return next(api for api, k in KNOWN_KINDS if k == kind)
+
+
+def first_difference(actual, expected, path="$"):
+    if type(actual) is not type(expected):
+        return f"{path}: {actual!r} != {expected!r}"
+    if isinstance(actual, dict):
+        for k in sorted(set(actual) | set(expected), key=str):
+            if k not in actual or k not in expected:
+                return f"{path}.{k}: only in {'rendered' if k in actual else 'expected'}"
+            found = first_difference(actual[k], expected[k], f"{path}.{k}")
+            if found:
+                return found
+        return None
+    if isinstance(actual, list):
+        if len(actual) != len(expected):
+            return f"{path}: {len(actual)} items != {len(expected)}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            found = first_difference(a, e, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if actual == expected else f"{path}: {actual!r} != {expected!r}"
+
+
+def expect_same_objects(actual, expected, what):
+    expect_equal(set(actual), set(expected), f"{what}: objects")
+    for key in sorted(expected):
+        difference = first_difference(actual[key], expected[key])
+        expect(difference is None, f"{what}: {key} differs at {difference}")
+
+
+# --- the chart renderer ---------------------------------------------------------
+
+ACTION = re.compile(r"\{\{(-?)\s*(.*?)\s*(-?)\}\}", re.S)
+
+
+def tokens(template, where):
+    """Text and actions, with Go's {{- and -}} whitespace trimming applied."""
+    parts, at = [], 0
+    for match in ACTION.finditer(template):
+        parts.append(["text", template[at:match.start()]])
+        if match.group(1):
+            parts[-1][1] = parts[-1][1].rstrip()
+        parts.append(["action", match.group(2), match.group(3) == "-"])
+        at = match.end()
+    parts.append(["text", template[at:]])
+    for i, part in enumerate(parts):
+        if part[0] == "action" and part[2]:
+            parts[i + 1][1] = parts[i + 1][1].lstrip()
+    expect("{{" not in "".join(p[1] for p in parts if p[0] == "text"), f"{where}: unclosed {{{{")
+    return parts
+
+
+def lookup(expression, context, where):
+    expect(re.fullmatch(r"\.(Values|Release)(\.[A-Za-z][A-Za-z0-9]*)+", expression),
+           f"{where}: unsupported template expression {expression!r}")
+    value = context
+    for name in expression.split(".")[1:]:
+        expect(isinstance(value, dict) and name in value, f"{where}: {expression} has no value")
+        value = value[name]
+    return value
+
+
+def formatted(value, expression, where):
+    expect(not isinstance(value, (dict, list)), f"{where}: {expression} is not a scalar")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def render_template(template, context, where):
+    output, open_ifs = [], []  # open_ifs: whether each enclosing branch is taken
+    for part in tokens(template, where):
+        emitting = all(open_ifs)
+        if part[0] == "text":
+            if emitting:
+                output.append(part[1])
+            continue
+        action = part[1]
+        if action.startswith("if "):
+            open_ifs.append(bool(lookup(action[3:].strip(), context, where)))  # Go: "", 0, false are false
+        elif action == "end":
+            expect(open_ifs, f"{where}: {{{{ end }}}} without if")
+            open_ifs.pop()
+        else:
+            value = lookup(action, context, where)
+            if emitting:
+                output.append(formatted(value, action, where))
+    expect(not open_ifs, f"{where}: if without {{{{ end }}}}")
+    return "".join(output)
+
+
+def merged(base, overrides):
+    result = copy.deepcopy(base)
+    for k, v in overrides.items():
+        result[k] = merged(result[k], v) if isinstance(v, dict) and isinstance(result.get(k), dict) else v
+    return result
+
+
+def render_chart(overrides=None, namespace=SYSTEM_NS):
+    """Rendered text, Helm-like: each template after a `---` and a `# Source:` line."""
+    import yaml
+
+    values = merged(yaml.safe_load((CHART / "values.yaml").read_text(encoding="utf-8")), overrides or {})
+    context = {"Values": values, "Release": {"Namespace": namespace, "Name": "gantry"}}
+    rendered = []
+    for path in sorted((CHART / "templates").glob("*.yaml")):
+        text = render_template(path.read_text(encoding="utf-8"), context, path.name)
+        if text.strip():
+            rendered.append(f"---\n# Source: gantry/templates/{path.name}\n{text.strip(chr(10))}\n")
+    return "".join(rendered)
+
+
+def chart_objects(overrides=None, namespace=SYSTEM_NS):
+    return by_key(load_documents(render_chart(overrides, namespace)))
+
+
+# --- tools ------------------------------------------------------------------------
+
+
+def check_yamllint(path):
+    result = run(["yamllint", "--strict", "-f", "parsable", "-c", str(YAMLLINT_CONFIG), str(path)])
+    expect(result.returncode == 0, f"yamllint:\n{result.stdout}{result.stderr}")
+
+
+def decoded_by_kubectl(path):
+    result = run(["kubectl", "annotate", "--local", "--dry-run=client", "-o", "json",
+                  "--kubeconfig", "/dev/null", "-f", str(path), "gantry.io/checked=true"])
+    expect(result.returncode == 0, f"kubectl could not decode {path.name}:\n{result.stderr}")
+    decoder, text, objects, at = json.JSONDecoder(), result.stdout, [], 0
+    while at < len(text):
+        if text[at].isspace():
+            at += 1
+            continue
+        obj, at = decoder.raw_decode(text, at)
+        objects.extend(obj["items"] if obj.get("kind") == "List" else [obj])
+    return objects
+
+
+def check_kubectl_decodes(path):
+    objects = decoded_by_kubectl(path)
+    expect_equal(len(objects), len(documents(path)), f"objects kubectl decoded from {path.name}")
+    for obj in objects:
+        expect(obj.get("metadata", {}).get("annotations", {}).get("gantry.io/checked") == "true",
+               f"{obj.get('kind')} came back from kubectl unannotated")
+
+
+def with_scratch_file(name, text, check):
+    with tempfile.TemporaryDirectory() as scratch:
+        path = pathlib.Path(scratch, name)
+        path.write_text(text, encoding="utf-8")
+        check(path)
+
+
+def check_kustomize_builds():
+    result = run(["kubectl", "kustomize", str(KUBERNETES)])
+    expect(result.returncode == 0, f"kubectl kustomize:\n{result.stderr}")
+    (kustomization,) = documents(KUBERNETES / "kustomization.yaml")
+    expect_equal(kustomization["resources"], MANIFESTS, "kustomization resources")
+    expect_same_objects(by_key(load_documents(result.stdout)), manifest_objects(), "kubectl kustomize")
+
+
+def check_tools_catch_bad_input():
+    def refused_by_kubectl(path):
+        result = run(["kubectl", "annotate", "--local", "--dry-run=client", "-o", "json",
+                      "--kubeconfig", "/dev/null", "-f", str(path), "a=b"])
+        expect(result.returncode != 0, "kubectl accepted a boolean metadata.namespace")
+
+    def refused_by_yamllint(path):
+        result = run(["yamllint", "--strict", "-c", str(YAMLLINT_CONFIG), str(path)])
+        expect(result.returncode != 0, "yamllint accepted a 135-character line")
+
+    # `namespace: y` is a YAML 1.1 boolean: kubectl must refuse it.
+    with_scratch_file("bad.yaml", "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: x\n  namespace: y\n",
+                      refused_by_kubectl)
+    with_scratch_file("long.yaml", "key: " + "word " * 26 + "\n", refused_by_yamllint)
+    for template in ('{{ include "x" . }}', "{{ .Values.nope }}", "{{- if .Values.image }}", "{{ end }}"):
+        try:
+            render_template(template, {"Values": {"image": "i"}, "Release": {}}, "scratch")
+        except Failure:
+            continue
+        raise Failure(f"the renderer accepted {template!r}")
+    expect_equal(render_template("a:\n  {{- if .Values.x }}\n  b: {{ .Values.y }}\n  {{- end }}\n",
+                                 {"Values": {"x": True, "y": False}}, "scratch"), "a:\n  b: false\n",
+                 "the renderer's whitespace trimming")
+
+
+# --- structure ---------------------------------------------------------------------
+
+
+def check_structure(path):
+    for document in documents(path):
+        key = (document.get("apiVersion"), document.get("kind"))
+        expect(key in KNOWN_KINDS, f"unknown apiVersion/kind {key}")
+        metadata = document.get("metadata") or {}
+        expect(metadata.get("name"), f"{document['kind']} without metadata.name")
+        if KNOWN_KINDS[key]:
+            expect(metadata.get("namespace"), f"{document['kind']} {metadata['name']} without a namespace")
+        else:
+            expect("namespace" not in metadata, f"cluster-scoped {document['kind']} has a namespace")
+        expect((metadata.get("labels") or {}).get("app.kubernetes.io/part-of") == "gantry",
+               f"{document['kind']} {metadata['name']} without app.kubernetes.io/part-of: gantry")
+
+
+def workloads(objects):
+    return [o for o in objects.values() if o["kind"] in ("Deployment", "DaemonSet")]
+
+
+def check_selectors(objects):
+    for workload in workloads(objects):
+        spec = workload["spec"]
+        expect(spec["selector"]["matchLabels"].items() <= spec["template"]["metadata"]["labels"].items(),
+               f"{workload['metadata']['name']}: selector does not match its pods")
+    for service in (o for o in objects.values() if o["kind"] == "Service"):
+        targets = [w for w in workloads(objects)
+                   if service["spec"]["selector"].items() <= w["spec"]["template"]["metadata"]["labels"].items()]
+        expect(len(targets) == 1, f"Service {service['metadata']['name']} selects {len(targets)} workloads")
+        (container,) = targets[0]["spec"]["template"]["spec"]["containers"]
+        named = {p["name"] for p in container.get("ports", [])}
+        for port in service["spec"]["ports"]:
+            expect(port["targetPort"] in named, f"Service {service['metadata']['name']}: no port {port['targetPort']}")
+
+
+# --- RBAC ---------------------------------------------------------------------------
+
+
+def grants_of(subject, objects):
+    """(scope, apiGroup, resource, verb) granted to a ServiceAccount; scope "*" = cluster-wide."""
+    granted = set()
+    for binding in (o for o in objects.values() if o["kind"] in ("ClusterRoleBinding", "RoleBinding")):
+        subjects = {(s["name"], s.get("namespace")) for s in binding["subjects"] if s["kind"] == "ServiceAccount"}
+        if subject not in subjects:
+            continue
+        scope = binding["metadata"].get("namespace", "*")
+        ref = binding["roleRef"]
+        role_key = (ref["kind"], scope if ref["kind"] == "Role" else "", ref["name"])
+        expect(role_key in objects, f"{binding['metadata']['name']} binds a missing {role_key}")
+        for rule in objects[role_key]["rules"]:
+            expect(set(rule) == {"apiGroups", "resources", "verbs"}, f"{ref['name']}: unexpected rule fields {rule}")
+            granted |= {(scope, g, r, v) for g in rule["apiGroups"] for r in rule["resources"] for v in rule["verbs"]}
+    return granted
+
+
+def agent_grants(with_ocm):
+    wanted = {("*", "", r, v) for r in ("nodes", "pods") for v in ("get", "list", "watch")}
+    wanted |= {(JOBS_NS, "", "pods", v) for v in ("create", "delete")}
+    wanted |= {(JOBS_NS, "batch.volcano.sh", "jobs", v) for v in ("create", "delete", "get", "list", "watch")}
+    wanted |= {(SYSTEM_NS, "coordination.k8s.io", "leases", v) for v in ("get", "create", "update")}
+    if with_ocm:
+        group = "cluster.open-cluster-management.io"
+        wanted |= {(OCM_NS, group, "addonplacementscores", v) for v in ("get", "create", "update")}
+        wanted |= {(OCM_NS, group, "addonplacementscores/status", "update")}
+    return wanted
+
+
+def check_rbac_least_privilege():
+    objects = manifest_objects()
+    expect_equal(grants_of(AGENT_SA, objects), agent_grants(False), "agent grants (deploy/kubernetes)")
+    objects[key_of(ocm_binding())] = ocm_binding()
+    expect_equal(grants_of(AGENT_SA, objects), agent_grants(True), "agent grants (with ocm/)")
+    for obj in objects.values():
+        expect("secrets" not in json.dumps(obj.get("rules", [])), f"{obj['metadata']['name']} mentions secrets")
+        expect("*" not in json.dumps(obj.get("rules", [])), f"{obj['metadata']['name']} has a wildcard")
+    accounts = {(o["metadata"]["name"], o["metadata"]["namespace"]) for o in objects.values()
+                if o["kind"] == "ServiceAccount"}
+    expect_equal(accounts, {AGENT_SA}, "ServiceAccounts")
+
+
+def check_token_mounts():
+    objects = manifest_objects()
+    for workload in workloads(objects):
+        pod = workload["spec"]["template"]["spec"]
+        name = workload["metadata"]["name"]
+        if name == "gantry-cluster-agent":
+            expect_equal(pod.get("serviceAccountName"), "gantry-agent", f"{name} serviceAccountName")
+            expect(pod.get("automountServiceAccountToken", True), f"{name} needs its token")
+        else:  # the hub and the node agents never call the API server
+            expect_equal(pod.get("automountServiceAccountToken"), False, f"{name} automountServiceAccountToken")
+            expect("serviceAccountName" not in pod, f"{name} names a ServiceAccount")
+
+
+# --- workloads ----------------------------------------------------------------------
+
+
+def container_of(workload):
+    (container,) = workload["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+def env_of(container):
+    return {e["name"]: e for e in container.get("env", [])}
+
+
+def check_pod_security(workload):
+    pod = workload["spec"]["template"]["spec"]
+    container = container_of(workload)
+    expect_equal(pod["securityContext"]["runAsUser"], IMAGE_USER, "runAsUser (the image's user)")
+    expect_equal(pod["securityContext"]["runAsNonRoot"], True, "runAsNonRoot")
+    expect_equal(container["securityContext"]["allowPrivilegeEscalation"], False, "allowPrivilegeEscalation")
+    expect_equal(container["securityContext"]["capabilities"], {"drop": ["ALL"]}, "capabilities")
+    expect_equal(container["image"], "gantry:latest", "image")
+    for volume in pod.get("volumes", []):
+        expect("hostPath" not in volume, f"{workload['metadata']['name']} mounts a hostPath")
+
+
+def expect_variables_defined(container):
+    defined = set(env_of(container))
+    used = {v for arg in container["command"] for v in re.findall(r"\$\((\w+)\)", arg)}
+    expect(used <= defined, f"{container['name']}: $(...) without env: {sorted(used - defined)}")
+
+
+def check_node_daemonset():
+    objects = manifest_objects()
+    daemonset = the(objects, "DaemonSet", "gantry-agent-node")
+    container = container_of(daemonset)
+    expect_equal(container["command"], NODE_COMMAND, "node agent command")
+    expect_variables_defined(container)
+    env = env_of(container)
+    expect_equal(env["NODE_NAME"]["valueFrom"], {"fieldRef": {"fieldPath": "spec.nodeName"}}, "NODE_NAME")
+    expect_equal((env["NVIDIA_VISIBLE_DEVICES"]["value"], env["NVIDIA_DRIVER_CAPABILITIES"]["value"]),
+                 ("all", "utility"), "NVIDIA runtime request (NVML only)")
+    expect("resources" not in container or "nvidia.com/gpu" not in json.dumps(container["resources"]),
+           "the node agent must not take a GPU")
+    tolerations = daemonset["spec"]["template"]["spec"]["tolerations"]
+    expect({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in tolerations,
+           "no toleration for nvidia.com/gpu")
+    check_pod_security(daemonset)
+    service = the(objects, "Service", "gantry-cluster-agent")
+    (port,) = service["spec"]["ports"]
+    expect_equal(NODE_COMMAND[4], f"tcp://{service['metadata']['name']}.{SYSTEM_NS}.svc:{port['port']}",
+                 "--cluster-agent is the cluster agent's Service")
+
+
+def check_cluster_deployment():
+    objects = manifest_objects()
+    deployment = the(objects, "Deployment", "gantry-cluster-agent")
+    expect_equal(deployment["spec"]["replicas"], 2, "cluster agent replicas")
+    container = container_of(deployment)
+    expect_equal(container["command"], CLUSTER_COMMAND, "cluster agent command")
+    expect_variables_defined(container)
+    env = env_of(container)
+    expect_equal(env["POD_NAME"]["valueFrom"], {"fieldRef": {"fieldPath": "metadata.name"}}, "POD_NAME")
+    config = the(objects, "ConfigMap", "gantry-agent")
+    for name in ("GANTRY_HUB", "GANTRY_CLUSTER"):
+        ref = env[name]["valueFrom"]["configMapKeyRef"]
+        expect_equal(ref, {"name": "gantry-agent", "key": name}, f"{name} source")
+        expect(config["data"].get(name), f"ConfigMap gantry-agent has no {name}")
+    hub = the(objects, "Service", "gantry-hub")
+    agents_port = next(p["port"] for p in hub["spec"]["ports"] if p["name"] == "agents")
+    expect_equal(config["data"]["GANTRY_HUB"], f"tcp://gantry-hub.{SYSTEM_NS}.svc:{agents_port}",
+                 "default hub endpoint is the hub Service")
+    expect_equal({p["name"]: p["containerPort"] for p in container["ports"]}, {"nodes": 7810}, "ports")
+    the(objects, "Role", "gantry-agent-lease")  # the Lease namespace is where the Role is
+    the(objects, "Role", "gantry-agent-jobs", JOBS_NS)
+    the(objects, "Namespace", JOBS_NS)
+    check_pod_security(deployment)
+
+
+def check_hub():
+    objects = manifest_objects()
+    deployment = the(objects, "Deployment", "gantry-hub")
+    spec = deployment["spec"]
+    expect_equal((spec["replicas"], spec["strategy"]), (1, {"type": "Recreate"}), "hub replicas and strategy")
+    container = container_of(deployment)
+    expect_equal(container["command"], HUB_COMMAND, "hub command")
+    expect_equal({p["name"]: p["containerPort"] for p in container["ports"]}, {"agents": 7800, "admin": 7801},
+                 "hub ports")
+    service = the(objects, "Service", "gantry-hub")
+    expect_equal({p["port"]: p["targetPort"] for p in service["spec"]["ports"]}, {7800: "agents", 7801: "admin"},
+                 "hub Service ports")
+    volumes = {v["name"]: v for v in spec["template"]["spec"]["volumes"]}
+    mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    expect_equal(volumes[mounts["/var/lib/gantry"]]["persistentVolumeClaim"], {"claimName": "gantry-state"},
+                 "state volume")
+    the(objects, "PersistentVolumeClaim", "gantry-state")
+    check_pod_security(deployment)
+
+
+def check_selectors_and_services():
+    check_selectors(manifest_objects())
+
+
+# --- the chart -----------------------------------------------------------------------
+
+
+def chart_default_expected():
+    # Helm makes the release namespace (--create-namespace) and refuses to
+    # install over an object it did not create, so the chart leaves it out.
+    expected = manifest_objects()
+    del expected[("Namespace", "", SYSTEM_NS)]
+    return expected
+
+
+def check_chart_metadata():
+    (chart,) = documents(CHART / "Chart.yaml")
+    expect_equal((chart["apiVersion"], chart["name"], chart["type"]), ("v2", "gantry", "application"), "Chart.yaml")
+    expect(re.fullmatch(r"\d+\.\d+\.\d+", chart["version"]), f"Chart.yaml version {chart['version']!r} is not SemVer")
+
+
+def check_chart_renders_defaults():
+    expect_same_objects(chart_objects(), chart_default_expected(), "chart with default values")
+
+
+def check_chart_rendered_is_valid():
+    every_option = {"ocm": {"namespace": OCM_NS}, "node": {"runtimeClassName": "nvidia"}}
+    for name, overrides in (("chart-default.yaml", {}), ("chart-every-option.yaml", every_option)):
+        def lint_and_decode(path):
+            check_yamllint(path)
+            check_kubectl_decodes(path)
+        with_scratch_file(name, render_chart(overrides), lint_and_decode)
+        for document in load_documents(render_chart(overrides)):
+            check_structure_of(document)
+
+
+def check_structure_of(document):
+    with_scratch_file("one.yaml", json.dumps(document), check_structure)
+
+
+def deployment_with_ocm_patch():
+    """The cluster agent's Deployment after `kubectl patch --local` with ocm/ocm-namespace.yaml."""
+    deployment = the(manifest_objects(), "Deployment", "gantry-cluster-agent")
+    patch = (OCM / "ocm-namespace.yaml").read_text(encoding="utf-8")  # as README.md passes it: YAML
+    holder = {}
+
+    def patched(path):
+        result = run(["kubectl", "patch", "--local", "--type", "json", "-p", patch, "-f", str(path),
+                      "-o", "json", "--kubeconfig", "/dev/null"])
+        expect(result.returncode == 0, f"kubectl patch --local:\n{result.stderr}")
+        holder["object"] = json.loads(result.stdout)
+
+    with_scratch_file("deployment.yaml", json.dumps(deployment), patched)
+    return holder["object"]
+
+
+def check_chart_ocm_matches_overlay():
+    expected = chart_default_expected()
+    binding = ocm_binding()
+    expected[key_of(binding)] = binding
+    patched = deployment_with_ocm_patch()
+    expect_equal(container_of(patched)["command"], CLUSTER_COMMAND + ["--ocm-namespace", OCM_NS],
+                 "patched cluster agent command")
+    original = expected[key_of(patched)]
+    original = merged(original, {"spec": {"template": {"spec": {"containers": [
+        merged(container_of(original), {"command": container_of(patched)["command"]})]}}}})
+    expected[key_of(patched)] = original
+    expect_same_objects(chart_objects({"ocm": {"namespace": OCM_NS}}), expected,
+                        "chart with ocm.namespace vs deploy/kubernetes + ocm/")
+
+
+def check_chart_options():
+    no_hub = chart_objects({"hub": {"enabled": False}})
+    expect_equal({k for k in chart_default_expected() if k not in no_hub},
+                 {("Deployment", SYSTEM_NS, "gantry-hub"), ("Service", SYSTEM_NS, "gantry-hub"),
+                  ("PersistentVolumeClaim", SYSTEM_NS, "gantry-state")}, "hub.enabled=false leaves out")
+    hub_only = chart_objects({"agent": {"enabled": False}})
+    expect_equal(set(hub_only), set(chart_default_expected()) - set(no_hub), "agent.enabled=false keeps")
+    expect(("Namespace", "", JOBS_NS) not in chart_objects({"createJobsNamespace": False}),
+           "createJobsNamespace=false still renders the Namespace")
+    member = chart_objects({"agent": {"hubEndpoint": "tcp://hub.example.org:7800", "clusterName": "1"},
+                            "image": "registry.example.org/gantry:0.1", "jobsNamespace": "training",
+                            "node": {"runtimeClassName": "nvidia"}}, namespace="gantry")
+    config = member[("ConfigMap", "gantry", "gantry-agent")]["data"]
+    expect_equal(config, {"GANTRY_HUB": "tcp://hub.example.org:7800", "GANTRY_CLUSTER": "1"},
+                 "ConfigMap data stays strings")
+    node = member[("DaemonSet", "gantry", "gantry-agent-node")]
+    expect_equal(container_of(node)["command"][4], "tcp://gantry-cluster-agent.gantry.svc:7810",
+                 "node agents follow the release namespace")
+    expect_equal(node["spec"]["template"]["spec"]["runtimeClassName"], "nvidia", "runtimeClassName")
+    command = container_of(member[("Deployment", "gantry", "gantry-cluster-agent")])["command"]
+    expect_equal((command[command.index("--lease-namespace") + 1], command[command.index("--namespace") + 1]),
+                 ("gantry", "training"), "Lease and jobs namespaces")
+    expect_equal(grants_of(("gantry-agent", "gantry"), member),
+                 {(s.replace(SYSTEM_NS, "gantry").replace(JOBS_NS, "training"), g, r, v)
+                  for s, g, r, v in agent_grants(False)}, "grants in another release namespace")
+    for workload in workloads(member):
+        expect_equal(container_of(workload)["image"], "registry.example.org/gantry:0.1", "image")
+    expect(all(k[1] in ("", "gantry", "training") for k in member), "an object outside the release namespaces")
+
+
+# --- the programs' flags ------------------------------------------------------------
+
+
+def flags_in(source):
+    return set(re.findall(r'"(--[a-z][a-z0-9-]*)"', source.read_text(encoding="utf-8")))
+
+
+def command_lines():
+    """(program, argv) of every manifest and unit."""
+    lines = [(c["command"][0], c["command"]) for w in workloads(manifest_objects()) for c in [container_of(w)]]
+    for unit in sorted(SYSTEMD.glob("*.service")):
+        argv = unit_values(unit, "Service", "ExecStart")[0].split()
+        lines.append((pathlib.Path(argv[0]).name, argv))
+    return lines
+
+
+def check_flags_exist():
+    known = {"gantry-agent": flags_in(SOURCE / "agents" / "agent_options.cpp"),
+             "gantry-hub": flags_in(SOURCE / "actors" / "hub_options.cpp")}
+    for program, argv in command_lines():
+        used = {a for a in argv if a.startswith("--")}
+        expect(used <= known[program], f"{program} has no {sorted(used - known[program])}")
+
+
+# --- systemd --------------------------------------------------------------------------
+
+UNITS = {
+    "gantry-hub.service": ("hub.env", "/usr/local/bin/gantry-hub --agents ${GANTRY_AGENTS} --admin ${GANTRY_ADMIN} "
+                                      "--state /var/lib/gantry $GANTRY_HUB_ARGS"),
+    "gantry-agent-cluster.service": ("agent-cluster.env", "/usr/local/bin/gantry-agent --role cluster "
+                                     "--hub ${GANTRY_HUB} --cluster ${GANTRY_CLUSTER} --node-listen "
+                                     "${GANTRY_NODE_LISTEN} --executor process --work-dir /var/lib/gantry-agent "
+                                     "$GANTRY_AGENT_ARGS"),
+    "gantry-agent-node.service": ("agent-node.env", "/usr/local/bin/gantry-agent --role node "
+                                  "--cluster-agent ${GANTRY_CLUSTER_AGENT} $GANTRY_AGENT_ARGS"),
+}
+HARDENING = {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "PrivateTmp": "yes", "CapabilityBoundingSet": "",
+             "AmbientCapabilities": "", "ProtectKernelModules": "yes", "ProtectKernelTunables": "yes",
+             "ProtectControlGroups": "yes", "RestrictSUIDSGID": "yes"}
+
+
+def unit_entries(path):
+    """[(section, key, value)]: systemd allows a key more than once, so no configparser."""
+    entries, section = [], None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        expect("=" in line and section, f"{path.name}:{number}: not KEY=VALUE in a section")
+        k, v = line.split("=", 1)
+        entries.append((section, k.strip(), v.strip()))
+    return entries
+
+
+def unit_values(path, section, key):
+    return [v for s, k, v in unit_entries(path) if (s, k) == (section, key)]
+
+
+def env_file_variables(path):
+    pairs = [line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.startswith("#")]
+    return {k: v for k, v in pairs}
+
+
+def check_unit(name):
+    path = SYSTEMD / name
+    env_example, exec_start = UNITS[name]
+    single = lambda key: unit_values(path, "Service", key)  # noqa: E731
+    expect_equal(single("ExecStart"), [exec_start], "ExecStart")
+    expect_equal(single("EnvironmentFile"), [f"/etc/gantry/{env_example}"], "EnvironmentFile")
+    expect_equal((single("Restart"), single("User"), single("Group")), (["on-failure"], ["gantry"], ["gantry"]),
+                 "Restart, User, Group")
+    for key, value in HARDENING.items():
+        expect_equal(single(key), [value], key)
+    expect_equal(unit_values(path, "Install", "WantedBy"), ["multi-user.target"], "WantedBy")
+    defaults = {a.split("=", 1)[0] for line in single("Environment") for a in line.split()}
+    example = env_file_variables(SYSTEMD / env_example)
+    used = set(re.findall(r"\$\{?(\w+)\}?", exec_start))
+    expect(used <= defaults | set(example), f"{name}: undefined {sorted(used - defaults - set(example))}")
+    expect(set(example) <= used, f"{env_example} sets unused {sorted(set(example) - used)}")
+    for variable in used - defaults:
+        expect(example[variable], f"{env_example}: {variable} is empty but has no default")
+
+
+def systemd_verify_errors(units_dir):
+    result = run(["systemd-analyze", "verify", *sorted(str(p) for p in units_dir.glob("*.service"))])
+    # Unknown keys are only warnings on stderr: any line there is a failure.
+    return "" if result.returncode == 0 and not result.stderr.strip() else result.stderr + result.stdout
+
+
+def verified_copies(scratch):
+    """The units with their programs replaced by stubs: verify checks ExecStart is executable."""
+    stubs = pathlib.Path(scratch, "bin")
+    stubs.mkdir()
+    for program in ("gantry-hub", "gantry-agent"):
+        (stubs / program).write_text("#!/bin/sh\n")
+        (stubs / program).chmod(0o755)
+    for unit in SYSTEMD.glob("*.service"):
+        text = unit.read_text(encoding="utf-8").replace("/usr/local/bin/", f"{stubs}/")
+        pathlib.Path(scratch, unit.name).write_text(text, encoding="utf-8")
+    return pathlib.Path(scratch)
+
+
+def check_systemd_analyze():
+    with tempfile.TemporaryDirectory() as scratch:
+        errors = systemd_verify_errors(verified_copies(scratch))
+        expect(not errors, f"systemd-analyze verify:\n{errors}")
+    with tempfile.TemporaryDirectory() as scratch:
+        bad = verified_copies(scratch)
+        unit = bad / "gantry-hub.service"
+        unit.write_text(unit.read_text(encoding="utf-8").replace("PrivateTmp=yes", "PrivateTmp=yes\nProtectEverything=yes"))
+        expect(systemd_verify_errors(bad), "systemd-analyze verify accepted an unknown key")
+
+
+# --- the container image ----------------------------------------------------------------
+
+
+def containerfile_stages():
+    """[(FROM line, [packages apt-get installs])] with continuation lines joined."""
+    text = re.sub(r"\\\n", " ", CONTAINERFILE.read_text(encoding="utf-8"))
+    stages = []
+    for line in text.splitlines():
+        if line.startswith("FROM "):
+            stages.append((line, []))
+        elif line.startswith("RUN ") and "apt-get install" in line:
+            install = line.split("apt-get install", 1)[1].split("&&", 1)[0]
+            stages[-1][1].extend(w for w in install.split() if not w.startswith("-"))
+    return stages
+
+
+def check_containerfile_packages_exist():
+    packages = [p for _, stage in containerfile_stages() for p in stage]
+    expect(packages, "no apt-get install in deploy/Containerfile")
+    # One apt-cache call (each costs seconds); a virtual or unknown name shows no "Package:" stanza.
+    result = run(["apt-cache", "show", "--no-all-versions", *packages])
+    shown = set(re.findall(r"^Package: (\S+)$", result.stdout, re.M))
+    expect(set(packages) <= shown, f"Debian has no package {sorted(set(packages) - shown)} "
+                                   f"(apt-cache show: {result.stderr.strip()})")
+
+
+def bootstrap_packages():
+    text = (SOURCE / "scripts" / "bootstrap.sh").read_text(encoding="utf-8")
+    block = re.search(r"packages=\((.*?)\n\)", text, re.S).group(1)
+    return {w for line in block.splitlines() for w in line.split("#", 1)[0].split()}
+
+
+def check_containerfile_stages():
+    stages = containerfile_stages()
+    expect_equal(len(stages), 2, "stages")
+    (build_from, build), (run_from, runtime) = stages
+    expect("debian:bookworm AS build" in build_from, f"build stage: {build_from}")
+    expect(run_from.endswith("debian:bookworm-slim"), f"runtime stage: {run_from}")
+    expect(set(build) <= bootstrap_packages(), f"not in scripts/bootstrap.sh: {sorted(set(build) - bootstrap_packages())}")
+    text = CONTAINERFILE.read_text(encoding="utf-8")
+    for program in ("gantry-hub", "gantry-agent", "gantryctl"):
+        expect(f"/build/bin/{program}" in text.split("COPY --from=build", 1)[-1], f"the image lacks {program}")
+    expect(f"USER {IMAGE_USER}:{IMAGE_USER}" in text, f"the image does not run as {IMAGE_USER}")
+
+
+def library_paths(sonames):
+    """soname -> the paths dpkg may know it by (ldconfig's, and with / without /usr: merged /usr)."""
+    cache = run(["ldconfig", "-p"]).stdout.splitlines()
+    paths = {}
+    for soname in sonames:
+        found = [line.split(" => ")[1] for line in cache if line.strip().startswith(soname + " ") and " => " in line]
+        expect(found, f"ldconfig does not know {soname}")
+        real = os.path.realpath(found[0])
+        bare = real[len("/usr"):] if real.startswith("/usr/") else real
+        paths[soname] = {found[0], bare, "/usr" + bare}
+    return paths
+
+
+def packages_of_libraries(sonames):
+    paths = library_paths(sonames)
+    owners = {}
+    result = run(["dpkg", "-S", *sorted(set().union(*paths.values()))])
+    for line in result.stdout.splitlines():  # "libzmq5:amd64: /usr/lib/x86_64-linux-gnu/libzmq.so.5"
+        package, path = line.rsplit(": ", 1)
+        owners[path] = package.split(":", 1)[0]
+    packages = {}
+    for soname, candidates in paths.items():
+        owned = [owners[p] for p in candidates if p in owners]
+        expect(owned, f"no Debian package owns {soname} ({sorted(candidates)})")
+        packages[soname] = owned[0]
+    return packages
+
+
+def needed_libraries(binary):
+    expect(binary.is_file(), f"{binary} not built (set GANTRY_BINARY_DIR to the build folder)")
+    dynamic = run(["readelf", "-d", str(binary)]).stdout
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic)
+
+
+def check_runtime_libraries():
+    runtime = set(containerfile_stages()[-1][1])
+    needed = {program: needed_libraries(BINARIES / program) for program in ("gantry-hub", "gantry-agent", "gantryctl")}
+    packages = packages_of_libraries({s for sonames in needed.values() for s in sonames})
+    for program, sonames in needed.items():
+        for soname in sonames:
+            expect(packages[soname] in runtime | BASE_IMAGE_PACKAGES,
+                   f"{program} links {soname} from {packages[soname]}, which the runtime stage does not install")
+
+
+def check_readme():
+    text = (DEPLOY / "README.md").read_text(encoding="utf-8")
+    for needed in ("kubectl apply -k deploy/kubernetes", "helm install", "systemctl enable",
+                   "-f deploy/Containerfile", "deploy/kubernetes/ocm/"):
+        expect(needed in text, f"deploy/README.md does not mention {needed!r}")
+
+
+# --- main ---------------------------------------------------------------------------------
+
+
+def yaml_files():
+    files = [p for p in sorted(KUBERNETES.rglob("*.yaml"))]
+    return files + [CHART / "Chart.yaml", CHART / "values.yaml"]
+
+
+def main():
+    missing = require_tools()
+    if missing:
+        for line in missing:
+            print(f"FAIL {line}")
+        print(f"0 passed, {len(missing)} failed")
+        return 1
+
+    checks = [("tools catch bad input", check_tools_catch_bad_input)]
+    for path in yaml_files():
+        relative = path.relative_to(DEPLOY)
+        checks.append((f"yamllint {relative}", lambda p=path: check_yamllint(p)))
+    for name in MANIFESTS + ["ocm/agent-ocm-rolebinding.yaml"]:
+        checks.append((f"structure {name}", lambda p=KUBERNETES / name: check_structure(p)))
+        checks.append((f"kubectl decodes {name}", lambda p=KUBERNETES / name: check_kubectl_decodes(p)))
+    checks += [
+        ("kubectl kustomize deploy/kubernetes", check_kustomize_builds),
+        ("selectors and Services", check_selectors_and_services),
+        ("RBAC is least privilege", check_rbac_least_privilege),
+        ("ServiceAccount tokens", check_token_mounts),
+        ("node agent DaemonSet", check_node_daemonset),
+        ("cluster agent Deployment", check_cluster_deployment),
+        ("hub Deployment", check_hub),
+        ("Chart.yaml", check_chart_metadata),
+        ("chart renders deploy/kubernetes with default values", check_chart_renders_defaults),
+        ("chart output lints and decodes", check_chart_rendered_is_valid),
+        ("chart ocm.namespace = deploy/kubernetes/ocm", check_chart_ocm_matches_overlay),
+        ("chart values", check_chart_options),
+        ("flags exist in the option parsers", check_flags_exist),
+    ]
+    for unit in UNITS:
+        checks.append((f"systemd {unit}", lambda u=unit: check_unit(u)))
+    if shutil.which("systemd-analyze"):
+        checks.append(("systemd-analyze verify", check_systemd_analyze))
+    else:
+        print("note systemd-analyze not found (apt-get install -y systemd): units checked structurally only")
+    checks += [
+        ("Containerfile stages", check_containerfile_stages),
+        ("Containerfile packages exist", check_containerfile_packages_exist),
+        ("runtime image holds the programs' libraries", check_runtime_libraries),
+        ("deploy/README.md", check_readme),
+    ]
+
+    passed, failed = 0, 0
+    for name, check in checks:
+        try:
+            check()
+        except (Failure, KeyError, TypeError, ValueError, StopIteration, AttributeError, IndexError,
+                OSError, subprocess.SubprocessError) as error:
+            print(f"FAIL {name}: {type(error).__name__}: {error}")
+            failed += 1
+        else:
+            print(f"ok   {name}")
+            passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
