@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include "agents/dispatch_gang.hpp"
 #include "hub/field_error.hpp"
@@ -48,6 +49,50 @@ AgentCore::AgentCore(std::string cluster, protocol::Labels labels, Executor& exe
 void AgentCore::update_nodes(const std::vector<protocol::NodeUsage>& nodes, Outbox& out) {
   nodes_.update_nodes(nodes);
   out.usage_changed = true;
+}
+
+void AgentCore::adopt(const std::vector<AdoptedReplica>& replicas) {
+  std::map<DispatchId, std::vector<AdoptedReplica>> by_dispatch;
+  for (const AdoptedReplica& replica : replicas)
+    by_dispatch[replica.key.dispatch].push_back(replica);
+  for (auto& [id, run_replicas] : by_dispatch) {
+    std::sort(run_replicas.begin(), run_replicas.end(),
+              [](const auto& a, const auto& b) { return a.key.rank < b.key.rank; });
+    adopt_run(run_replicas);
+  }
+}
+
+// The job's spec is what the pods say of it: its name and its tasks in rank
+// order (ranks follow the tasks in spec order), enough for statuses and the
+// Hello; nothing is started again.
+void AgentCore::adopt_run(const std::vector<AdoptedReplica>& replicas) {
+  auto job = std::make_shared<protocol::JobSpec>();
+  job->name = replicas.front().job;
+  std::vector<RunReplica> run_replicas;
+  for (const AdoptedReplica& adopted : replicas) {
+    if (job->tasks.empty() || job->tasks.back().name != adopted.task) {
+      job->tasks.emplace_back();
+      job->tasks.back().name = adopted.task;
+      job->tasks.back().replicas = 0;
+    }
+    ++job->tasks.back().replicas;
+    run_replicas.push_back(RunReplica{static_cast<std::uint32_t>(job->tasks.size() - 1),
+                                      adopted.task_index, adopted.node, ReplicaState::kPending, 0});
+  }
+  PartPlan plan;
+  plan.part = replicas.front().part;
+  plan.parts = replicas.front().parts;
+  const DispatchId id = replicas.front().key.dispatch;
+  auto owned = std::make_unique<DispatchRun>(id, std::move(job), std::move(run_replicas),
+                                             std::vector<hub::NodeAssignment>{}, plan);
+  DispatchRun& run = *runs_.emplace(id, std::move(owned)).first->second;
+  for (std::uint32_t rank = 0; rank < replicas.size(); ++rank) {
+    run.started(rank);
+    if (replicas[rank].ended) run.exited(rank, replicas[rank].exit_code, 0);
+  }
+  Outbox unsent;  // the Hello lists the run, or repeats its end
+  if (run.ending()) stop_live_replicas(run);
+  report_progress(run, unsent);
 }
 
 void AgentCore::set_placement_scores(const protocol::PlacementScores& scores, Outbox& out) {

@@ -55,6 +55,12 @@ class AgentCore {
   // The cluster's nodes changed (Kubernetes, node-role reports): admission
   // uses them from now on, and the hub gets a usage report.
   void update_nodes(const std::vector<protocol::NodeUsage>& nodes, Outbox& out);
+  // Takes back the runs a previous agent of this cluster left (before the
+  // first Hello, which then lists them): each dispatch's replicas, in rank
+  // order. They hold nothing in the node pool: Kubernetes counts their pods.
+  // Replicas that ended meanwhile count as exited; a run that ended whole is
+  // repeated in the Hello's `ended`.
+  void adopt(const std::vector<AdoptedReplica>& replicas);
   // OCM scores computed by the cluster role, sent in every usage report.
   void set_placement_scores(const protocol::PlacementScores& scores, Outbox& out);
 
@@ -98,6 +104,7 @@ class AgentCore {
   void start_part(PreparedPart part, const protocol::Commit& commit, TimeMs now, Outbox& out);
   void start_replicas(DispatchRun& run, const protocol::Commit& commit, TimeMs now);
   void stop_run(DispatchId id, std::string message, Outbox& out);
+  void adopt_run(const std::vector<AdoptedReplica>& replicas);
   std::vector<RunReplica> replicas_for(const std::vector<hub::NodeAssignment>& assignment,
                                        const std::vector<std::uint32_t>& job_task,
                                        const protocol::Prepare& prepare) const;

@@ -51,6 +51,21 @@ struct ReplicaLaunch {
   std::int32_t parts = 1;                  // parts of the dispatch, one per cluster
 };
 
+// A replica a previous agent of this cluster started and left running (a
+// cluster-role agent restarted, or a standby took over): what its executor
+// finds in the cluster, for the core to take back.
+struct AdoptedReplica {
+  ReplicaKey key;
+  std::string job;
+  std::string task;
+  std::string node;
+  std::int32_t part = 0;
+  std::int32_t parts = 1;
+  std::int32_t task_index = 0;  // index within its task, over every part
+  bool ended = false;           // it ended while no agent watched
+  int exit_code = 0;
+};
+
 struct ReplicaExit {
   ReplicaKey key;
   int exit_code = 0;  // 128 + signal when killed by a signal, as a shell reports it

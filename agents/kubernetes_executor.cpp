@@ -441,6 +441,10 @@ std::string KubernetesExecutor::volcano_jobs_path() const {
 }
 
 void KubernetesExecutor::start(const ReplicaLaunch& launch, TimeMs) {
+  {
+    std::lock_guard lock(mutex_);
+    started_here_.insert(launch.key.dispatch);
+  }
   if (volcano_) {
     record_volcano_task(launch);
   } else {
@@ -614,6 +618,17 @@ std::vector<KubernetesExecutor::Adopted> KubernetesExecutor::adopt() {
     return std::pair(a.key.dispatch, a.key.rank) < std::pair(b.key.dispatch, b.key.rank);
   });
   return adopted;
+}
+
+bool KubernetesExecutor::started_here(const json& pod) const {
+  const json labels = pod.value("metadata", json::object()).value("labels", json::object());
+  if (labels.value(kAgentLabel, "") != options_.agent_identity) return false;
+  const std::string dispatch = labels.value(kDispatchLabel, "");
+  DispatchId id = 0;
+  const auto [end, error] = std::from_chars(dispatch.data(), dispatch.data() + dispatch.size(), id);
+  if (error != std::errc() || end != dispatch.data() + dispatch.size()) return false;
+  std::lock_guard lock(mutex_);
+  return started_here_.contains(id);
 }
 
 // ---------------------------------------------------------------- the pod watch

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "agents/executor.hpp"
@@ -66,15 +67,12 @@ class KubernetesExecutor final : public Executor {
   // list (throws std::runtime_error when it does not come within 30 s). The
   // replicas that have not ended are tracked from then on: their exits come
   // through collect_exits().
-  struct Adopted {
-    ReplicaKey key;
-    std::string job{}, task{}, node{};
-    std::int32_t part = 0, parts = 1;
-    std::int32_t task_index = 0;
-    bool ended = false;
-    int exit_code = 0;
-  };
+  using Adopted = AdoptedReplica;
   std::vector<Adopted> adopt();
+  // Whether this executor created `pod` since it started (adopted pods are
+  // not): the agent's node pool holds what those take, Kubernetes counts the
+  // rest. Thread-safe (the Kubernetes view asks from its watch thread).
+  bool started_here(const nlohmann::json& pod) const;
 
   bool volcano_mode() const { return volcano_; }
 
@@ -85,6 +83,7 @@ class KubernetesExecutor final : public Executor {
     int signal = 0;
     std::string volcano_job;  // the Volcano Job that owns it, "" for a bare pod
   };
+  std::unordered_set<DispatchId> started_here_;  // guarded by mutex_
   struct Replica {
     std::string pod{};          // its pod's name
     std::string volcano_job{};  // Volcano mode: the part's Job

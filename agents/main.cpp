@@ -132,17 +132,21 @@ std::optional<kube::Client> kubernetes_client(const agents::AgentOptions& option
   }
 }
 
+// The pods Gantry's node pool accounts for: those this agent's kubernetes
+// executor started. Pods a predecessor started are Kubernetes' to count.
+agents::OwnPodPredicate own_pods(agents::Executor& executor) {
+  auto* kubernetes = dynamic_cast<agents::KubernetesExecutor*>(&executor);
+  if (kubernetes == nullptr) return [](const nlohmann::json&) { return false; };
+  return [kubernetes](const nlohmann::json& pod) { return kubernetes->started_here(pod); };
+}
+
 agents::ClusterRoleOptions cluster_role_options(const agents::AgentOptions& options,
-                                                const std::string& cluster, kube::Client* kube) {
+                                                kube::Client* kube, agents::Executor& executor) {
   agents::ClusterRoleOptions role;
   role.node_listen = options.node_listen;
   role.node_stale_ms = 3 * static_cast<agents::TimeMs>(options.report_interval_ms);
   role.kube = kube;
-  role.is_own = [cluster](const nlohmann::json& pod) {
-    const nlohmann::json labels =
-        pod.value("metadata", nlohmann::json::object()).value("labels", nlohmann::json::object());
-    return labels.value("gantry.io/agent", "") == cluster;
-  };
+  role.is_own = own_pods(executor);
   if (!options.lease_name.empty())
     role.lease =
         agents::LeaseOptions{options.lease_namespace, options.lease_name, options.identity};
@@ -150,21 +154,33 @@ agents::ClusterRoleOptions cluster_role_options(const agents::AgentOptions& opti
   return role;
 }
 
+// A leader change or a restart: what the previous agent started keeps
+// running, and this one takes it back before its first Hello.
+void adopt_runs(agents::Executor& executor, agents::AgentCore& core) {
+  auto* kubernetes = dynamic_cast<agents::KubernetesExecutor*>(&executor);
+  if (kubernetes == nullptr) return;
+  const std::vector<agents::AdoptedReplica> adopted = kubernetes->adopt();
+  core.adopt(adopted);
+  if (!adopted.empty())
+    spdlog::info("took back {} replica(s) a previous agent started", adopted.size());
+}
+
 int serve_cluster(const agents::AgentOptions& options) {
   agents::SignalPipe stop({SIGINT, SIGTERM});
   std::signal(SIGPIPE, SIG_IGN);
   std::optional<kube::Client> kube = kubernetes_client(options);
+  kube::Client* client = kube ? &*kube : nullptr;
   const std::string& cluster = options.cluster;
-  agents::ClusterRoleOptions role_options =
-      cluster_role_options(options, cluster, kube ? &*kube : nullptr);
-  if (role_options.lease) {
-    agents::LeaseElector candidate(*kube, *role_options.lease);
+  if (!options.lease_name.empty()) {
+    agents::LeaseElector candidate(
+        *client,
+        agents::LeaseOptions{options.lease_namespace, options.lease_name, options.identity});
     if (!agents::wait_for_leadership(candidate, stop.fd(), std::chrono::seconds(2))) return 0;
   }
-  std::unique_ptr<agents::Executor> executor =
-      make_executor(options, cluster, kube ? &*kube : nullptr);
-  agents::ClusterRole role(std::move(role_options));
+  std::unique_ptr<agents::Executor> executor = make_executor(options, cluster, client);
+  agents::ClusterRole role(cluster_role_options(options, client, *executor));
   agents::AgentCore core(cluster, protocol::Labels{}, *executor, core_options(options));
+  adopt_runs(*executor, core);
   agents::AgentLoop loop(
       {options.hub_endpoint, session_timing(options), options.test_faults, &role}, core, *executor);
   spdlog::info("cluster {}: cluster role, nodes from {}, node reports on {}, {} executor", cluster,

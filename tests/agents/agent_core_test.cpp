@@ -143,6 +143,39 @@ TEST_F(AgentCoreTest, EveryExitChangesTheCountsAndTheLastOneCompletesAndFrees) {
   EXPECT_TRUE(core.hello("v").ended.empty());
 }
 
+// A standby took over (or the agent restarted): the runs its predecessor
+// started are listed in the first Hello and report their ends as usual.
+TEST_F(AgentCoreTest, AdoptedRunsAreListedAndEndAsTheirReplicasExit) {
+  const auto replica = [](DispatchId id, std::uint32_t rank, const char* task, bool ended,
+                          int exit_code) {
+    return AdoptedReplica{ReplicaKey{id, rank}, "train", task, "a100-" + std::to_string(rank), 1, 2,
+                          static_cast<std::int32_t>(rank), ended, exit_code};
+  };
+  core.adopt({replica(7, 0, "master", false, 0), replica(7, 1, "worker", true, 0),
+              replica(9, 0, "w", true, 0), replica(9, 1, "w", true, 0)});
+  const protocol::Hello hello = core.hello("v");
+  ASSERT_EQ(hello.running.size(), 1u);
+  const protocol::RunningDispatch& running = hello.running[0];
+  EXPECT_EQ(running.dispatch_id, 7u);
+  EXPECT_TRUE(running.committed);
+  EXPECT_EQ((std::pair(running.part, running.parts)), (std::pair(1, 2)));
+  ASSERT_EQ(running.replicas.size(), 2u);
+  EXPECT_EQ(running.replicas[1].task, "worker");
+  EXPECT_EQ(running.replicas[1].node, "a100-1");
+  // Dispatch 9 ended whole while no agent watched: repeated as ended.
+  ASSERT_EQ(hello.ended.size(), 1u);
+  EXPECT_EQ(hello.ended[0].dispatch_id, 9u);
+  EXPECT_EQ(hello.ended[0].phase, "Completed");
+  // Adopted runs hold nothing in the pool: Kubernetes counts their pods.
+  EXPECT_EQ(testing::allocated_gpus(core.usage_report()), 0);
+
+  exit(7, 0, 0);
+  const auto updates = messages_of<protocol::StatusUpdate>(out);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].phase, "Completed");
+  EXPECT_EQ(testing::task_status(updates[0], "worker")->succeeded, 1);
+}
+
 TEST_F(AgentCoreTest, FailedReplicaStopsTheOthersAndOneFailedUpdateFollowsTheirExit) {
   prepare_and_commit(core, make_prepare(9, "ddp", {{"master", 1}, {"worker", 2}}), 0, out);
   out = {};
