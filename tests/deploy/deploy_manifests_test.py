@@ -38,6 +38,8 @@ import tempfile
 SOURCE = pathlib.Path(os.environ.get("GANTRY_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 BINARIES = pathlib.Path(os.environ.get("GANTRY_BINARY_DIR", SOURCE / "build")) / "bin"
 DEPLOY = SOURCE / "deploy"
+sys.path.insert(0, str(SOURCE / "tests" / "deploy"))
+from manifest_checks import Failure, expect, expect_equal, run  # noqa: E402
 KUBERNETES = DEPLOY / "kubernetes"
 OCM = KUBERNETES / "ocm"
 CHART = DEPLOY / "helm" / "gantry"
@@ -76,27 +78,6 @@ HUB_COMMAND = ["gantry-hub", "--agents", "tcp://0.0.0.0:7800", "--admin", "tcp:/
 
 # Libraries every debian:bookworm-slim image has (Priority: required).
 BASE_IMAGE_PACKAGES = {"libc6", "libstdc++6", "libgcc-s1"}
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-def expect_equal(actual, expected, what):
-    if isinstance(actual, set) and isinstance(expected, set) and actual != expected:
-        raise Failure(f"{what}: missing {sorted(expected - actual)}, unexpected {sorted(actual - expected)}")
-    expect(actual == expected, f"{what}: expected {expected!r}, got {actual!r}")
-
-
-def run(command, **kwargs):
-    # No kubeconfig at all: nothing may reach a server by accident.
-    env = dict(os.environ, KUBECONFIG="/dev/null")
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, **kwargs)
 
 
 def require_tools():

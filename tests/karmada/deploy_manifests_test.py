@@ -27,6 +27,8 @@ import tempfile
 
 SOURCE = pathlib.Path(os.environ.get("GANTRY_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 DEPLOY = SOURCE / "deploy"
+sys.path.insert(0, str(SOURCE / "tests" / "deploy"))
+from manifest_checks import Failure, expect, expect_equal, run  # noqa: E402
 KARMADA = DEPLOY / "karmada"
 YAMLLINT_CONFIG = DEPLOY / ".yamllint"
 
@@ -45,27 +47,6 @@ KNOWN_KINDS = {
     ("policy.karmada.io/v1alpha1", "PropagationPolicy"): True,
     ("kustomize.config.k8s.io/v1beta1", "Kustomization"): False,
 }
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-def expect_equal(actual, expected, what):
-    if isinstance(actual, set) and isinstance(expected, set) and actual != expected:
-        raise Failure(f"{what}: missing {sorted(expected - actual)}, unexpected {sorted(actual - expected)}")
-    expect(actual == expected, f"{what}: expected {expected!r}, got {actual!r}")
-
-
-def run(command, **kwargs):
-    # No kubeconfig at all: nothing may reach a server by accident.
-    env = dict(os.environ, KUBECONFIG="/dev/null")
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, **kwargs)
 
 
 def require_tools():
