@@ -62,7 +62,8 @@ void ClusterRole::add_poll_items(std::vector<zmq_pollitem_t>& items) {
 void ClusterRole::on_polled(const zmq_pollitem_t* items, std::size_t count, TimeMs now,
                             AgentCore& core, Outbox& out) {
   std::size_t slot = 0;
-  if (nodes_socket_ && slot < count && readable(items[slot++])) receive_reports(now, core.cluster());
+  if (nodes_socket_ && slot < count && readable(items[slot++]))
+    receive_reports(now, core.cluster());
   if (view_ && slot < count && readable(items[slot++])) {
     view_->clear_changed();
     if (view_->synced()) {
@@ -74,9 +75,10 @@ void ClusterRole::on_polled(const zmq_pollitem_t* items, std::size_t count, Time
     }
   }
   nodes_changed_ |= nodes_.expire(now);
-  if (nodes_changed_) {
+  if (nodes_changed_ && now >= next_nodes_apply_) {
     core.update_nodes(nodes_.nodes(), out);
     nodes_changed_ = false;
+    next_nodes_apply_ = now + options_.nodes_apply_interval_ms;
   }
   on_timers(now, core, out);
 }
@@ -95,8 +97,8 @@ void ClusterRole::receive_reports(TimeMs now, const std::string& cluster) {
       continue;
     }
     if (!report->cluster.empty() && report->cluster != cluster) {
-      spdlog::warn("node {} reports for cluster {}, not {}: ignored", report->node,
-                   report->cluster, cluster);
+      spdlog::warn("node {} reports for cluster {}, not {}: ignored", report->node, report->cluster,
+                   cluster);
       continue;
     }
     if (report->node.empty()) {
@@ -144,6 +146,7 @@ std::optional<TimeMs> ClusterRole::next_deadline() const {
   TimeMs next = next_scores_;
   if (lease_) next = std::min(next, next_renew_);
   if (const auto expiry = nodes_.next_expiry()) next = std::min(next, *expiry);
+  if (nodes_changed_) next = std::min(next, next_nodes_apply_);
   return next;
 }
 

@@ -34,14 +34,17 @@ class OcmScoreWriter;
 inline constexpr int kLostLeadershipStatus = 4;
 
 struct ClusterRoleOptions {
-  std::string node_listen;                   // where node-role agents report ("" = none)
-  TimeMs node_stale_ms = 15'000;             // a node silent this long is gone
-  kube::Client* kube = nullptr;              // Nodes / Pods, Lease, scores; nullptr: bare machines
-  OwnPodPredicate is_own;                    // Gantry's own pods (with `kube`)
-  std::optional<LeaseOptions> lease;         // renewed while serving (with `kube`)
+  std::string node_listen;            // where node-role agents report ("" = none)
+  TimeMs node_stale_ms = 15'000;      // a node silent this long is gone
+  kube::Client* kube = nullptr;       // Nodes / Pods, Lease, scores; nullptr: bare machines
+  OwnPodPredicate is_own;             // Gantry's own pods (with `kube`)
+  std::optional<LeaseOptions> lease;  // renewed while serving (with `kube`)
   TimeMs lease_renew_ms = 5'000;
-  std::string ocm_namespace;                 // write AddOnPlacementScore there ("" = don't)
+  std::string ocm_namespace;  // write AddOnPlacementScore there ("" = don't)
   TimeMs scores_interval_ms = 30'000;
+  // Node changes (GPU use moves with every report) reach the core, and the
+  // hub, at most this often: one usage report per interval, not per node.
+  TimeMs nodes_apply_interval_ms = 1'000;
 };
 
 class ClusterRole final : public LoopExtension {
@@ -71,6 +74,7 @@ class ClusterRole final : public LoopExtension {
   std::string node_endpoint_;
   ClusterNodes nodes_;
   bool nodes_changed_ = false;
+  TimeMs next_nodes_apply_ = 0;
   std::unique_ptr<KubeClusterView> view_;
   std::unique_ptr<LeaseElector> lease_;
   std::unique_ptr<OcmScoreWriter> ocm_;

@@ -37,6 +37,8 @@ NodePool::NodePool(const std::string& cluster, const config::Inventory& inventor
     inventory_nodes_.push_back(*by_name.at(cluster_.node(i).name));
   }
   held_.assign(cluster_.node_count(), hub::ResourceVector());
+  for (std::size_t i = 0; i < inventory_nodes_.size(); ++i)
+    index_by_name_.emplace(inventory_nodes_[i].name, i);
 }
 
 NodePool::NodePool(const std::string& cluster, protocol::Labels labels) : cluster_(cluster) {
@@ -47,15 +49,14 @@ NodePool::NodePool(const std::string& cluster, protocol::Labels labels) : cluste
 void NodePool::update_nodes(const std::vector<protocol::NodeUsage>& nodes) {
   std::vector<bool> listed(inventory_nodes_.size(), false);
   for (const protocol::NodeUsage& node : nodes) {
-    const auto known = std::find_if(inventory_nodes_.begin(), inventory_nodes_.end(),
-                                    [&](const protocol::NodeUsage& n) { return n.name == node.name; });
-    if (known == inventory_nodes_.end()) {
+    const auto [known, added] = index_by_name_.try_emplace(node.name, inventory_nodes_.size());
+    if (added) {
       inventory_nodes_.push_back(node);
       held_.emplace_back();
       listed.push_back(true);
     } else {
-      *known = node;
-      listed[static_cast<std::size_t>(known - inventory_nodes_.begin())] = true;
+      inventory_nodes_[known->second] = node;
+      listed[known->second] = true;
     }
   }
   std::vector<hub::NodeSpec> specs;

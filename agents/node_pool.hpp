@@ -7,6 +7,7 @@
 
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config/inventory.hpp"
@@ -63,9 +64,10 @@ class NodePool {
 
   hub::ClusterState cluster_;
   hub::GangPlacer placer_;  // chooses nodes by the hub's default PlacementPolicy
-  std::vector<protocol::NodeUsage> inventory_nodes_;  // in ClusterState node order
-  std::vector<hub::ResourceVector> held_;             // what this agent holds, per node
-  std::vector<std::int32_t> hinted_per_task_;         // scratch for take_hinted
+  std::vector<protocol::NodeUsage> inventory_nodes_;            // in ClusterState node order
+  std::vector<hub::ResourceVector> held_;                       // what this agent holds, per node
+  std::unordered_map<std::string, std::size_t> index_by_name_;  // into inventory_nodes_
+  std::vector<std::int32_t> hinted_per_task_;                   // scratch for take_hinted
 };
 
 }  // namespace gantry::agents
