@@ -29,6 +29,8 @@ inline constexpr const char* kGatewayVersion = "gantry-karmada/0.1.0";
 // How often a binding write is tried before it is given up (each conflict
 // re-reads the binding first).
 constexpr int kWriteAttempts = 8;
+// How long a submission waits for the hub's answer before the next one goes.
+constexpr std::chrono::milliseconds kSubmissionWait{5000};
 
 struct Listed {
   bool clusters = false;
@@ -187,6 +189,7 @@ struct Gateway::Running {
         [[maybe_unused]] const ssize_t read = ::read(wake_fd, &count, sizeof count);
       }
       if (readable(items[1])) receive_admin();
+      submit_next(agents::steady_now_ms());
       const TimeMs after = agents::steady_now_ms();
       for (std::size_t i = 0; i < polled.size(); ++i)
         if (readable(items[i + 2])) receive(*polled[i], after);
@@ -214,7 +217,7 @@ struct Gateway::Running {
           core.on_binding_event(event->type, event->object, outbox);
         }
       } else {
-        submit(std::get<Document>(item));
+        submit(std::move(std::get<Document>(item)));
       }
       carry_out();
     }
@@ -383,9 +386,24 @@ struct Gateway::Running {
       spdlog::warn("karmada: admin request to the hub not sent");
   }
 
-  void submit(const Document& document) {
-    admin_requests[admin_seq] = job_name(document.key);
-    send_admin(protocol::SubmitJobRequest{document.yaml});
+  // One submission in flight at a time: the hub validates submissions side
+  // by side, and bindings must keep the order Karmada created them in (their
+  // jobs' place in the queue). A reply that does not come within
+  // kSubmissionWait lets the next one go.
+  void submit(Document document) {
+    submissions.push_back(std::move(document));
+    submit_next(agents::steady_now_ms());
+  }
+
+  void submit_next(TimeMs now) {
+    if (submissions.empty()) return;
+    if (submission_in_flight != 0 && now - submission_sent_at < kSubmissionWait.count()) return;
+    const Document& next = submissions.front();
+    submission_in_flight = admin_seq;
+    submission_sent_at = now;
+    admin_requests[admin_seq] = job_name(next.key);
+    send_admin(protocol::SubmitJobRequest{next.yaml});
+    submissions.pop_front();
   }
 
   void receive_admin() {
@@ -399,6 +417,10 @@ struct Gateway::Running {
       if (request != admin_requests.end()) admin_requests.erase(request);
       if (auto reply = protocol::decode_payload<protocol::SubmitJobReply>(*envelope, error)) {
         log_submission(job, *reply);
+      }
+      if (envelope->seq == submission_in_flight) {
+        submission_in_flight = 0;
+        submit_next(agents::steady_now_ms());
       }
     }
   }
@@ -530,6 +552,9 @@ struct Gateway::Running {
   std::unique_ptr<zmq::socket_t> admin;
   std::uint64_t admin_seq = 1;
   std::map<std::uint64_t, std::string> admin_requests;  // seq -> job submitted
+  std::deque<Document> submissions;                     // waiting for the one in flight
+  std::uint64_t submission_in_flight = 0;               // its admin seq; 0: none
+  TimeMs submission_sent_at = 0;
   std::map<std::string, ClusterSession> sessions;
   bool listed_clusters = false;
   bool listed_bindings = false;

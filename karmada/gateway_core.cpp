@@ -116,10 +116,22 @@ std::vector<std::string> GatewayCore::cluster_names() const {
 
 // ------------------------------------------------------------------ bindings
 
+// Oldest first: a list comes sorted by name, but each binding's job takes
+// its place in its queue when it is submitted.
 void GatewayCore::on_bindings_listed(const std::vector<nlohmann::json>& bindings,
                                      GatewayOutbox& out) {
+  std::vector<const nlohmann::json*> by_age;
+  for (const nlohmann::json& binding : bindings) by_age.push_back(&binding);
+  const auto created = [](const nlohmann::json* binding) {
+    return binding->value("metadata", nlohmann::json::object()).value("creationTimestamp", "");
+  };
+  std::stable_sort(by_age.begin(), by_age.end(),
+                   [&](const auto* a, const auto* b) { return created(a) < created(b); });
+  std::vector<nlohmann::json> ordered;
+  ordered.reserve(by_age.size());
+  for (const nlohmann::json* binding : by_age) ordered.push_back(*binding);
   apply_list(
-      bindings_, bindings, binding_key,
+      bindings_, ordered, binding_key,
       [&](const nlohmann::json& binding) { upsert_binding(binding, out); },
       [&](const BindingKey& key) { remove_binding(key, out); });
 }

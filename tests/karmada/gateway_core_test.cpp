@@ -149,6 +149,19 @@ TEST_F(GatewayCoreTest, BindingsForGantryAreSubmittedOnceAcrossRelists) {
   EXPECT_TRUE(again.submit.empty());
 }
 
+TEST_F(GatewayCoreTest, AListIsSubmittedOldestFirst) {
+  GatewayCore fresh;
+  GatewayOutbox out;
+  json older = binding("zeta");
+  older["metadata"]["creationTimestamp"] = "2026-11-25T08:00:00Z";
+  json newer = binding("alpha");
+  newer["metadata"]["creationTimestamp"] = "2026-11-25T09:00:00Z";
+  fresh.on_bindings_listed({newer, older}, out);  // as a list comes: by name
+  ASSERT_EQ(out.submit.size(), 2u);
+  EXPECT_EQ(out.submit[0].name, "zeta-job");
+  EXPECT_EQ(out.submit[1].name, "alpha-job");
+}
+
 TEST_F(GatewayCoreTest, PreparesAreAdmittedOnlyForLiveBindingsOnReadyClusters) {
   GatewayOutbox out;
   core.on_prepare("east", prepare(1, "train-job", 0, 1, 2), out);
