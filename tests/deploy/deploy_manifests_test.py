@@ -39,7 +39,8 @@ SOURCE = pathlib.Path(os.environ.get("GANTRY_SOURCE_DIR", pathlib.Path(__file__)
 BINARIES = pathlib.Path(os.environ.get("GANTRY_BINARY_DIR", SOURCE / "build")) / "bin"
 DEPLOY = SOURCE / "deploy"
 sys.path.insert(0, str(SOURCE / "tests" / "deploy"))
-from manifest_checks import Failure, expect, expect_equal, run  # noqa: E402
+from manifest_checks import (Failure, check_yamllint, decoded_by_kubectl, expect,  # noqa: E402
+                             expect_equal, run)
 KUBERNETES = DEPLOY / "kubernetes"
 OCM = KUBERNETES / "ocm"
 CHART = DEPLOY / "helm" / "gantry"
@@ -253,25 +254,6 @@ def chart_objects(overrides=None, namespace=SYSTEM_NS):
 
 
 # --- tools ------------------------------------------------------------------------
-
-
-def check_yamllint(path):
-    result = run(["yamllint", "--strict", "-f", "parsable", "-c", str(YAMLLINT_CONFIG), str(path)])
-    expect(result.returncode == 0, f"yamllint:\n{result.stdout}{result.stderr}")
-
-
-def decoded_by_kubectl(path):
-    result = run(["kubectl", "annotate", "--local", "--dry-run=client", "-o", "json",
-                  "--kubeconfig", "/dev/null", "-f", str(path), "gantry.io/checked=true"])
-    expect(result.returncode == 0, f"kubectl could not decode {path.name}:\n{result.stderr}")
-    decoder, text, objects, at = json.JSONDecoder(), result.stdout, [], 0
-    while at < len(text):
-        if text[at].isspace():
-            at += 1
-            continue
-        obj, at = decoder.raw_decode(text, at)
-        objects.extend(obj["items"] if obj.get("kind") == "List" else [obj])
-    return objects
 
 
 def check_kubectl_decodes(path):
@@ -542,7 +524,7 @@ def check_chart_rendered_is_valid():
     every_option = {"ocm": {"namespace": OCM_NS}, "node": {"runtimeClassName": "nvidia"}}
     for name, overrides in (("chart-default.yaml", {}), ("chart-every-option.yaml", every_option)):
         def lint_and_decode(path):
-            check_yamllint(path)
+            check_yamllint(path, YAMLLINT_CONFIG)
             check_kubectl_decodes(path)
         with_scratch_file(name, render_chart(overrides), lint_and_decode)
         for document in load_documents(render_chart(overrides)):
@@ -846,7 +828,7 @@ def main():
     checks = [("tools catch bad input", check_tools_catch_bad_input)]
     for path in yaml_files():
         relative = path.relative_to(DEPLOY)
-        checks.append((f"yamllint {relative}", lambda p=path: check_yamllint(p)))
+        checks.append((f"yamllint {relative}", lambda p=path: check_yamllint(p, YAMLLINT_CONFIG)))
     for name in MANIFESTS + ["ocm/agent-ocm-rolebinding.yaml"]:
         checks.append((f"structure {name}", lambda p=KUBERNETES / name: check_structure(p)))
         checks.append((f"kubectl decodes {name}", lambda p=KUBERNETES / name: check_kubectl_decodes(p)))

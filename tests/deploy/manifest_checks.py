@@ -1,6 +1,7 @@
 """What the deploy/ tests share: how a check fails, and running a tool that must never reach a
 Kubernetes API server (there is none here; kubectl works client side only)."""
 
+import json
 import os
 import subprocess
 
@@ -24,3 +25,24 @@ def run(command, **kwargs):
     # No kubeconfig at all: nothing may reach a server by accident.
     env = dict(os.environ, KUBECONFIG="/dev/null")
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, **kwargs)
+
+
+def check_yamllint(path, config):
+    result = run(["yamllint", "--strict", "-f", "parsable", "-c", str(config), str(path)])
+    expect(result.returncode == 0, f"yamllint:\n{result.stdout}{result.stderr}")
+
+
+def decoded_by_kubectl(path):
+    """Every object of the file as kubectl decodes it client side (annotate --local: no server)."""
+    result = run(["kubectl", "annotate", "--local", "--dry-run=client", "-o", "json",
+                  "--kubeconfig", "/dev/null", "-f", str(path), "gantry.io/checked=true"])
+    expect(result.returncode == 0, f"kubectl could not decode {path.name}:\n{result.stderr}")
+    # One JSON object per manifest object, concatenated (a List holds several).
+    decoder, text, objects, at = json.JSONDecoder(), result.stdout, [], 0
+    while at < len(text):
+        if text[at].isspace():
+            at += 1
+            continue
+        obj, at = decoder.raw_decode(text, at)
+        objects.extend(obj["items"] if obj.get("kind") == "List" else [obj])
+    return objects

@@ -28,7 +28,8 @@ import tempfile
 SOURCE = pathlib.Path(os.environ.get("GANTRY_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 DEPLOY = SOURCE / "deploy"
 sys.path.insert(0, str(SOURCE / "tests" / "deploy"))
-from manifest_checks import Failure, expect, expect_equal, run  # noqa: E402
+from manifest_checks import (Failure, check_yamllint, decoded_by_kubectl, expect,  # noqa: E402
+                             expect_equal, run)
 KARMADA = DEPLOY / "karmada"
 YAMLLINT_CONFIG = DEPLOY / ".yamllint"
 
@@ -90,26 +91,6 @@ def the(kind, name):
 
 
 # --- tools -----------------------------------------------------------------
-
-
-def check_yamllint(path):
-    result = run(["yamllint", "--strict", "-f", "parsable", "-c", str(YAMLLINT_CONFIG), str(path)])
-    expect(result.returncode == 0, f"yamllint:\n{result.stdout}{result.stderr}")
-
-
-def decoded_by_kubectl(path):
-    result = run(["kubectl", "annotate", "--local", "--dry-run=client", "-o", "json",
-                  "--kubeconfig", "/dev/null", "-f", str(path), "gantry.io/checked=true"])
-    expect(result.returncode == 0, f"kubectl could not decode it:\n{result.stderr}")
-    # One JSON object per manifest object, concatenated.
-    decoder, text, objects, at = json.JSONDecoder(), result.stdout, [], 0
-    while at < len(text):
-        if text[at].isspace():
-            at += 1
-            continue
-        obj, at = decoder.raw_decode(text, at)
-        objects.append(obj)
-    return objects
 
 
 def check_kubectl_decodes(path):
@@ -286,7 +267,7 @@ def main():
 
     checks = [("tools catch bad manifests", check_tools_catch_bad_manifests)]
     for path in yaml_files():
-        checks.append((f"yamllint {path.name}", lambda p=path: check_yamllint(p)))
+        checks.append((f"yamllint {path.name}", lambda p=path: check_yamllint(p, YAMLLINT_CONFIG)))
         checks.append((f"structure {path.name}", lambda p=path: check_structure(p)))
         if path.name != "kustomization.yaml":
             checks.append((f"kubectl decodes {path.name}", lambda p=path: check_kubectl_decodes(p)))
