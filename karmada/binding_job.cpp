@@ -73,18 +73,36 @@ std::string queue(const json* workload, bool volcano) {
   return kDefaultQueue;
 }
 
+// The known class whose value is the highest at or below `priority` (the
+// lowest class when none is): Gantry ranks jobs by its classes' values.
+std::string class_for_value(std::int64_t priority) {
+  const config::PriorityClasses& classes = config::default_priority_classes();
+  const std::pair<const std::string, std::int32_t>* best = nullptr;
+  const std::pair<const std::string, std::int32_t>* lowest = nullptr;
+  for (const auto& entry : classes) {
+    if (entry.first.empty()) continue;
+    if (lowest == nullptr || entry.second < lowest->second) lowest = &entry;
+    if (entry.second <= priority && (best == nullptr || entry.second > best->second)) best = &entry;
+  }
+  return (best != nullptr ? best : lowest)->first;
+}
+
 // Gantry refuses a job whose PriorityClass it does not know, which would
-// leave the binding suspended forever; such a job runs at the default
-// priority instead (the class stays on the workload for the member cluster).
+// leave the binding suspended forever. A class it does not know ranks by
+// Karmada's resolved value (spec.schedulePriority.priority, set from the
+// PropagationPolicy's priority class) mapped onto Gantry's classes; without
+// one the job runs at the default priority (the class stays on the workload
+// for the member cluster).
 std::optional<std::string> priority_class(const json& binding, const json* workload, bool volcano) {
   std::optional<std::string> name;
   if (workload != nullptr && volcano)
     name = optional_string_at(*workload, "spec.priorityClassName");
   if (!name || name->empty())
     name = optional_string_at(binding, "spec.replicaRequirements.priorityClassName");
-  if (!name || name->empty() || !config::default_priority_classes().contains(*name))
-    return std::nullopt;
-  return name;
+  if (name && !name->empty() && config::default_priority_classes().contains(*name)) return name;
+  if (const auto value = optional_int_at(binding, "spec.schedulePriority.priority"))
+    return class_for_value(*value);
+  return std::nullopt;
 }
 
 // Copies a ResourceList after checking each quantity, so that a bad one is

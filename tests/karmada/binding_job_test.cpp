@@ -273,6 +273,21 @@ TEST(BindingJob, KnownBindingPriorityClassIsKept) {
   EXPECT_EQ(job.priority, 1000);
 }
 
+// system-cluster-critical is no Gantry class: Karmada's resolved value ranks
+// the job among Gantry's classes (the highest at or below it).
+TEST(BindingJob, UnknownClassRanksBySchedulePriority) {
+  json binding = deployment_binding();
+  EXPECT_EQ(parse(job_document(binding, nullptr)).priority_class, "") << "no value: default";
+  binding["spec"]["schedulePriority"]["priority"] = 2000000000;
+  EXPECT_EQ(parse(job_document(binding, nullptr)).priority_class, "high-priority");
+  binding["spec"]["schedulePriority"]["priority"] = 10;
+  EXPECT_EQ(parse(job_document(binding, nullptr)).priority_class, "default-priority");
+  binding["spec"]["schedulePriority"]["priority"] = -5000;
+  EXPECT_EQ(parse(job_document(binding, nullptr)).priority_class, "low-priority");
+  binding["spec"]["schedulePriority"]["priority"] = "high";
+  EXPECT_THROW(job_document(binding, nullptr), hub::FieldError);
+}
+
 TEST(BindingJob, UnreadableWorkloadFallsBackToTheBinding) {
   // The Volcano Job could not be read: Karmada's own summary still describes
   // the replicas, so the job can wait in the default queue.
