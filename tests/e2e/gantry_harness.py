@@ -120,11 +120,15 @@ class Cluster:
     def get(self, kind):
         return json.loads(self.ctl("get", kind, "-o", "json").stdout)
 
+    def find_job(self, name):
+        """The job, or None while it is not listed (e.g. not yet submitted by a gateway)."""
+        return next((job for job in self.get("jobs") if job["name"] == name), None)
+
     def job(self, name):
-        for job in self.get("jobs"):
-            if job["name"] == name:
-                return job
-        raise AssertionError(f"job {name} not listed")
+        job = self.find_job(name)
+        if job is None:
+            raise AssertionError(f"job {name} not listed")
+        return job
 
     def submit(self, yaml_text):
         return self.ctl("submit", "-f", "-", input_text=yaml_text).stdout.strip()

@@ -43,7 +43,8 @@ class KarmadaSplitReclaim(unittest.TestCase):
 
     def test_a_gang_no_cluster_fits_is_split_atomically_only_when_divided(self):
         submit_volcano_job(self.karmada, volcano_job("team-a", "whole", "default", replicas=3, gpus=8))
-        reason = wait_until(lambda: self.job("whole-job")["reason"], "the whole gang's pending reason")
+        reason = wait_until(lambda: (self.gantry.find_job("team-a.whole-job") or {}).get("reason"),
+                            "the whole gang to be submitted and wait, with a reason")
         self.assertIn("16", reason, "the reason names the largest cluster's GPUs")
         self.assertFalse(released(self.binding("whole-job")))
 
