@@ -786,10 +786,16 @@ def packages_of_libraries(sonames):
     return packages
 
 
+# Sanitizer runtimes: linked only by the test suite's ASan+UBSan build, never
+# by the image's release build.
+SANITIZER_RUNTIMES = re.compile(r"lib(asan|ubsan|lsan|tsan)\.so")
+
+
 def needed_libraries(binary):
     expect(binary.is_file(), f"{binary} not built (set GANTRY_BINARY_DIR to the build folder)")
     dynamic = run(["readelf", "-d", str(binary)]).stdout
-    return re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic)
+    return [soname for soname in re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic)
+            if not SANITIZER_RUNTIMES.match(soname)]
 
 
 def check_runtime_libraries():
