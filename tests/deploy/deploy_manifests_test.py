@@ -31,7 +31,6 @@ import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -40,7 +39,7 @@ BINARIES = pathlib.Path(os.environ.get("GANTRY_BINARY_DIR", SOURCE / "build")) /
 DEPLOY = SOURCE / "deploy"
 sys.path.insert(0, str(SOURCE / "tests" / "deploy"))
 from manifest_checks import (Failure, check_yamllint, decoded_by_kubectl, expect,  # noqa: E402
-                             expect_equal, run)
+                             expect_equal, run, run_checks)
 KUBERNETES = DEPLOY / "kubernetes"
 OCM = KUBERNETES / "ocm"
 CHART = DEPLOY / "helm" / "gantry"
@@ -866,19 +865,7 @@ def main():
         ("deploy/README.md", check_readme),
     ]
 
-    passed, failed = 0, 0
-    for name, check in checks:
-        try:
-            check()
-        except (Failure, KeyError, TypeError, ValueError, StopIteration, AttributeError, IndexError,
-                OSError, subprocess.SubprocessError) as error:
-            print(f"FAIL {name}: {type(error).__name__}: {error}")
-            failed += 1
-        else:
-            print(f"ok   {name}")
-            passed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return run_checks(checks)
 
 
 if __name__ == "__main__":

@@ -46,3 +46,21 @@ def decoded_by_kubectl(path):
         obj, at = decoder.raw_decode(text, at)
         objects.extend(obj["items"] if obj.get("kind") == "List" else [obj])
     return objects
+
+
+def run_checks(checks, failed=0):
+    """Runs every (name, check), printing one line each and the closing count; returns the
+    exit status. A check fails by raising: Failure, or an error reading what it checks."""
+    passed = 0
+    for name, check in checks:
+        try:
+            check()
+        except (Failure, KeyError, TypeError, ValueError, StopIteration, AttributeError, IndexError,
+                OSError, subprocess.SubprocessError) as error:
+            print(f"FAIL {name}: {type(error).__name__}: {error}")
+            failed += 1
+        else:
+            print(f"ok   {name}")
+            passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1

@@ -17,19 +17,17 @@ Prints one line per check and "N passed, M failed"; exits non-zero on any
 failure, and fails (never skips) when yamllint, kubectl or PyYAML is missing.
 """
 
-import json
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
 
 SOURCE = pathlib.Path(os.environ.get("GANTRY_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 DEPLOY = SOURCE / "deploy"
 sys.path.insert(0, str(SOURCE / "tests" / "deploy"))
-from manifest_checks import (Failure, check_yamllint, decoded_by_kubectl, expect,  # noqa: E402
-                             expect_equal, run)
+from manifest_checks import (check_yamllint, decoded_by_kubectl, expect,  # noqa: E402
+                             expect_equal, run, run_checks)
 KARMADA = DEPLOY / "karmada"
 YAMLLINT_CONFIG = DEPLOY / ".yamllint"
 
@@ -282,21 +280,11 @@ def main():
     expect_files = {"namespace.yaml", "rbac.yaml", "hub.yaml", "webhook.yaml",
                     "propagationpolicy-example.yaml", "kustomization.yaml"}
     present = {p.name for p in yaml_files()}
-    passed, failed = 0, 0
+    failed = 0
     if present != expect_files:
         print(f"FAIL manifest files: expected {sorted(expect_files)}, found {sorted(present)}")
         failed += 1
-    for name, check in checks:
-        try:
-            check()
-        except (Failure, KeyError, TypeError, ValueError, StopIteration, subprocess.SubprocessError) as error:
-            print(f"FAIL {name}: {type(error).__name__}: {error}")
-            failed += 1
-        else:
-            print(f"ok   {name}")
-            passed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return run_checks(checks, failed)
 
 
 if __name__ == "__main__":
