@@ -461,18 +461,7 @@ void KubernetesExecutor::start_pod(const ReplicaLaunch& launch) {
     std::lock_guard lock(mutex_);
     replicas_[launch.key] = Replica{.pod = name};
   }
-  std::string failure;
-  try {
-    const kube::Response response = client_.post(pods_path(), manifest.dump());
-    if (!response.ok()) failure = status_message(response);
-  } catch (const std::exception& error) {
-    failure = error.what();
-    // The pod may have been created with the answer lost: it must not run unseen.
-    try {
-      client_.remove(pods_path() + "/" + name);
-    } catch (const std::exception&) {
-    }
-  }
+  const std::string failure = create(pods_path(), name, manifest);
   std::lock_guard lock(mutex_);
   if (!failure.empty()) {
     replicas_.erase(launch.key);
@@ -480,6 +469,23 @@ void KubernetesExecutor::start_pod(const ReplicaLaunch& launch) {
   }
   if (const auto found = replicas_.find(launch.key); found != replicas_.end()) {
     found->second.created = true;
+  }
+}
+
+// POSTs `object` under `collection`; returns why it failed, "" once created.
+// An object whose answer was lost may have been created: it is deleted, so
+// that nothing runs unseen.
+std::string KubernetesExecutor::create(const std::string& collection, const std::string& name,
+                                       const json& object) {
+  try {
+    const kube::Response response = client_.post(collection, object.dump());
+    return response.ok() ? "" : status_message(response);
+  } catch (const std::exception& error) {
+    try {
+      client_.remove(collection + "/" + name);
+    } catch (const std::exception&) {
+    }
+    return error.what();
   }
 }
 
@@ -501,17 +507,7 @@ void KubernetesExecutor::started_all(DispatchId dispatch, TimeMs) {
   PendingJob& job = pending.mapped();
   job.manifest["spec"]["minAvailable"] = job.keys.size();
   const std::string name = job.manifest["metadata"]["name"];
-  std::string failure;
-  try {
-    const kube::Response response = client_.post(volcano_jobs_path(), job.manifest.dump());
-    if (!response.ok()) failure = status_message(response);
-  } catch (const std::exception& error) {
-    failure = error.what();
-    try {
-      client_.remove(volcano_jobs_path() + "/" + name);
-    } catch (const std::exception&) {
-    }
-  }
+  const std::string failure = create(volcano_jobs_path(), name, job.manifest);
   std::lock_guard lock(mutex_);
   for (const ReplicaKey& key : job.keys) {
     const auto found = replicas_.find(key);

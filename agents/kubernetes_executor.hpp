@@ -99,6 +99,8 @@ class KubernetesExecutor final : public Executor {
 
   static std::optional<std::pair<std::string, PodView>> read_pod(const nlohmann::json& pod);
   void start_pod(const ReplicaLaunch& launch);
+  std::string create(const std::string& collection, const std::string& name,
+                     const nlohmann::json& object);
   void record_volcano_task(const ReplicaLaunch& launch);
   void delete_volcano_job_when_all_killed(DispatchId dispatch, const std::string& job);
 

@@ -33,15 +33,10 @@ hub::ClusterState cluster_of(const std::vector<protocol::NodeUsage>& nodes) {
 }
 
 json score_items(const protocol::PlacementScores& scores) {
-  const auto item = [](const char* name, std::int32_t value) {
-    return json{{"name", name}, {"value", value}};
-  };
-  return json::array({item(kOcmCpuNodeAvailable, scores.cpu_node_available),
-                      item(kOcmCpuClusterAvailable, scores.cpu_cluster_available),
-                      item(kOcmMemNodeAvailable, scores.mem_node_available),
-                      item(kOcmMemClusterAvailable, scores.mem_cluster_available),
-                      item(kOcmGpuNodeAvailable, scores.gpu_node_available),
-                      item(kOcmGpuClusterAvailable, scores.gpu_cluster_available)});
+  json items = json::array();
+  for (const auto& [name, value] : hub::named_ocm_scores(scores))
+    items.push_back({{"name", name}, {"value", value}});
+  return items;
 }
 
 std::int64_t now_ms() {

@@ -20,14 +20,8 @@ namespace gantry::agents {
 protocol::PlacementScores placement_scores(const std::vector<protocol::NodeUsage>& nodes,
                                            std::int64_t now_ms, std::int64_t validity_ms = 60'000);
 
-// The addon's object name and score names (its agent.go).
+// The addon's object name (its agent.go; the score names: hub::named_ocm_scores).
 inline constexpr const char* kOcmScoreObjectName = "resource-usage-score";
-inline constexpr const char* kOcmCpuNodeAvailable = "cpuNodeAvailable";
-inline constexpr const char* kOcmCpuClusterAvailable = "cpuClusterAvailable";
-inline constexpr const char* kOcmMemNodeAvailable = "memNodeAvailable";
-inline constexpr const char* kOcmMemClusterAvailable = "memClusterAvailable";
-inline constexpr const char* kOcmGpuNodeAvailable = "gpuNodeAvailable";
-inline constexpr const char* kOcmGpuClusterAvailable = "gpuClusterAvailable";
 // The condition OCM's documentation shows on an AddOnPlacementScore.
 inline constexpr const char* kOcmScoreUpdatedCondition = "AddOnPlacementScoreUpdated";
 

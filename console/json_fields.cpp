@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "hub/ocm_score.hpp"
+
 namespace gantry::console {
 
 namespace {
@@ -30,13 +32,10 @@ Json timestamp_json(std::int64_t unix_ms) {
 
 Json ocm_scores_json(const protocol::PlacementScores& scores) {
   if (scores.valid_until_ms == 0) return nullptr;
-  return {{"cpuNodeAvailable", scores.cpu_node_available},
-          {"cpuClusterAvailable", scores.cpu_cluster_available},
-          {"memNodeAvailable", scores.mem_node_available},
-          {"memClusterAvailable", scores.mem_cluster_available},
-          {"gpuNodeAvailable", scores.gpu_node_available},
-          {"gpuClusterAvailable", scores.gpu_cluster_available},
-          {"validUntil", timestamp_json(scores.valid_until_ms)}};
+  Json json = Json::object();
+  for (const auto& [name, value] : hub::named_ocm_scores(scores)) json[name] = value;
+  json["validUntil"] = timestamp_json(scores.valid_until_ms);
+  return json;
 }
 
 std::string json_text(const Json& json) {

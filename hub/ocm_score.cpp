@@ -36,4 +36,13 @@ OcmScores ocm_scores(const ClusterState& cluster, ResourceId gpu) {
   return scores;
 }
 
+std::array<NamedOcmScore, 6> named_ocm_scores(const protocol::PlacementScores& scores) {
+  return {NamedOcmScore{"cpuNodeAvailable", scores.cpu_node_available},
+          {"cpuClusterAvailable", scores.cpu_cluster_available},
+          {"memNodeAvailable", scores.mem_node_available},
+          {"memClusterAvailable", scores.mem_cluster_available},
+          {"gpuNodeAvailable", scores.gpu_node_available},
+          {"gpuClusterAvailable", scores.gpu_cluster_available}};
+}
+
 }  // namespace gantry::hub

@@ -6,9 +6,12 @@
 // 0..1 TiB of memory in MiB, 0..20 GPUs).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <utility>
 
 #include "hub/cluster_state.hpp"
+#include "protocol/messages.hpp"
 
 namespace gantry::hub {
 
@@ -35,5 +38,11 @@ struct OcmScores {
 // agent reported, less what the hub holds for dispatches not yet reported).
 // `gpu`: which GPUs count — nvidia.com/gpu, or one product's resource.
 OcmScores ocm_scores(const ClusterState& cluster, ResourceId gpu = kGpu);
+
+// The six scores of an agent's report under the addon's names (its
+// agent.go), in its order: what gantryctl shows and the agent writes to an
+// AddOnPlacementScore.
+using NamedOcmScore = std::pair<const char*, std::int32_t>;
+std::array<NamedOcmScore, 6> named_ocm_scores(const protocol::PlacementScores& scores);
 
 }  // namespace gantry::hub
