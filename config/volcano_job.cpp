@@ -6,6 +6,8 @@
 #include <regex>
 #include <set>
 
+#include "config/job_fields.hpp"
+#include "config/lifecycle_policies.hpp"
 #include "config/yaml_fields.hpp"
 #include "hub/field_error.hpp"
 #include "hub/job_request.hpp"
@@ -19,17 +21,25 @@ namespace {
 
 constexpr const char* kApiVersion = "batch.volcano.sh/v1alpha1";
 
-// Volcano Job fields Gantry accepts. Fields Gantry does not act on yet
-// (policies, plugins, ...) are accepted so real Volcano jobs load; anything
-// else is a typo or a field from another API and is refused.
+// Volcano Job fields Gantry accepts (docs/volcano-compat.md says what each
+// does); anything else is a typo or a field from another API and is refused.
 const std::set<std::string> kTopFields{"apiVersion", "kind", "metadata", "spec", "status"};
 const std::set<std::string> kMetadataFields{"name", "namespace", "labels", "annotations", "generateName"};
 const std::set<std::string> kSpecFields{
     "queue",   "minAvailable", "priorityClassName", "priority", "maxRetry", "tasks",
     "schedulerName", "policies", "plugins", "volumes", "ttlSecondsAfterFinished", "minSuccess",
     "runningEstimate", "networkTopology"};
-const std::set<std::string> kTaskFields{"name",     "replicas",  "minAvailable", "template",
-                                        "policies", "maxRetry", "dependsOn",    "topologyPolicy"};
+const std::set<std::string> kTaskFields{"name",     "replicas",  "minAvailable",   "template",
+                                        "policies", "maxRetry", "dependsOn",      "topologyPolicy",
+                                        "partitionPolicy"};
+const std::set<std::string> kTopologyPolicies{"none", "best-effort", "restricted", "single-numa-node"};
+
+std::int32_t non_negative_int(const YAML::Node& parent, const std::string& key, const std::string& field,
+                              std::int32_t fallback) {
+  const std::int32_t value = optional_int(parent, key, field, fallback);
+  if (value < 0) throw FieldError(field + "." + key, std::to_string(value), "must not be negative");
+  return value;
+}
 
 void check_name(const std::string& field, const std::string& name) {
   static const std::regex kDns1123(R"([a-z0-9]([-a-z0-9.]*[a-z0-9])?)");
@@ -117,6 +127,20 @@ protocol::TaskSpec read_task(const YAML::Node& node, const std::string& field) {
   require_map(pod, pod_field);
   if (const YAML::Node selector = pod["nodeSelector"]) task.node_selector = string_map(selector, pod_field + ".nodeSelector");
   task.active_deadline_seconds = read_deadline_seconds(pod, pod_field);
+  if (node["minAvailable"] && !node["minAvailable"].IsNull()) {
+    task.min_available = non_negative_int(node, "minAvailable", field, 0);
+    if (task.min_available > task.replicas)
+      throw FieldError(field + ".minAvailable", std::to_string(task.min_available),
+                       "exceeds the task's " + std::to_string(task.replicas) + " replicas");
+  }
+  task.max_retry = non_negative_int(node, "maxRetry", field, 0);
+  task.policies = read_lifecycle_policies(node["policies"], field + ".policies");
+  task.depends_on = read_task_dependency(node["dependsOn"], field + ".dependsOn");
+  task.topology_policy = optional_string(node, "topologyPolicy", field);
+  if (!task.topology_policy.empty() && !kTopologyPolicies.count(task.topology_policy))
+    throw FieldError(field + ".topologyPolicy", task.topology_policy,
+                     "must be none, best-effort, restricted or single-numa-node");
+  task.partition_policy = read_partition_policy(node["partitionPolicy"], field + ".partitionPolicy", task.replicas);
   const YAML::Node containers = pod["containers"];
   if (!containers || containers.size() == 0)
     throw FieldError(pod_field + ".containers", "", "a task needs at least one container");
@@ -131,9 +155,14 @@ void read_spec(const YAML::Node& spec, protocol::JobSpec& job, const PriorityCla
   reject_unknown(spec, kSpecFields, "spec");
   job.queue = optional_string(spec, "queue", "spec");
   if (job.queue.empty()) job.queue = "default";
-  job.min_available = optional_int(spec, "minAvailable", "spec", 0);
-  if (job.min_available < 0) throw FieldError("spec.minAvailable", std::to_string(job.min_available), "must not be negative");
-  job.max_retry = optional_int(spec, "maxRetry", "spec", 3);
+  job.min_available = non_negative_int(spec, "minAvailable", "spec", 0);
+  job.max_retry = non_negative_int(spec, "maxRetry", "spec", 3);
+  job.min_success = non_negative_int(spec, "minSuccess", "spec", 0);
+  if (spec["ttlSecondsAfterFinished"] && !spec["ttlSecondsAfterFinished"].IsNull())
+    job.ttl_seconds_after_finished = non_negative_int(spec, "ttlSecondsAfterFinished", "spec", 0);
+  job.policies = read_lifecycle_policies(spec["policies"], "spec.policies");
+  job.plugins = read_plugins(spec["plugins"], "spec.plugins");
+  job.network_topology = read_network_topology(spec["networkTopology"], "spec.networkTopology");
   job.priority_class = optional_string(spec, "priorityClassName", "spec");
   auto known = classes.find(job.priority_class);
   if (known == classes.end()) throw FieldError("spec.priorityClassName", job.priority_class, "unknown PriorityClass");
@@ -148,8 +177,21 @@ void read_spec(const YAML::Node& spec, protocol::JobSpec& job, const PriorityCla
     if (!names.insert(task.name).second) throw FieldError(field + ".name", task.name, "duplicate task name");
     job.tasks.push_back(std::move(task));
   }
+  check_task_dependencies(job.tasks);
   std::int32_t replicas = 0;
-  for (const auto& task : job.tasks) replicas += task.replicas;
+  std::int32_t task_minimums = 0;
+  bool any_task_minimum = false;
+  for (const auto& task : job.tasks) {
+    replicas += task.replicas;
+    task_minimums += task.min_available < 0 ? task.replicas : task.min_available;
+    any_task_minimum = any_task_minimum || task.min_available >= 0;
+  }
+  // Volcano's webhook sets an absent job minAvailable to the sum of the
+  // tasks' (each task's defaulting to its replicas).
+  if (!spec["minAvailable"] && any_task_minimum) job.min_available = task_minimums;
+  if (job.min_success > replicas)
+    throw FieldError("spec.minSuccess", std::to_string(job.min_success),
+                     "exceeds the job's " + std::to_string(replicas) + " replicas");
   if (job.min_available > replicas)
     throw FieldError("spec.minAvailable", std::to_string(job.min_available),
                      "exceeds the job's " + std::to_string(replicas) + " replicas");
@@ -176,7 +218,19 @@ protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses
   require_map(metadata, "metadata");
   reject_unknown(metadata, kMetadataFields, "metadata");
   job.name = optional_string(metadata, "name", "metadata");
-  check_name("metadata.name", job.name);
+  job.generate_name = optional_string(metadata, "generateName", "metadata");
+  if (job.name.empty() && !job.generate_name.empty()) {
+    // The hub appends 5 characters to the prefix, as Kubernetes does.
+    static const std::regex kPrefix(R"([a-z0-9][-a-z0-9.]*)");
+    const std::string& prefix = job.generate_name;
+    if (prefix.size() > 58 || !std::regex_match(prefix, kPrefix))
+      throw FieldError("metadata.generateName", prefix,
+                       "must be at most 58 lowercase letters, digits, '-' and '.', starting with a "
+                       "letter or digit");
+  } else {
+    check_name("metadata.name", job.name);
+  }
+  if (const YAML::Node labels = metadata["labels"]) job.labels = string_map(labels, "metadata.labels");
   if (const YAML::Node annotations = metadata["annotations"]) job.annotations = string_map(annotations, "metadata.annotations");
   const YAML::Node spec = root["spec"];
   if (!spec) throw FieldError("spec", "", "is required");

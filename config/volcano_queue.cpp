@@ -88,10 +88,61 @@ void read_time_limits(const protocol::Labels& annotations, hub::QueueSpec& queue
                          annotations.at(hub::kMaxTimeLimitAnnotation) + ")");
 }
 
+// Closing is how Volcano shows a queue asked to close that still has jobs;
+// applied, it asks the same: no new jobs (get queues shows Closing, then Closed).
 bool read_open(const std::string& text, const std::string& field) {
   if (text.empty() || text == "Open") return true;
-  if (text == "Closed") return false;
-  throw FieldError(field, text, "must be Open or Closed");
+  if (text == "Closed" || text == "Closing") return false;
+  throw FieldError(field, text, "must be Open, Closing or Closed");
+}
+
+// Volcano's spec.extendClusters: [{name, weight, capacity}], kept as
+// "name weight=W capacity=..." for describe.
+std::vector<std::string> read_extend_clusters(const YAML::Node& node) {
+  std::vector<std::string> out;
+  if (!node || node.IsNull()) return out;
+  require_sequence(node, "spec.extendClusters");
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string field = "spec.extendClusters[" + std::to_string(i) + "]";
+    require_map(node[i], field);
+    reject_unknown(node[i], {"name", "weight", "capacity"}, field);
+    const std::string name = optional_string(node[i], "name", field);
+    if (name.empty()) throw FieldError(field + ".name", "", "is required");
+    std::string text = name;
+    const std::int32_t weight = optional_int(node[i], "weight", field, 0);
+    if (weight < 0) throw FieldError(field + ".weight", std::to_string(weight), "must not be negative");
+    if (node[i]["weight"]) text += " weight=" + std::to_string(weight);
+    const hub::ResourceBound capacity = read_bound(node[i]["capacity"], field + ".capacity");
+    for (hub::ResourceId r = 0; r < hub::kMaxResources; ++r)
+      if (capacity.has(r))
+        text += " " + hub::ResourceNames::name(r) + "=" +
+                hub::format_quantity(hub::ResourceNames::name(r), capacity.value.get(r));
+    out.push_back(std::move(text));
+  }
+  return out;
+}
+
+// Volcano's spec.affinity (nodeGroupAffinity / nodeGroupAntiAffinity, each
+// required / preferred DuringSchedulingIgnoredDuringExecution lists of node
+// group names), kept in flow style for describe.
+std::string read_affinity(const YAML::Node& node) {
+  if (!node || node.IsNull()) return "";
+  require_map(node, "spec.affinity");
+  reject_unknown(node, {"nodeGroupAffinity", "nodeGroupAntiAffinity"}, "spec.affinity");
+  for (const char* kind : {"nodeGroupAffinity", "nodeGroupAntiAffinity"}) {
+    const YAML::Node terms = node[kind];
+    if (!terms || terms.IsNull()) continue;
+    const std::string field = std::string("spec.affinity.") + kind;
+    require_map(terms, field);
+    reject_unknown(terms,
+                   {"requiredDuringSchedulingIgnoredDuringExecution",
+                    "preferredDuringSchedulingIgnoredDuringExecution"},
+                   field);
+    for (const auto& entry : terms) string_list(entry.second, field + "." + entry.first.as<std::string>());
+  }
+  YAML::Emitter flow;
+  flow << YAML::Flow << node;
+  return flow.c_str();
 }
 
 void read_spec(const YAML::Node& spec, hub::QueueSpec& queue) {
@@ -114,6 +165,8 @@ void read_spec(const YAML::Node& spec, hub::QueueSpec& queue) {
   else if (strategy.empty() || strategy == "traverse") queue.strategy = hub::QueueStrategy::kBestEffortFifo;
   else throw FieldError("spec.dequeueStrategy", strategy, "must be fifo or traverse");
   queue.open = read_open(optional_string(spec, "state", "spec"), "spec.state");
+  queue.extend_clusters = read_extend_clusters(spec["extendClusters"]);
+  queue.affinity = read_affinity(spec["affinity"]);
 }
 
 }  // namespace
@@ -132,6 +185,8 @@ hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
   reject_unknown(metadata, kMetadataFields, "metadata");
   queue.name = optional_string(metadata, "name", "metadata");
   if (queue.name.empty()) throw FieldError("metadata.name", "", "is required");
+  // root is Volcano's top queue: applying it sets the pool's capability,
+  // guarantee and deserved (its weight and parent mean nothing).
   const protocol::Labels annotations = string_map(metadata["annotations"], "metadata.annotations");
   queue.sla_waiting_ms = read_duration(annotations, "sla-waiting-time");
   read_time_limits(annotations, queue);

@@ -14,7 +14,10 @@ namespace gantry::config {
 // spec.weight, spec.capability, spec.deserved, spec.guarantee.resource,
 // spec.reclaimable, spec.parent, spec.priority, spec.dequeueStrategy (fifo =
 // strict FIFO, traverse = skip what does not fit, the default), and
-// status.state (Open | Closed; spec.state is accepted too).
+// status.state (Open | Closing | Closed; Closing and Closed both close the
+// queue to new jobs; spec.state is accepted too); spec.extendClusters and
+// spec.affinity are checked for shape and kept for describe, not acted on.
+// metadata.name root sets the whole pool's capability / guarantee / deserved.
 // Throws hub::FieldError naming the field and value.
 hub::QueueSpec parse_volcano_queue(std::string_view yaml);
 

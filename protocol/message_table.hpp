@@ -28,6 +28,9 @@
   X(Abort, 13, Direction::kHubToAgent)                                                           \
   /* node-role agent -> cluster-role agent */                                                    \
   X(NodeReport, 14, Direction::kNodeToCluster)                                                   \
+  /* elastic jobs (docs/elastic.md) */                                                            \
+  X(Resize, 15, Direction::kHubToAgent)                                                          \
+  X(Resized, 16, Direction::kAgentToHub)                                                         \
   /* console <-> hub */                                                                          \
   X(SubmitJobRequest, 100, Direction::kConsoleToHub)                                             \
   X(SubmitJobReply, 101, Direction::kHubToConsole)                                               \

@@ -52,6 +52,46 @@ struct ContainerSpec {
   GANTRY_WIRE_FIELDS(ContainerSpec, name, image, command, args, env, requests, limits);
 };
 
+// A Volcano LifecyclePolicy (spec.policies[] and spec.tasks[].policies[]):
+// when one of `events` happens (or a replica exits with `exit_code`), take
+// `action`, after `timeout_ms`. What each event and action does:
+// docs/volcano-compat.md.
+struct LifecyclePolicy {
+  std::vector<std::string> events;  // "PodFailed", "PodEvicted", ..., "*"; empty with an exit code
+  std::string action;               // "RestartJob", "AbortJob", "CompleteJob", ...
+  std::int32_t exit_code = 0;       // 0: not given (Volcano refuses exitCode 0)
+  std::int64_t timeout_ms = 0;      // 0: act at once
+  GANTRY_WIRE_FIELDS(LifecyclePolicy, events, action, exit_code, timeout_ms);
+};
+
+// Volcano's spec.networkTopology (and partitionPolicy.networkTopology):
+// `hard` keeps the gang within one topology domain of at most tier
+// `highest_tier_allowed`; `soft` prefers it. Empty mode: not given.
+struct NetworkTopology {
+  std::string mode;  // "" | "hard" | "soft"
+  std::int32_t highest_tier_allowed = 0;  // 0: not given
+  GANTRY_WIRE_FIELDS(NetworkTopology, mode, highest_tier_allowed);
+};
+
+// spec.tasks[].partitionPolicy (Volcano 1.12+): the task's replicas in
+// partitions of partition_size, each on one topology domain.
+struct PartitionPolicy {
+  std::int32_t total_partitions = 0;  // 0: not given
+  std::int32_t partition_size = 0;
+  std::int32_t min_partitions = 0;
+  NetworkTopology network_topology;
+  GANTRY_WIRE_FIELDS(PartitionPolicy, total_partitions, partition_size, min_partitions,
+                     network_topology);
+};
+
+// spec.tasks[].dependsOn: the task starts once the tasks it names run
+// (iteration "any": one of them; "all", the default: every one).
+struct TaskDependency {
+  std::vector<std::string> names;
+  std::string iteration;  // "" (= "all") | "any" | "all"
+  GANTRY_WIRE_FIELDS(TaskDependency, names, iteration);
+};
+
 struct TaskSpec {
   std::string name;
   std::int32_t replicas = 1;
@@ -60,7 +100,15 @@ struct TaskSpec {
   // template.spec.activeDeadlineSeconds (Kubernetes): how long the task's
   // replicas may run; 0 = none. The job's limit: hub::make_job_request.
   std::int64_t active_deadline_seconds = 0;
-  GANTRY_WIRE_FIELDS(TaskSpec, name, replicas, node_selector, containers, active_deadline_seconds);
+  std::int32_t min_available = -1;  // spec.tasks[].minAvailable; -1: not given (= replicas)
+  std::int32_t max_retry = 0;       // spec.tasks[].maxRetry; 0: the job's
+  std::vector<LifecyclePolicy> policies{};  // override the job's for this task's events
+  TaskDependency depends_on{};            // no names: starts with the gang
+  std::string topology_policy{};          // NUMA policy (accepted; docs/volcano-compat.md)
+  PartitionPolicy partition_policy{};
+  GANTRY_WIRE_FIELDS(TaskSpec, name, replicas, node_selector, containers, active_deadline_seconds,
+                     min_available, max_retry, policies, depends_on, topology_policy,
+                     partition_policy);
 };
 
 // A Volcano Job (batch.volcano.sh/v1alpha1), reduced to what Gantry uses.
@@ -73,8 +121,19 @@ struct JobSpec {
   std::int32_t max_retry = 3;
   Labels annotations;  // metadata.annotations (gantry.io/sim-duration, ...)
   std::vector<TaskSpec> tasks;
+  std::string generate_name{};  // metadata.generateName: the hub makes `name` from it
+  Labels labels{};            // metadata.labels
+  std::int32_t min_success = 0;  // spec.minSuccess; 0: not given
+  // spec.ttlSecondsAfterFinished: a finished job is deleted this long after
+  // it ended; -1: kept until deleted.
+  std::int64_t ttl_seconds_after_finished = -1;
+  std::vector<LifecyclePolicy> policies{};  // spec.policies
+  // spec.plugins: plugin name -> its arguments ("pytorch": ["--master=master"]).
+  std::map<std::string, std::vector<std::string>> plugins{};
+  NetworkTopology network_topology{};
   GANTRY_WIRE_FIELDS(JobSpec, name, queue, priority_class, priority, min_available, max_retry,
-                     annotations, tasks);
+                     annotations, tasks, generate_name, labels, min_success,
+                     ttl_seconds_after_finished, policies, plugins, network_topology);
 };
 
 // ---------------------------------------------------------------- status
@@ -86,7 +145,30 @@ inline constexpr const char* kRestarting = "Restarting";
 inline constexpr const char* kCompleted = "Completed";
 inline constexpr const char* kFailed = "Failed";
 inline constexpr const char* kAborted = "Aborted";
+inline constexpr const char* kCompleting = "Completing";
+inline constexpr const char* kAborting = "Aborting";
+inline constexpr const char* kTerminating = "Terminating";
+inline constexpr const char* kTerminated = "Terminated";
 }  // namespace phase
+
+// Volcano's LifecyclePolicy events and actions, as users write them.
+namespace policy_event {
+inline constexpr const char* kPodFailed = "PodFailed";
+inline constexpr const char* kPodEvicted = "PodEvicted";
+inline constexpr const char* kPodPending = "PodPending";
+inline constexpr const char* kTaskCompleted = "TaskCompleted";
+inline constexpr const char* kTaskFailed = "TaskFailed";
+inline constexpr const char* kJobUnknown = "JobUnknown";
+inline constexpr const char* kAny = "*";
+}  // namespace policy_event
+namespace policy_action {
+inline constexpr const char* kRestartJob = "RestartJob";
+inline constexpr const char* kRestartTask = "RestartTask";
+inline constexpr const char* kRestartPod = "RestartPod";
+inline constexpr const char* kAbortJob = "AbortJob";
+inline constexpr const char* kCompleteJob = "CompleteJob";
+inline constexpr const char* kTerminateJob = "TerminateJob";
+}  // namespace policy_action
 
 struct TaskStatus {
   std::string name;
@@ -160,7 +242,15 @@ struct StatusUpdate {
   std::string phase;  // protocol::phase
   std::vector<TaskStatus> tasks;
   std::string message;
-  GANTRY_WIRE_FIELDS(StatusUpdate, dispatch_id, job, phase, tasks, message);
+  // The replica whose end failed the part (policy_event::kPodFailed), so the
+  // hub can apply the job's lifecycle policies; empty `event` when none did.
+  // (Initialised, so that brace-initialised updates may leave them out.)
+  std::string event{};
+  std::string task{};
+  std::int32_t replica = -1;  // its index within `task`
+  std::int32_t exit_code = 0;
+  GANTRY_WIRE_FIELDS(StatusUpdate, dispatch_id, job, phase, tasks, message, event, task, replica,
+                     exit_code);
 };
 
 // One replica of a part of a dispatch: its task and the node it holds.
@@ -311,6 +401,40 @@ struct Cancel {
   GANTRY_WIRE_FIELDS(Cancel, dispatch_id, job);
 };
 
+// Elastic jobs (minAvailable below the replica count, docs/elastic.md): the
+// part of a running dispatch changes size. hub -> agent. Growing,
+// `task_replicas` is larger than the part runs and `nodes` says where the hub
+// would put the added replicas (the agent re-checks them, as for a Prepare);
+// the agent starts them and answers Resized{admitted: true}, or holds nothing
+// and answers admitted: false. Shrinking (reclaim, preemption), `task_replicas`
+// is smaller: the agent stops the highest-index replicas of each task, and
+// their exits are no failure. Added in protocol 2 without a version change: an
+// agent that does not know it answers ErrorReply, and the hub releases a
+// growth that is not answered in time.
+struct Resize {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  std::int32_t part = 0;
+  // The dispatch's membership generation after this resize (GANTRY_ELASTIC_EPOCH).
+  std::uint32_t elastic_epoch = 0;
+  std::map<std::string, std::int32_t> task_replicas;  // task -> replicas of this part after it
+  std::vector<PlacedReplica> nodes;                   // where the added replicas would go
+  std::int32_t world_size = 0;                        // replicas over every part after it
+  GANTRY_WIRE_FIELDS(Resize, dispatch_id, job, part, elastic_epoch, task_replicas, nodes,
+                     world_size);
+};
+
+// agent -> hub: answer to a growing Resize of the same elastic_epoch.
+struct Resized {
+  std::uint64_t dispatch_id = 0;
+  std::string job;
+  std::int32_t part = 0;
+  std::uint32_t elastic_epoch = 0;
+  bool admitted = false;  // false: nothing of the growth is held or started
+  std::string reason;     // why not
+  GANTRY_WIRE_FIELDS(Resized, dispatch_id, job, part, elastic_epoch, admitted, reason);
+};
+
 // Either direction: answer to a frame that could not be handled.
 struct ErrorReply {
   std::string code;  // "bad_version", "unknown_type", "bad_payload", "not_registered", ...
@@ -377,10 +501,21 @@ struct JobInfo {
   std::int64_t planned_start_ms = 0;
   std::string planned_cluster;
   std::vector<std::string> planned_nodes;
+  // Lifecycle policies (docs/volcano-compat.md): restarts so far out of the
+  // job's maxRetry, the last event (its task, replica and exit code when a
+  // replica failed) and the action taken ("" = the default behaviour).
+  std::int32_t retries = 0;
+  std::int32_t max_retry = 0;
+  std::string last_event{};
+  std::string last_event_task{};
+  std::int32_t last_event_replica = -1;
+  std::int32_t last_exit_code = 0;
+  std::string last_action{};
   GANTRY_WIRE_FIELDS(JobInfo, name, queue, phase, clusters, reason, priority, min_available,
                      replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks,
                      parts, placement, scores, epoch, time_limit_ms, planned_start_ms,
-                     planned_cluster, planned_nodes);
+                     planned_cluster, planned_nodes, retries, max_retry, last_event,
+                     last_event_task, last_event_replica, last_exit_code, last_action);
 };
 
 struct ClusterInfo {
@@ -411,7 +546,7 @@ struct QueueInfo {
   std::string parent;
   std::int32_t weight = 1;
   std::int32_t priority = 0;
-  std::string state;  // Open | Closed
+  std::string state;  // Open | Closing | Closed
   bool reclaimable = true;
   ResourceList allocated;
   ResourceList deserved;
@@ -419,8 +554,24 @@ struct QueueInfo {
   ResourceList guarantee;
   ResourceList pending;
   double share = 0.0;
+  // Volcano spec.extendClusters ("name weight=W") and spec.affinity (a
+  // summary): accepted and shown, not acted on.
+  std::vector<std::string> extend_clusters;
+  std::string affinity;
   GANTRY_WIRE_FIELDS(QueueInfo, name, parent, weight, priority, state, reclaimable, allocated,
-                     deserved, capability, guarantee, pending, share);
+                     deserved, capability, guarantee, pending, share, extend_clusters, affinity);
+};
+
+// A scheduling.k8s.io/v1 PriorityClass as the hub knows it.
+struct PriorityClassInfo {
+  std::string name;
+  std::int32_t value = 0;
+  bool global_default = false;
+  std::string preemption_policy;  // PreemptLowerPriority | Never
+  std::string description;
+  bool built_in = false;  // one of the embedded defaults
+  GANTRY_WIRE_FIELDS(PriorityClassInfo, name, value, global_default, preemption_policy,
+                     description, built_in);
 };
 
 struct ListReply {
@@ -429,7 +580,8 @@ struct ListReply {
   std::vector<JobInfo> jobs;
   std::vector<ClusterInfo> clusters;
   std::vector<QueueInfo> queues;
-  GANTRY_WIRE_FIELDS(ListReply, ok, error, jobs, clusters, queues);
+  std::vector<PriorityClassInfo> priority_classes;
+  GANTRY_WIRE_FIELDS(ListReply, ok, error, jobs, clusters, queues, priority_classes);
 };
 
 struct DescribeRequest {
@@ -462,7 +614,7 @@ struct ApplyRequest {
 };
 
 struct DeleteRequest {
-  std::string kind;  // "queue"
+  std::string kind;  // "queue" | "priorityclass"
   std::string name;
   GANTRY_WIRE_FIELDS(DeleteRequest, kind, name);
 };

@@ -64,7 +64,7 @@ TEST(EnvelopeErrors, UnknownVersionIsBadVersion) {
 
 TEST(EnvelopeErrors, UnknownTypeIsUnknownType) {
   // 5: protocol version 1's Dispatch, retired.
-  for (const std::uint64_t type : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{15},
+  for (const std::uint64_t type : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{17},
                                    std::uint64_t{99}, std::uint64_t{999}, std::uint64_t{0x10001}}) {
     SCOPED_TRACE("type " + std::to_string(type));
     const DecodeError error = envelope_error(raw_frame(kProtocolVersion, type, 1, ""));

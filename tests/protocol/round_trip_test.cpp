@@ -95,6 +95,7 @@ TEST(RoundTripSamples, NestedStructsInVectorsSetEveryField) {
   expect_sample_sets_every_field(testing::sample_job_info(), "JobInfo");
   expect_sample_sets_every_field(testing::sample_cluster_info(), "ClusterInfo");
   expect_sample_sets_every_field(testing::sample_queue_info(), "QueueInfo");
+  expect_sample_sets_every_field(testing::sample_priority_class_info(), "PriorityClassInfo");
 }
 
 // The suites above cover AllMessages; every known type number must be in it.

@@ -38,11 +38,32 @@ inline JobSpec sample_job_spec() {
                           {{"NCCL_DEBUG", "INFO"}, {"UTF8", "h\xc3\xa9llo\n\t\"quoted\""}},
                           sample_resources(1),
                           sample_resources(2)};
-  TaskSpec master{"master", 2, {{"nvidia.com/gpu.product", "H100"}}, {container}, 3600};
-  TaskSpec worker{"worker", 7, {{"zone", "b"}}, {container, container}, 5400};
-  return JobSpec{
-      "llm-pretrain",  "research", "high-priority", 1000, 6, 5, {{"gantry.io/sim-duration", "30s"}},
-      {master, worker}};
+  const LifecyclePolicy restart{{"PodFailed", "PodEvicted"}, "RestartJob", 3, 90'000};
+  const NetworkTopology rack{"soft", 2};
+  TaskSpec master{"master", 2, {{"nvidia.com/gpu.product", "H100"}}, {container}, 3600,
+                  1, 2, {restart}, {{"worker"}, "any"}, "best-effort", {7, 1, 6, rack}};
+  TaskSpec worker = master;
+  worker.name = "worker";
+  worker.replicas = 7;
+  worker.node_selector = {{"zone", "b"}};
+  worker.containers = {container, container};
+  worker.active_deadline_seconds = 5400;
+  worker.depends_on = {{"master"}, "all"};
+  return JobSpec{"llm-pretrain",
+                 "research",
+                 "high-priority",
+                 1000,
+                 6,
+                 5,
+                 {{"gantry.io/sim-duration", "30s"}},
+                 {master, worker},
+                 "llm-",
+                 {{"team", "nlp"}},
+                 4,
+                 600,
+                 {restart},
+                 {{"pytorch", {"--port=23456"}}},
+                 rack};
 }
 
 inline TaskStatus sample_task_status(const char* name) {
@@ -72,7 +93,14 @@ inline JobInfo sample_job_info() {
       5'400'000,
       1714557600000,
       "west",
-      {"west-1", "west-2"}};
+      {"west-1", "west-2"},
+      1,
+      3,
+      "PodFailed",
+      "worker",
+      2,
+      137,
+      "RestartJob"};
 }
 
 inline PlacementScores sample_scores() {
@@ -112,7 +140,13 @@ inline QueueInfo sample_queue_info() {
                    sample_resources(3),
                    sample_resources(4),
                    sample_resources(5),
-                   0.375};
+                   0.375,
+                   {"east weight=2"},
+                   "clusterAffinity: east"};
+}
+
+inline PriorityClassInfo sample_priority_class_info() {
+  return PriorityClassInfo{"urgent", 100000, true, "Never", "on-call work", true};
 }
 
 inline NodeUsage sample_node(const char* name) {
@@ -154,6 +188,14 @@ inline NodeReport sample<NodeReport>() {
       824'633'720'832, 3.25, {sample_gpu(0)}, "GPU 1: nvmlDeviceGetMemoryInfo failed: GPU is lost"};
 }
 template <>
+inline Resize sample<Resize>() {
+  return Resize{77, "resnet", 1, 3, {{"worker", 4}}, {{"worker", "east-a100-2"}}, 6};
+}
+template <>
+inline Resized sample<Resized>() {
+  return Resized{77, "resnet", 1, 3, true, "node east-a100-2 is full"};
+}
+template <>
 inline Prepare sample<Prepare>() {
   return Prepare{77,
                  1,
@@ -186,7 +228,8 @@ inline Abort sample<Abort>() {
 template <>
 inline StatusUpdate sample<StatusUpdate>() {
   return StatusUpdate{
-      77, "llm-pretrain", "Failed", {sample_task_status("worker")}, "worker-3 exited 137"};
+      77,   "llm-pretrain", "Failed", {sample_task_status("worker")}, "worker-3 exited 137",
+      "PodFailed", "worker", 3, 137};
 }
 template <>
 inline Cancel sample<Cancel>() {
@@ -211,7 +254,8 @@ inline ListRequest sample<ListRequest>() {
 template <>
 inline ListReply sample<ListReply>() {
   return ListReply{
-      false, "partial", {sample_job_info()}, {sample_cluster_info()}, {sample_queue_info()}};
+      false,           "partial", {sample_job_info()}, {sample_cluster_info()}, {sample_queue_info()},
+      {sample_priority_class_info()}};
 }
 template <>
 inline DescribeRequest sample<DescribeRequest>() {

@@ -31,7 +31,9 @@ const std::vector<ExpectedMessage> kMessages = {
     {"UsageReport", 4, {"cluster", "nodes", "accounted_dispatches", "scores"}},
     {"Admit", 6, {"dispatch_id", "job", "part", "rendezvous_host", "rendezvous_port"}},
     {"Reject", 7, {"dispatch_id", "job", "reason", "part"}},
-    {"StatusUpdate", 8, {"dispatch_id", "job", "phase", "tasks", "message"}},
+    {"StatusUpdate",
+     8,
+     {"dispatch_id", "job", "phase", "tasks", "message", "event", "task", "replica", "exit_code"}},
     {"Cancel", 9, {"dispatch_id", "job"}},
     {"ErrorReply", 10, {"code", "message"}},
     {"Prepare",
@@ -44,10 +46,14 @@ const std::vector<ExpectedMessage> kMessages = {
      14,
      {"cluster", "node", "cpu_milli", "memory_bytes", "memory_available_bytes", "load1", "gpus",
       "gpu_error"}},
+    {"Resize",
+     15,
+     {"dispatch_id", "job", "part", "elastic_epoch", "task_replicas", "nodes", "world_size"}},
+    {"Resized", 16, {"dispatch_id", "job", "part", "elastic_epoch", "admitted", "reason"}},
     {"SubmitJobRequest", 100, {"yaml"}},
     {"SubmitJobReply", 101, {"ok", "job", "error"}},
     {"ListRequest", 102, {"kind"}},
-    {"ListReply", 103, {"ok", "error", "jobs", "clusters", "queues"}},
+    {"ListReply", 103, {"ok", "error", "jobs", "clusters", "queues", "priority_classes"}},
     {"DescribeRequest", 104, {"kind", "name"}},
     {"DescribeReply", 105, {"ok", "error", "job", "queue", "cluster", "spec", "events"}},
     {"CancelRequest", 106, {"kind", "name"}},
@@ -120,10 +126,17 @@ void expect_keys(const Keys& expected) {
 TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<EnvVar>({"name", "value"});
   expect_keys<ContainerSpec>({"name", "image", "command", "args", "env", "requests", "limits"});
-  expect_keys<TaskSpec>(
-      {"name", "replicas", "node_selector", "containers", "active_deadline_seconds"});
+  expect_keys<TaskSpec>({"name", "replicas", "node_selector", "containers",
+                         "active_deadline_seconds", "min_available", "max_retry", "policies",
+                         "depends_on", "topology_policy", "partition_policy"});
   expect_keys<JobSpec>({"name", "queue", "priority_class", "priority", "min_available", "max_retry",
-                        "annotations", "tasks"});
+                        "annotations", "tasks", "generate_name", "labels", "min_success",
+                        "ttl_seconds_after_finished", "policies", "plugins", "network_topology"});
+  expect_keys<LifecyclePolicy>({"events", "action", "exit_code", "timeout_ms"});
+  expect_keys<NetworkTopology>({"mode", "highest_tier_allowed"});
+  expect_keys<PartitionPolicy>(
+      {"total_partitions", "partition_size", "min_partitions", "network_topology"});
+  expect_keys<TaskDependency>({"names", "iteration"});
   expect_keys<TaskStatus>({"name", "pending", "running", "succeeded", "failed"});
   expect_keys<NodeUsage>({"name", "labels", "allocatable", "allocated", "gpu_model", "gpus"});
   expect_keys<GpuUsage>({"index", "product", "memory_total_bytes", "memory_used_bytes",
@@ -156,23 +169,35 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
                         "time_limit_ms",
                         "planned_start_ms",
                         "planned_cluster",
-                        "planned_nodes"});
+                        "planned_nodes",
+                        "retries",
+                        "max_retry",
+                        "last_event",
+                        "last_event_task",
+                        "last_event_replica",
+                        "last_exit_code",
+                        "last_action"});
   expect_keys<ClusterInfo>({"name", "ready", "nodes", "labels", "capacity", "allocated",
                             "last_seen_ms", "cordoned", "scores", "gpus_reporting",
                             "gpu_utilization_percent", "gpu_memory_used_bytes",
                             "gpu_memory_total_bytes", "idle_gpus"});
   expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
-                          "allocated", "deserved", "capability", "guarantee", "pending", "share"});
+                          "allocated", "deserved", "capability", "guarantee", "pending", "share",
+                          "extend_clusters", "affinity"});
+  expect_keys<PriorityClassInfo>({"name", "value", "global_default", "preemption_policy",
+                                  "description", "built_in"});
 }
 
 // The direction of each message decides which hub socket and which agent accept
 // it (actors/inbound.cpp, agents/agent_loop.cpp): pinned too, at compile time.
 static_assert(std::is_same_v<
               MessagesSentIn<Direction::kAgentToHub>,
-              MessageList<Hello, Heartbeat, UsageReport, Admit, Reject, StatusUpdate, ErrorReply>>);
+              MessageList<Hello, Heartbeat, UsageReport, Admit, Reject, StatusUpdate, ErrorReply,
+                          Resized>>);
 static_assert(
     std::is_same_v<MessagesSentIn<Direction::kHubToAgent>,
-                   MessageList<Welcome, Heartbeat, Cancel, ErrorReply, Prepare, Commit, Abort>>);
+                   MessageList<Welcome, Heartbeat, Cancel, ErrorReply, Prepare, Commit, Abort,
+                               Resize>>);
 static_assert(
     std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
                    MessageList<SubmitJobRequest, ListRequest, DescribeRequest, CancelRequest,
