@@ -60,7 +60,14 @@ void SchedulerCore::back_off(Job& job, ClusterIndex cluster, TimeMs now) {
 TimeMs SchedulerCore::next_backoff_end(TimeMs now) {
   while (!backoff_ends_.empty() && backoff_ends_.begin()->first <= now)
     backoff_ends_.erase(backoff_ends_.begin());
-  return backoff_ends_.empty() ? 0 : backoff_ends_.begin()->first;
+  TimeMs next = backoff_ends_.empty() ? 0 : backoff_ends_.begin()->first;
+  // Restart backoffs and PodPending timeouts wake a pass the same way.
+  for (const auto* waits : {&restart_waits_, &pending_deadlines_}) {
+    if (waits->empty()) continue;
+    const TimeMs at = std::max(waits->begin()->first, now + 1);
+    if (next == 0 || at < next) next = at;
+  }
+  return next;
 }
 
 TimeMs SchedulerCore::backed_off_until(JobId id, ClusterIndex cluster) const {
@@ -135,6 +142,7 @@ PartEnd SchedulerCore::part_finished(DispatchId dispatch_id, ClusterIndex cluste
     if (each.state != PartState::kEnded) others_live = true;
     if (each.state != PartState::kEnded || each.end != JobPhase::kCompleted) all_completed = false;
   }
+  if (is_stopping_for_policy(job.phase)) return part_stopped_in_transition(dispatch, now);
   if (stopping && !all_completed) {  // drained: the job moves once nothing of it runs
     if (others_live) {
       result.kind = PartEnd::Kind::kPartDone;
@@ -142,8 +150,8 @@ PartEnd SchedulerCore::part_finished(DispatchId dispatch_id, ClusterIndex cluste
     }
     const PendingReason reason = job.requeue_cause;
     release_dispatch(dispatch_id);
-    requeue(id, reason, now);
-    result.kind = PartEnd::Kind::kRequeued;
+    const bool acted = requeue_or_apply(id, reason, LifecycleEvent::kPodEvicted, now);
+    result.kind = acted ? PartEnd::Kind::kLifecycle : PartEnd::Kind::kRequeued;
     return result;
   }
   if (part->end == JobPhase::kCompleted && !all_completed) {
@@ -152,6 +160,12 @@ PartEnd SchedulerCore::part_finished(DispatchId dispatch_id, ClusterIndex cluste
       return result;
     }
   }
+  if (part->end == JobPhase::kFailed) {
+    PartEnd decided = part_failed(dispatch, *part, message, now);
+    if (decided.kind != PartEnd::Kind::kIgnored) return decided;
+  }
+  // spec.minSuccess: enough replicas succeeded, whatever the others did.
+  if (!others_live && min_success_met(job)) all_completed = true;
   // The job ends: completed by its last part, or failed by any part.
   for (const DispatchPart& each : dispatch.parts)
     if (each.state != PartState::kEnded) result.stop.push_back(each.cluster);

@@ -10,6 +10,35 @@ std::int32_t GangShape::total_replicas() const {
   return total;
 }
 
+bool GangShape::topology_aware() const {
+  if (topology.any()) return true;
+  for (const TaskShape& task : tasks)
+    if (task.partition_size > 0) return true;
+  return false;
+}
+
+bool GangShape::topology_hard() const {
+  if (topology.hard()) return true;
+  for (const TaskShape& task : tasks)
+    if (task.partition_size > 0 && task.partition_topology.hard()) return true;
+  return false;
+}
+
+bool same_topology(const GangShape& a, const GangShape& b) {
+  const auto same = [](const TopologyConstraint& x, const TopologyConstraint& y) {
+    return x.mode == y.mode && x.highest_tier == y.highest_tier;
+  };
+  if (!same(a.topology, b.topology) || a.tasks.size() != b.tasks.size()) return false;
+  for (std::size_t t = 0; t < a.tasks.size(); ++t) {
+    const TaskShape& x = a.tasks[t];
+    const TaskShape& y = b.tasks[t];
+    if (x.partition_size != y.partition_size || x.min_partitions != y.min_partitions ||
+        !same(x.partition_topology, y.partition_topology))
+      return false;
+  }
+  return true;
+}
+
 ResourceVector GangShape::total() const {
   ResourceVector sum;
   for (const TaskShape& task : tasks) sum += task.per_replica * task.replicas;

@@ -12,6 +12,7 @@
 
 #include "hub/cluster_state.hpp"
 #include "hub/gang.hpp"
+#include "hub/job_lifecycle.hpp"
 #include "protocol/messages.hpp"
 
 namespace gantry::hub {
@@ -32,10 +33,20 @@ enum class JobPhase : std::uint8_t {
   kCompleted,
   kFailed,
   kAborted,  // cancelled
+  // Lifecycle policies (hub/job_lifecycle.hpp): the parts are being stopped,
+  // then the job goes back to Pending (restart) or ends in the named phase.
+  kRestarting,
+  kCompleting,
+  kAborting,
+  kTerminating,
+  kTerminated,  // ended by a TerminateJob policy
 };
 // Volcano phase name shown to users (kDispatched shows as "Pending").
 std::string_view phase_name(JobPhase phase);
 bool is_terminal(JobPhase phase);
+// Restarting / Completing / Aborting / Terminating: a lifecycle policy acted
+// and the job's parts are being stopped.
+bool is_stopping_for_policy(JobPhase phase);
 
 // Why a job is not running, kept as numbers and turned into text only when
 // someone asks (describe / get), so a failed decision never allocates.
@@ -56,6 +67,8 @@ struct PendingReason {
     kPreempted,             // evicted to make room for another job; requeued
     kDrained,               // its cluster was drained; requeued once its run stopped
     kSplitDoesNotFit,       // split allowed, but not even every cluster together fits it
+    kRestartBackoff,        // restarted by a lifecycle policy; not placed before its backoff ends
+    kTopologyDoesNotFit,    // networkTopology hard: no domain of an allowed tier holds it
   };
   Kind kind = Kind::kNotYetConsidered;
   ResourceId resource = 0;            // the resource short
@@ -114,6 +127,9 @@ struct JobRequest {
   std::string name;
   std::string queue = "default";
   std::int32_t priority = 0;
+  // PriorityClass preemptionPolicy: Never = the job never evicts others to
+  // start (it may still be evicted).
+  bool may_preempt = true;
   GangShape gang;
   std::vector<std::string> allowed_clusters;  // empty: any cluster
   // Only clusters whose labels have every one of these (gantry.io/cluster-selector).
@@ -132,12 +148,19 @@ struct JobRequest {
   // The field the limit was read from, for a refusal to name what the user
   // wrote; empty: the gantry.io/time-limit annotation.
   std::string time_limit_field;
+  // metadata.generateName: when `name` is empty the core makes one from it
+  // (hub/job_retention.hpp) and the spec agents get carries that name.
+  std::string generate_name;
+  // spec.ttlSecondsAfterFinished in ms: a finished job is forgotten this long
+  // after it finished. -1: kept until deleted.
+  std::int64_t ttl_after_finished_ms = -1;
 };
 
 struct Job {
   std::string name;
   QueueIndex queue = 0;
   std::int32_t priority = 0;
+  bool may_preempt = true;  // JobRequest::may_preempt
   std::uint64_t sequence = 0;  // submission order, breaks ties
   TimeMs submitted_ms = 0;
   TimeMs started_ms = 0;
@@ -162,6 +185,22 @@ struct Job {
   ClusterIndex cluster = kNoCluster;                // where it runs / ran (its first part)
   std::vector<protocol::TaskStatus> tasks;          // summed over its parts
   std::unique_ptr<PlacementNotes> placement_notes;  // null until needed
+  // spec.ttlSecondsAfterFinished in ms; -1: kept until deleted.
+  std::int64_t ttl_after_finished_ms = -1;
+  // Deleted (gantryctl delete job, or its ttl ran out): its slot stays empty
+  // and its id is never reused (SchedulerCore::forget).
+  bool forgotten = false;
+  // Lifecycle policies (hub/job_lifecycle.hpp): restarts so far, the last
+  // event (its task index in spec->tasks, replica and exit code) and action.
+  std::int32_t retries = 0;
+  LifecycleEvent last_event = LifecycleEvent::kNone;
+  LifecycleAction last_action = LifecycleAction::kNone;
+  std::int32_t last_event_task = -1;
+  std::int32_t last_event_replica = -1;
+  std::int32_t last_exit_code = 0;
+  TimeMs restart_at = 0;        // a restarted job is not placed before this
+  TimeMs pending_deadline = 0;  // when its PodPending policy acts; 0: none
+  std::string first_failure;    // why its first attempt failed ("failed after N retries: ...")
 
   const Labels* cluster_selector() const {
     return placement_notes && !placement_notes->cluster_selector.empty()
@@ -174,5 +213,8 @@ struct Job {
     return *placement_notes;
   }
 };
+
+// spec.minSuccess is given and at least that many replicas succeeded.
+bool min_success_met(const Job& job);
 
 }  // namespace gantry::hub

@@ -1,12 +1,14 @@
 #include "hub/job_request.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include "hub/duration.hpp"
 #include "hub/field_error.hpp"
 #include "hub/time_limit.hpp"
+#include "hub/topology.hpp"
 
 namespace gantry::hub {
 
@@ -79,6 +81,40 @@ std::int64_t read_time_limit(const protocol::JobSpec& spec, std::string& field) 
   return longest;
 }
 
+// spec.ttlSecondsAfterFinished in ms; Kubernetes holds it in an int32.
+std::int64_t ttl_after_finished_ms(const protocol::JobSpec& spec) {
+  const std::int64_t seconds = spec.ttl_seconds_after_finished;
+  if (seconds < 0) return -1;
+  if (seconds > std::numeric_limits<std::int32_t>::max())
+    throw FieldError("spec.ttlSecondsAfterFinished", std::to_string(seconds),
+                     "must be at most " + std::to_string(std::numeric_limits<std::int32_t>::max()));
+  return seconds * 1000;
+}
+
+// spec.tasks[].partitionPolicy onto the task's shape. A policy without a
+// networkTopology still asks for each partition in one domain, softly.
+void read_partitions(const protocol::TaskSpec& task, TaskShape& shape) {
+  const protocol::PartitionPolicy& policy = task.partition_policy;
+  if (policy.partition_size < 1) return;
+  shape.partition_size = policy.partition_size;
+  shape.min_partitions = policy.min_partitions;
+  shape.partition_topology = topology_constraint(policy.network_topology.mode,
+                                                 policy.network_topology.highest_tier_allowed,
+                                                 TopologyConstraint::Mode::kSoft);
+}
+
+// With no minAvailable anywhere, minPartitions is what the gang needs to
+// start: whole partitions of the tasks that give it, every replica of others.
+std::int32_t partition_minimum(const GangShape& gang) {
+  std::int32_t minimum = 0;
+  bool any = false;
+  for (const TaskShape& task : gang.tasks) {
+    any = any || task.min_partitions > 0;
+    minimum += task.min_partitions > 0 ? task.min_partitions * task.partition_size : task.replicas;
+  }
+  return any ? minimum : 0;
+}
+
 }  // namespace
 
 Labels parse_match_labels(const std::string& text, const std::string& field) {
@@ -129,12 +165,19 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
         TaskShape{task.name, task.replicas,
                   replica_request(task, "spec.tasks[" + std::to_string(i) + "].template.spec"),
                   task.node_selector});
+    read_partitions(task, request.gang.tasks.back());
   }
+  request.gang.topology =
+      topology_constraint(spec->network_topology.mode, spec->network_topology.highest_tier_allowed,
+                          TopologyConstraint::Mode::kNone);
   const std::int32_t total = request.gang.total_replicas();
   if (spec->min_available < 0 || spec->min_available > total)
     throw FieldError("spec.minAvailable", std::to_string(spec->min_available),
                      "must be between 1 and the job's " + std::to_string(total) + " replicas");
-  request.gang.min_available = spec->min_available == 0 ? total : spec->min_available;
+  const std::int32_t by_partitions = partition_minimum(request.gang);
+  request.gang.min_available = spec->min_available != 0 ? spec->min_available
+                               : by_partitions != 0     ? by_partitions
+                                                        : total;
   auto sla = spec->annotations.find(kSlaWaitingTimeAnnotation);
   if (sla != spec->annotations.end()) {
     try {
@@ -152,6 +195,8 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
         selector->second, std::string("metadata.annotations.") + kClusterSelectorAnnotation);
   request.split_allowed = read_split(*spec);
   request.time_limit_ms = read_time_limit(*spec, request.time_limit_field);
+  request.generate_name = spec->generate_name;
+  request.ttl_after_finished_ms = ttl_after_finished_ms(*spec);
   request.spec = std::move(spec);
   return request;
 }

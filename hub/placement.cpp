@@ -38,6 +38,14 @@ FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
   out.clear();
   const std::int32_t bound = gpu_slot_bound(cluster, gang);
   if (bound < gang.min_available) return FitResult{false, bound};
+  if (gang.topology.any()) return place_in_topology(cluster, gang, out, requester, chooser);
+  return place_greedy(cluster, gang, out, requester, chooser, NodeScope{});
+}
+
+FitResult GangPlacer::place_greedy(ClusterState& cluster, const GangShape& gang,
+                                   std::vector<NodeAssignment>& out, std::uint32_t requester,
+                                   const PlacementPolicy& chooser, const NodeScope& scope) {
+  const std::size_t mark = out.size();
   task_order_.resize(gang.tasks.size());
   std::iota(task_order_.begin(), task_order_.end(), 0u);
   std::sort(task_order_.begin(), task_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -52,27 +60,43 @@ FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
   bool hopeless = false;
   for (std::uint32_t task_index : task_order_) {
     const TaskShape& task = gang.tasks[task_index];
-    std::int32_t r = 0;
-    for (; r < task.replicas; ++r) {
-      std::optional<NodeIndex> node = chooser.choose_node(cluster, task, requester);
-      if (!node) break;  // identical replicas: the rest of this task cannot fit either
-      const ResourceVector held = cluster.held_on(*node, task.per_replica);
-      cluster.take(*node, held);
-      out.push_back(NodeAssignment{task_index, *node, held});
-      ++placed;
-    }
+    const std::int32_t here =
+        task.partition_size > 0
+            ? place_partitions(cluster, task_index, task, out, requester, chooser, scope)
+            : place_replicas(cluster, task_index, task.replicas, task, out, requester, chooser,
+                             scope);
+    placed += here;
     unplaced_left -= task.replicas;
-    if (placed + unplaced_left < gang.min_available) {
+    // minPartitions: fewer whole partitions than that and the gang cannot start.
+    const bool too_few_partitions =
+        here < std::min(task.replicas, task.min_partitions * task.partition_size);
+    if (too_few_partitions || placed + unplaced_left < gang.min_available) {
       hopeless = true;
       break;
     }
   }
   if (hopeless || placed < gang.min_available) {
-    release(cluster, out);
-    out.clear();
+    release_from(cluster, out, mark);
     return FitResult{false, placed};
   }
   return FitResult{true, placed};
+}
+
+std::int32_t GangPlacer::place_replicas(ClusterState& cluster, std::uint32_t task_index,
+                                        std::int32_t count, const TaskShape& task,
+                                        std::vector<NodeAssignment>& out, std::uint32_t requester,
+                                        const PlacementPolicy& chooser, const NodeScope& scope) {
+  std::int32_t r = 0;
+  for (; r < count; ++r) {
+    const std::optional<NodeIndex> node =
+        scope.every ? chooser.choose_node(cluster, task, requester)
+                    : choose_node_in(cluster, scope, task, requester, chooser.node_order());
+    if (!node) break;  // identical replicas: the rest of this task cannot fit either
+    const ResourceVector held = cluster.held_on(*node, task.per_replica);
+    cluster.take(*node, held);
+    out.push_back(NodeAssignment{task_index, *node, held});
+  }
+  return r;
 }
 
 FitResult GangPlacer::check(ClusterState& cluster, const GangShape& gang, std::uint32_t requester,
@@ -85,6 +109,13 @@ FitResult GangPlacer::check(ClusterState& cluster, const GangShape& gang, std::u
 
 void release(ClusterState& cluster, const std::vector<NodeAssignment>& assignment) {
   for (const NodeAssignment& entry : assignment) cluster.give(entry.node, entry.amount);
+}
+
+void release_from(ClusterState& cluster, std::vector<NodeAssignment>& assignment,
+                  std::size_t from) {
+  for (std::size_t i = from; i < assignment.size(); ++i)
+    cluster.give(assignment[i].node, assignment[i].amount);
+  assignment.resize(from);
 }
 
 }  // namespace gantry::hub

@@ -27,6 +27,7 @@ bool overused_after(const QueueNode& queue, const ResourceVector& allocated,
 // pass: picks the cluster where the fewest evictions make the job fit.
 bool SchedulerCore::make_room(JobId id, TimeMs now) {
   Job& job = jobs_[id];
+  if (!job.may_preempt) return false;  // PriorityClass preemptionPolicy: Never
   const QueueNode& queue = queues_.node(job.queue);
   // A queue taking back its guarantee may search again in the same pass: a
   // guarantee comes back within one pass of the demand, not one gang per pass.
@@ -43,6 +44,8 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
   if (!preempt && reclaim == Reclaim::kNo) return false;
   pass_.tried_eviction[job.queue] = 1;
   --pass_.eviction_searches_left;
+  // Elastic replicas above their jobs' minAvailable go before any whole gang.
+  if (shrink_for(id, reclaim)) return place(id);
   EvictionPlan best;
   for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
     if (!PlacementPolicy::eligible(clusters_[c], c, job)) continue;
@@ -68,7 +71,12 @@ bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
   if (reclaim == Reclaim::kNo || (reclaim == Reclaim::kToDeserved && spared_by_age(victim)))
     return false;
   const QueueNode& owner = queues_.node(victim.queue);
-  return owner.spec.reclaimable && overused_after(owner, victim_allocated, job.minimum) &&
+  // A guarantee outranks a deserved share: with deserved water-filled by
+  // demand, a queue may hold exactly its share while the guaranteed GPUs left
+  // free are too fragmented for the gang that claims them.
+  const bool over = reclaim == Reclaim::kToGuarantee ||
+                    overused_after(owner, victim_allocated, job.minimum);
+  return owner.spec.reclaimable && over &&
          owner.guarantee.fits_in(victim_allocated - dispatch.amount);
 }
 
@@ -160,7 +168,7 @@ void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now, ClusterI
   PendingReason reason{PendingReason::Kind::kPreempted};
   reason.cluster = cluster;
   reason.by_job = for_job;
-  requeue(id, reason, now);
+  requeue_or_apply(id, reason, LifecycleEvent::kPodEvicted, now);
   reposition(job.queue);
 }
 

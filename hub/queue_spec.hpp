@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hub/resources.hpp"
 
@@ -38,7 +39,7 @@ struct QueueSpec {
   ResourceBound deserved;     // lendable share (unset: by weight)
   ResourceBound guarantee;    // promised to this queue, never lent (unset: 0)
   bool reclaimable = true;    // may others reclaim what it borrowed
-  bool open = true;           // Closed: accepts no new jobs, runs what it has
+  bool open = true;  // Closed (Closing while jobs remain): no new jobs, runs what it has
   QueueStrategy strategy = QueueStrategy::kBestEffortFifo;
   std::int64_t sla_waiting_ms = 0;  // default for its jobs; 0 = none
   // Time limits (annotations gantry.io/default-time-limit and
@@ -50,6 +51,11 @@ struct QueueSpec {
   // How its jobs' clusters are ranked (annotation gantry.io/placement: a
   // registered PlacementPolicy name); empty: the parent's, up to the hub's default.
   std::string placement;
+  // Volcano spec.extendClusters ("name weight=W capacity=C" each) and
+  // spec.affinity (as written, in flow style): accepted, stored and shown;
+  // Gantry does not act on them (placement ranks clusters by its policy).
+  std::vector<std::string> extend_clusters;
+  std::string affinity;
 };
 
 }  // namespace gantry::hub

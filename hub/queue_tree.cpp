@@ -57,6 +57,10 @@ std::optional<QueueIndex> QueueTree::find(std::string_view name) const {
 }
 
 QueueIndex QueueTree::apply(const QueueSpec& spec) {
+  if (spec.name == "root") {
+    apply_root(spec);
+    return kRootQueue;
+  }
   const std::optional<QueueIndex> existing = find(spec.name);
   validate(spec, existing);
   const QueueIndex parent = *find(spec.parent.empty() ? "root" : spec.parent);
@@ -87,6 +91,24 @@ QueueIndex QueueTree::apply(const QueueSpec& spec) {
   nodes_[parent].children.push_back(index);
   refresh(capacity_);
   return index;
+}
+
+// The pool's own bounds. Root has no parent and no share of anything: weight,
+// priority and the rest stay as they are.
+void QueueTree::apply_root(const QueueSpec& spec) {
+  if (!spec.parent.empty() && spec.parent != "root")
+    throw FieldError("spec.parent", spec.parent, "root is the top of the hierarchy");
+  require_ordered(spec.guarantee, "guarantee", spec.deserved, "deserved");
+  require_ordered(spec.deserved, "deserved", spec.capability, "capability");
+  require_ordered(spec.guarantee, "guarantee", spec.capability, "capability");
+  validate_against_children(spec, kRootQueue);
+  QueueSpec& root = nodes_[kRootQueue].spec;
+  root.capability = spec.capability;
+  root.deserved = spec.deserved;
+  root.guarantee = spec.guarantee;
+  root.extend_clusters = spec.extend_clusters;
+  root.affinity = spec.affinity;
+  refresh(capacity_);
 }
 
 void QueueTree::validate(const QueueSpec& spec, std::optional<QueueIndex> existing) const {
@@ -124,7 +146,6 @@ void QueueTree::validate(const QueueSpec& spec, std::optional<QueueIndex> existi
 // The children of one parent may not be promised, or deserve, more than it.
 void QueueTree::validate_against_parent(const QueueSpec& spec) const {
   const QueueIndex parent = *find(spec.parent.empty() ? "root" : spec.parent);
-  if (parent == kRootQueue) return;
   const QueueSpec& ps = nodes_[parent].spec;
   require_ordered(spec.capability, "capability", ps.capability, "capability of the parent");
   for (ResourceId r = 0; r < kMaxResources; ++r) {
@@ -196,54 +217,86 @@ void QueueTree::refresh(const ResourceVector& capacity) {
   QueueNode& root = nodes_[kRootQueue];
   // Only explicit capabilities bound a queue: the pool itself is not reported
   // as a queue limit, placement reports it with per-cluster detail.
-  for (ResourceId r = 0; r < kMaxResources; ++r) root.capability.set(r, kUnbounded);
-  root.deserved = capacity;
-  root.guarantee = {};
+  for (ResourceId r = 0; r < kMaxResources; ++r) {
+    const bool capped = root.spec.capability.has(r);
+    root.capability.set(r, capped ? root.spec.capability.value.get(r) : kUnbounded);
+    std::int64_t deserved = capacity.get(r);
+    if (root.spec.deserved.has(r)) deserved = std::min(deserved, root.spec.deserved.value.get(r));
+    root.deserved.set(r, std::min(deserved, root.capability.get(r)));
+    root.guarantee.set(r, root.spec.guarantee.has(r) ? root.spec.guarantee.value.get(r) : 0);
+  }
+  refresh_demand(kRootQueue);
   refresh_node(kRootQueue);
 }
 
-// Deserved where unset: the queue's own guarantee, plus its weight's part of
-// what the parent deserves after siblings' explicit deserved shares and the
-// weight-based siblings' guarantees are set aside; then held between the
-// guarantee and the capability. Counting guarantees first keeps the shares
-// summing to the parent's, so a queue that holds a guaranteed part of the pool
-// is over its share and reclaimable.
+// Returns what `index` and its descendants wait for; sets each one's demand.
+ResourceVector QueueTree::refresh_demand(QueueIndex index) {
+  ResourceVector waiting = nodes_[index].pending;
+  for (QueueIndex child : nodes_[index].children) waiting += refresh_demand(child);
+  nodes_[index].demand = nodes_[index].allocated + waiting;
+  return waiting;
+}
+
 void QueueTree::refresh_node(QueueIndex index) {
   const QueueNode& parent = nodes_[index];
-  for (ResourceId r = 0; r < kMaxResources; ++r) {
-    std::int64_t set_aside = 0, weight_total = 0;
-    for (QueueIndex child : parent.children) {
-      const QueueSpec& cs = nodes_[child].spec;
-      if (cs.deserved.has(r)) {
-        set_aside += cs.deserved.value.get(r);
-      } else {
-        weight_total += cs.weight;
-        if (cs.guarantee.has(r)) set_aside += cs.guarantee.value.get(r);
-      }
-    }
-    const std::int64_t left = std::max<std::int64_t>(0, parent.deserved.get(r) - set_aside);
-    for (QueueIndex child : parent.children) {
-      QueueNode& node = nodes_[child];
-      const QueueSpec& cs = node.spec;
-      const std::int64_t capability =
-          cs.capability.has(r) ? std::min(cs.capability.value.get(r), parent.capability.get(r))
-                               : parent.capability.get(r);
-      const std::int64_t guarantee = cs.guarantee.has(r) ? cs.guarantee.value.get(r) : 0;
-      std::int64_t deserved =
-          cs.deserved.has(r) ? cs.deserved.value.get(r)
-                             : guarantee + (weight_total > 0 ? left * cs.weight / weight_total : 0);
-      deserved = std::max(guarantee, std::min(deserved, capability));
-      node.capability.set(r, capability);
-      node.guarantee.set(r, guarantee);
-      node.deserved.set(r, deserved);
-    }
-  }
+  for (ResourceId r = 0; r < kMaxResources; ++r) share_deserved(parent, r);
   for (QueueIndex child : parent.children) refresh_node(child);
   // Guarantees may have changed: recompute what children leave unused.
   QueueNode& node = nodes_[index];
   node.children_unused_guarantee = {};
   for (QueueIndex child : node.children)
     node.children_unused_guarantee += unused_guarantee(nodes_[child]);
+}
+
+// Deserved where unset: the queue's own guarantee, plus its part of what the
+// parent deserves after siblings' explicit deserved shares and the
+// weight-based siblings' guarantees are set aside, water-filled by demand as
+// Volcano's proportion plugin: by weight, none past its demand or capability,
+// what one does not need shared again among the others. What no one demands
+// is then spread by weight up to the capabilities, so an idle pool still
+// shows each queue its weight's part, and a queue that demands nothing never
+// keeps a share from queues that do. Counting guarantees first keeps the
+// shares summing to the parent's, so a queue that holds a guaranteed part of
+// the pool is over its share and reclaimable.
+void QueueTree::share_deserved(const QueueNode& parent, ResourceId r) {
+  fill_.clear();  // capacity kept: no allocation once the tree has grown
+  std::int64_t set_aside = 0;
+  for (QueueIndex child : parent.children) {
+    QueueNode& node = nodes_[child];
+    const QueueSpec& cs = node.spec;
+    const std::int64_t capability =
+        cs.capability.has(r) ? std::min(cs.capability.value.get(r), parent.capability.get(r))
+                             : parent.capability.get(r);
+    const std::int64_t guarantee = cs.guarantee.has(r) ? cs.guarantee.value.get(r) : 0;
+    node.capability.set(r, capability);
+    node.guarantee.set(r, guarantee);
+    if (cs.deserved.has(r)) {
+      set_aside += cs.deserved.value.get(r);
+      node.deserved.set(r, std::max(guarantee, std::min(cs.deserved.value.get(r), capability)));
+      continue;
+    }
+    set_aside += guarantee;
+    const std::int64_t headroom = std::max<std::int64_t>(0, capability - guarantee);
+    fill_.push_back({cs.weight, std::min(headroom, std::max<std::int64_t>(
+                                                       0, node.demand.get(r) - guarantee)),
+                     0});
+  }
+  if (fill_.empty()) return;
+  const std::int64_t left = std::max<std::int64_t>(0, parent.deserved.get(r) - set_aside);
+  const std::int64_t unwanted = water_fill(fill_, left);
+  std::size_t i = 0;
+  for (QueueIndex child : parent.children) {
+    if (nodes_[child].spec.deserved.has(r)) continue;
+    const QueueNode& node = nodes_[child];
+    fill_[i++].limit = std::max<std::int64_t>(0, node.capability.get(r) - node.guarantee.get(r));
+  }
+  water_fill(fill_, unwanted);
+  i = 0;
+  for (QueueIndex child : parent.children) {
+    QueueNode& node = nodes_[child];
+    if (node.spec.deserved.has(r)) continue;
+    node.deserved.set(r, node.guarantee.get(r) + fill_[i++].share);
+  }
 }
 
 ResourceVector QueueTree::unused_guarantee(const QueueNode& node) {
@@ -281,7 +334,7 @@ void QueueTree::adjust_unused_guarantee(QueueIndex index, const ResourceVector& 
 // whose own limit is reached (effective capabilities already fold in ancestors).
 bool QueueTree::within_capability(QueueIndex leaf, const ResourceVector& amount, QueueIndex& capped,
                                   ResourceId& resource) const {
-  for (QueueIndex q = leaf; q != kRootQueue; q = nodes_[q].parent) {
+  for (QueueIndex q = leaf;; q = nodes_[q].parent) {
     const QueueNode& node = nodes_[q];
     for (ResourceId r = 0; r < kMaxResources; ++r) {
       if (amount.get(r) > 0 && node.spec.capability.has(r) &&
@@ -291,8 +344,8 @@ bool QueueTree::within_capability(QueueIndex leaf, const ResourceVector& amount,
         return false;
       }
     }
+    if (q == kRootQueue) return true;  // root's spec.capability caps the pool
   }
-  return true;
 }
 
 ResourceVector QueueTree::unused_guarantees_of_others(QueueIndex leaf) const {

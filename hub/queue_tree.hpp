@@ -14,6 +14,7 @@
 
 #include "hub/job.hpp"
 #include "hub/queue_spec.hpp"
+#include "hub/water_fill.hpp"
 
 namespace gantry::hub {
 
@@ -48,6 +49,9 @@ struct QueueNode {
   // Bookkeeping kept current by the scheduler through QueueTree's operations.
   ResourceVector allocated;  // this queue and its descendants
   ResourceVector pending;    // requests of its own pending jobs
+  // allocated + what it and its descendants wait for, as of refresh(): a
+  // weight-based deserved share never exceeds it (Volcano's proportion plugin).
+  ResourceVector demand;
   std::set<PendingKey> pending_jobs;
   std::set<RunningKey> running;  // own dispatched or running jobs
   // Sum over children of max(0, guarantee - allocated): what they are promised
@@ -62,6 +66,8 @@ class QueueTree {
 
   // Creates or updates a queue. Throws FieldError naming the field when the
   // spec is invalid on its own or against its parent, siblings or children.
+  // `root` may be applied too: its capability caps the whole pool, its
+  // guarantee and deserved bound what its children may be given.
   QueueIndex apply(const QueueSpec& spec);
   // Throws FieldError when the queue is root, default, has children or jobs.
   void remove(std::string_view name);
@@ -70,7 +76,8 @@ class QueueTree {
   const QueueNode& node(QueueIndex index) const { return nodes_[index]; }
   bool is_leaf(QueueIndex index) const { return nodes_[index].children.empty(); }
 
-  // Recomputes capability / deserved of every queue for a pool of `capacity`.
+  // Recomputes capability / deserved of every queue for a pool of `capacity`
+  // and the queues' current demand: O(queues x resources x water-fill rounds).
   void refresh(const ResourceVector& capacity);
   const ResourceVector& capacity() const { return capacity_; }
 
@@ -109,13 +116,17 @@ class QueueTree {
   void validate(const QueueSpec& spec, std::optional<QueueIndex> existing) const;
   void validate_against_parent(const QueueSpec& spec) const;
   void validate_against_children(const QueueSpec& spec, QueueIndex existing) const;
+  void apply_root(const QueueSpec& spec);
+  ResourceVector refresh_demand(QueueIndex index);
   void refresh_node(QueueIndex index);
+  void share_deserved(const QueueNode& parent, ResourceId resource);
   void adjust_unused_guarantee(QueueIndex index, const ResourceVector& before);
   static ResourceVector unused_guarantee(const QueueNode& node);
 
   std::vector<QueueNode> nodes_;
   std::unordered_map<std::string, QueueIndex> by_name_;
   ResourceVector capacity_;
+  std::vector<WaterFillShare> fill_;  // scratch for share_deserved, reused every pass
 };
 
 }  // namespace gantry::hub

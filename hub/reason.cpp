@@ -4,6 +4,7 @@
 
 #include "hub/quantity.hpp"
 #include "hub/scheduler.hpp"
+#include "hub/topology.hpp"
 
 namespace gantry::hub {
 
@@ -65,7 +66,8 @@ PendingReason SchedulerCore::why_unplaced(const Job& job, const Placement& place
     reason.needed = job.minimum.get(reason.resource);
     reason.available = clusters_[roomiest].total_free().get(reason.resource);
   } else {
-    reason.kind = Kind::kGangDoesNotFitNodes;
+    // A hard topology's placed count is the best one domain held.
+    reason.kind = job.gang.topology_hard() ? Kind::kTopologyDoesNotFit : Kind::kGangDoesNotFitNodes;
     reason.cluster = placement.closest_cluster;
     reason.replicas_placed = placement.closest_placed;
   }
@@ -109,6 +111,11 @@ std::string SchedulerCore::dispatch_text(const Dispatch& dispatch) const {
   if (!dispatch.committed)
     return "preparing on " + clusters + " (" + std::to_string(admitted) + " of " +
            std::to_string(dispatch.parts.size()) + " part(s) admitted)";
+  if (stopping > 0 && jobs_[dispatch.job].last_action != LifecycleAction::kNone &&
+      jobs_[dispatch.job].phase != JobPhase::kRunning)
+    return "stopping on " + clusters + " (" +
+           std::string(action_name(jobs_[dispatch.job].last_action)) + " after " +
+           std::string(event_name(jobs_[dispatch.job].last_event)) + ")";
   if (stopping > 0) return "stopping on " + clusters + " (drained); placed again once stopped";
   return "";
 }
@@ -120,6 +127,8 @@ std::string SchedulerCore::reason_text(const Job& job) const {
   if (const Dispatch* dispatch = find_dispatch(job.dispatch)) {
     if (std::string text = dispatch_text(*dispatch); !text.empty()) return text;
   }
+  // What kept it waiting is history once it runs: a running job shows none.
+  if (job.phase == JobPhase::kRunning) return "";
   if (job.phase == JobPhase::kPending && queue.spec.strategy == QueueStrategy::kStrictFifo &&
       !queue.pending_jobs.empty() && queue.pending_jobs.begin()->job != job_index(job)) {
     const Job& head = jobs_[queue.pending_jobs.begin()->job];
@@ -196,6 +205,13 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
       return "the free capacity is guaranteed to other queues: needs " +
              amount(r.resource, r.needed) + ", " + amount(r.resource, r.available) +
              " usable by queue " + queue.spec.name;
+    case Kind::kTopologyDoesNotFit:
+      return topology_misfit_text(job.gang, placer_.topology_tiers(), cluster, r.replicas_needed,
+                                  r.replicas_placed);
+    case Kind::kRestartBackoff:
+      return "restarted by " + std::string(action_name(job.last_action)) + " after " +
+             std::string(event_name(job.last_event)) + " (retry " + std::to_string(job.retries) +
+             "); not placed before its restart backoff ends";
     case Kind::kPreempted:
       return "preempted on cluster " + cluster + " to make room for job " + jobs_[r.by_job].name +
              "; requeued (" + std::to_string(job.requeues) + ", preempted " +

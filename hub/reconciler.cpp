@@ -179,6 +179,7 @@ void Reconciler::on_cluster_lost(const std::string& cluster, TimeMs now, Outbox&
   if (!index) return;
   const std::vector<WithdrawnDispatch> requeued = core_.cluster_lost(*index, now);
   withdrawn(requeued, "cluster " + cluster + " was lost (silent past the lost grace)", now, out);
+  carry_out_lifecycle(now, out);  // JobUnknown policies
   warn(out,
        "cluster " + cluster + " lost; " + std::to_string(requeued.size()) + " job(s) requeued");
   out.pass_wanted = true;
@@ -219,6 +220,7 @@ std::optional<std::string> Reconciler::drain(std::string_view cluster, TimeMs no
     stop_parts(each.dispatch, core_.job(each.job).name, !moved, each.clusters,
                "cluster " + name + " drained", out);
   }
+  carry_out_lifecycle(now, out);  // PodEvicted policies of dispatches that never started
   info(out, "cluster " + name + " drained: cordoned, " + std::to_string(stopping.size()) +
                 " job(s) stopping");
   out.pass_wanted = true;
@@ -468,6 +470,12 @@ void Reconciler::on_status(const std::string& cluster, protocol::StatusUpdate up
   const ClusterIndex index = *core_.find_cluster(cluster);
   const DispatchId id = update.dispatch_id;
   core_.update_tasks(id, index, std::move(update.tasks));
+  core_.check_tasks_completed(id, now);  // TaskCompleted policies
+  carry_out_lifecycle(now, out);
+  dispatch = dispatch_on(cluster, id);
+  if (dispatch == nullptr) return;
+  if (update.event == protocol::policy_event::kPodFailed)
+    core_.note_part_failure(id, index, update.task, update.replica, update.exit_code);
   const std::optional<JobPhase> terminal = terminal_phase(update.phase);
   if (terminal) {
     part_ended(cluster, id, *terminal, update.message, now, out);
@@ -500,6 +508,9 @@ void Reconciler::part_ended(const std::string& cluster, DispatchId id, JobPhase 
            "job " + core_.job(job).name + " stopped on cluster " + cluster + " (drain); requeued");
       out.pass_wanted = true;
       return;
+    case PartEnd::Kind::kLifecycle:
+      carry_out_lifecycle(now, out);
+      return;
     case PartEnd::Kind::kJobEnded:
       break;
   }
@@ -526,6 +537,20 @@ void Reconciler::status_of_unknown_run(const std::string& cluster,
     return;
   if (!terminal && update.phase != protocol::phase::kAborted)
     cancel_on_agent(cluster, update.dispatch_id, update.job, out);
+}
+
+// ------------------------------------------------------------------ lifecycle policies
+
+void Reconciler::carry_out_lifecycle(TimeMs now, Outbox& out) {
+  core_.take_lifecycle_steps(steps_);
+  for (const LifecycleStep& step : steps_) {
+    const std::string& name = core_.job(step.job).name;
+    stop_parts(step.dispatch, name, true, step.stop, step.text, out);
+    out.events.push_back(JobEvent{step.job, now, step.text});
+    info(out, "job " + name + ": " + step.text);
+    if (is_terminal(step.phase)) out.ends.push_back(JobEnd{step.job, step.phase, now});
+    out.pass_wanted = true;
+  }
 }
 
 // ------------------------------------------------------------------ users

@@ -123,6 +123,11 @@ class Reconciler {
   // Silent past the lost grace: what it ran goes back to the queues.
   void on_cluster_lost(const std::string& cluster, TimeMs now, Outbox& out);
 
+  // What lifecycle policies decided since the last input (a pass may evict
+  // a gang, time a pending job out or end a restart backoff): their parts
+  // are stopped, their events noted, their ends recorded.
+  void carry_out_lifecycle(TimeMs now, Outbox& out);
+
   // ---- from operators and users
   // Returns why not (no such cluster), or nullopt once done.
   std::optional<std::string> cordon(std::string_view cluster, bool cordoned, TimeMs now,
@@ -183,6 +188,7 @@ class Reconciler {
   std::map<DispatchId, ParkedDispatch> parked_;
   std::map<std::string, ParkedEnd> parked_ends_;     // by job name
   std::map<std::string, RestoredDispatch> records_;  // by job name, until taken back or replaced
+  std::vector<LifecycleStep> steps_;                 // reused by carry_out_lifecycle
 };
 
 }  // namespace gantry::hub

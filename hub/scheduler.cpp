@@ -36,7 +36,7 @@ std::vector<ClusterIndex> Dispatch::clusters() const {
 SchedulerCore::SchedulerCore(SchedulerOptions options)
     : options_(options),
       next_dispatch_(std::max<DispatchId>(1, options.first_dispatch_id)),
-      placer_(options.placement) {
+      placer_(options.placement, options.topology_tiers) {
   set_queue_strategy(*queues_.find("default"), options_.default_strategy);
   refresh_queue_policies();
 }
@@ -70,7 +70,11 @@ void SchedulerCore::report_usage(ClusterIndex index, const std::vector<NodeSpec>
   // Only this cluster's dispatches, from the per-cluster index: a report costs
   // O(its dispatches), not O(every dispatch in the hub).
   for (const RunningKey& key : running_on_[index]) {
-    DispatchPart& part = *dispatches_.at(key.dispatch).part_on(index);
+    Dispatch& dispatch = dispatches_.at(key.dispatch);
+    DispatchPart& part = *dispatch.part_on(index);
+    if (!dispatch.growing.empty() && dispatch.parts.back().cluster == index)
+      for (const NodeAssignment& entry : dispatch.growing)  // no agent counts it yet
+        if (entry.node < cluster.node_count()) cluster.take(entry.node, entry.amount);
     if (std::binary_search(counted.begin(), counted.end(), key.dispatch)) {
       part.awaiting_report = false;
       continue;
@@ -108,7 +112,8 @@ std::vector<WithdrawnDispatch> SchedulerCore::cluster_lost(ClusterIndex index, T
   std::vector<WithdrawnDispatch> withdrawn;
   PendingReason reason{PendingReason::Kind::kClusterLost};
   reason.cluster = index;
-  for (DispatchId id : dispatch_ids_on(running_on_[index])) withdraw(id, reason, now, withdrawn);
+  for (DispatchId id : dispatch_ids_on(running_on_[index]))
+    withdraw(id, reason, now, withdrawn, LifecycleEvent::kJobUnknown);
   return withdrawn;
 }
 
@@ -138,13 +143,13 @@ std::vector<WithdrawnDispatch> SchedulerCore::drain(ClusterIndex index, TimeMs n
 
 // Releases the dispatch and requeues its job; records which clusters ran parts.
 void SchedulerCore::withdraw(DispatchId id, PendingReason reason, TimeMs now,
-                             std::vector<WithdrawnDispatch>& out) {
+                             std::vector<WithdrawnDispatch>& out, LifecycleEvent event) {
   const Dispatch& dispatch = dispatches_.at(id);
   WithdrawnDispatch entry{id, dispatch.job, {}};
   for (const DispatchPart& part : dispatch.parts)
     if (part.state != PartState::kEnded) entry.clusters.push_back(part.cluster);
   release_dispatch(id);
-  requeue(entry.job, reason, now);
+  requeue_or_apply(entry.job, reason, event, now);
   out.push_back(std::move(entry));
 }
 
@@ -210,6 +215,8 @@ const PlacementPolicy& SchedulerCore::policy_for(const Job& job) const {
 // ------------------------------------------------------------------ jobs
 
 JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
+  if (request.name.empty() && !request.generate_name.empty())
+    request.name = make_name(request.generate_name);
   if (request.name.empty()) throw FieldError("metadata.name", "", "a job needs a name");
   if (job_by_name_.count(request.name))
     throw FieldError("metadata.name", request.name, "a job with this name already exists");
@@ -231,6 +238,7 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
   job.name = std::move(request.name);
   job.queue = *queue;
   job.priority = request.priority;
+  job.may_preempt = request.may_preempt;
   job.sequence = next_sequence_++;
   job.submitted_ms = now;
   count_selected_gpu_products(request.gang);
@@ -246,10 +254,17 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
     job.notes().cluster_selector = std::move(request.cluster_selector);
   job.split_allowed = request.split_allowed;
   job.spec = std::move(request.spec);
+  if (job.spec && job.spec->name != job.name) {  // a made name: agents run it under that name
+    auto named = std::make_shared<protocol::JobSpec>(*job.spec);
+    named->name = job.name;
+    job.spec = std::move(named);
+  }
+  job.ttl_after_finished_ms = request.ttl_after_finished_ms;
   const JobId id = static_cast<JobId>(jobs_.size());
   job_by_name_.emplace(job.name, id);
   jobs_.push_back(std::move(job));
   enqueue(id);
+  arm_pending_timeout(id, now);
   return id;
 }
 
@@ -268,6 +283,7 @@ void SchedulerCore::dequeue(JobId id) {
   if (job.sla_waiting_ms > 0)
     sla_watch_.erase(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   --pending_total_;
+  disarm_pending_timeout(id);
 }
 
 // Turns a placement that fits (one part, or a split's parts) into a dispatch
@@ -330,6 +346,7 @@ Dispatch& SchedulerCore::install_dispatch(JobId id, DispatchId dispatch_id,
   job.tasks.clear();
   Dispatch& installed = dispatches_.emplace(dispatch_id, std::move(dispatch)).first->second;
   note_parts(job, installed);
+  note_elastic(installed);
   return installed;
 }
 
@@ -351,6 +368,7 @@ std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs no
   std::optional<DispatchId> running;
   if (job.phase == JobPhase::kPending && job.dispatch == 0) {
     dequeue(*found);
+    restart_waits_.erase({job.restart_at, *found});  // waiting out a restart backoff
   } else {
     running = job.dispatch;
     release_dispatch(job.dispatch);
@@ -369,6 +387,8 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   if (it == dispatches_.end()) return;
   Dispatch& dispatch = it->second;
   set_planned_end(dispatch, kNever);
+  drop_growth(dispatch);
+  elastic_below_.erase(dispatch_id);
   const Job& job = jobs_[dispatch.job];
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
   for (const DispatchPart& part : dispatch.parts) {
@@ -383,7 +403,7 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   dispatches_.erase(it);
 }
 
-void SchedulerCore::requeue(JobId id, PendingReason reason, TimeMs /*now*/) {
+void SchedulerCore::requeue(JobId id, PendingReason reason, TimeMs now) {
   Job& job = jobs_[id];
   job.dispatch = 0;
   job.started_ms = 0;
@@ -391,6 +411,7 @@ void SchedulerCore::requeue(JobId id, PendingReason reason, TimeMs /*now*/) {
   job.requeue_cause = reason;
   ++job.requeues;
   enqueue(id);
+  arm_pending_timeout(id, now);
 }
 
 // ------------------------------------------------------------------ queries

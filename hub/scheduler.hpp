@@ -76,6 +76,12 @@ struct DispatchPart {
   std::vector<std::int32_t> task_index_offset;
   std::int32_t rank_offset = 0;             // global RANK of its first replica
   std::vector<protocol::TaskStatus> tasks;  // the last counts its agent sent
+  // The replica whose end failed the part, as its agent named it
+  // (note_part_failure): index in JobSpec::tasks (-1: not named), replica
+  // index within the task, exit code.
+  std::int32_t failed_task = -1;
+  std::int32_t failed_replica = -1;
+  std::int32_t failed_exit_code = 0;
 };
 
 struct Dispatch {
@@ -92,6 +98,15 @@ struct Dispatch {
   // When its time limit ends it (started + limit; until committed, placed +
   // limit); kNever without a limit. Backfill plans with it.
   TimeMs planned_end = kNever;
+  // Elastic jobs (elastic.cpp): the membership generation, one more on every
+  // grow or shrink; a growth of the last part awaiting its agent's answer
+  // (held by the hub, charged to the queue); a refused growth's backoff.
+  std::uint32_t elastic_epoch = 0;
+  std::vector<NodeAssignment> growing;
+  ResourceVector growing_amount;
+  TimeMs growing_until = 0;
+  TimeMs grow_after = 0;
+  std::int32_t grow_refusals = 0;
 
   // nullptr when no part is on `cluster`.
   const DispatchPart* part_on(ClusterIndex cluster) const;
@@ -128,16 +143,29 @@ struct PartEnd {
     kPartDone,  // the part completed; others still run
     kJobEnded,  // the job ended (Completed or Failed)
     kRequeued,  // a stopping (drained) dispatch's last part stopped: requeued
+    kLifecycle,  // a lifecycle policy acted: SchedulerCore::take_lifecycle_steps says how
   };
   Kind kind = Kind::kIgnored;
   // Parts that still run and must be stopped (a failed part fails the gang).
   std::vector<ClusterIndex> stop;
 };
 
+// What a lifecycle policy (or the default for its event) did to a job, for
+// the hub to carry out and show: stop the listed parts of the dispatch, note
+// the text in the job's history, record the end when `phase` is terminal.
+struct LifecycleStep {
+  JobId job = 0;
+  DispatchId dispatch = 0;
+  std::vector<ClusterIndex> stop;  // committed parts its agents must stop (Cancel)
+  JobPhase phase = JobPhase::kPending;  // the job's phase after the step
+  std::string text;
+};
+
 struct Decision {
   enum class Kind : std::uint8_t {
     kDispatch,  // prepare every part of the dispatch (`cluster`: its first part's)
     kEvict,     // stop the dispatch's part on `cluster`; the job is already requeued
+    kResize,    // an elastic dispatch's part on `cluster` grows or shrinks (Resize)
   };
   Kind kind = Kind::kDispatch;
   JobId job = 0;
@@ -178,6 +206,15 @@ struct SchedulerOptions {
   // conservative backfill; 0 turns planning off for the queue order (plain
   // first fit; SLA jobs then get whole-node holds as before).
   std::uint32_t reservations = 1;
+  // Which node label names each network-topology tier (hub/topology.hpp).
+  TopologyTiers topology_tiers;
+  // A job restarted by a lifecycle policy is not placed again before this
+  // wait, doubling per retry up to kMaxRestartBackoffMs (hub/job_lifecycle.hpp);
+  // a policy's own timeout replaces it.
+  TimeMs restart_backoff_ms = kDefaultRestartBackoffMs;
+  // An elastic growth its agent has not answered by then is released (an
+  // agent that does not know Resize never answers).
+  TimeMs resize_answer_timeout_ms = 30'000;
 };
 
 class SchedulerCore {
@@ -261,6 +298,17 @@ class SchedulerCore {
   // when every part has; a failed part fails the job at once.
   PartEnd part_finished(DispatchId dispatch, ClusterIndex cluster, JobPhase phase,
                         std::string_view message, TimeMs now);
+  // The agent of `cluster` named the replica whose end failed its part
+  // (StatusUpdate event PodFailed); part_finished applies the job's
+  // lifecycle policies to it.
+  void note_part_failure(DispatchId dispatch, ClusterIndex cluster, std::string_view task,
+                         std::int32_t replica, std::int32_t exit_code);
+  // After update_tasks: a task whose every replica succeeded fires its
+  // TaskCompleted policy (e.g. CompleteJob stops the other tasks).
+  void check_tasks_completed(DispatchId dispatch, TimeMs now);
+  // What lifecycle policies did since the last call (hub/job_lifecycle.cpp),
+  // oldest first; `out` is replaced.
+  void take_lifecycle_steps(std::vector<LifecycleStep>& out);
   // Where an adopted dispatch's gang meets, as its earlier hub recorded it.
   void set_rendezvous(DispatchId dispatch, std::string host, std::int32_t port);
   // When the job may be tried on the cluster again (0: not backed off).
@@ -268,6 +316,16 @@ class SchedulerCore {
   // The earliest time after `now` at which a backoff runs out, when a pass
   // may place what it could not before; 0 when none is running.
   TimeMs next_backoff_end(TimeMs now);
+
+  // ---- elastic jobs (elastic.cpp, docs/elastic.md)
+  // The agent of `cluster` answered the growth of `elastic_epoch`: admitted,
+  // the added replicas run; refused, they are released and growth of the
+  // dispatch backs off. Returns false when it answered nothing pending.
+  bool resize_answered(DispatchId dispatch, ClusterIndex cluster, std::uint32_t elastic_epoch,
+                       bool admitted, TimeMs now);
+  // Replicas of the task on the part, after its pending growth when `with_growth`.
+  static std::int32_t part_replicas(const Dispatch& dispatch, std::size_t part, std::uint32_t task,
+                                    bool with_growth);
 
   // ---- the same for every part at once: a hub whose agents answer at once
   // (the simulator, the benchmarks, tests).
@@ -303,6 +361,11 @@ class SchedulerCore {
   // with the text to show the user, std::out_of_range when no job has that
   // name and std::invalid_argument when the job has already ended.
   std::optional<DispatchId> cancel(std::string_view job, TimeMs now);
+  // Forgets an ended job (hub/job_retention.cpp): its name is free again and
+  // find_job no longer knows it; its slot stays, empty, marked `forgotten`,
+  // and its id is never given to another job. Throws std::logic_error when
+  // the job has not ended.
+  void forget(JobId id);
 
   // ---- queries
   std::size_t job_count() const { return jobs_.size(); }
@@ -343,6 +406,8 @@ class SchedulerCore {
     std::vector<DispatchId> victims;
   };
 
+  // A name for metadata.generateName no live job holds (job_retention.cpp).
+  std::string make_name(std::string_view prefix);
   // job bookkeeping (scheduler.cpp)
   void enqueue(JobId id);
   void dequeue(JobId id);
@@ -354,7 +419,24 @@ class SchedulerCore {
   void note_parts(Job& job, const Dispatch& dispatch);
   void back_off(Job& job, ClusterIndex cluster, TimeMs now);
   void withdraw(DispatchId id, PendingReason reason, TimeMs now,
-                std::vector<WithdrawnDispatch>& out);
+                std::vector<WithdrawnDispatch>& out,
+                LifecycleEvent event = LifecycleEvent::kNone);
+  // lifecycle policies (job_lifecycle.cpp)
+  PartEnd part_failed(Dispatch& dispatch, const DispatchPart& part, std::string_view message,
+                      TimeMs now);
+  std::vector<ClusterIndex> stop_live_parts(Job& job);
+  PartEnd part_stopped_in_transition(Dispatch& dispatch, TimeMs now);
+  bool requeue_or_apply(JobId id, PendingReason reason, LifecycleEvent event, TimeMs now);
+  bool act(JobId id, LifecycleEvent event, LifecycleAction action, std::int64_t timeout_ms,
+           std::int32_t task, std::string_view message, TimeMs now);
+  void settle(JobId id, TimeMs now);
+  void end_job(JobId id, JobPhase phase, std::string_view message, TimeMs now);
+  void wait_for_restart(JobId id, TimeMs now);
+  void arm_pending_timeout(JobId id, TimeMs now);
+  void disarm_pending_timeout(JobId id);
+  void release_restart_waits(TimeMs now);
+  void fire_pending_timeouts(TimeMs now);
+  void note_step(JobId id, DispatchId dispatch, std::vector<ClusterIndex> stop, std::string text);
   void refresh_queue_policies();
   // the pass (scheduler_pass.cpp)
   void begin_pass(TimeMs now);
@@ -385,6 +467,16 @@ class SchedulerCore {
   EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, Reclaim reclaim);
   void keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan);
   void evict(DispatchId victim, JobId for_job, TimeMs now, ClusterIndex cluster);
+  // elastic (elastic.cpp)
+  void grow_elastic(TimeMs now);
+  bool grow(Dispatch& dispatch, TimeMs now);
+  void expire_growth(TimeMs now);
+  void drop_growth(Dispatch& dispatch);
+  void note_elastic(const Dispatch& dispatch);
+  bool shrink_for(JobId id, Reclaim reclaim);
+  bool shrink_on(JobId id, ClusterIndex cluster, Reclaim reclaim);
+  void shrink(Dispatch& dispatch, std::size_t replicas);
+  void trim_to_queue_limits(JobId id, Placement& placement);
   // starvation (starvation.cpp)
   void serve_starving(TimeMs now);
   bool every_allowed_node_held(const Job& job) const;
@@ -421,8 +513,15 @@ class SchedulerCore {
   std::unordered_map<DispatchId, Dispatch> dispatches_;
   std::set<SlaKey> sla_watch_;                       // pending jobs with an SLA waiting time
   std::set<std::pair<TimeMs, JobId>> backoff_ends_;  // when each backoff runs out
+  // Restarted jobs out of their queue until their restart backoff ends, and
+  // pending jobs by when their PodPending policy acts: a pass looks at the
+  // first of each only (O(1) per waiting job skipped).
+  std::set<std::pair<TimeMs, JobId>> restart_waits_;
+  std::set<std::pair<TimeMs, JobId>> pending_deadlines_;
+  std::vector<LifecycleStep> lifecycle_steps_;
   std::size_t pending_total_ = 0;
   std::uint64_t next_sequence_ = 1;
+  std::uint64_t names_made_ = 0;  // generateName candidates tried so far
   DispatchId next_dispatch_ = 1;
   GangPlacer placer_;  // holds options_.placement's copy that the pass uses
   PassState pass_;
@@ -436,6 +535,8 @@ class SchedulerCore {
   // plans will be free when.
   std::vector<std::set<std::pair<TimeMs, DispatchId>>> ends_on_;
   std::vector<JobId> reserved_last_pass_;  // whose PlacementNotes::planned is set
+  // Elastic dispatches running below their job's replica count: growth candidates.
+  std::set<DispatchId> elastic_below_;
 };
 
 }  // namespace gantry::hub

@@ -8,10 +8,14 @@ namespace gantry::hub {
 
 const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   decisions_.clear();
+  release_restart_waits(now);  // lifecycle policies (job_lifecycle.cpp)
+  fire_pending_timeouts(now);
   refresh_queues();
   begin_pass(now);
+  expire_growth(now);
   serve_starving(now);
   serve_queues(now);
+  grow_elastic(now);  // after every pending job had its turn
   end_pass();
   return decisions_;
 }
@@ -152,7 +156,7 @@ bool dominates(const Job& big, const Job& small) {
   if (big.gang.tasks.size() != small.gang.tasks.size() ||
       big.gang.min_available < small.gang.min_available ||
       big.allowed_clusters != small.allowed_clusters || big.split_allowed != small.split_allowed ||
-      !same_cluster_selector(big, small))
+      !same_cluster_selector(big, small) || !same_topology(big.gang, small.gang))
     return false;
   for (std::size_t t = 0; t < big.gang.tasks.size(); ++t) {
     const TaskShape& b = big.gang.tasks[t];
@@ -223,8 +227,9 @@ std::optional<PendingReason> SchedulerCore::queue_limits_block(const Job& job) c
 // Commits the job's placement as a dispatch (one cluster, else a split when
 // the job allows one), or records why it has none.
 bool SchedulerCore::place(JobId id) {
-  const Placement placement = try_place(id);
+  Placement placement = try_place(id);
   if (placement.fits()) {
+    trim_to_queue_limits(id, placement);
     const PartPlacement part = placement.part();
     commit_dispatch(id, std::span<const PartPlacement>(&part, 1));
     return true;

@@ -12,6 +12,9 @@
 namespace gantry::hub {
 
 bool SchedulerCore::place_split(JobId id) {
+  // A hard network topology keeps every replica in one domain, so never in
+  // two clusters; the single-cluster reason stays.
+  if (jobs_[id].gang.topology_hard()) return false;
   const std::int32_t placed = plan_split(id);
   Job& job = jobs_[id];
   if (placed >= job.gang.min_available && pass_.split.parts.size() >= 2) {

@@ -195,6 +195,21 @@ TEST_F(FairShareTest, PreemptionInsideAQueueByPriorityOnly) {
   EXPECT_EQ(dispatched, std::vector<std::string>{"high"});
 }
 
+// PriorityClass preemptionPolicy: Never — first in line, but evicts no one.
+TEST_F(FairShareTest, AJobThatMayNotPreemptWaitsForRoom) {
+  add_cluster("c", 1, 8);
+  submit("low", "default", 8, 0);
+  pass();
+  JobRequest polite = testing::gpu_job("polite", 8, "default");
+  polite.priority = 100;
+  polite.may_preempt = false;
+  CoreHarness::submit(std::move(polite));
+  EXPECT_TRUE(pass().evicted.empty());
+  EXPECT_EQ(job("polite").phase, JobPhase::kPending);
+  submit("eager", "default", 8, 100);
+  EXPECT_EQ(pass().evicted, std::vector<std::string>{"low"}) << "the same priority may preempt";
+}
+
 TEST_F(FairShareTest, GuaranteeIsNeverLentAndIsThereWhenDemandAppears) {
   add_cluster("c", 4, 8);
   add_queue("guaranteed", 1, /*guarantee=*/8);

@@ -102,7 +102,14 @@ TEST(QueueTree, ValidationNamesTheField) {
   bad.capability.set(kGpu, 8 * kMilli);
   expect_refused(tree, bad, "spec.deserved.nvidia.com/gpu");
   expect_refused(tree, queue("a", 1, "nowhere"), "spec.parent");
-  expect_refused(tree, queue("root"), "metadata.name");
+  // root may be applied (the pool's bounds) but has no parent.
+  expect_refused(tree, queue("root", 1, "default"), "spec.parent");
+  QueueSpec capped = queue("a");
+  capped.capability.set(kGpu, 16 * kMilli);
+  tree.apply(capped);
+  QueueSpec small_root = queue("root", 1, "");
+  small_root.capability.set(kGpu, 8 * kMilli);
+  expect_refused(tree, small_root, "spec.capability.nvidia.com/gpu");
 }
 
 TEST(QueueTree, ChildrenStayWithinTheirParent) {

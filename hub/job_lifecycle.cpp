@@ -1,0 +1,480 @@
+#include "hub/job_lifecycle.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "hub/scheduler.hpp"
+
+namespace gantry::hub {
+
+namespace event = protocol::policy_event;
+namespace action = protocol::policy_action;
+
+std::string_view event_name(LifecycleEvent value) {
+  switch (value) {
+    case LifecycleEvent::kNone:
+      return "";
+    case LifecycleEvent::kPodFailed:
+      return event::kPodFailed;
+    case LifecycleEvent::kPodEvicted:
+      return event::kPodEvicted;
+    case LifecycleEvent::kPodPending:
+      return event::kPodPending;
+    case LifecycleEvent::kTaskCompleted:
+      return event::kTaskCompleted;
+    case LifecycleEvent::kTaskFailed:
+      return event::kTaskFailed;
+    case LifecycleEvent::kJobUnknown:
+      return event::kJobUnknown;
+  }
+  return "";
+}
+
+std::string_view action_name(LifecycleAction value) {
+  switch (value) {
+    case LifecycleAction::kNone:
+      return "";
+    case LifecycleAction::kRestartJob:
+      return action::kRestartJob;
+    case LifecycleAction::kRestartTask:
+      return action::kRestartTask;
+    case LifecycleAction::kRestartPod:
+      return action::kRestartPod;
+    case LifecycleAction::kAbortJob:
+      return action::kAbortJob;
+    case LifecycleAction::kCompleteJob:
+      return action::kCompleteJob;
+    case LifecycleAction::kTerminateJob:
+      return action::kTerminateJob;
+  }
+  return "";
+}
+
+LifecycleAction parse_action(std::string_view name) {
+  for (LifecycleAction candidate :
+       {LifecycleAction::kRestartJob, LifecycleAction::kRestartTask, LifecycleAction::kRestartPod,
+        LifecycleAction::kAbortJob, LifecycleAction::kCompleteJob, LifecycleAction::kTerminateJob})
+    if (action_name(candidate) == name) return candidate;
+  return LifecycleAction::kNone;
+}
+
+bool is_restart(LifecycleAction value) {
+  return value == LifecycleAction::kRestartJob || value == LifecycleAction::kRestartTask ||
+         value == LifecycleAction::kRestartPod;
+}
+
+namespace {
+
+bool matches(const protocol::LifecyclePolicy& policy, LifecycleEvent happened,
+             std::int32_t exit_code) {
+  if (policy.events.empty())  // an exitCode policy
+    return happened == LifecycleEvent::kPodFailed && policy.exit_code != 0 &&
+           policy.exit_code == exit_code;
+  const std::string_view name = event_name(happened);
+  return std::any_of(policy.events.begin(), policy.events.end(), [&](const std::string& listed) {
+    return listed == name || listed == event::kAny;
+  });
+}
+
+std::optional<ResolvedPolicy> first_match(const std::vector<protocol::LifecyclePolicy>& policies,
+                                          LifecycleEvent happened, std::int32_t exit_code) {
+  for (const protocol::LifecyclePolicy& policy : policies) {
+    if (!matches(policy, happened, exit_code)) continue;
+    const LifecycleAction chosen = parse_action(policy.action);
+    if (chosen == LifecycleAction::kNone) continue;  // refused at parse time; never trusted here
+    return ResolvedPolicy{chosen, policy.timeout_ms};
+  }
+  return std::nullopt;
+}
+
+bool valid_task(const protocol::JobSpec& spec, std::int32_t task) {
+  return task >= 0 && static_cast<std::size_t>(task) < spec.tasks.size();
+}
+
+}  // namespace
+
+std::optional<ResolvedPolicy> resolve_policy(const protocol::JobSpec& spec, std::int32_t task,
+                                             LifecycleEvent happened, std::int32_t exit_code) {
+  if (happened == LifecycleEvent::kNone) return std::nullopt;
+  if (valid_task(spec, task)) {
+    if (auto found =
+            first_match(spec.tasks[static_cast<std::size_t>(task)].policies, happened, exit_code))
+      return found;
+  }
+  return first_match(spec.policies, happened, exit_code);
+}
+
+std::int32_t max_retries(const protocol::JobSpec& spec, std::int32_t task) {
+  if (valid_task(spec, task) && spec.tasks[static_cast<std::size_t>(task)].max_retry > 0)
+    return spec.tasks[static_cast<std::size_t>(task)].max_retry;
+  return spec.max_retry;
+}
+
+std::optional<ResolvedPolicy> pending_policy(const protocol::JobSpec& spec) {
+  for (std::size_t t = 0; t < spec.tasks.size(); ++t) {
+    auto found = first_match(spec.tasks[t].policies, LifecycleEvent::kPodPending, 0);
+    if (found && found->timeout_ms > 0) return found;
+  }
+  auto found = first_match(spec.policies, LifecycleEvent::kPodPending, 0);
+  if (found && found->timeout_ms > 0) return found;
+  return std::nullopt;
+}
+
+std::int64_t restart_backoff_ms(std::int64_t base, std::int32_t retry) {
+  std::int64_t wait = std::max<std::int64_t>(0, base);
+  for (std::int32_t i = 1; i < retry && wait < kMaxRestartBackoffMs; ++i) wait *= 2;
+  return std::min(wait, kMaxRestartBackoffMs);
+}
+
+std::int32_t task_index(const protocol::JobSpec& spec, std::string_view name) {
+  for (std::size_t t = 0; t < spec.tasks.size(); ++t)
+    if (spec.tasks[t].name == name) return static_cast<std::int32_t>(t);
+  return -1;
+}
+
+// ------------------------------------------------------------------ in the core
+// How SchedulerCore applies what the policies decide. Events are rare (a
+// replica failing, an eviction): this code may allocate; the pass only ever
+// looks at the first entry of restart_waits_ and pending_deadlines_.
+
+namespace {
+
+bool has_policies(const protocol::JobSpec& spec) {
+  if (!spec.policies.empty()) return true;
+  return std::any_of(spec.tasks.begin(), spec.tasks.end(),
+                     [](const protocol::TaskSpec& task) { return !task.policies.empty(); });
+}
+
+std::string seconds_text(TimeMs ms) {
+  const TimeMs tenths = (ms + 50) / 100;
+  return std::to_string(tenths / 10) + (tenths % 10 ? "." + std::to_string(tenths % 10) : "") +
+         " s";
+}
+
+// "PodFailed (task worker, replica 1, exit code 3)"
+std::string event_text(const Job& job) {
+  std::string text(event_name(job.last_event));
+  const bool named_task = job.spec && job.last_event_task >= 0 &&
+                          static_cast<std::size_t>(job.last_event_task) < job.spec->tasks.size();
+  if (!named_task) return text;
+  text += " (task " + job.spec->tasks[static_cast<std::size_t>(job.last_event_task)].name;
+  if (job.last_event_replica >= 0) text += ", replica " + std::to_string(job.last_event_replica);
+  if (job.last_event == LifecycleEvent::kPodFailed)
+    text += ", exit code " + std::to_string(job.last_exit_code);
+  return text + ")";
+}
+
+JobPhase stopping_phase(LifecycleAction action) {
+  switch (action) {
+    case LifecycleAction::kCompleteJob:
+      return JobPhase::kCompleting;
+    case LifecycleAction::kAbortJob:
+      return JobPhase::kAborting;
+    case LifecycleAction::kTerminateJob:
+      return JobPhase::kTerminating;
+    default:
+      return JobPhase::kRestarting;
+  }
+}
+
+}  // namespace
+
+void SchedulerCore::note_part_failure(DispatchId dispatch_id, ClusterIndex cluster,
+                                      std::string_view task, std::int32_t replica,
+                                      std::int32_t exit_code) {
+  auto it = dispatches_.find(dispatch_id);
+  if (it == dispatches_.end()) return;
+  DispatchPart* part = it->second.part_on(cluster);
+  if (part == nullptr) return;
+  const Job& job = jobs_[it->second.job];
+  part->failed_task = job.spec ? task_index(*job.spec, task) : -1;
+  part->failed_replica = std::max(replica, 0);
+  part->failed_exit_code = exit_code;
+}
+
+void SchedulerCore::take_lifecycle_steps(std::vector<LifecycleStep>& out) {
+  out.clear();
+  out.swap(lifecycle_steps_);
+}
+
+void SchedulerCore::note_step(JobId id, DispatchId dispatch, std::vector<ClusterIndex> stop,
+                              std::string text) {
+  lifecycle_steps_.push_back(
+      LifecycleStep{id, dispatch, std::move(stop), jobs_[id].phase, std::move(text)});
+}
+
+// A failed part of a running job whose agent named the replica (PodFailed):
+// the task's or job's PodFailed policy, else its TaskFailed policy, else the
+// default (kIgnored: the job fails, or with minSuccess waits for the others).
+PartEnd SchedulerCore::part_failed(Dispatch& dispatch, const DispatchPart& part,
+                                   std::string_view message, TimeMs now) {
+  PartEnd result;
+  Job& job = jobs_[dispatch.job];
+  if (!job.spec || part.failed_replica < 0) return result;
+  const protocol::JobSpec& spec = *job.spec;
+  if (job.first_failure.empty()) job.first_failure = std::string(message);
+  job.last_event = LifecycleEvent::kPodFailed;
+  job.last_action = LifecycleAction::kNone;
+  job.last_event_task = part.failed_task;
+  job.last_event_replica = part.failed_replica;
+  job.last_exit_code = part.failed_exit_code;
+  LifecycleEvent event = LifecycleEvent::kPodFailed;
+  std::optional<ResolvedPolicy> policy =
+      resolve_policy(spec, part.failed_task, event, part.failed_exit_code);
+  if (!policy) {
+    event = LifecycleEvent::kTaskFailed;
+    policy = resolve_policy(spec, part.failed_task, event);
+  }
+  if (!policy) {
+    const bool others_live =
+        std::any_of(dispatch.parts.begin(), dispatch.parts.end(),
+                    [](const DispatchPart& each) { return each.state != PartState::kEnded; });
+    // With minSuccess a failure does not fail the job: the rest may still succeed.
+    if (spec.min_success > 0 && others_live) result.kind = PartEnd::Kind::kPartDone;
+    return result;
+  }
+  act(dispatch.job, event, policy->action, policy->timeout_ms, part.failed_task, message, now);
+  result.kind = PartEnd::Kind::kLifecycle;
+  return result;
+}
+
+// Every live part of the job's dispatch is told to stop; returns where they run.
+std::vector<ClusterIndex> SchedulerCore::stop_live_parts(Job& job) {
+  std::vector<ClusterIndex> stop;
+  auto it = dispatches_.find(job.dispatch);
+  if (it == dispatches_.end()) return stop;
+  for (DispatchPart& part : it->second.parts) {
+    if (part.state == PartState::kEnded) continue;
+    part.state = PartState::kStopping;
+    stop.push_back(part.cluster);
+  }
+  return stop;
+}
+
+// Takes `action` for `event` (the job's last_event_* fields already name it).
+// Returns false when a restart was refused because the retries ran out (the
+// job failed).
+bool SchedulerCore::act(JobId id, LifecycleEvent event, LifecycleAction action,
+                        std::int64_t timeout_ms, std::int32_t task, std::string_view message,
+                        TimeMs now) {
+  Job& job = jobs_[id];
+  job.last_event = event;
+  job.last_action = action;
+  const DispatchId dispatch = job.dispatch;
+  std::string text = event_text(job) + ": " + std::string(action_name(action));
+  if (is_restart(action)) {
+    const std::int32_t limit = job.spec ? max_retries(*job.spec, task) : 0;
+    if (job.retries >= limit) {
+      std::vector<ClusterIndex> stop = stop_live_parts(job);
+      const std::string cause = !job.first_failure.empty() ? job.first_failure
+                                : !message.empty()         ? std::string(message)
+                                                           : std::string(event_name(event));
+      end_job(id, JobPhase::kFailed,
+              "failed after " + std::to_string(job.retries) + " retries: " + cause, now);
+      note_step(id, dispatch, std::move(stop),
+                text + " refused: maxRetry " + std::to_string(limit) + " reached; " + job.message);
+      return false;
+    }
+    ++job.retries;
+    job.restart_at =
+        now + (timeout_ms > 0 ? timeout_ms
+                              : restart_backoff_ms(options_.restart_backoff_ms, job.retries));
+    text += " (retry " + std::to_string(job.retries) + " of " + std::to_string(limit) + ")";
+  }
+  job.phase = stopping_phase(action);
+  std::vector<ClusterIndex> stop = stop_live_parts(job);
+  if (stop.empty()) {
+    settle(id, now);
+    text += job.phase == JobPhase::kPending ? "; pending again, placed after its backoff (" +
+                                                  seconds_text(job.restart_at - now) + ")"
+                                            : "; " + std::string(phase_name(job.phase));
+  } else {
+    text += "; " + std::string(phase_name(job.phase)) + ": stopping " +
+            std::to_string(stop.size()) + " part(s)";
+  }
+  note_step(id, dispatch, std::move(stop), std::move(text));
+  return true;
+}
+
+// Nothing of the job's dispatch runs any more: it goes where the policy sent it.
+void SchedulerCore::settle(JobId id, TimeMs now) {
+  Job& job = jobs_[id];
+  if (job.dispatch != 0) release_dispatch(job.dispatch);
+  job.dispatch = 0;
+  switch (job.phase) {
+    case JobPhase::kRestarting:
+      wait_for_restart(id, now);
+      return;
+    case JobPhase::kCompleting:
+      end_job(id, JobPhase::kCompleted, "", now);
+      return;
+    case JobPhase::kAborting:
+      end_job(id, JobPhase::kAborted, "", now);
+      return;
+    case JobPhase::kTerminating:
+      end_job(id, JobPhase::kTerminated, "", now);
+      return;
+    default:
+      return;
+  }
+}
+
+PartEnd SchedulerCore::part_stopped_in_transition(Dispatch& dispatch, TimeMs now) {
+  PartEnd result;
+  for (const DispatchPart& each : dispatch.parts) {
+    if (each.state == PartState::kEnded) continue;
+    result.kind = PartEnd::Kind::kPartDone;
+    return result;
+  }
+  const JobId id = dispatch.job;
+  const DispatchId dispatch_id = dispatch.id;
+  settle(id, now);  // releases `dispatch`
+  const Job& job = jobs_[id];
+  note_step(id, dispatch_id, {},
+            job.phase == JobPhase::kPending
+                ? "every part stopped; pending again, placed after its backoff (" +
+                      seconds_text(std::max<TimeMs>(0, job.restart_at - now)) + ")"
+                : "every part stopped: " + std::string(phase_name(job.phase)));
+  result.kind = PartEnd::Kind::kLifecycle;
+  return result;
+}
+
+void SchedulerCore::end_job(JobId id, JobPhase phase, std::string_view message, TimeMs now) {
+  Job& job = jobs_[id];
+  if (job.dispatch != 0) release_dispatch(job.dispatch);
+  dequeue(id);
+  restart_waits_.erase({job.restart_at, id});
+  if (job.started_ms == 0) job.started_ms = now;
+  job.phase = phase;
+  job.finished_ms = now;
+  job.dispatch = 0;
+  if (!message.empty()) job.message = std::string(message);
+}
+
+// Out of its queue until restart_at: the pass never looks at it meanwhile.
+void SchedulerCore::wait_for_restart(JobId id, TimeMs now) {
+  Job& job = jobs_[id];
+  job.phase = JobPhase::kPending;
+  job.dispatch = 0;
+  job.started_ms = 0;
+  job.tasks.clear();
+  job.reason = PendingReason{PendingReason::Kind::kRestartBackoff};
+  if (job.restart_at <= now) {
+    enqueue(id);
+    arm_pending_timeout(id, now);
+    return;
+  }
+  restart_waits_.emplace(job.restart_at, id);
+}
+
+void SchedulerCore::release_restart_waits(TimeMs now) {
+  while (!restart_waits_.empty() && restart_waits_.begin()->first <= now) {
+    const auto [at, id] = *restart_waits_.begin();
+    restart_waits_.erase(restart_waits_.begin());
+    Job& job = jobs_[id];
+    if (job.phase != JobPhase::kPending || job.dispatch != 0 || job.restart_at != at) continue;
+    enqueue(id);
+    arm_pending_timeout(id, now);
+  }
+}
+
+// The dispatch is gone already (evicted, its cluster lost, drained): the
+// event's job-level policy decides; without one the job is requeued as before.
+// Returns true when a policy acted.
+bool SchedulerCore::requeue_or_apply(JobId id, PendingReason reason, LifecycleEvent event,
+                                     TimeMs now) {
+  Job& job = jobs_[id];
+  if (is_stopping_for_policy(job.phase)) {  // was stopping anyway: that is done now
+    const DispatchId dispatch = job.dispatch;
+    job.dispatch = 0;
+    settle(id, now);
+    note_step(id, dispatch, {}, "stopped: " + std::string(phase_name(job.phase)));
+    return true;
+  }
+  std::optional<ResolvedPolicy> policy;
+  if (job.spec && event != LifecycleEvent::kNone) policy = resolve_policy(*job.spec, -1, event);
+  if (!policy) {
+    requeue(id, reason, now);
+    return false;
+  }
+  job.dispatch = 0;
+  job.started_ms = 0;
+  job.requeue_cause = reason;
+  job.last_event_task = -1;
+  job.last_event_replica = -1;
+  job.last_exit_code = 0;
+  act(id, event, policy->action, policy->timeout_ms, -1, "", now);
+  return true;
+}
+
+void SchedulerCore::check_tasks_completed(DispatchId dispatch_id, TimeMs now) {
+  auto it = dispatches_.find(dispatch_id);
+  if (it == dispatches_.end()) return;
+  const Dispatch& dispatch = it->second;
+  Job& job = jobs_[dispatch.job];
+  if (job.phase != JobPhase::kRunning || !job.spec || !has_policies(*job.spec)) return;
+  auto succeeded = [&](std::size_t t) {
+    std::int32_t placed = 0;
+    for (const DispatchPart& part : dispatch.parts)
+      if (t < part.task_replicas.size()) placed += part.task_replicas[t];
+    if (placed == 0) return false;
+    for (const protocol::TaskStatus& counts : job.tasks)
+      if (counts.name == job.gang.tasks[t].name) return counts.succeeded >= placed;
+    return false;
+  };
+  std::size_t done = 0;
+  for (std::size_t t = 0; t < job.gang.tasks.size(); ++t) done += succeeded(t) ? 1 : 0;
+  // Every task done: the job completes by itself.
+  if (done == 0 || done == job.gang.tasks.size()) return;
+  for (std::size_t t = 0; t < job.gang.tasks.size(); ++t) {
+    if (!succeeded(t)) continue;
+    const std::int32_t task = task_index(*job.spec, job.gang.tasks[t].name);
+    const std::optional<ResolvedPolicy> policy =
+        resolve_policy(*job.spec, task, LifecycleEvent::kTaskCompleted);
+    if (!policy) continue;
+    job.last_event_task = task;
+    job.last_event_replica = -1;
+    job.last_exit_code = 0;
+    act(dispatch.job, LifecycleEvent::kTaskCompleted, policy->action, policy->timeout_ms, task, "",
+        now);
+    return;
+  }
+}
+
+void SchedulerCore::arm_pending_timeout(JobId id, TimeMs now) {
+  Job& job = jobs_[id];
+  disarm_pending_timeout(id);
+  if (!job.spec) return;
+  const std::optional<ResolvedPolicy> policy = pending_policy(*job.spec);
+  if (!policy) return;
+  job.pending_deadline = now + policy->timeout_ms;
+  pending_deadlines_.emplace(job.pending_deadline, id);
+}
+
+void SchedulerCore::disarm_pending_timeout(JobId id) {
+  Job& job = jobs_[id];
+  if (job.pending_deadline == 0) return;
+  pending_deadlines_.erase({job.pending_deadline, id});
+  job.pending_deadline = 0;
+}
+
+// PodPending: the job waited in its queue past its policy's timeout.
+void SchedulerCore::fire_pending_timeouts(TimeMs now) {
+  while (!pending_deadlines_.empty() && pending_deadlines_.begin()->first <= now) {
+    const auto [at, id] = *pending_deadlines_.begin();
+    pending_deadlines_.erase(pending_deadlines_.begin());
+    Job& job = jobs_[id];
+    if (job.pending_deadline != at) continue;
+    job.pending_deadline = 0;
+    if (job.phase != JobPhase::kPending || job.dispatch != 0 || !job.spec) continue;
+    const std::optional<ResolvedPolicy> policy = pending_policy(*job.spec);
+    if (!policy) continue;
+    dequeue(id);
+    job.last_event_task = -1;
+    job.last_event_replica = -1;
+    job.last_exit_code = 0;
+    act(id, LifecycleEvent::kPodPending, policy->action, 0, -1, "", now);
+  }
+}
+
+}  // namespace gantry::hub
