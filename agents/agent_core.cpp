@@ -1,11 +1,16 @@
 #include "agents/agent_core.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 
 #include "agents/dispatch_gang.hpp"
+#include "agents/job_plugins.hpp"
+#include "agents/task_dependencies.hpp"
 #include "hub/field_error.hpp"
+#include "hub/job_request.hpp"
 #include "hub/time_limit.hpp"
 
 namespace gantry::agents {
@@ -132,6 +137,11 @@ std::string AgentCore::place_part(const protocol::Prepare& prepare, PreparedPart
   part.id = prepare.dispatch_id;
   part.job = std::make_shared<const protocol::JobSpec>(prepare.job);
   part.replicas = replicas_for(part.assignment, gang.job_task, prepare);
+  // In rank order (replicas_for's), so that assignment[rank] is what replica
+  // `rank` holds: an elastic shrink frees exactly the replicas it stops.
+  std::stable_sort(
+      part.assignment.begin(), part.assignment.end(),
+      [](const hub::NodeAssignment& a, const hub::NodeAssignment& b) { return a.task < b.task; });
   // A whole gang admitted with fewer replicas than asked (min_available) is
   // a smaller world; a split part always has all of them.
   const auto placed = static_cast<std::int32_t>(part.replicas.size());
@@ -342,6 +352,9 @@ void AgentCore::start_part(PreparedPart part, const protocol::Commit& commit, Ti
   DispatchRun& run = *runs_.emplace(id, std::move(owned)).first->second;
   if (run.plan().time_limit_ms > 0)
     deadlines_.add(id, deadline_after(now, run.plan().time_limit_ms));
+  run.set_rendezvous(commit.master_addr.empty() ? kLoopback : commit.master_addr,
+                     static_cast<std::uint16_t>(std::clamp(commit.master_port, 0, kMaxPort)));
+  write_elastic_state(run, out);
   start_replicas(run, commit, now);
   if (run.ending()) stop_live_replicas(run);
   report_progress(run, out);
@@ -358,26 +371,47 @@ void AgentCore::start_replicas(DispatchRun& run, const protocol::Commit& commit,
   launch.epoch = plan.epoch;
   launch.part = plan.part;
   launch.parts = plan.parts;
+  launch.elastic_epoch = run.elastic_epoch();
+  launch.elastic_state = elastic_state_path(run);
   if (commit.master_port < 0 || commit.master_port > kMaxPort) {
     run.failed_to_start(
         0, "commit.master_port: " + std::to_string(commit.master_port) + " is not a TCP port");
   }
   launch.master_port = static_cast<std::uint16_t>(std::clamp(commit.master_port, 0, kMaxPort));
-  for (std::uint32_t rank = 0; rank < run.replicas().size() && !run.ending(); ++rank) {
-    const RunReplica& replica = run.replicas()[rank];
-    launch.key = ReplicaKey{run.id(), rank};
-    launch.rank = plan.rank_offset + static_cast<std::int32_t>(rank);
-    launch.task = replica.task;
-    launch.index = replica.index;
-    launch.node = replica.node;
-    try {
-      executor_.start(launch, now);
-      run.started(rank);
-    } catch (const std::exception& e) {
-      run.failed_to_start(rank, e.what());
+  // The plugins name this agent's replicas by its address (the process
+  // executor's replicas all run on its machine).
+  const ReplicaHosts hosts =
+      run.job().plugins.empty() ? ReplicaHosts{}
+                                : part_hosts(run.job(), run.replicas(), options_.advertise_address);
+  if (!run.job().plugins.empty()) launch.replica_hosts = &hosts;
+  // dependsOn: a task's replicas start once the tasks it names run, so pass
+  // after pass; what never may start stays Pending, its resources held.
+  TaskStartGate gate(run.job(), run.replicas());
+  std::vector<bool> tried(run.replicas().size(), false);
+  std::size_t waiting = run.replicas().size();
+  for (bool progress = true; progress && waiting > 0 && !run.ending();) {
+    progress = false;
+    for (std::uint32_t rank = 0; rank < run.replicas().size() && !run.ending(); ++rank) {
+      const RunReplica& replica = run.replicas()[rank];
+      if (tried[rank] || !gate.may_start(replica.task)) continue;
+      tried[rank] = true;
+      progress = true;
+      --waiting;
+      launch.key = ReplicaKey{run.id(), rank};
+      launch.rank = plan.rank_offset + static_cast<std::int32_t>(rank);
+      launch.task = replica.task;
+      launch.index = replica.index;
+      launch.node = replica.node;
+      try {
+        executor_.start(launch, now);
+        run.started(rank);
+        gate.running(replica.task);
+      } catch (const std::exception& e) {
+        run.failed_to_start(rank, e.what());
+      }
     }
   }
-  if (!run.ending()) executor_.started_all(run.id(), now);
+  if (!run.ending() && waiting == 0) executor_.started_all(run.id(), now);
 }
 
 void AgentCore::stop_run(DispatchId id, std::string message, Outbox& out) {
@@ -443,6 +477,217 @@ void AgentCore::mark_over(DispatchId id) {
     final_status_.erase(finished_order_.front());
     finished_order_.pop_front();
   }
+}
+
+// ------------------------------------------------------------------ elastic runs
+
+namespace {
+
+// Replicas of each job task still in the part (not released by a shrink),
+// and the next index each task would give a replica added here.
+struct TaskMembers {
+  std::vector<std::int32_t> count;
+  std::vector<std::int32_t> next_index;
+};
+
+TaskMembers task_members(const DispatchRun& run) {
+  TaskMembers members;
+  members.count.assign(run.job().tasks.size(), 0);
+  members.next_index.assign(run.job().tasks.size(), 0);
+  for (std::uint32_t rank = 0; rank < run.replicas().size(); ++rank) {
+    if (run.released(rank)) continue;
+    const RunReplica& replica = run.replicas()[rank];
+    ++members.count[replica.task];
+    members.next_index[replica.task] =
+        std::max(members.next_index[replica.task], replica.index + 1);
+  }
+  return members;
+}
+
+std::int32_t wanted_replicas(const protocol::Resize& resize, const std::string& task,
+                             std::int32_t otherwise) {
+  const auto found = resize.task_replicas.find(task);
+  return found == resize.task_replicas.end() ? otherwise : found->second;
+}
+
+}  // namespace
+
+void AgentCore::on_resize(const protocol::Resize& resize, TimeMs now, Outbox& out) {
+  protocol::Resized answer{resize.dispatch_id,   resize.job, resize.part,
+                           resize.elastic_epoch, false,      ""};
+  const auto found = runs_.find(resize.dispatch_id);
+  if (found == runs_.end() || found->second->ending()) {
+    answer.reason = dispatch_text(resize.dispatch_id) + " is not running here";
+    out.messages.push_back(std::move(answer));
+    return;
+  }
+  DispatchRun& run = *found->second;
+  const TaskMembers members = task_members(run);
+  bool grows = false;
+  bool same_size = true;
+  for (std::size_t t = 0; t < run.job().tasks.size(); ++t) {
+    const std::int32_t wanted = wanted_replicas(resize, run.job().tasks[t].name, members.count[t]);
+    grows = grows || wanted > members.count[t];
+    same_size = same_size && wanted == members.count[t];
+  }
+  // A repeated Resize: already done. (An older epoch asking another size
+  // comes from a restarted hub, which counts epochs afresh: it is carried out.)
+  if (resize.elastic_epoch <= run.elastic_epoch() && same_size) {
+    answer.admitted = true;
+    out.messages.push_back(std::move(answer));
+    return;
+  }
+  if (grows) {
+    std::vector<std::uint32_t> added;
+    answer.reason = grow_run(run, resize, added);
+    answer.admitted = answer.reason.empty();
+    if (answer.admitted) {
+      write_elastic_state(run, out);
+      start_added(run, added, now);
+    }
+  } else {
+    shrink_run(run, resize);
+    write_elastic_state(run, out);
+    answer.admitted = true;
+  }
+  if (answer.admitted) out.usage_changed = true;
+  out.messages.push_back(std::move(answer));
+  if (run.ending()) stop_live_replicas(run);
+  report_progress(run, out);
+}
+
+// Admits every added replica on the live nodes (the hub's nodes as hints),
+// all or none, and adds them to the run, pending; "" once they are held.
+std::string AgentCore::grow_run(DispatchRun& run, const protocol::Resize& resize,
+                                std::vector<std::uint32_t>& added) {
+  const protocol::JobSpec& job = run.job();
+  TaskMembers members = task_members(run);
+  hub::GangShape shape;
+  std::vector<std::uint32_t> job_task;
+  try {
+    for (std::uint32_t t = 0; t < job.tasks.size(); ++t) {
+      const protocol::TaskSpec& task = job.tasks[t];
+      const std::int32_t wanted = wanted_replicas(resize, task.name, members.count[t]);
+      if (wanted <= members.count[t]) continue;
+      if (wanted > task.replicas)
+        throw hub::FieldError(
+            "task_replicas[" + task.name + "]", std::to_string(wanted),
+            "is more than the task's " + std::to_string(task.replicas) + " replicas");
+      hub::TaskShape& added_task = shape.tasks.emplace_back();
+      added_task.name = task.name;
+      added_task.replicas = wanted - members.count[t];
+      added_task.per_replica = hub::replica_request(task, "job.tasks[" + std::to_string(t) + "]");
+      added_task.node_selector = task.node_selector;
+      job_task.push_back(t);
+    }
+  } catch (const hub::FieldError& e) {
+    return e.what();
+  }
+  shape.min_available = shape.total_replicas();  // every added replica, or none
+  std::vector<hub::NodeAssignment> assignment;
+  const Admission admission = nodes_.admit(shape, assignment, resize.nodes);
+  if (!admission.admitted) return admission.reason;
+  std::stable_sort(
+      assignment.begin(), assignment.end(),
+      [](const hub::NodeAssignment& a, const hub::NodeAssignment& b) { return a.task < b.task; });
+  run.resized(resize.elastic_epoch, resize.world_size);
+  for (const hub::NodeAssignment& entry : assignment) {
+    RunReplica replica;
+    replica.task = job_task[entry.task];
+    replica.index = members.next_index[replica.task]++;
+    replica.node = nodes_.node_name(entry.node);
+    added.push_back(run.add_replica(std::move(replica), entry));
+  }
+  return "";
+}
+
+// The added replicas take the next ranks of the part and meet where the
+// gang already meets; they see the new elastic epoch and world size.
+void AgentCore::start_added(DispatchRun& run, const std::vector<std::uint32_t>& added, TimeMs now) {
+  const PartPlan& plan = run.plan();
+  ReplicaLaunch launch;
+  launch.job = &run.job();
+  launch.world_size = plan.world_size;
+  launch.master_addr = run.master_addr();
+  launch.master_port = run.master_port();
+  launch.cluster = cluster_;
+  launch.epoch = plan.epoch;
+  launch.part = plan.part;
+  launch.parts = plan.parts;
+  launch.elastic_epoch = run.elastic_epoch();
+  launch.elastic_state = elastic_state_path(run);
+  for (std::uint32_t rank : added) {
+    const RunReplica& replica = run.replicas()[rank];
+    launch.key = ReplicaKey{run.id(), rank};
+    launch.rank = plan.rank_offset + static_cast<std::int32_t>(rank);
+    launch.task = replica.task;
+    launch.index = replica.index;
+    launch.node = replica.node;
+    try {
+      executor_.start(launch, now);
+      run.started(rank);
+    } catch (const std::exception& e) {
+      run.failed_to_start(rank, e.what());
+      return;
+    }
+  }
+  executor_.started_all(run.id(), now);
+}
+
+// Each task keeps its lowest indices: the highest leave, what they held is
+// free at once, and they are stopped without failing the part.
+void AgentCore::shrink_run(DispatchRun& run, const protocol::Resize& resize) {
+  const TaskMembers members = task_members(run);
+  for (std::uint32_t t = 0; t < run.job().tasks.size(); ++t) {
+    std::int32_t leaving =
+        members.count[t] -
+        std::max(0, wanted_replicas(resize, run.job().tasks[t].name, members.count[t]));
+    while (leaving-- > 0) {
+      std::uint32_t highest = 0;
+      bool found = false;
+      for (std::uint32_t rank = 0; rank < run.replicas().size(); ++rank) {
+        const RunReplica& replica = run.replicas()[rank];
+        if (replica.task != t || run.released(rank)) continue;
+        if (!found || replica.index > run.replicas()[highest].index) highest = rank;
+        found = true;
+      }
+      if (!found) break;
+      nodes_.release({run.release_replica(highest)});
+      if (run.is_unstopped(highest) && run.stopping(highest))
+        executor_.kill(ReplicaKey{run.id(), highest});
+    }
+  }
+  run.resized(resize.elastic_epoch, resize.world_size);
+}
+
+std::string AgentCore::elastic_state_path(const DispatchRun& run) const {
+  if (options_.elastic_state_dir.empty()) return "";
+  std::int32_t replicas = 0;
+  for (const protocol::TaskSpec& task : run.job().tasks) replicas += task.replicas;
+  const std::int32_t min_available = run.job().min_available;
+  if (min_available <= 0 || min_available >= replicas) return "";  // not elastic
+  return options_.elastic_state_dir + "/" + std::to_string(run.id()) + ".json";
+}
+
+// Written whole, then renamed over the old one: a replica never reads half a file.
+void AgentCore::write_elastic_state(const DispatchRun& run, Outbox& out) const {
+  const std::string path = elastic_state_path(run);
+  if (path.empty()) return;
+  std::error_code error;
+  std::filesystem::create_directories(options_.elastic_state_dir, error);
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream file(partial, std::ios::trunc);
+    file << run.elastic_state_json(cluster_);
+    if (!file) {
+      out.warnings.push_back("cannot write " + partial + " for dispatch " +
+                             std::to_string(run.id()));
+      return;
+    }
+  }
+  std::filesystem::rename(partial, path, error);
+  if (error)
+    out.warnings.push_back("cannot rename " + partial + " to " + path + ": " + error.message());
 }
 
 }  // namespace gantry::agents

@@ -25,7 +25,8 @@
 
 namespace gantry::agents {
 
-using OutboundMessage = std::variant<protocol::Admit, protocol::Reject, protocol::StatusUpdate>;
+using OutboundMessage =
+    std::variant<protocol::Admit, protocol::Reject, protocol::StatusUpdate, protocol::Resized>;
 
 // Messages for the hub in the order they were decided, whether the node usage
 // changed (one UsageReport covers every change of a batch), and lines for the
@@ -42,6 +43,9 @@ struct AgentCoreOptions {
   std::string advertise_address = "127.0.0.1";
   // How long an admitted part stays held without a Commit.
   TimeMs prepare_hold_ms = 60'000;
+  // Where an elastic run's membership file is kept and rewritten on every
+  // resize (GANTRY_ELASTIC_STATE, docs/elastic.md); "" writes none.
+  std::string elastic_state_dir{};
 };
 
 class AgentCore {
@@ -70,6 +74,9 @@ class AgentCore {
   void on_commit(const protocol::Commit& commit, TimeMs now, Outbox& out);
   void on_abort(const protocol::Abort& abort, Outbox& out);
   void on_cancel(const protocol::Cancel& cancel, Outbox& out);
+  // An elastic run grows (its added replicas admitted and started, or the
+  // growth refused) or shrinks (its highest-index replicas stopped, no failure).
+  void on_resize(const protocol::Resize& resize, TimeMs now, Outbox& out);
   void on_exits(const std::vector<ReplicaExit>& exits, Outbox& out);
   // Releases the prepared parts whose hold ran out by `now`.
   void expire_holds(TimeMs now, Outbox& out);
@@ -109,6 +116,13 @@ class AgentCore {
                                        const std::vector<std::uint32_t>& job_task,
                                        const protocol::Prepare& prepare) const;
   void stop_live_replicas(DispatchRun& run);
+  // elastic runs (agent_core.cpp, end)
+  std::string grow_run(DispatchRun& run, const protocol::Resize& resize,
+                       std::vector<std::uint32_t>& added);
+  void start_added(DispatchRun& run, const std::vector<std::uint32_t>& added, TimeMs now);
+  void shrink_run(DispatchRun& run, const protocol::Resize& resize);
+  std::string elastic_state_path(const DispatchRun& run) const;
+  void write_elastic_state(const DispatchRun& run, Outbox& out) const;
   // Sends what changed for `run`; ends it when nothing of it is left.
   void report_progress(DispatchRun& run, Outbox& out);
   // The dispatch holds nothing here any more; its answer is kept for a

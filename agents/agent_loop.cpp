@@ -39,6 +39,10 @@ void log_decision(const OutboundMessage& message) {
   } else if (const auto* status = std::get_if<protocol::StatusUpdate>(&message)) {
     spdlog::info("dispatch {} (job {}): {} {}", status->dispatch_id, status->job, status->phase,
                  status->message);
+  } else if (const auto* resized = std::get_if<protocol::Resized>(&message)) {
+    spdlog::info("dispatch {} (job {}): elastic epoch {} {}{}", resized->dispatch_id, resized->job,
+                 resized->elastic_epoch,
+                 resized->admitted ? "resized" : "refused: ", resized->reason);
   }
 }
 
@@ -269,6 +273,10 @@ void AgentLoop::on_message(const protocol::Abort& abort, TimeMs /*now*/) {
 
 void AgentLoop::on_message(const protocol::Cancel& cancel, TimeMs /*now*/) {
   core_.on_cancel(cancel, outbox_);
+}
+
+void AgentLoop::on_message(const protocol::Resize& resize, TimeMs now) {
+  core_.on_resize(resize, now, outbox_);
 }
 
 void AgentLoop::on_message(const protocol::ErrorReply& reply, TimeMs now) {

@@ -66,6 +66,7 @@ class AgentLoop {
   void on_message(const protocol::Commit& commit, TimeMs now);
   void on_message(const protocol::Abort& abort, TimeMs now);
   void on_message(const protocol::Cancel& cancel, TimeMs now);
+  void on_message(const protocol::Resize& resize, TimeMs now);
   void on_message(const protocol::ErrorReply& reply, TimeMs now);
   void flush();
   TimeMs next_deadline() const;

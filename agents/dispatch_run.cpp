@@ -26,6 +26,7 @@ DispatchRun::DispatchRun(DispatchId id, std::shared_ptr<const protocol::JobSpec>
       replicas_(std::move(replicas)),
       assignment_(std::move(assignment)),
       plan_(plan),
+      released_(replicas_.size(), 0),
       live_(replicas_.size()),
       pending_(replicas_.size()) {
   for (const RunReplica& replica : replicas_) {
@@ -112,9 +113,18 @@ void DispatchRun::fill_status(protocol::StatusUpdate& update) const {
   update.job = job_->name;
   update.phase = phase();
   update.message = message_;
+  if (first_failed_rank_ >= 0) {
+    const RunReplica& failed = replicas_[static_cast<std::size_t>(first_failed_rank_)];
+    update.event = protocol::policy_event::kPodFailed;
+    update.task = job_->tasks[failed.task].name;
+    update.replica = failed.index;
+    update.exit_code = failed.exit_code;
+  }
   update.tasks.clear();
-  for (const RunReplica& replica : replicas_) {
+  for (std::size_t rank = 0; rank < replicas_.size(); ++rank) {
+    const RunReplica& replica = replicas_[rank];
     const std::string& name = job_->tasks[replica.task].name;
+    if (released_[rank] != 0) continue;  // no longer part of the job (a shrink)
     if (update.tasks.empty() || update.tasks.back().name != name) {
       update.tasks.push_back(protocol::TaskStatus{name, 0, 0, 0, 0});
     }
@@ -138,6 +148,85 @@ void DispatchRun::fill_status(protocol::StatusUpdate& update) const {
   }
 }
 
+void DispatchRun::set_rendezvous(std::string master_addr, std::uint16_t master_port) {
+  master_addr_ = std::move(master_addr);
+  master_port_ = master_port;
+}
+
+void DispatchRun::resized(std::uint32_t elastic_epoch, std::int32_t world_size) {
+  elastic_epoch_ = elastic_epoch;
+  plan_.world_size = world_size;
+}
+
+std::uint32_t DispatchRun::add_replica(RunReplica replica, hub::NodeAssignment holds) {
+  if (replica.task >= job_->tasks.size())
+    throw std::invalid_argument("replica refers to task " + std::to_string(replica.task));
+  replica.state = ReplicaState::kPending;
+  replicas_.push_back(std::move(replica));
+  released_.push_back(0);
+  if (assignment_.size() + 1 == replicas_.size()) assignment_.push_back(std::move(holds));
+  ++live_;
+  ++pending_;
+  return static_cast<std::uint32_t>(replicas_.size() - 1);
+}
+
+hub::NodeAssignment DispatchRun::release_replica(std::uint32_t rank) {
+  released_.at(rank) = 1;
+  hub::NodeAssignment holds;
+  if (rank < assignment_.size()) {
+    holds = assignment_[rank];
+    assignment_[rank].amount = hub::ResourceVector{};  // released once, here
+  }
+  return holds;
+}
+
+std::vector<std::uint32_t> DispatchRun::member_ranks() const {
+  std::vector<std::uint32_t> ranks;
+  for (std::uint32_t rank = 0; rank < replicas_.size(); ++rank)
+    if (released_[rank] == 0 && is_live(replicas_[rank].state)) ranks.push_back(rank);
+  return ranks;
+}
+
+namespace {
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;  // names never hold control characters
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string DispatchRun::elastic_state_json(const std::string& cluster) const {
+  std::int32_t replicas = 0;
+  for (const protocol::TaskSpec& task : job_->tasks) replicas += task.replicas;
+  const std::int32_t min_replicas = job_->min_available > 0 ? job_->min_available : replicas;
+  std::string json = "{\"job\": " + json_string(job_->name) +
+                     ", \"dispatch_id\": " + std::to_string(id_) +
+                     ", \"epoch\": " + std::to_string(elastic_epoch_) +
+                     ", \"world_size\": " + std::to_string(plan_.world_size) +
+                     ", \"min_replicas\": " + std::to_string(min_replicas) +
+                     ", \"max_replicas\": " + std::to_string(replicas) +
+                     ", \"master_addr\": " + json_string(master_addr_) +
+                     ", \"master_port\": " + std::to_string(master_port_) +
+                     ", \"cluster\": " + json_string(cluster) + ", \"members\": [";
+  bool first = true;
+  for (std::uint32_t rank : member_ranks()) {
+    const RunReplica& replica = replicas_[rank];
+    json += std::string(first ? "" : ", ") +
+            "{\"task\": " + json_string(job_->tasks[replica.task].name) +
+            ", \"index\": " + std::to_string(replica.index) +
+            ", \"rank\": " + std::to_string(plan_.rank_offset + static_cast<std::int64_t>(rank)) +
+            ", \"node\": " + json_string(replica.node) + "}";
+    first = false;
+  }
+  return json + "]}\n";
+}
+
 void DispatchRun::ended(std::uint32_t rank, ReplicaState state, int exit_code) {
   RunReplica& replica = replicas_[rank];
   replica.state = state;
@@ -151,6 +240,7 @@ void DispatchRun::ended(std::uint32_t rank, ReplicaState state, int exit_code) {
 void DispatchRun::record_first_failure(std::uint32_t rank, const std::string& what) {
   if (failed_) return;
   failed_ = true;
+  first_failed_rank_ = rank;
   const std::int64_t global_rank = std::int64_t{plan_.rank_offset} + rank;
   message_ =
       "replica " + replica_name(rank) + " (rank " + std::to_string(global_rank) + ") " + what;

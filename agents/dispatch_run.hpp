@@ -53,6 +53,7 @@ class DispatchRun {
   DispatchId id() const { return id_; }
   const protocol::JobSpec& job() const { return *job_; }
   const std::vector<RunReplica>& replicas() const { return replicas_; }
+  // assignment()[rank] is what replica `rank` holds (empty for an adopted run).
   const std::vector<hub::NodeAssignment>& assignment() const { return assignment_; }
   const PartPlan& plan() const { return plan_; }
   std::string replica_name(std::uint32_t rank) const;  // "<task>-<index>"
@@ -79,6 +80,26 @@ class DispatchRun {
   // No replica is pending, running or being stopped: nothing holds resources.
   bool finished() const { return live_ == 0; }
 
+  // ---- elastic jobs (docs/elastic.md)
+  // Where the gang meets, from its Commit: replicas added later get the same.
+  void set_rendezvous(std::string master_addr, std::uint16_t master_port);
+  const std::string& master_addr() const { return master_addr_; }
+  std::uint16_t master_port() const { return master_port_; }
+  // The membership generation and the world size after a resize.
+  void resized(std::uint32_t elastic_epoch, std::int32_t world_size);
+  std::uint32_t elastic_epoch() const { return elastic_epoch_; }
+  // A replica added by a growth (pending until started); returns its rank in the part.
+  std::uint32_t add_replica(RunReplica replica, hub::NodeAssignment holds);
+  // The replica leaves the part (a shrink): it no longer counts in the
+  // status, its exit is no failure, and what it held is returned (and no
+  // longer held by the run). The caller then stops it (stopping()).
+  hub::NodeAssignment release_replica(std::uint32_t rank);
+  bool released(std::uint32_t rank) const { return released_.at(rank) != 0; }
+  // The part's members now: replicas neither released nor ended.
+  std::vector<std::uint32_t> member_ranks() const;
+  // The JSON a replica reads from $GANTRY_ELASTIC_STATE (docs/elastic.md).
+  std::string elastic_state_json(const std::string& cluster) const;
+
   const char* phase() const;
   const std::string& message() const { return message_; }
   void fill_status(protocol::StatusUpdate& update) const;
@@ -92,11 +113,18 @@ class DispatchRun {
   std::vector<RunReplica> replicas_;
   std::vector<hub::NodeAssignment> assignment_;
   PartPlan plan_;
+  std::vector<char> released_;  // by rank: left the part in a shrink
+  std::uint32_t elastic_epoch_ = 0;
+  std::string master_addr_;
+  std::uint16_t master_port_ = 0;
   std::size_t live_ = 0;  // pending + running + stopping
   std::size_t pending_ = 0;
   bool failed_ = false;
   bool cancelled_ = false;
   std::string message_;
+  // The replica whose end failed the part (its StatusUpdate names it as a
+  // PodFailed event for the hub's lifecycle policies); -1: none did.
+  std::int64_t first_failed_rank_ = -1;
 };
 
 }  // namespace gantry::agents

@@ -49,6 +49,12 @@ struct ReplicaLaunch {
   std::string node;                        // where the placement put it
   std::int32_t part = 0;                   // this agent's part of the dispatch
   std::int32_t parts = 1;                  // parts of the dispatch, one per cluster
+  std::uint32_t elastic_epoch = 0;         // GANTRY_ELASTIC_EPOCH (docs/elastic.md)
+  std::string elastic_state;               // GANTRY_ELASTIC_STATE: its JSON file, "" for none
+  // hosts[task][index]: where each replica of the job is reached, for its
+  // framework plugins (spec.plugins, agents/job_plugins.hpp); null when it
+  // has none. Valid for the duration of start().
+  const std::vector<std::vector<std::string>>* replica_hosts = nullptr;
 };
 
 // A replica a previous agent of this cluster started and left running (a

@@ -14,6 +14,7 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "agents/job_plugins.hpp"
 #include "agents/replica_env.hpp"
 #include "hub/field_error.hpp"
 #include "hub/quantity.hpp"
@@ -276,8 +277,25 @@ void place(json& spec, const KubernetesExecutorOptions& options, const ReplicaLa
   if (!selector.empty()) spec["nodeSelector"] = std::move(selector);
 }
 
+// A bare Pod gets the env Volcano's plugins would give it (Volcano's host
+// names, the plugins' --port); nothing mounts their files. A Volcano Job
+// runs the plugins itself.
+void add_plugin_env(const ReplicaLaunch& launch,
+                    std::vector<std::pair<std::string, std::string>>& identity) {
+  if (launch.job->plugins.empty()) return;
+  PluginReplica replica;
+  replica.job = launch.job;
+  replica.task = launch.task;
+  replica.index = launch.index;
+  for (protocol::EnvVar& var : plugin_output(replica, nullptr).env) {
+    std::erase_if(identity, [&](const auto& entry) { return entry.first == var.name; });
+    identity.emplace_back(std::move(var.name), std::move(var.value));
+  }
+}
+
 json pod_spec(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch, bool volcano) {
-  const auto identity = identity_environment(launch);
+  auto identity = identity_environment(launch);
+  if (!volcano) add_plugin_env(launch, identity);
   json containers = json::array();
   const auto& specs = task_of(launch).containers;
   for (std::size_t i = 0; i < specs.size(); ++i)
@@ -324,19 +342,22 @@ json volcano_task(const KubernetesExecutorOptions& options, const ReplicaLaunch&
 }
 
 json volcano_job_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch) {
-  return {{"apiVersion", kVolcanoGroupVersion},
-          {"kind", "Job"},
-          {"metadata",
-           {{"name", group_name(launch.job->name, launch.key.dispatch)},
-            {"namespace", options.namespace_},
-            {"labels", part_labels(options, launch)},
-            {"annotations",
-             {{kPartsAnnotation, std::to_string(part_of(launch).second)},
-              {kJobAnnotation, launch.job->name}}}}},
-          {"spec",
-           {{"schedulerName", kVolcanoScheduler},
-            {"minAvailable", 0},  // set by started_all(), once every replica is in
-            {"tasks", json::array()}}}};
+  json manifest = {{"apiVersion", kVolcanoGroupVersion},
+                   {"kind", "Job"},
+                   {"metadata",
+                    {{"name", group_name(launch.job->name, launch.key.dispatch)},
+                     {"namespace", options.namespace_},
+                     {"labels", part_labels(options, launch)},
+                     {"annotations",
+                      {{kPartsAnnotation, std::to_string(part_of(launch).second)},
+                       {kJobAnnotation, launch.job->name}}}}},
+                   {"spec",
+                    {{"schedulerName", kVolcanoScheduler},
+                     {"minAvailable", 0},  // set by started_all(), once every replica is in
+                     {"tasks", json::array()}}}};
+  // Volcano's controller runs the job's plugins, with the arguments as given.
+  if (!launch.job->plugins.empty()) manifest["spec"]["plugins"] = launch.job->plugins;
+  return manifest;
 }
 
 bool resolve_volcano(kube::Client& client, KubernetesExecutorOptions::Mode mode) {
@@ -418,6 +439,7 @@ KubernetesExecutor::~KubernetesExecutor() {
 }
 
 std::string KubernetesExecutor::check(const protocol::JobSpec& job) const {
+  if (std::string why = check_plugins(job); !why.empty()) return why;
   for (std::size_t t = 0; t < job.tasks.size(); ++t) {
     const std::string field = "spec.tasks[" + std::to_string(t) + "].template.spec.containers";
     const auto& containers = job.tasks[t].containers;

@@ -65,8 +65,12 @@ agents::SessionTiming session_timing(const agents::AgentOptions& options) {
   return timing;
 }
 
-agents::AgentCoreOptions core_options(const agents::AgentOptions& options) {
-  return agents::AgentCoreOptions{options.advertise_address, options.prepare_hold_ms};
+// Elastic runs' membership files (docs/elastic.md) live in the work directory.
+agents::AgentCoreOptions core_options(const agents::AgentOptions& options,
+                                      const std::string& cluster) {
+  const std::string dir = options.work_dir.empty() ? "./var/agent-" + cluster : options.work_dir;
+  return agents::AgentCoreOptions{options.advertise_address, options.prepare_hold_ms,
+                                  dir + "/elastic"};
 }
 
 int serve_standalone(const agents::AgentOptions& options) {
@@ -86,7 +90,7 @@ int serve_standalone(const agents::AgentOptions& options) {
   std::signal(SIGPIPE, SIG_IGN);
 
   std::unique_ptr<agents::Executor> executor = make_executor(options, cluster, nullptr);
-  agents::AgentCore core(cluster, inventory, *executor, core_options(options));
+  agents::AgentCore core(cluster, inventory, *executor, core_options(options, cluster));
   agents::AgentLoop loop({options.hub_endpoint, session_timing(options), options.test_faults}, core,
                          *executor);
   spdlog::info("cluster {}: {} nodes, {} executor", cluster, inventory.nodes.size(),
@@ -179,7 +183,7 @@ int serve_cluster(const agents::AgentOptions& options) {
   }
   std::unique_ptr<agents::Executor> executor = make_executor(options, cluster, client);
   agents::ClusterRole role(cluster_role_options(options, client, *executor));
-  agents::AgentCore core(cluster, protocol::Labels{}, *executor, core_options(options));
+  agents::AgentCore core(cluster, protocol::Labels{}, *executor, core_options(options, cluster));
   adopt_runs(*executor, core);
   agents::AgentLoop loop(
       {options.hub_endpoint, session_timing(options), options.test_faults, &role}, core, *executor);

@@ -8,9 +8,11 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <unordered_map>
 #include <vector>
 
 #include "agents/executor.hpp"
+#include "agents/job_plugins.hpp"
 
 namespace gantry::agents {
 
@@ -33,6 +35,10 @@ class ProcessExecutor final : public Executor {
   std::filesystem::path log_path(const ReplicaLaunch& launch) const;
   // The process (and process group) id of a running replica, -1 if none.
   pid_t pid_of(const ReplicaKey& key) const;
+  // Where the job's plugin files of this part go: what Volcano mounts at
+  // /etc/volcano is <dir>/volcano (GANTRY_VOLCANO_DIR), its /root/.ssh is
+  // <dir>/ssh (GANTRY_SSH_DIR).
+  std::filesystem::path plugin_dir(const ReplicaLaunch& launch) const;
 
  private:
   struct Child {
@@ -40,8 +46,20 @@ class ProcessExecutor final : public Executor {
     ReplicaKey key;
   };
 
+  // A part's plugin files (hosts files, its ssh keypair: one per part, so
+  // the parts of a split gang hold different keys), written at its first
+  // start and removed with its last replica.
+  struct PartPlugins {
+    std::filesystem::path dir;
+    SshKeyPair keys;
+  };
+
+  std::vector<protocol::EnvVar> plugin_env(const ReplicaLaunch& launch);
+  void forget_part_if_gone(DispatchId dispatch);
+
   std::filesystem::path work_dir_;
   std::vector<Child> children_;
+  std::unordered_map<DispatchId, PartPlugins> part_plugins_;
 };
 
 }  // namespace gantry::agents

@@ -13,7 +13,8 @@ const protocol::ContainerSpec* first_container(const ReplicaLaunch& launch) {
 
 }  // namespace
 
-std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const char* const* base) {
+std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const char* const* base,
+                                             const std::vector<protocol::EnvVar>& plugin_env) {
   std::map<std::string, std::string> env;
   for (const char* const* entry = base; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string text(*entry);
@@ -34,6 +35,10 @@ std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const 
   env["MASTER_PORT"] = std::to_string(launch.master_port);
   env["RANK"] = std::to_string(launch.rank);
   env["WORLD_SIZE"] = std::to_string(launch.world_size);
+  // Elastic jobs re-rendezvous on a resize (docs/elastic.md).
+  env["GANTRY_ELASTIC_EPOCH"] = std::to_string(launch.elastic_epoch);
+  if (!launch.elastic_state.empty()) env["GANTRY_ELASTIC_STATE"] = launch.elastic_state;
+  for (const protocol::EnvVar& var : plugin_env) env[var.name] = var.value;
 
   std::vector<std::string> out;
   out.reserve(env.size());

@@ -18,8 +18,10 @@ namespace gantry::agents {
 // override earlier ones. Index, RANK and WORLD_SIZE count over every part of
 // the dispatch, and every part meets at the same MASTER_ADDR / MASTER_PORT, so
 // a gang split across clusters forms one PyTorch world. `base` is a
-// null-terminated environ-style array.
-std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const char* const* base);
+// null-terminated environ-style array. `plugin_env` (the job's plugins,
+// agents/job_plugins.hpp) comes last: Volcano appends it to the container's.
+std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const char* const* base,
+                                             const std::vector<protocol::EnvVar>& plugin_env = {});
 
 // argv for a replica: the first container's command followed by its args.
 std::vector<std::string> replica_argv(const ReplicaLaunch& launch);

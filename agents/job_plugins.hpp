@@ -1,0 +1,82 @@
+// Volcano's job plugins (spec.plugins: env, svc, ssh, pytorch, tensorflow,
+// mpi) as a pure function: from the job, one replica and where every replica
+// of every task is reached, the environment variables and files Volcano's
+// controller would give that replica's containers. The executors decide where
+// the files go and which host names to use (docs/plugins.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agents/dispatch_run.hpp"
+#include "protocol/messages.hpp"
+
+namespace gantry::agents {
+
+// Where a plugin file goes: what Volcano mounts at /etc/volcano (svc), or at
+// /root/.ssh (ssh, or its --ssh-key-file-path).
+enum class PluginDir : std::uint8_t { kVolcano, kSsh };
+
+struct PluginFile {
+  PluginDir dir = PluginDir::kVolcano;
+  std::string name;  // "worker.host", "id_rsa", ...
+  std::string content;
+  unsigned mode = 0644;
+  bool operator==(const PluginFile&) const = default;
+};
+
+struct SshKeyPair {
+  std::string private_key;  // PEM, "RSA PRIVATE KEY" (PKCS#1)
+  std::string public_key;   // OpenSSH authorized_keys line: "ssh-rsa AAAA...\n"
+};
+
+// hosts[task][index]: the address of every replica of every task of the job.
+using ReplicaHosts = std::vector<std::vector<std::string>>;
+
+struct PluginReplica {
+  const protocol::JobSpec* job = nullptr;
+  std::uint32_t task = 0;  // index into job->tasks
+  std::int32_t index = 0;  // within its task
+  const ReplicaHosts* hosts = nullptr;
+  // MASTER_PORT for pytorch; 0: the plugin's --port (23456).
+  std::uint16_t master_port = 0;
+  // Replicas that share one machine cannot all listen on one port: when not
+  // 0, a replica's port in TF_CONFIG is this plus its position over the job
+  // (tasks in spec order); 0: the plugin's --port (2222) for every replica.
+  std::uint16_t distinct_ports_from = 0;
+};
+
+struct PluginOutput {
+  std::vector<protocol::EnvVar> env;
+  std::vector<PluginFile> files;  // identical for every replica of a job
+};
+
+// Why the job's plugin arguments cannot be honoured ("" when they can): an
+// unknown plugin, or an argument its plugin does not take, or a bad value,
+// named as "spec.plugins.<plugin>: ...". Arguments are Go flags, as Volcano
+// parses them: -name=value, --name=value, --name value, --bool.
+std::string check_plugins(const protocol::JobSpec& job);
+
+// The plugins that run: the job's own, plus svc under pytorch, tensorflow and
+// mpi, and ssh under mpi, as Volcano's admission turns them on.
+std::vector<std::string> active_plugins(const protocol::JobSpec& job);
+bool needs_ssh_keys(const protocol::JobSpec& job);
+
+// Env and files for one replica; without `keys` the ssh plugin writes nothing.
+// The job's plugin arguments must have passed check_plugins().
+PluginOutput plugin_output(const PluginReplica& replica, const SshKeyPair* keys);
+
+// Volcano's names for every replica: "<job>-<task>-<index>.<job>".
+ReplicaHosts volcano_hosts(const protocol::JobSpec& job);
+// The hosts a part sees: `here` (this agent's address) for its own replicas,
+// Volcano's names for the replicas of other parts, whose addresses it is not told.
+ReplicaHosts part_hosts(const protocol::JobSpec& job, const std::vector<RunReplica>& replicas,
+                        const std::string& here);
+
+// The keypair the job's ssh plugin arguments give, or a new RSA one made with
+// OpenSSL. Throws std::runtime_error when OpenSSL fails.
+SshKeyPair ssh_keys_for(const protocol::JobSpec& job);
+
+}  // namespace gantry::agents
