@@ -7,6 +7,7 @@
 
 #include "actors/actor_messages.hpp"
 #include "actors/hub_actors.hpp"
+#include "config/priority_class.hpp"
 
 namespace gantry::actors {
 
@@ -20,10 +21,17 @@ struct SchedulerSettings {
   std::string placement = "binpack";
   // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
   std::uint32_t reservations = 1;
+  // Node labels of the topology tiers, "TIER=LABEL" (hub::TopologyTiers::apply).
+  std::vector<std::string> topology_tier_labels;
   // Runs reclaim leaves alone (hub::SchedulerOptions::reclaim_spares_after_ms).
   std::chrono::milliseconds reclaim_spares_after{3'600'000};
+  // First wait before a lifecycle policy's restart (hub::SchedulerOptions::restart_backoff_ms).
+  std::chrono::milliseconds restart_backoff{10'000};
   // Clusters cordoned before the restart (from the store): cordoned again.
   std::vector<std::string> cordoned;
+  // A deleted job whose replicas do not report their stop is forgotten after
+  // this anyway (the agents' lost grace).
+  std::chrono::milliseconds deleted_stop_grace{120'000};
 };
 // Owns the one SchedulerCore. Prepares, commits and stops go to `dispatcher`;
 // dispatch records, cordons and job ends to `store`.
@@ -52,9 +60,11 @@ caf::actor spawn_registry(caf::actor_system& system, OutboundSink& sink, Clock c
                           RegistryOptions options, caf::actor scheduler, caf::actor dispatcher);
 
 // Validates submissions, has them written to the store, then hands them to the
-// scheduler.
+// scheduler. Applies, lists and deletes PriorityClasses in `classes` (shared
+// by every queue actor).
 caf::actor spawn_queue(caf::actor_system& system, OutboundSink& sink, Clock clock,
-                       caf::actor scheduler, caf::actor store);
+                       caf::actor scheduler, caf::actor store,
+                       std::shared_ptr<config::PriorityClassRegistry> classes);
 
 caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached);
 

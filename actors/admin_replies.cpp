@@ -47,7 +47,7 @@ protocol::ListReply list_reply(const hub::SchedulerCore& core, const protocol::L
   if (request.kind == "jobs") {
     answer.jobs.reserve(core.job_count());
     for (hub::JobId id = 0; id < core.job_count(); ++id)
-      answer.jobs.push_back(job_info(core, id, now));
+      if (!core.job(id).forgotten) answer.jobs.push_back(job_info(core, id, now));
   } else if (request.kind == "clusters") {
     for (hub::ClusterIndex i = 0; i < core.cluster_count(); ++i) {
       answer.clusters.push_back(cluster_info(core, i, seen(last_seen, core.cluster(i).name())));

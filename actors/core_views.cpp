@@ -61,6 +61,19 @@ void add_planned_start(const hub::SchedulerCore& core, const hub::Job& job,
   for (hub::NodeIndex node : planned->nodes) info.planned_nodes.push_back(cluster.node(node).name);
 }
 
+// Restarts so far out of the job's maxRetry, its last lifecycle event and the action taken.
+void add_lifecycle(const hub::Job& job, protocol::JobInfo& info) {
+  info.retries = job.retries;
+  info.max_retry = job.spec ? job.spec->max_retry : 0;
+  info.last_event = std::string(hub::event_name(job.last_event));
+  info.last_action = std::string(hub::action_name(job.last_action));
+  if (job.spec && job.last_event_task >= 0 &&
+      static_cast<std::size_t>(job.last_event_task) < job.spec->tasks.size())
+    info.last_event_task = job.spec->tasks[static_cast<std::size_t>(job.last_event_task)].name;
+  info.last_event_replica = job.last_event_replica;
+  info.last_exit_code = job.last_exit_code;
+}
+
 }  // namespace
 
 protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::TimeMs now) {
@@ -85,6 +98,7 @@ protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::T
   info.tasks = job.tasks;
   info.time_limit_ms = job.time_limit_ms;
   add_planned_start(core, job, info);
+  add_lifecycle(job, info);
   return info;
 }
 
@@ -147,7 +161,9 @@ protocol::QueueInfo queue_info(const hub::SchedulerCore& core, hub::QueueIndex i
   info.parent = queue.spec.parent;
   info.weight = queue.spec.weight;
   info.priority = queue.spec.priority;
-  info.state = queue.spec.open ? "Open" : "Closed";
+  // Volcano's Closing: asked to close while it still holds jobs.
+  const bool empty = queue.pending_jobs.empty() && queue.running.empty();
+  info.state = queue.spec.open ? "Open" : (empty ? "Closed" : "Closing");
   info.reclaimable = queue.spec.reclaimable;
   info.allocated = queue.allocated.to_list();
   info.deserved = bounded_list(queue.deserved);
@@ -155,6 +171,8 @@ protocol::QueueInfo queue_info(const hub::SchedulerCore& core, hub::QueueIndex i
   info.guarantee = queue.guarantee.to_list();
   info.pending = queue.pending.to_list();
   info.share = queue.share;
+  info.extend_clusters = queue.spec.extend_clusters;
+  info.affinity = queue.spec.affinity;
   return info;
 }
 
@@ -166,7 +184,7 @@ std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex ind
   int pending = 0, dispatched = 0, running = 0, finished = 0;
   for (hub::JobId id = 0; id < core.job_count(); ++id) {
     const hub::Job& job = core.job(id);
-    if (job.queue != index) continue;
+    if (job.queue != index || job.forgotten) continue;
     switch (job.phase) {
       case hub::JobPhase::kPending:
         ++pending;
@@ -175,6 +193,10 @@ std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex ind
         ++dispatched;
         break;
       case hub::JobPhase::kRunning:
+      case hub::JobPhase::kRestarting:  // still holds its parts while they stop
+      case hub::JobPhase::kCompleting:
+      case hub::JobPhase::kAborting:
+      case hub::JobPhase::kTerminating:
         ++running;
         break;
       default:

@@ -37,8 +37,11 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   if (!unfinished.empty()) settings.recovery_grace = config.recovery_grace.value_or(expiry);
   settings.placement = config.placement;
   settings.reservations = config.reservations;
+  settings.topology_tier_labels = config.topology_tier_labels;
   settings.reclaim_spares_after = config.reclaim_spares_after;
+  settings.restart_backoff = config.restart_backoff;
   settings.cordoned = config.store->cordoned_clusters();
+  settings.deleted_stop_grace = config.lost_grace;
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store);
   actors.dispatcher = spawn_dispatcher(system, sink, config.clock, config.heartbeat_interval,
@@ -54,9 +57,18 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   registry.lost_grace = config.lost_grace;
   actors.registry =
       spawn_registry(system, sink, config.clock, registry, actors.scheduler, actors.dispatcher);
+  auto classes = std::make_shared<config::PriorityClassRegistry>();
+  for (const std::string& yaml : config.store->priority_classes()) {
+    try {
+      classes->apply(config::parse_priority_class(yaml));
+    } catch (const std::exception& e) {
+      spdlog::error("a PriorityClass from the store is no longer valid and is ignored: {}",
+                    e.what());
+    }
+  }
   for (std::size_t i = 0; i < std::max<std::size_t>(1, config.submission_validators); ++i)
     actors.queues.push_back(
-        spawn_queue(system, sink, config.clock, actors.scheduler, actors.store));
+        spawn_queue(system, sink, config.clock, actors.scheduler, actors.store, classes));
   // Queues first: the restored jobs are re-submitted into them.
   for (const std::string& yaml : queues)
     caf::anon_send(actors.scheduler, restore_atom_v, protocol::ApplyRequest{yaml});
@@ -94,6 +106,7 @@ class InboundRoutes {
   void operator()(protocol::Admit& body) { to(actors_.registry, body); }
   void operator()(protocol::Reject& body) { to(actors_.registry, body); }
   void operator()(protocol::StatusUpdate& body) { to(actors_.registry, body); }
+  void operator()(protocol::Resized& body) { to(actors_.registry, body); }
   void operator()(protocol::ErrorReply& body) { to(actors_.registry, body); }
 
   // Submissions are validated in parallel, round-robin over the queue actors.
@@ -106,7 +119,10 @@ class InboundRoutes {
   void operator()(protocol::DeleteRequest& body) { to(actors_.queues.front(), body); }
 
   // Questions about jobs, clusters and queues: the scheduler holds the answers.
-  void operator()(protocol::ListRequest& body) { to(actors_.scheduler, body); }
+  // PriorityClasses live with the queue actors; the rest with the scheduler.
+  void operator()(protocol::ListRequest& body) {
+    to(body.kind == "priorityclasses" ? actors_.queues.front() : actors_.scheduler, body);
+  }
   void operator()(protocol::DescribeRequest& body) { to(actors_.scheduler, body); }
   void operator()(protocol::CancelRequest& body) { to(actors_.scheduler, body); }
   // Cordon, uncordon, drain: the scheduler owns the clusters' state.
@@ -175,7 +191,9 @@ struct Hub::Running {
     actors_config.recovery_grace = options.recovery_grace;
     actors_config.placement = options.placement;
     actors_config.reservations = options.reservations;
+    actors_config.topology_tier_labels = options.topology_tier_labels;
     actors_config.reclaim_spares_after = options.reclaim_spares_after;
+    actors_config.restart_backoff = options.restart_backoff;
     actors_config.agent_lease = options.agent_lease;
     actors_config.lost_grace = options.lost_grace;
     actors_config.prepare_timeout = options.prepare_timeout;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gantry::actors {
 
@@ -26,8 +27,12 @@ struct HubOptions {
   std::string placement = "binpack";
   // Blocked jobs of the queue order that get a backfill reservation (0: none).
   std::uint32_t reservations = 1;
+  // --topology-tier-label TIER=LABEL, in order (hub::TopologyTiers::apply).
+  std::vector<std::string> topology_tier_labels;
   // Reclaim spares a gang that has run this long (0: none is spared).
   std::chrono::milliseconds reclaim_spares_after{3'600'000};
+  // A job a lifecycle policy restarts waits this long, doubling per retry (5 min cap).
+  std::chrono::milliseconds restart_backoff{10'000};
   // An agent silent this long: its cluster is not ready (its jobs stay).
   std::chrono::milliseconds agent_lease{30'000};
   // Silent this long (from its last frame): lost, its jobs are requeued.

@@ -43,8 +43,12 @@ struct HubActorsConfig {
   std::string placement = "binpack";
   // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
   std::uint32_t reservations = 1;
+  // Node labels of the topology tiers, "TIER=LABEL" (hub::TopologyTiers::apply).
+  std::vector<std::string> topology_tier_labels;
   // Runs reclaim leaves alone (hub::SchedulerOptions::reclaim_spares_after_ms).
   std::chrono::milliseconds reclaim_spares_after{3'600'000};
+  // First wait before a lifecycle policy's restart (hub::SchedulerOptions::restart_backoff_ms).
+  std::chrono::milliseconds restart_backoff{10'000};
   // Jobs it holds without a terminal phase are re-submitted at spawn.
   std::shared_ptr<JobStore> store;
   // SQLite blocks: in production the store actor gets its own thread.

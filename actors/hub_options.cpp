@@ -4,6 +4,7 @@
 #include "config/command_line.hpp"
 #include "hub/duration.hpp"
 #include "hub/placement_policy.hpp"
+#include "hub/topology.hpp"
 
 namespace gantry::actors {
 
@@ -98,6 +99,29 @@ void define_karmada(CLI::App& app, KarmadaOptions& karmada) {
       ->type_name("FILE");
 }
 
+// Repeatable: each TIER=LABEL names the node label of one topology tier.
+void define_topology_tiers(CLI::App& app, std::vector<std::string>& tiers) {
+  app.add_option_function<std::vector<std::string>>(
+         "--topology-tier-label",
+         [&tiers](const std::vector<std::string>& texts) {
+           hub::TopologyTiers check;
+           for (const std::string& text : texts) {
+             try {
+               check.apply(text);
+             } catch (const std::invalid_argument& refusal) {
+               throw CLI::ValidationError("--topology-tier-label",
+                                          std::string(refusal.what()) + " (got \"" + text + "\")");
+             }
+             tiers.push_back(text);
+           }
+         },
+         "the node label of a network-topology tier, e.g.\n"
+         "1=nvidia.com/gpu.clique (default gantry.io/topology-tier-N;\n"
+         "repeatable; docs/topology.md)")
+      ->type_name("TIER=LABEL")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 void define(CLI::App& app, HubCommandLine& parsed) {
   cl::configure(
       app,
@@ -105,7 +129,9 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
       "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
       "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
-      "                  [--reclaim-spares-after DURATION] [--log-level LEVEL]\n"
+      "                  [--reclaim-spares-after DURATION] [--restart-backoff DURATION]\n"
+      "                  [--log-level LEVEL]\n"
+      "                  [--topology-tier-label TIER=LABEL ...]\n"
       "                  [--karmada KUBECONFIG|in-cluster] [--karmada-context NAME]\n"
       "                  [--webhook-listen HOST:PORT --webhook-cert FILE --webhook-key FILE]\n");
   HubOptions& options = parsed.options;
@@ -162,6 +188,12 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "it would throw away outweighs the share it gives back (default 1h;\n"
       "0: any run may be reclaimed)")
       ->type_name("DURATION");
+  cl::add_read<std::chrono::milliseconds>(
+      app, "--restart-backoff", options.restart_backoff, duration,
+      "a job a lifecycle policy restarts (RestartJob, ...) is placed again\n"
+      "after this wait, doubled per retry up to 5 min (default 10s)")
+      ->type_name("DURATION");
+  define_topology_tiers(app, options.topology_tier_labels);
   define_karmada(app, parsed.karmada);
   cl::add_log_level(app, parsed.log_level);
 }

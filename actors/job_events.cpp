@@ -26,4 +26,8 @@ std::vector<std::string> JobEvents::list(hub::JobId job) const {
   return events_[job];
 }
 
+void JobEvents::forget(hub::JobId job) {
+  if (job < events_.size()) std::vector<std::string>().swap(events_[job]);
+}
+
 }  // namespace gantry::actors

@@ -19,6 +19,8 @@ class JobEvents {
   void add(hub::JobId job, hub::TimeMs at, std::string text);
   // Oldest first, each prefixed with its UTC time.
   std::vector<std::string> list(hub::JobId job) const;
+  // The job was forgotten (deleted): its history goes with it.
+  void forget(hub::JobId job);
 
  private:
   std::vector<std::vector<std::string>> events_;  // indexed by JobId

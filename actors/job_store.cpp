@@ -37,7 +37,10 @@ constexpr const char* kSchema =
     "  clusters BLOB NOT NULL);"
     "CREATE TABLE IF NOT EXISTS clusters ("
     "  name TEXT PRIMARY KEY,"
-    "  cordoned INTEGER NOT NULL);";
+    "  cordoned INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS priority_classes ("
+    "  name TEXT PRIMARY KEY,"
+    "  yaml TEXT NOT NULL);";
 
 // Resets a statement on every exit path, so it can be reused.
 class StatementUse {
@@ -106,6 +109,8 @@ void JobStore::open() {
   insert_ = prepare("INSERT INTO jobs (name, yaml, submitted_ms) VALUES (?1, ?2, ?3);");
   finish_ = prepare("UPDATE jobs SET phase = ?2, finished_ms = ?3 WHERE row = ?1;");
   forget_ = prepare("DELETE FROM jobs WHERE row = ?1;");
+  forget_dispatch_ = prepare("DELETE FROM dispatches WHERE job_row = ?1;");
+  rename_ = prepare("UPDATE jobs SET name = ?2 WHERE row = ?1;");
   unfinished_ = prepare(
       "SELECT j.row, j.name, j.yaml, j.submitted_ms, d.dispatch_id, d.committed, "
       "d.rendezvous_host, d.rendezvous_port, d.clusters "
@@ -124,11 +129,13 @@ JobStore::~JobStore() {
 }
 
 void JobStore::close() {
-  for (sqlite3_stmt* statement : {insert_, finish_, forget_, unfinished_, upsert_dispatch_}) {
+  for (sqlite3_stmt* statement :
+       {insert_, finish_, forget_, unfinished_, upsert_dispatch_, forget_dispatch_, rename_}) {
     sqlite3_finalize(statement);
   }
   sqlite3_close(db_);
-  insert_ = finish_ = forget_ = unfinished_ = upsert_dispatch_ = nullptr;
+  insert_ = finish_ = forget_ = unfinished_ = upsert_dispatch_ = forget_dispatch_ = rename_ =
+      nullptr;
   db_ = nullptr;
 }
 
@@ -168,6 +175,16 @@ void JobStore::forget(std::int64_t row) {
   StatementUse use(forget_);
   sqlite3_bind_int64(forget_, 1, row);
   if (sqlite3_step(forget_) != SQLITE_DONE) fail("cannot remove a job from");
+  StatementUse dispatch_use(forget_dispatch_);
+  sqlite3_bind_int64(forget_dispatch_, 1, row);
+  if (sqlite3_step(forget_dispatch_) != SQLITE_DONE) fail("cannot remove a dispatch from");
+}
+
+void JobStore::rename(std::int64_t row, std::string_view name) {
+  StatementUse use(rename_);
+  sqlite3_bind_int64(rename_, 1, row);
+  bind_text(rename_, 2, name);
+  if (sqlite3_step(rename_) != SQLITE_DONE) fail("cannot name a job in");
 }
 
 std::vector<StoredJob> JobStore::unfinished() {
@@ -239,6 +256,35 @@ void JobStore::save_queue(std::string_view name, std::string_view yaml) {
   const int status = sqlite3_step(statement);
   sqlite3_finalize(statement);
   if (status != SQLITE_DONE) fail("cannot record a queue in");
+}
+
+void JobStore::save_priority_class(std::string_view name, std::string_view yaml) {
+  sqlite3_stmt* statement = prepare(
+      "INSERT INTO priority_classes(name, yaml) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET "
+      "yaml = excluded.yaml;");
+  sqlite3_bind_text(statement, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(statement, 2, yaml.data(), static_cast<int>(yaml.size()), SQLITE_TRANSIENT);
+  const int status = sqlite3_step(statement);
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot record a PriorityClass in");
+}
+
+void JobStore::drop_priority_class(std::string_view name) {
+  sqlite3_stmt* statement = prepare("DELETE FROM priority_classes WHERE name = ?1;");
+  sqlite3_bind_text(statement, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  const int status = sqlite3_step(statement);
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot remove a PriorityClass from");
+}
+
+std::vector<std::string> JobStore::priority_classes() {
+  sqlite3_stmt* statement = prepare("SELECT yaml FROM priority_classes ORDER BY name;");
+  std::vector<std::string> out;
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(statement)) == SQLITE_ROW) out.push_back(column_text(statement, 0));
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot read PriorityClasses from");
+  return out;
 }
 
 void JobStore::drop_queue(std::string_view name) {

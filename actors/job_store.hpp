@@ -57,8 +57,12 @@ class JobStore {
   std::int64_t add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms);
   // Records how the job ended; it will not come back after a restart.
   void finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms);
-  // Removes a row whose submission was refused after it was written.
+  // Removes a job's row and its dispatch record: a submission refused after
+  // it was written, or a job deleted (gantryctl delete job, its ttl).
   void forget(std::int64_t row);
+  // The name the hub made for a job submitted with metadata.generateName,
+  // so a restart brings it back under that name.
+  void rename(std::int64_t row, std::string_view name);
   // Jobs without a terminal phase, oldest first, with their last dispatch.
   std::vector<StoredJob> unfinished();
   // The job's current dispatch (one per job: replaces the one before).
@@ -71,6 +75,10 @@ class JobStore {
   void save_queue(std::string_view name, std::string_view yaml);
   void drop_queue(std::string_view name);
   std::vector<std::string> queues();  // in the order they were first applied
+  // Applied PriorityClass documents, by name, likewise.
+  void save_priority_class(std::string_view name, std::string_view yaml);
+  void drop_priority_class(std::string_view name);
+  std::vector<std::string> priority_classes();
   // Counts hub starts on this state: 1 for the first, one more each time.
   // Dispatch ids carry it, so no id names two dispatches across restarts.
   std::uint64_t start_generation();
@@ -87,6 +95,8 @@ class JobStore {
   sqlite3_stmt* insert_ = nullptr;
   sqlite3_stmt* finish_ = nullptr;
   sqlite3_stmt* forget_ = nullptr;
+  sqlite3_stmt* forget_dispatch_ = nullptr;
+  sqlite3_stmt* rename_ = nullptr;
   sqlite3_stmt* unfinished_ = nullptr;
   sqlite3_stmt* upsert_dispatch_ = nullptr;
 };

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "actors/core_views.hpp"
 #include "actors/job_events.hpp"
 #include "config/volcano_queue.hpp"
+#include "hub/job_retention.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/reconciler.hpp"
 #include "hub/scheduler.hpp"
@@ -42,6 +44,7 @@ class Scheduler {
     // Known before their agents say Hello, so nothing is placed there meanwhile.
     for (const std::string& cluster : settings.cordoned)
       core_.set_cordoned(core_.add_cluster(cluster), true);
+    stop_grace_ = settings.deleted_stop_grace;
     if (settings.recovery_grace.count() > 0) {
       reconciler_.begin_recovery();
       self_->delayed_send(self_, settings.recovery_grace, recovered_atom_v);
@@ -58,7 +61,10 @@ class Scheduler {
                const StoredDispatch& record) {
           accept(nullptr, std::move(request), row, submitted_ms, &record);
         },
-        [this](const protocol::Hello& hello) { reconcile(&hub::Reconciler::on_hello, hello); },
+        [this](const protocol::Hello& hello) {
+          reconcile(&hub::Reconciler::on_hello, hello);
+          deleted_parts_listed(hello);
+        },
         [this](const protocol::UsageReport& report) {
           reconcile(&hub::Reconciler::on_usage, report);
         },
@@ -70,6 +76,7 @@ class Scheduler {
         },
         [this](lost_atom, const std::string& cluster) {
           reconcile(&hub::Reconciler::on_cluster_lost, cluster);
+          deleted_parts_gone(cluster);
         },
         [this](seen_atom, std::map<std::string, hub::TimeMs>& seen) {
           last_seen_ = std::move(seen);
@@ -80,8 +87,14 @@ class Scheduler {
         [this](const std::string& cluster, const protocol::Reject& reject) {
           reconcile(&hub::Reconciler::on_reject, cluster, reject);
         },
+        [this](const std::string& cluster, const protocol::Resized& resized) {
+          on_resized(cluster, resized);
+        },
         [this](const std::string& cluster, protocol::StatusUpdate& update) {
+          const hub::DispatchId dispatch = update.dispatch_id;
+          const bool stopped = is_stop(update.phase);
           reconcile(&hub::Reconciler::on_status, cluster, std::move(update));
+          if (stopped) deleted_part_stopped(dispatch, cluster);
         },
         [this](const ReplyTo& to, const protocol::ListRequest& request) { on_list(to, request); },
         [this](const ReplyTo& to, const protocol::DescribeRequest& request) {
@@ -103,7 +116,10 @@ class Scheduler {
           reply(to, delete_queue(request));
         },
         [this](schedule_atom) { run_pass(); },
-        [this](tick_atom) { request_pass(); },  // a backoff ran out
+        [this](tick_atom) {  // a backoff or a job's retention ran out
+          expire_jobs();
+          request_pass();
+        },
         [this](recovered_atom) { reconcile(&hub::Reconciler::end_recovery); },
     };
   }
@@ -115,7 +131,10 @@ class Scheduler {
     if (const hub::PlacementPolicy* policy = hub::find_placement_policy(settings.placement))
       options.placement = *policy;
     options.reservations = settings.reservations;
+    for (const std::string& tier : settings.topology_tier_labels)
+      options.topology_tiers.apply(tier);  // checked by the command line
     options.reclaim_spares_after_ms = settings.reclaim_spares_after.count();
+    options.restart_backoff_ms = settings.restart_backoff.count();
     return options;
   }
 
@@ -137,6 +156,7 @@ class Scheduler {
   }
 
   protocol::AdminResult delete_queue(const protocol::DeleteRequest& request) {
+    if (request.kind == "job") return delete_job(request.name);
     if (request.kind != "queue")
       return {false, "", "kind: cannot delete a \"" + request.kind + "\" (only queues)"};
     try {
@@ -178,12 +198,25 @@ class Scheduler {
     const hub::TimeMs at = now();
     const std::vector<hub::Decision>& decisions = core_.schedule(at);
     wake_for_backoffs(at);
+    // Evictions and PodPending timeouts may have fired lifecycle policies.
+    reconcile(&hub::Reconciler::carry_out_lifecycle);
     if (decisions.empty()) return;
     std::vector<StopOrder> evictions;
     std::vector<DispatchRecord> records;
     std::vector<PartFrame> prepares;
+    std::vector<std::pair<std::string, protocol::Resize>> resizes;
     for (const hub::Decision& decision : decisions) {
       const hub::Job& job = core_.job(decision.job);
+      if (decision.kind == hub::Decision::Kind::kResize) {
+        if (std::optional<protocol::Resize> resize = resize_message(decision)) {
+          events_.add(decision.job, at,
+                      "elastic: resizing to " + std::to_string(resize->world_size) +
+                          " replica(s) on " + core_.cluster(decision.cluster).name() +
+                          " (elastic epoch " + std::to_string(resize->elastic_epoch) + ")");
+          resizes.emplace_back(core_.cluster(decision.cluster).name(), std::move(*resize));
+        }
+        continue;
+      }
       if (decision.kind == hub::Decision::Kind::kEvict) {
         // The core has already requeued the job; its agent must stop its part.
         const std::string& cluster = core_.cluster(decision.cluster).name();
@@ -206,6 +239,8 @@ class Scheduler {
     }
     // Stops first, so the evicted jobs' resources are freed before new ones start.
     if (!evictions.empty()) self_->send(dispatcher_, std::move(evictions));
+    for (auto& [cluster, resize] : resizes)
+      self_->send<caf::message_priority::high>(dispatcher_, cluster, std::move(resize));
     // The Prepares need not wait for their record: a part prepared by a hub
     // that then restarts without a record of it is aborted (hub::Reconciler),
     // and the commit record, which does gate, is written after this one
@@ -214,6 +249,51 @@ class Scheduler {
       self_->send<caf::message_priority::high>(store_, persist_atom_v, std::move(records));
     if (!prepares.empty())
       self_->send<caf::message_priority::high>(dispatcher_, std::move(prepares));
+  }
+
+  // ---- elastic jobs (docs/elastic.md)
+
+  // The Resize of the dispatch's part on the decision's cluster: its replicas
+  // per task after the change and, for a growth, where the added ones go.
+  std::optional<protocol::Resize> resize_message(const hub::Decision& decision) const {
+    const hub::Dispatch* dispatch = core_.find_dispatch(decision.dispatch);
+    if (dispatch == nullptr || dispatch->parts.back().cluster != decision.cluster)
+      return std::nullopt;
+    const hub::Job& job = core_.job(decision.job);
+    const std::size_t part = dispatch->parts.size() - 1;
+    const hub::ClusterState& cluster = core_.cluster(decision.cluster);
+    protocol::Resize resize;
+    resize.dispatch_id = dispatch->id;
+    resize.job = job.name;
+    resize.part = static_cast<std::int32_t>(part);
+    resize.elastic_epoch = dispatch->elastic_epoch;
+    for (std::uint32_t t = 0; t < job.gang.tasks.size(); ++t)
+      resize.task_replicas[job.gang.tasks[t].name] =
+          hub::SchedulerCore::part_replicas(*dispatch, part, t, true);
+    for (const hub::NodeAssignment& entry : dispatch->growing)
+      resize.nodes.push_back(
+          protocol::PlacedReplica{job.gang.tasks[entry.task].name, cluster.node(entry.node).name});
+    resize.world_size = dispatch->world_size + static_cast<std::int32_t>(dispatch->growing.size());
+    return resize;
+  }
+
+  void on_resized(const std::string& cluster, const protocol::Resized& resized) {
+    const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
+    const hub::Dispatch* dispatch = core_.find_dispatch(resized.dispatch_id);
+    if (!index || dispatch == nullptr) return;
+    const hub::JobId job = dispatch->job;
+    if (!core_.resize_answered(resized.dispatch_id, *index, resized.elastic_epoch, resized.admitted,
+                               now()))
+      return;
+    const std::int32_t world = core_.find_dispatch(resized.dispatch_id)->world_size;
+    events_.add(job, now(),
+                resized.admitted
+                    ? "elastic: grew to " + std::to_string(world) + " replica(s) (elastic epoch " +
+                          std::to_string(resized.elastic_epoch) + ")"
+                    : "elastic: growth refused by " + cluster + ": " + resized.reason);
+    spdlog::info("job {}: elastic growth {} by cluster {}", core_.job(job).name,
+                 resized.admitted ? "admitted" : "refused", cluster);
+    request_pass();
   }
 
   std::string cluster_names(const hub::Dispatch& dispatch) const {
@@ -295,8 +375,10 @@ class Scheduler {
     store_rows_[id] = row;
     events_.add(id, submitted_ms, "submitted");
     if (to) {
-      spdlog::info("job {} submitted", name);
-      reply(*to, protocol::SubmitJobReply{true, name, ""});
+      const std::string& made = core_.job(id).name;  // the hub's, for a generateName
+      spdlog::info("job {} submitted", made);
+      if (made != name) self_->send(store_, persist_atom_v, row, made);
+      reply(*to, protocol::SubmitJobReply{true, made, ""});
     } else if (stored != nullptr && stored->id != 0) {
       const hub::RestoredDispatch record{stored->id, stored->committed, stored->clusters,
                                          stored->rendezvous_host, stored->rendezvous_port};
@@ -410,6 +492,109 @@ class Scheduler {
     const std::int64_t row = end.job < store_rows_.size() ? store_rows_[end.job] : 0;
     if (row != 0)
       self_->send(store_, finish_atom_v, row, std::string(hub::phase_name(end.phase)), end.at);
+    std::vector<hub::JobId> forgotten;
+    retention_.finished(end.job, end.at, now(), forgotten);
+    forget_jobs(forgotten);
+  }
+
+  // ---- job objects: delete, ttlSecondsAfterFinished (hub::JobRetention)
+
+  // An end, or the agent's word that it stopped the run (after a Cancel).
+  static bool is_stop(const std::string& phase) {
+    return phase == protocol::phase::kCompleted || phase == protocol::phase::kFailed ||
+           phase == protocol::phase::kAborted || phase == protocol::phase::kTerminated;
+  }
+
+  // A pending or finished job is forgotten at once; a running one is
+  // cancelled first and forgotten once its parts stopped.
+  protocol::AdminResult delete_job(const std::string& name) {
+    const std::optional<hub::JobId> id = core_.find_job(name);
+    if (!id) return {false, "", "job \"" + name + "\" not found"};
+    const hub::TimeMs at = now();
+    const hub::DispatchId dispatch = core_.job(*id).dispatch;
+    std::vector<hub::JobId> forgotten;
+    retention_.remove(*id, dispatch, committed_parts(dispatch), at, at + stop_grace_.count(),
+                      forgotten);
+    forget_jobs(forgotten);
+    if (!forgotten.empty()) return {true, "job/" + name + " deleted", ""};
+    if (!hub::is_terminal(core_.job(*id).phase)) {
+      outbox_.clear();
+      reconciler_.cancel(name, at, outbox_);
+      carry_out(outbox_);
+    }
+    if (!core_.job(*id).forgotten)
+      events_.add(*id, at, "deleted: forgotten once its replicas have stopped");
+    return {true, "job/" + name + " deleted", ""};
+  }
+
+  // The clusters where the dispatch's replicas may run: committed parts that
+  // have not ended. An uncommitted part started nothing.
+  std::vector<hub::ClusterIndex> committed_parts(hub::DispatchId id) const {
+    std::vector<hub::ClusterIndex> clusters;
+    const hub::Dispatch* dispatch = core_.find_dispatch(id);
+    if (dispatch == nullptr || !dispatch->committed) return clusters;
+    for (const hub::DispatchPart& part : dispatch->parts)
+      if (part.state != hub::PartState::kEnded) clusters.push_back(part.cluster);
+    return clusters;
+  }
+
+  void deleted_part_stopped(hub::DispatchId dispatch, const std::string& cluster) {
+    const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
+    if (!index) return;
+    std::vector<hub::JobId> forgotten;
+    retention_.part_stopped(dispatch, *index, now(), forgotten);
+    forget_jobs(forgotten);
+  }
+
+  // A reconnecting agent that no longer lists a deleted job's part stopped it.
+  void deleted_parts_listed(const protocol::Hello& hello) {
+    const std::optional<hub::ClusterIndex> index = core_.find_cluster(hello.cluster);
+    if (!index) return;
+    for (hub::DispatchId id : retention_.stopping_on(*index)) {
+      const bool listed =
+          std::any_of(hello.running.begin(), hello.running.end(),
+                      [id](const protocol::RunningDispatch& run) { return run.dispatch_id == id; });
+      if (!listed) deleted_part_stopped(id, hello.cluster);
+    }
+  }
+
+  void deleted_parts_gone(const std::string& cluster) {
+    const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
+    if (!index) return;
+    std::vector<hub::JobId> forgotten;
+    retention_.cluster_gone(*index, now(), forgotten);
+    forget_jobs(forgotten);
+  }
+
+  void expire_jobs() {
+    const hub::TimeMs at = now();
+    if (expiry_wake_at_ <= at) expiry_wake_at_ = 0;
+    std::vector<hub::JobId> forgotten;
+    retention_.expire(at, forgotten);
+    forget_jobs(forgotten);
+    wake_for_expiry(at);
+  }
+
+  // One timer for the earliest expiry, kept ordered by the retention: no
+  // job is looked at before its time.
+  void wake_for_expiry(hub::TimeMs at) {
+    const hub::TimeMs next = retention_.next_expiry();
+    if (next == hub::kNever || (expiry_wake_at_ > at && expiry_wake_at_ <= next)) return;
+    expiry_wake_at_ = next;
+    self_->delayed_send(self_, std::chrono::milliseconds(std::max<hub::TimeMs>(0, next - at)),
+                        tick_atom_v);
+  }
+
+  // What the hub keeps about forgotten jobs goes too: their store rows (a
+  // restart must not bring them back) and their events.
+  void forget_jobs(const std::vector<hub::JobId>& forgotten) {
+    for (hub::JobId id : forgotten) {
+      events_.forget(id);
+      if (id >= store_rows_.size() || store_rows_[id] == 0) continue;
+      self_->send(store_, forget_atom_v, store_rows_[id]);
+      store_rows_[id] = 0;
+    }
+    wake_for_expiry(now());  // an end may have started a ttl
   }
 
   // ---- admin
@@ -501,6 +686,11 @@ class Scheduler {
   bool pass_queued_ = false;
   hub::TimeMs wake_at_ = 0;     // when the pending backoff wake-up fires; 0: none
   hub::Reconciler reconciler_;  // after core_, which it drives
+  hub::JobRetention retention_{core_};
+  // A deleted job's parts that never report their stop are given up after
+  // this (the lost grace: by then the hub would give up the cluster too).
+  std::chrono::milliseconds stop_grace_{120'000};
+  hub::TimeMs expiry_wake_at_ = 0;  // when the retention wake-up fires; 0: none
   hub::Outbox outbox_;
 };
 

@@ -47,6 +47,10 @@ class Registry {
         [this](const ReplyTo& from, const protocol::StatusUpdate& update) {
           forward(from, update);
         },
+        [this](const ReplyTo& from, const protocol::Resized& resized) {
+          if (const AgentSessions::Session* session = touch(from))
+            self_->send<caf::message_priority::high>(scheduler_, session->cluster, resized);
+        },
         [this](const ReplyTo& from, const protocol::ErrorReply& error) {
           if (const AgentSessions::Session* session = touch(from)) {
             spdlog::warn("cluster {} could not handle a hub frame: {}: {}", session->cluster,
@@ -214,6 +218,11 @@ class Dispatcher {
         },
         [this](std::vector<PartFrame>& frames) { send_parts(frames); },
         [this](const std::vector<StopOrder>& orders) { send_stops(orders); },
+        // Sent once: an unanswered growth is released by the core.
+        [this](const std::string& cluster, const protocol::Resize& resize) {
+          if (const std::string* peer = tracker_.peer_of(cluster))
+            sink_.send(agent_frame(*peer, resize));
+        },
         [this](const std::string& cluster, const protocol::Admit& admit) {
           tracker_.answered(admit.dispatch_id, cluster, DispatchTracker::Answer::kAdmit);
         },

@@ -122,8 +122,21 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
       [self](persist_atom, const std::string& queue, const std::string& yaml) {
         queue_write(self, [queue, yaml](JobStore& store) { store.save_queue(queue, yaml); });
       },
+      // Answered "" or the error once committed: an applied class is
+      // acknowledged only when it survives a restart.
+      [self](priority_class_atom, persist_atom, const std::string& name, const std::string& yaml) {
+        return acknowledged_write(
+            self, [name, yaml](JobStore& store) { store.save_priority_class(name, yaml); });
+      },
+      [self](priority_class_atom, forget_atom, const std::string& name) {
+        return acknowledged_write(self,
+                                  [name](JobStore& store) { store.drop_priority_class(name); });
+      },
       [self](forget_atom, const std::string& queue) {
         queue_write(self, [queue](JobStore& store) { store.drop_queue(queue); });
+      },
+      [self](persist_atom, std::int64_t row, const std::string& name) {
+        queue_write(self, [row, name](JobStore& store) { store.rename(row, name); });
       },
       [self](forget_atom, std::int64_t row) {
         queue_write(self, [row](JobStore& store) { store.forget(row); });

@@ -9,6 +9,7 @@
 
 #include "actors/actor_spawn.hpp"
 #include "actors/core_views.hpp"
+#include "config/priority_class.hpp"
 #include "config/volcano_job.hpp"
 #include "config/volcano_queue.hpp"
 #include "hub/field_error.hpp"
@@ -21,11 +22,25 @@ namespace {
 
 // Parses and checks a submission. Throws hub::FieldError (or another
 // std::exception) whose message names the field and value.
-hub::JobRequest validate(const std::string& yaml) {
-  protocol::JobSpec spec = config::parse_volcano_job(yaml);
+// A job without spec.priorityClassName gets the globalDefault class.
+hub::JobRequest validate(const std::string& yaml, const config::PriorityClassRegistry& classes) {
+  protocol::JobSpec spec = config::parse_volcano_job(yaml, classes.values());
   if (spec.queue.empty()) spec.queue = std::string(kDefaultQueue);
+  const std::optional<config::ResolvedPriority> resolved = classes.resolve(spec.priority_class);
   // Whether the queue exists, is open and is a leaf is the core's to say.
-  return hub::make_job_request(std::make_shared<const protocol::JobSpec>(std::move(spec)));
+  hub::JobRequest request =
+      hub::make_job_request(std::make_shared<const protocol::JobSpec>(std::move(spec)));
+  request.may_preempt = !resolved || resolved->preempts;
+  return request;
+}
+
+protocol::PriorityClassInfo class_info(const config::PriorityClass& priority_class) {
+  return {priority_class.name,
+          priority_class.value,
+          priority_class.global_default,
+          priority_class.preempts ? config::kPreemptLowerPriority : config::kPreemptNever,
+          priority_class.description,
+          priority_class.built_in};
 }
 
 // ------------------------------------------------------------------ queue
@@ -33,12 +48,13 @@ hub::JobRequest validate(const std::string& yaml) {
 class Queue {
  public:
   Queue(caf::event_based_actor* self, OutboundSink& sink, Clock clock, caf::actor scheduler,
-        caf::actor store)
+        caf::actor store, std::shared_ptr<config::PriorityClassRegistry> classes)
       : self_(self),
         sink_(sink),
         clock_(std::move(clock)),
         scheduler_(std::move(scheduler)),
-        store_(std::move(store)) {}
+        store_(std::move(store)),
+        classes_(std::move(classes)) {}
 
   caf::behavior behavior() {
     return {
@@ -48,7 +64,18 @@ class Queue {
         [this](const StoredJob& stored) { on_restore(stored); },
         [this](const ReplyTo& to, const protocol::ApplyRequest& request) { on_apply(to, request); },
         [this](const ReplyTo& to, const protocol::DeleteRequest& request) {
+          if (request.kind == "priorityclass") {
+            delete_priority_class(to, request.name);
+            return;
+          }
           self_->send(scheduler_, to, request);
+        },
+        // Only "priorityclasses" is routed here: the registry lives with the queue actors.
+        [this](const ReplyTo& to, const protocol::ListRequest&) {
+          protocol::ListReply answer;
+          for (const config::PriorityClass& priority_class : classes_->list())
+            answer.priority_classes.push_back(class_info(priority_class));
+          reply(to, answer);
         },
     };
   }
@@ -62,7 +89,7 @@ class Queue {
   void on_submit(const ReplyTo& to, const std::string& yaml) {
     hub::JobRequest request;
     try {
-      request = validate(yaml);
+      request = validate(yaml, *classes_);
     } catch (const std::exception& e) {
       spdlog::info("submission refused: {}", e.what());
       reply(to, protocol::SubmitJobReply{false, "", e.what()});
@@ -90,8 +117,11 @@ class Queue {
 
   void on_restore(const StoredJob& stored) {
     try {
-      self_->send(scheduler_, restore_atom_v, validate(stored.yaml), stored.row,
-                  stored.submitted_ms, stored.dispatch);
+      hub::JobRequest request = validate(stored.yaml, *classes_);
+      // A generateName job comes back under the name the hub made for it.
+      if (request.name.empty()) request.name = stored.name;
+      self_->send(scheduler_, restore_atom_v, std::move(request), stored.row, stored.submitted_ms,
+                  stored.dispatch);
     } catch (const std::exception& e) {
       spdlog::error("job {} from the store is no longer valid and is dropped: {}", stored.name,
                     e.what());
@@ -100,9 +130,14 @@ class Queue {
     }
   }
 
-  // A Volcano Queue that does not parse never reaches the scheduler.
+  // A Volcano Queue that does not parse never reaches the scheduler; a
+  // PriorityClass stays here.
   void on_apply(const ReplyTo& to, const protocol::ApplyRequest& request) {
     try {
+      if (config::document_kind(request.yaml) == "PriorityClass") {
+        apply_priority_class(to, request.yaml);
+        return;
+      }
       config::parse_volcano_queue(request.yaml);
     } catch (const std::exception& e) {
       reply(to, protocol::AdminResult{false, "", e.what()});
@@ -111,11 +146,58 @@ class Queue {
     self_->send(scheduler_, to, request);
   }
 
+  // Recorded, then answered once committed: an acknowledged class outlives a
+  // restart. Registered first, so a job naming it right after the answer is
+  // accepted; a failed write takes a new class back out.
+  void apply_priority_class(const ReplyTo& to, const std::string& yaml) {
+    const config::PriorityClass priority_class = config::parse_priority_class(yaml);
+    const bool created = classes_->apply(priority_class);
+    const std::string name = priority_class.name;
+    const std::string done = "priorityclass/" + name + (created ? " created" : " configured");
+    self_->request(store_, caf::infinite, priority_class_atom_v, persist_atom_v, name, yaml)
+        .then(
+            [this, to, name, created, done](const std::string& error) {
+              if (error.empty()) return reply(to, protocol::AdminResult{true, done, ""});
+              if (created) classes_->remove(name);
+              reply(to, protocol::AdminResult{false, "",
+                                              "cannot record the PriorityClass: " + error});
+            },
+            [this, to](caf::error& error) {
+              reply(to, protocol::AdminResult{false, "",
+                                              "cannot record the PriorityClass: " +
+                                                  self_->system().render(error)});
+            });
+  }
+
+  void delete_priority_class(const ReplyTo& to, const std::string& name) {
+    try {
+      classes_->remove(name);
+    } catch (const std::exception& e) {
+      reply(to, protocol::AdminResult{false, "", e.what()});
+      return;
+    }
+    self_->request(store_, caf::infinite, priority_class_atom_v, forget_atom_v, name)
+        .then(
+            [this, to, name](const std::string& error) {
+              if (error.empty())
+                return reply(to,
+                             protocol::AdminResult{true, "priorityclass/" + name + " deleted", ""});
+              reply(to, protocol::AdminResult{false, "",
+                                              "cannot forget the PriorityClass: " + error});
+            },
+            [this, to](caf::error& error) {
+              reply(to, protocol::AdminResult{false, "",
+                                              "cannot forget the PriorityClass: " +
+                                                  self_->system().render(error)});
+            });
+  }
+
   caf::event_based_actor* self_;
   OutboundSink& sink_;
   Clock clock_;
   caf::actor scheduler_;
   caf::actor store_;
+  std::shared_ptr<config::PriorityClassRegistry> classes_;
 };
 
 struct QueueState {
@@ -124,17 +206,20 @@ struct QueueState {
 };
 
 caf::behavior queue_actor(caf::stateful_actor<QueueState>* self, OutboundSink* sink, Clock clock,
-                          caf::actor scheduler, caf::actor store) {
+                          caf::actor scheduler, caf::actor store,
+                          std::shared_ptr<config::PriorityClassRegistry> classes) {
   self->state.queue = std::make_unique<Queue>(self, *sink, std::move(clock), std::move(scheduler),
-                                              std::move(store));
+                                              std::move(store), std::move(classes));
   return self->state.queue->behavior();
 }
 
 }  // namespace
 
 caf::actor spawn_queue(caf::actor_system& system, OutboundSink& sink, Clock clock,
-                       caf::actor scheduler, caf::actor store) {
-  return system.spawn(queue_actor, &sink, std::move(clock), std::move(scheduler), std::move(store));
+                       caf::actor scheduler, caf::actor store,
+                       std::shared_ptr<config::PriorityClassRegistry> classes) {
+  return system.spawn(queue_actor, &sink, std::move(clock), std::move(scheduler), std::move(store),
+                      std::move(classes));
 }
 
 }  // namespace gantry::actors

@@ -19,7 +19,7 @@ void add_apply(CLI::App& command, Invocation& invocation) {
 }
 
 void add_delete(CLI::App& command, Invocation& invocation) {
-  add_kind_operand(command, invocation.kind, {"queue"});
+  add_kind_operand(command, invocation.kind, {"job", "queue", "priorityclass"});
   add_name_operand(command, invocation.name);
 }
 
@@ -47,9 +47,12 @@ int run_delete(CommandContext& context) {
 
 extern const CommandSpec kCancelCommand{
     "cancel", "cancel job NAME", "stop a job on every cluster it runs on", add_cancel, run_cancel};
-extern const CommandSpec kApplyCommand{"apply", "apply -f FILE", "create or update queues",
+extern const CommandSpec kApplyCommand{"apply", "apply -f FILE",
+                                       "create or update a queue or a PriorityClass",
                                        add_apply, run_apply};
-extern const CommandSpec kDeleteCommand{"delete", "delete queue NAME", "delete a queue", add_delete,
-                                        run_delete};
+extern const CommandSpec kDeleteCommand{
+    "delete", "delete job|queue|priorityclass NAME",
+    "delete a job (stopping it first if it runs; its name is free again) or a queue", add_delete,
+    run_delete};
 
 }  // namespace gantry::console

@@ -28,12 +28,16 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
     return {reply.clusters.size(), invocation.wide ? render_clusters_wide_table(reply.clusters)
                                                    : render_clusters_table(reply.clusters)};
   }
+  if (invocation.kind == "priorityclasses") {
+    return {reply.priority_classes.size(), json ? render_priority_classes_json(reply.priority_classes)
+                                                : render_priority_classes_table(reply.priority_classes)};
+  }
   return {reply.queues.size(),
           json ? render_queues_json(reply.queues) : render_queues_table(reply.queues)};
 }
 
 void add_get(CLI::App& command, Invocation& invocation) {
-  add_kind_operand(command, invocation.kind, {"jobs", "clusters", "queues"});
+  add_kind_operand(command, invocation.kind, {"jobs", "clusters", "queues", "priorityclasses"});
   // As in kubectl, wide is accepted for every kind; jobs and queues have no
   // extra columns yet and print their table.
   add_value_flag(command, "-o,--output", "json|table|wide",
@@ -68,7 +72,7 @@ int run_get(CommandContext& context) {
 }  // namespace
 
 extern const CommandSpec kGetCommand{
-    "get", "get jobs|clusters|queues",
+    "get", "get jobs|clusters|queues|priorityclasses",
     "list, as a table (-o wide: more columns) or with -o json as a JSON array", add_get, run_get};
 
 }  // namespace gantry::console

@@ -19,14 +19,16 @@ constexpr std::chrono::milliseconds kPollInterval{200};
 
 bool is_terminal(std::string_view phase) {
   return phase == protocol::phase::kCompleted || phase == protocol::phase::kFailed ||
-         phase == protocol::phase::kAborted;
+         phase == protocol::phase::kAborted || phase == protocol::phase::kTerminated;
 }
 
 // "phase=running" -> "Running".
 std::string canonical_phase(const std::string& value) {
-  static constexpr std::array kPhases{protocol::phase::kPending,    protocol::phase::kRunning,
-                                      protocol::phase::kRestarting, protocol::phase::kCompleted,
-                                      protocol::phase::kFailed,     protocol::phase::kAborted};
+  static constexpr std::array kPhases{
+      protocol::phase::kPending,     protocol::phase::kRunning,   protocol::phase::kRestarting,
+      protocol::phase::kCompleting,  protocol::phase::kAborting,  protocol::phase::kTerminating,
+      protocol::phase::kCompleted,   protocol::phase::kFailed,    protocol::phase::kAborted,
+      protocol::phase::kTerminated};
   constexpr std::string_view kPrefix = "phase=";
   if (!value.starts_with(kPrefix)) {
     throw UsageError("--for: expected phase=PHASE (got \"" + value + "\")");
@@ -40,7 +42,8 @@ std::string canonical_phase(const std::string& value) {
     if (lower(phase) == lower(wanted)) return phase;
   }
   throw UsageError("--for: unknown phase \"" + wanted +
-                   "\" (expected Pending, Running, Restarting, Completed, Failed or Aborted)");
+                   "\" (expected Pending, Running, Restarting, Completing, Aborting, "
+                   "Terminating, Completed, Failed, Aborted or Terminated)");
 }
 
 void add_wait(CLI::App& command, Invocation& invocation) {

@@ -23,6 +23,14 @@ std::string or_none(const std::string& text) {
   return text.empty() ? "<none>" : text;
 }
 
+// Volcano queue fields Gantry stores and shows but does not act on.
+std::string not_acted_on(const std::vector<std::string>& items) {
+  if (items.empty()) return "<none>";
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text + " (accepted, not acted on)";
+}
+
 std::string format_labels(const protocol::Labels& labels, std::string_view separator) {
   if (labels.empty()) return "<none>";
   std::string text;
@@ -122,6 +130,17 @@ protocol::ResourceList replica_requests(const protocol::TaskSpec& task) {
   return total;
 }
 
+std::string format_last_event(const protocol::JobInfo& job) {
+  if (job.last_event.empty()) return "<none>";
+  std::string text = job.last_event;
+  if (job.last_event_task.empty()) return text;
+  text += " (task " + job.last_event_task;
+  if (job.last_event_replica >= 0) text += ", replica " + std::to_string(job.last_event_replica);
+  if (job.last_event == protocol::policy_event::kPodFailed)
+    text += ", exit code " + std::to_string(job.last_exit_code);
+  return text + ")";
+}
+
 std::string render_job_description(const protocol::DescribeReply& reply, std::int64_t now_ms) {
   const protocol::JobInfo& job = reply.job;
   const protocol::JobSpec& spec = reply.spec;
@@ -137,6 +156,11 @@ std::string render_job_description(const protocol::DescribeReply& reply, std::in
       {"Min Available", std::to_string(job.min_available)},
       {"Max Retry", std::to_string(spec.max_retry)},
       {"Requeues", std::to_string(job.requeues)},
+      {"Retries", std::to_string(job.retries) + "/" + std::to_string(spec.max_retry)},
+      {"Last Event", format_last_event(job)},
+      {"Last Action", job.last_event.empty() ? "<none>"
+                      : job.last_action.empty() ? "none (default behaviour)"
+                                                : job.last_action},
       {"Requests", format_resources(job.requests, ", ")},
       {"Submitted", format_moment(job.submitted_ms, now_ms)},
       {"Started", format_moment(job.started_ms, now_ms)},
@@ -165,6 +189,8 @@ std::string render_queue_description(const protocol::QueueInfo& queue) {
       {"Priority", std::to_string(queue.priority)},
       {"Reclaimable", queue.reclaimable ? "true" : "false"},
       {"Share", format_share(queue.share)},
+      {"Extend Clusters", not_acted_on(queue.extend_clusters)},
+      {"Affinity", queue.affinity.empty() ? "<none>" : not_acted_on({queue.affinity})},
   });
   text += "Resources:\n" + render_resource_columns({{"ALLOCATED", &queue.allocated},
                                                     {"PENDING", &queue.pending},

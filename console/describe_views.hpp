@@ -17,5 +17,8 @@ std::string render_cluster_description(const protocol::ClusterInfo& cluster, std
 
 // One replica's requests: the sum over the task's containers.
 protocol::ResourceList replica_requests(const protocol::TaskSpec& task);
+// A job's last lifecycle event as describe shows it: "PodFailed (task worker,
+// replica 1, exit code 3)"; "<none>" before any.
+std::string format_last_event(const protocol::JobInfo& job);
 
 }  // namespace gantry::console

@@ -78,6 +78,15 @@ Json job_json(const protocol::JobInfo& job) {
   json["replicas"] = job.replicas;
   json["minAvailable"] = job.min_available;
   json["requeues"] = job.requeues;
+  json["retries"] = job.retries;
+  json["maxRetry"] = job.max_retry;
+  json["lastEvent"] = job.last_event.empty()
+                          ? Json()
+                          : Json{{"event", job.last_event},
+                                 {"task", job.last_event_task},
+                                 {"replica", job.last_event_replica},
+                                 {"exitCode", job.last_exit_code}};
+  json["lastAction"] = job.last_action;
   json["requests"] = resources_json(job.requests);
   json["submitted"] = timestamp_json(job.submitted_ms);
   json["started"] = timestamp_json(job.started_ms);

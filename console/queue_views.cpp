@@ -20,11 +20,23 @@ std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues) 
   for (const auto& queue : queues) {
     // No capability means nothing caps the queue but the pool.
     const std::string capability =
-        queue.capability.empty() ? "-" : format_resources(queue.capability);
+        queue.capability.empty() ? "-" : format_resources_readable(queue.capability);
     table.add_row({queue.name, queue.state, std::to_string(queue.weight),
-                   format_resources(queue.pending), format_resources(queue.allocated),
-                   format_resources(queue.deserved), capability, format_share(queue.share)});
+                   format_resources_readable(queue.pending),
+                   format_resources_readable(queue.allocated),
+                   format_resources_readable(queue.deserved), capability,
+                   format_share(queue.share)});
   }
+  return table.render();
+}
+
+std::string render_priority_classes_table(
+    const std::vector<protocol::PriorityClassInfo>& classes) {
+  Table table({"NAME", "VALUE", "GLOBAL-DEFAULT", "PREEMPTION-POLICY"});
+  for (const auto& priority_class : classes)
+    table.add_row({priority_class.name, std::to_string(priority_class.value),
+                   priority_class.global_default ? "true" : "false",
+                   priority_class.preemption_policy});
   return table.render();
 }
 
@@ -41,6 +53,8 @@ Json queue_json(const protocol::QueueInfo& queue) {
     json[key] = resources_json(*resources);
   }
   json["share"] = queue.share;
+  json["extendClusters"] = queue.extend_clusters;
+  json["affinity"] = queue.affinity;
   return json;
 }
 
@@ -48,6 +62,17 @@ Json queue_json(const protocol::QueueInfo& queue) {
 
 std::string render_queues_json(const std::vector<protocol::QueueInfo>& queues) {
   return json_array_text(queues, queue_json);
+}
+
+std::string render_priority_classes_json(const std::vector<protocol::PriorityClassInfo>& classes) {
+  return json_array_text(classes, [](const protocol::PriorityClassInfo& priority_class) {
+    return Json{{"name", priority_class.name},
+                {"value", priority_class.value},
+                {"globalDefault", priority_class.global_default},
+                {"preemptionPolicy", priority_class.preemption_policy},
+                {"description", priority_class.description},
+                {"builtIn", priority_class.built_in}};
+  });
 }
 
 }  // namespace gantry::console

@@ -29,6 +29,49 @@ std::string format_resources(const protocol::ResourceList& resources, std::strin
 
 namespace {
 
+// `value` / `unit`, rounded half up to one decimal, ".0" dropped.
+std::string one_decimal(std::uint64_t value, std::uint64_t unit) {
+  const std::uint64_t tenths = (value / unit) * 10 + ((value % unit) * 10 + unit / 2) / unit;
+  std::string text = std::to_string(tenths / 10);
+  if (tenths % 10 != 0) text += "." + std::to_string(tenths % 10);
+  return text;
+}
+
+std::string readable_bytes(std::uint64_t milli) {
+  static constexpr const char* kUnits[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  const std::uint64_t bytes = milli / 1000 + (milli % 1000 >= 500 ? 1 : 0);
+  std::uint64_t unit = 1;
+  std::size_t index = 0;
+  while (index + 1 < std::size(kUnits) && bytes / unit >= 1024) {
+    unit *= 1024;
+    ++index;
+  }
+  return one_decimal(bytes, unit) + kUnits[index];
+}
+
+}  // namespace
+
+std::string format_quantity_readable(std::string_view resource, std::int64_t milli) {
+  if (milli < 0) return "-" + format_quantity_readable(resource, -milli);
+  const auto magnitude = static_cast<std::uint64_t>(milli);
+  if (resource == "memory" || resource == "ephemeral-storage") return readable_bytes(magnitude);
+  if (resource == "cpu" && magnitude < 1000) return std::to_string(magnitude) + "m";
+  return one_decimal(magnitude, 1000);
+}
+
+std::string format_resources_readable(const protocol::ResourceList& resources,
+                                      std::string_view separator) {
+  if (resources.empty()) return "<none>";
+  std::string text;
+  for (const auto& [name, milli] : resources) {
+    if (!text.empty()) text += separator;
+    text += name + "=" + format_quantity_readable(name, milli);
+  }
+  return text;
+}
+
+namespace {
+
 std::int64_t value_or_zero(const protocol::ResourceList& resources, std::string_view name) {
   const auto it = resources.find(std::string(name));
   return it == resources.end() ? 0 : it->second;

@@ -20,6 +20,16 @@ std::string milli_to_decimal(std::int64_t milli);
 std::string format_resources(const protocol::ResourceList& resources,
                              std::string_view separator = ",");
 
+// As people write quantities, rounded where an exact value would be noise (a
+// water-filled share of 614.4Gi, not 659706976665600m): memory and storage in
+// the largest binary unit with one decimal ("64Gi", "614.4Gi"), GPUs and other
+// counts whole or with one decimal, cpu in cores with one decimal (below one
+// core in millicores, "250m").
+std::string format_quantity_readable(std::string_view resource, std::int64_t milli);
+// format_resources with format_quantity_readable per entry.
+std::string format_resources_readable(const protocol::ResourceList& resources,
+                                      std::string_view separator = ",");
+
 // "allocated/capacity" of one resource in human units, e.g. "48Gi/512Gi".
 std::string format_usage(std::string_view resource, const protocol::ResourceList& allocated,
                          const protocol::ResourceList& capacity);

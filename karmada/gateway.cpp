@@ -377,6 +377,15 @@ struct Gateway::Running {
   void on_message(ClusterSession& session, const protocol::Cancel& cancel, TimeMs) {
     core.on_cancel(session.cluster, cancel, outbox);
   }
+  // A ResourceBinding's replicas are Karmada's to change: an elastic growth
+  // is refused (the hub releases it); a shrink is not carried out.
+  void on_message(ClusterSession& session, const protocol::Resize& resize, TimeMs) {
+    spdlog::warn("karmada: cluster {}: elastic resize of dispatch {} not supported",
+                 session.cluster, resize.dispatch_id);
+    send(session, protocol::Resized{resize.dispatch_id, resize.job, resize.part,
+                                    resize.elastic_epoch, false,
+                                    "Karmada members do not resize elastic jobs"});
+  }
 
   // ---------------------------------------------------------------- admin
   template <class Request>

@@ -67,6 +67,10 @@ TEST(JobViews, JsonIsAnArrayWithNaturalUnitsAndTimestamps) {
     "replicas": 16,
     "minAvailable": 16,
     "requeues": 1,
+    "retries": 0,
+    "maxRetry": 0,
+    "lastEvent": null,
+    "lastAction": "",
     "requests": {
       "cpu": 1.5,
       "memory": 1024,
