@@ -397,18 +397,7 @@ void AgentCore::start_replicas(DispatchRun& run, const protocol::Commit& commit,
       tried[rank] = true;
       progress = true;
       --waiting;
-      launch.key = ReplicaKey{run.id(), rank};
-      launch.rank = plan.rank_offset + static_cast<std::int32_t>(rank);
-      launch.task = replica.task;
-      launch.index = replica.index;
-      launch.node = replica.node;
-      try {
-        executor_.start(launch, now);
-        run.started(rank);
-        gate.running(replica.task);
-      } catch (const std::exception& e) {
-        run.failed_to_start(rank, e.what());
-      }
+      if (start_replica(run, launch, rank, now)) gate.running(replica.task);
     }
   }
   if (!run.ending() && waiting == 0) executor_.started_all(run.id(), now);
@@ -616,22 +605,29 @@ void AgentCore::start_added(DispatchRun& run, const std::vector<std::uint32_t>& 
   launch.parts = plan.parts;
   launch.elastic_epoch = run.elastic_epoch();
   launch.elastic_state = elastic_state_path(run);
-  for (std::uint32_t rank : added) {
-    const RunReplica& replica = run.replicas()[rank];
-    launch.key = ReplicaKey{run.id(), rank};
-    launch.rank = plan.rank_offset + static_cast<std::int32_t>(rank);
-    launch.task = replica.task;
-    launch.index = replica.index;
-    launch.node = replica.node;
-    try {
-      executor_.start(launch, now);
-      run.started(rank);
-    } catch (const std::exception& e) {
-      run.failed_to_start(rank, e.what());
-      return;
-    }
-  }
+  for (std::uint32_t rank : added)
+    if (!start_replica(run, launch, rank, now)) return;
   executor_.started_all(run.id(), now);
+}
+
+// Fills in who replica `rank` is and starts it; false (the run failing) when
+// the executor cannot.
+bool AgentCore::start_replica(DispatchRun& run, ReplicaLaunch& launch, std::uint32_t rank,
+                              TimeMs now) {
+  const RunReplica& replica = run.replicas()[rank];
+  launch.key = ReplicaKey{run.id(), rank};
+  launch.rank = run.plan().rank_offset + static_cast<std::int32_t>(rank);
+  launch.task = replica.task;
+  launch.index = replica.index;
+  launch.node = replica.node;
+  try {
+    executor_.start(launch, now);
+  } catch (const std::exception& e) {
+    run.failed_to_start(rank, e.what());
+    return false;
+  }
+  run.started(rank);
+  return true;
 }
 
 // Each task keeps its lowest indices: the highest leave, what they held is

@@ -120,6 +120,7 @@ class AgentCore {
   std::string grow_run(DispatchRun& run, const protocol::Resize& resize,
                        std::vector<std::uint32_t>& added);
   void start_added(DispatchRun& run, const std::vector<std::uint32_t>& added, TimeMs now);
+  bool start_replica(DispatchRun& run, ReplicaLaunch& launch, std::uint32_t rank, TimeMs now);
   void shrink_run(DispatchRun& run, const protocol::Resize& resize);
   std::string elastic_state_path(const DispatchRun& run) const;
   void write_elastic_state(const DispatchRun& run, Outbox& out) const;
