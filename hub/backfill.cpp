@@ -20,10 +20,15 @@ TimeMs SchedulerCore::plan_start_on(ClusterIndex c, JobId id, TimeMs horizon, Re
   load_claims(c);
   pass_.released.clear();
   TimeMs found = kNever;
+  const auto fits = [&] {
+    return job.minimum.fits_in(cluster.total_free()) &&
+           placer_.place(cluster, job.gang, pass_.plan, id, &policy).fits;
+  };
+  if (give_unreported_ends(cluster, c) && pass_.now <= horizon && fits()) found = pass_.now;
   const auto& ends = ends_on_[c];
   auto it = ends.begin();
   auto reserved_end = pass_.reservation_ends.begin();
-  while (it != ends.end() || reserved_end != pass_.reservation_ends.end()) {
+  while (found == kNever && (it != ends.end() || reserved_end != pass_.reservation_ends.end())) {
     const TimeMs next_end = it != ends.end() ? std::max(it->first, pass_.now) : kNever;
     const TimeMs next_reserved =
         reserved_end != pass_.reservation_ends.end() ? reserved_end->first : kNever;
@@ -34,13 +39,11 @@ TimeMs SchedulerCore::plan_start_on(ClusterIndex c, JobId id, TimeMs horizon, Re
     for (; reserved_end != pass_.reservation_ends.end() && reserved_end->first == at;
          ++reserved_end)
       give_reserved_end(cluster, pass_.reservations[reserved_end->second]);
-    if (!job.minimum.fits_in(cluster.total_free()) ||
-        !placer_.place(cluster, job.gang, pass_.plan, id, &policy).fits)
-      continue;
-    found = at;
+    if (fits()) found = at;
+  }
+  if (found != kNever) {
     if (fill != nullptr) fill_reserved_nodes(*fill);
     release(cluster, pass_.plan);
-    break;
   }
   for (const auto& [node, amount] : pass_.released) cluster.take(node, amount);
   for (NodeIndex node : pass_.claim_nodes) pass_.claim_left[node] = ResourceVector{};
@@ -79,8 +82,24 @@ void SchedulerCore::give_reserved_end(ClusterState& cluster, const Reservation& 
 // earlier reservations claim.
 void SchedulerCore::give_planned_release(ClusterState& cluster, ClusterIndex c, DispatchId id) {
   const DispatchPart* part = dispatches_.at(id).part_on(c);
-  if (part == nullptr || part->state == PartState::kEnded) return;
-  for (const NodeAssignment& entry : part->assignment) {
+  // A part its agent's report left out is already free on the nodes.
+  if (part == nullptr || part->state == PartState::kEnded || part->left_report) return;
+  give_unclaimed(cluster, part->assignment);
+}
+
+// Parts that ended in the hub but that the nodes still count (no report since)
+// end now. True when there were any.
+bool SchedulerCore::give_unreported_ends(ClusterState& cluster, ClusterIndex c) {
+  for (const EndedUnreported& ended : ended_unreported_[c])
+    give_unclaimed(cluster, ended.assignment);
+  return !ended_unreported_[c].empty();
+}
+
+// What an end frees on each node, less what earlier reservations claim there.
+void SchedulerCore::give_unclaimed(ClusterState& cluster,
+                                   const std::vector<NodeAssignment>& assignment) {
+  for (const NodeAssignment& entry : assignment) {
+    if (entry.node >= cluster.node_count()) continue;  // the nodes changed since
     ResourceVector amount = entry.amount;
     ResourceVector& claim = pass_.claim_left[entry.node];  // sized by load_claims
     const ResourceVector used = amount.min_with(claim);
@@ -121,7 +140,8 @@ bool SchedulerCore::reserve(JobId id) {
     const ClusterState& cluster = clusters_[c];
     if (!PlacementPolicy::eligible(cluster, c, job) ||
         PlacementPolicy::backed_off(job, c, pass_.now) ||
-        !job.minimum.fits_in(cluster.total_allocatable()) || ends_on_[c].empty())
+        !job.minimum.fits_in(cluster.total_allocatable()) ||
+        (ends_on_[c].empty() && ended_unreported_[c].empty()))
       continue;
     const TimeMs start = plan_start_on(c, id, best == kNever ? kNever : best - 1, nullptr);
     if (start < best) {

@@ -52,6 +52,7 @@ ClusterIndex SchedulerCore::add_cluster(std::string_view name, Labels labels) {
   clusters_.back().set_labels(std::move(labels));
   running_on_.emplace_back();
   ends_on_.emplace_back();
+  ended_unreported_.emplace_back();
   return static_cast<ClusterIndex>(clusters_.size() - 1);
 }
 
@@ -77,13 +78,27 @@ void SchedulerCore::report_usage(ClusterIndex index, const std::vector<NodeSpec>
         if (entry.node < cluster.node_count()) cluster.take(entry.node, entry.amount);
     if (std::binary_search(counted.begin(), counted.end(), key.dispatch)) {
       part.awaiting_report = false;
+      part.left_report = false;
       continue;
     }
-    if (!part.awaiting_report) continue;
+    if (!part.awaiting_report) {
+      part.left_report = true;
+      continue;
+    }
     // Not in the report yet: keep holding what the hub promised it.
     for (const NodeAssignment& entry : part.assignment)
       if (entry.node < cluster.node_count()) cluster.take(entry.node, entry.amount);
   }
+  forget_reported_ends(index, counted);
+}
+
+// Parts the hub saw end that this report no longer counts: the nodes show them free now.
+void SchedulerCore::forget_reported_ends(ClusterIndex index,
+                                         const std::vector<DispatchId>& counted) {
+  auto& ended = ended_unreported_[index];
+  std::erase_if(ended, [&](const EndedUnreported& each) {
+    return !std::binary_search(counted.begin(), counted.end(), each.dispatch);
+  });
 }
 
 void SchedulerCore::record_observed_usage(ClusterIndex index, ObservedUsage usage) {
@@ -396,6 +411,8 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
       release(clusters_[part.cluster], part.assignment);
       if (clusters_[part.cluster].ready() && !clusters_[part.cluster].cordoned())
         pass_.pool_free += part.held;
+    } else if (!part.left_report) {
+      ended_unreported_[part.cluster].push_back({dispatch_id, part.assignment});
     }
     running_on_[part.cluster].erase(running);
   }

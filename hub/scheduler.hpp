@@ -68,6 +68,9 @@ struct DispatchPart {
   // True while the agent's usage report does not yet account for it: the hub
   // then holds its assignment on the nodes itself.
   bool awaiting_report = true;
+  // True once a report left it out after one had counted it: its agent ended
+  // it, and the nodes already show its resources free.
+  bool left_report = false;
   PartState state = PartState::kPreparing;
   JobPhase end = JobPhase::kPending;        // kCompleted / kFailed once kEnded
   std::vector<std::int32_t> task_replicas;  // per GangShape task
@@ -82,6 +85,12 @@ struct DispatchPart {
   std::int32_t failed_task = -1;
   std::int32_t failed_replica = -1;
   std::int32_t failed_exit_code = 0;
+};
+
+// A part that ended in the hub while its agent's last report still counted it.
+struct EndedUnreported {
+  DispatchId dispatch = 0;
+  std::vector<NodeAssignment> assignment;
 };
 
 struct Dispatch {
@@ -139,10 +148,10 @@ enum class AdmitOutcome : std::uint8_t {
 // What part_finished made of a part's end.
 struct PartEnd {
   enum class Kind : std::uint8_t {
-    kIgnored,   // no such dispatch or part, or it already ended
-    kPartDone,  // the part completed; others still run
-    kJobEnded,  // the job ended (Completed or Failed)
-    kRequeued,  // a stopping (drained) dispatch's last part stopped: requeued
+    kIgnored,    // no such dispatch or part, or it already ended
+    kPartDone,   // the part completed; others still run
+    kJobEnded,   // the job ended (Completed or Failed)
+    kRequeued,   // a stopping (drained) dispatch's last part stopped: requeued
     kLifecycle,  // a lifecycle policy acted: SchedulerCore::take_lifecycle_steps says how
   };
   Kind kind = Kind::kIgnored;
@@ -156,7 +165,7 @@ struct PartEnd {
 struct LifecycleStep {
   JobId job = 0;
   DispatchId dispatch = 0;
-  std::vector<ClusterIndex> stop;  // committed parts its agents must stop (Cancel)
+  std::vector<ClusterIndex> stop;       // committed parts its agents must stop (Cancel)
   JobPhase phase = JobPhase::kPending;  // the job's phase after the step
   std::string text;
 };
@@ -419,8 +428,7 @@ class SchedulerCore {
   void note_parts(Job& job, const Dispatch& dispatch);
   void back_off(Job& job, ClusterIndex cluster, TimeMs now);
   void withdraw(DispatchId id, PendingReason reason, TimeMs now,
-                std::vector<WithdrawnDispatch>& out,
-                LifecycleEvent event = LifecycleEvent::kNone);
+                std::vector<WithdrawnDispatch>& out, LifecycleEvent event = LifecycleEvent::kNone);
   // lifecycle policies (job_lifecycle.cpp)
   PartEnd part_failed(Dispatch& dispatch, const DispatchPart& part, std::string_view message,
                       TimeMs now);
@@ -490,6 +498,9 @@ class SchedulerCore {
   void load_claims(ClusterIndex c);
   void give_reserved_end(ClusterState& cluster, const Reservation& reservation);
   void give_planned_release(ClusterState& cluster, ClusterIndex c, DispatchId id);
+  bool give_unreported_ends(ClusterState& cluster, ClusterIndex c);
+  void give_unclaimed(ClusterState& cluster, const std::vector<NodeAssignment>& assignment);
+  void forget_reported_ends(ClusterIndex c, const std::vector<DispatchId>& counted);
   void fill_reserved_nodes(Reservation& reservation);
   TimeMs end_if_started(const Job& job) const;
   void lend_holds(JobId id, TimeMs end);
@@ -534,6 +545,11 @@ class SchedulerCore {
   // Dispatches with a time limit per cluster, by planned end: what backfill
   // plans will be free when.
   std::vector<std::set<std::pair<TimeMs, DispatchId>>> ends_on_;
+  // Per cluster: parts that ended in the hub while the last report still
+  // counted them. Their nodes free them only with the next report, so backfill
+  // plans them as ending now (not seeing them at all would leave a reserved
+  // job without a plan, and its nodes unheld, until that report).
+  std::vector<std::vector<EndedUnreported>> ended_unreported_;
   std::vector<JobId> reserved_last_pass_;  // whose PlacementNotes::planned is set
   // Elastic dispatches running below their job's replica count: growth candidates.
   std::set<DispatchId> elastic_below_;

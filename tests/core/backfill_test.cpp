@@ -37,6 +37,20 @@ class BackfillTest : public CoreHarness {
   const PlannedStart* planned(const std::string& name) const {
     return core.planned_start(job(name));
   }
+
+  // Cluster c's agent reports its nodes with the named jobs' parts on them (and only those).
+  void agent_reports(const std::vector<std::string>& running) {
+    std::vector<NodeSpec> specs = nodes(2, 8, 64, "c");
+    std::vector<DispatchId> accounted;
+    for (const std::string& name : running) {
+      const Dispatch* dispatch = core.find_dispatch(job(name).dispatch);
+      ASSERT_NE(dispatch, nullptr) << name;
+      accounted.push_back(dispatch->id);
+      for (const NodeAssignment& entry : dispatch->parts[0].assignment)
+        specs[entry.node].allocated += entry.amount;
+    }
+    core.report_usage(0, specs, accounted);
+  }
 };
 
 TEST_F(BackfillTest, BlockedJobGetsThePlannedStartAndNodesOfTheLastEndItNeeds) {
@@ -74,6 +88,45 @@ TEST_F(BackfillTest, JobsOverdueByTheirLimitStillHoldTheReservationsNodes) {
     now += 7;
   }
   for (int i = 3; i < 8; ++i) finish("filler-" + std::to_string(i));
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"gang"});
+}
+
+// An agent's completion and its next usage report (which no longer counts the
+// ended job) come in either order. In between, the reserved gang keeps a plan
+// and its nodes stay held: seeing the end twice, or not at all, opened them to
+// jobs that would delay it.
+TEST_F(BackfillTest, EndsAndUsageReportsInEitherOrderKeepTheReservationsNodesHeld) {
+  std::vector<std::string> running;
+  for (int i = 0; i < 8; ++i) {
+    running.push_back("filler-" + std::to_string(i));
+    submit(limited_job(running.back(), 1, 10 * kSecond));
+    ASSERT_EQ(pass().dispatched.size(), 1u);
+  }
+  agent_reports(running);
+  submit(gpu_job("gang", 16));
+  EXPECT_TRUE(pass().dispatched.empty());
+  for (int i = 0; i < 4; ++i) submit(limited_job("long-" + std::to_string(i), 1, 60 * kSecond));
+  EXPECT_TRUE(pass().dispatched.empty()) << "they would delay the gang";
+  now += 10 * kSecond + 100;  // every filler is past its limit
+  for (int i = 0; i < 8; ++i) {
+    const std::string filler = "filler-" + std::to_string(i);
+    const bool completion_first = i % 2 == 0;
+    if (completion_first) {
+      finish(filler);
+      EXPECT_TRUE(pass().dispatched.empty()) << "ended, still counted by the nodes: " << filler;
+      ASSERT_NE(planned("gang"), nullptr) << filler;
+      EXPECT_EQ(planned("gang")->start, now) << filler;
+    }
+    std::erase(running, filler);
+    agent_reports(running);
+    if (i == 7) break;
+    EXPECT_TRUE(pass().dispatched.empty()) << "reported gone: " << filler;
+    if (!completion_first) {
+      finish(filler);
+      EXPECT_TRUE(pass().dispatched.empty()) << "ended after the report: " << filler;
+    }
+    now += 7;
+  }
   EXPECT_EQ(pass().dispatched, std::vector<std::string>{"gang"});
 }
 
