@@ -20,7 +20,7 @@ double per_second(double count, double seconds) {
 }
 
 struct Percentiles {
-  double pass_p50_us, pass_p99_us, decision_p50_us, decision_p99_us;
+  double pass_p50_us, pass_p99_us, decision_p50_us, decision_p99_us, change_p99_ms;
 };
 
 void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, const Percentiles& p) {
@@ -48,6 +48,8 @@ void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, cons
               p.decision_p99_us);
   std::printf("%-40s %10zu %10.2f %12.0f\n", "steady state (dispatches)", r.decisions,
               r.schedule_seconds, per_second(static_cast<double>(r.decisions), r.schedule_seconds));
+  std::printf("change to decision (a job ends, one is submitted, the pass): p99 %.3f ms%s\n",
+              p.change_p99_ms, options.skip_failing_shapes ? "" : " (visiting every job)");
   std::printf("evictions (reclaim / preemption): %zu%s\n", r.evictions,
               options.evictions ? "" : " (disabled)");
   std::printf("memory: %.0f bytes per pending job (resident +%.1f MiB over the backlog)\n",
@@ -67,23 +69,27 @@ int main(int argc, char** argv) {
     CoreBenchResult r = gantry::bench::run_core_bench(options);
     std::sort(r.pass_us.begin(), r.pass_us.end());
     std::sort(r.decision_us.begin(), r.decision_us.end());
+    std::sort(r.change_to_decision_ms.begin(), r.change_to_decision_ms.end());
     const Percentiles p{
         gantry::sim::nearest_rank(r.pass_us, 50), gantry::sim::nearest_rank(r.pass_us, 99),
-        gantry::sim::nearest_rank(r.decision_us, 50), gantry::sim::nearest_rank(r.decision_us, 99)};
+        gantry::sim::nearest_rank(r.decision_us, 50), gantry::sim::nearest_rank(r.decision_us, 99),
+        gantry::sim::nearest_rank(r.change_to_decision_ms, 99)};
     print_table(options, r, p);
     std::printf(
         "{\"decisions_per_s\":%.1f,\"p50_decision_us\":%.3f,\"p99_decision_us\":%.3f,"
         "\"bytes_per_pending_job\":%.1f,\"pass_p50_us\":%.1f,\"pass_p99_us\":%.1f,"
         "\"dispatches_per_s\":%.1f,\"first_pass_decisions_per_s\":%.1f,\"submits_per_s\":%.1f,"
         "\"events\":%zu,\"evictions\":%zu,\"clusters\":%u,\"nodes_per_cluster\":%u,\"queues\":%u,"
-        "\"jobs\":%u,\"placement\":\"%s\",\"split\":%s}\n",
+        "\"jobs\":%u,\"placement\":\"%s\",\"split\":%s,\"p99_change_to_decision_ms\":%.3f,"
+        "\"skip_failing_shapes\":%s}\n",
         per_second(static_cast<double>(r.attempts), r.schedule_seconds), p.decision_p50_us,
         p.decision_p99_us, static_cast<double>(r.memory_bytes) / options.jobs, p.pass_p50_us,
         p.pass_p99_us, per_second(static_cast<double>(r.decisions), r.schedule_seconds),
         per_second(static_cast<double>(r.first_pass_decisions), r.first_pass_seconds),
         per_second(options.jobs, r.submit_seconds), r.events, r.evictions, options.clusters,
         options.nodes, options.queues, options.jobs, options.placement.c_str(),
-        options.split ? "true" : "false");
+        options.split ? "true" : "false", p.change_p99_ms,
+        options.skip_failing_shapes ? "true" : "false");
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "gantry-bench-core: " << error.what() << "\n";

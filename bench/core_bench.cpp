@@ -37,6 +37,7 @@ hub::SchedulerOptions scheduler_options(const CoreBenchOptions& options) {
   hub::SchedulerOptions core_options;
   core_options.default_strategy = options.strategy;
   if (!options.evictions) core_options.reclaim = core_options.preemption = false;
+  core_options.skip_failing_shapes = options.skip_failing_shapes;
   const hub::PlacementPolicy* placement = hub::find_placement_policy(options.placement);
   if (placement == nullptr)
     throw std::invalid_argument("--placement: expected one of " + hub::placement_policy_names() +
@@ -141,11 +142,13 @@ class CoreBench {
       if (running_.empty()) break;
       const Completion ended = running_.top();
       running_.pop();
+      const auto change = Clock::now();
       core_.finished(ended.dispatch, hub::JobPhase::kCompleted, "", ended.end_ms);
       submit_one(ended.end_ms);
       double seconds = 0;
       const std::uint64_t attempts_before = core_.placement_attempts();
       result_.decisions += timed_pass(ended.end_ms, seconds);
+      result_.change_to_decision_ms.push_back(seconds_since(change) * 1e3);
       const std::uint64_t attempts = core_.placement_attempts() - attempts_before;
       result_.attempts += attempts;
       if (attempts > 0)

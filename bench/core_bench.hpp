@@ -25,6 +25,7 @@ struct CoreBenchOptions {
   bool evictions = true;              // the core's reclaim and preemption, as the hub runs it
   std::string placement = "binpack";  // the core's placement policy (the hub's default)
   bool split = false;                 // every job gantry.io/split: allowed
+  bool skip_failing_shapes = true;    // SchedulerOptions::skip_failing_shapes
   std::optional<std::filesystem::path> trace_dir;  // draw sizes from the real traces
   bool help = false;
 };
@@ -41,6 +42,9 @@ struct CoreBenchResult {
   std::size_t evictions = 0;  // over both phases
   double schedule_seconds = 0;
   std::vector<double> pass_us;  // one per event
+  // One per event: from the change (a job ends, one is submitted) to the
+  // decisions it allows (the pass after them), in ms.
+  std::vector<double> change_to_decision_ms;
   // Gang decisions: one per pending job a pass looks at (core's placement_attempts).
   std::uint64_t attempts = 0;
   // Per pass: pass time / decisions in it. The core reads no clock, so single

@@ -34,7 +34,8 @@ void define(CLI::App& app, CoreBenchOptions& options) {
       "                         [--events 1000] [--max-seconds 120] [--seed 1] [--policy "
       "firstfit|fifo]\n"
       "                         [--trace-dir DIR] [--no-evictions]\n"
-      "                         [--placement binpack|spread|gpu-available] [--split]\n");
+      "                         [--placement binpack|spread|gpu-available] [--split]\n"
+      "                         [--visit-every-job]\n");
   app.set_help_flag("--help", "Print this help message and exit");
   app.description(
       "Submits --jobs gang jobs (sizes drawn like the ITP traces) into --queues queues over "
@@ -67,6 +68,9 @@ void define(CLI::App& app, CoreBenchOptions& options) {
       ->type_name("binpack|spread|gpu-available");
   app.add_flag("--split", options.split,
                "every job may be split across clusters (gantry.io/split: allowed)");
+  cl::add_switch_off(app, "--visit-every-job", options.skip_failing_shapes,
+                     "passes visit every pending job (no skipping of shape classes that "
+                     "cannot start): the figures before incremental passes");
 }
 
 }  // namespace

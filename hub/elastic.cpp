@@ -205,7 +205,7 @@ bool SchedulerCore::shrink_on(JobId id, ClusterIndex c, Reclaim reclaim) {
   ClusterState& cluster = clusters_[c];
   std::vector<std::pair<DispatchId, std::size_t>> taken;  // bounded: eviction searches per pass
   bool fits = false;
-  for (const RunningKey& key : running_on_[c]) {
+  for (const RunningKey& key : elastic_on_[c]) {
     Dispatch& dispatch = dispatches_.at(key.dispatch);
     const Job& victim = jobs_[dispatch.job];
     DispatchPart& part = dispatch.parts.back();
@@ -262,7 +262,7 @@ void SchedulerCore::shrink(Dispatch& dispatch, std::size_t replicas) {
   ++dispatch.elastic_epoch;
   note_parts(job, dispatch);
   note_elastic(dispatch);
-  pass_.failed_shapes.clear();  // capacity was freed
+  pass_.forget_failures();  // capacity was freed
   reposition(job.queue);
   decisions_.push_back(Decision{Decision::Kind::kResize, dispatch.job, dispatch.id, part.cluster});
 }

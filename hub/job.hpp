@@ -21,6 +21,9 @@ using TimeMs = std::int64_t;
 using JobId = std::uint32_t;
 using QueueIndex = std::uint32_t;
 using ClusterIndex = std::uint32_t;
+// A pending job's shape class in its queue (hub/pending_shapes.hpp).
+using ShapeClassId = std::uint32_t;
+inline constexpr ShapeClassId kIndividualShape = ~ShapeClassId{0};
 using DispatchId = std::uint64_t;
 inline constexpr ClusterIndex kNoCluster = ~ClusterIndex{0};
 // A planned end or start that is not known (a job without a time limit).
@@ -160,7 +163,7 @@ struct Job {
   std::string name;
   QueueIndex queue = 0;
   std::int32_t priority = 0;
-  bool may_preempt = true;  // JobRequest::may_preempt
+  bool may_preempt = true;     // JobRequest::may_preempt
   std::uint64_t sequence = 0;  // submission order, breaks ties
   TimeMs submitted_ms = 0;
   TimeMs started_ms = 0;
@@ -201,6 +204,8 @@ struct Job {
   TimeMs restart_at = 0;        // a restarted job is not placed before this
   TimeMs pending_deadline = 0;  // when its PodPending policy acts; 0: none
   std::string first_failure;    // why its first attempt failed ("failed after N retries: ...")
+  ShapeClassId shape_class = kIndividualShape;  // while pending
+  std::uint32_t reason_pass = 0;  // the pass that last visited it (SchedulerCore::pending_reason)
 
   const Labels* cluster_selector() const {
     return placement_notes && !placement_notes->cluster_selector.empty()

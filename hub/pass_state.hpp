@@ -3,12 +3,14 @@
 // from pass to pass, so a decision allocates nothing once they are warm.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <span>
 #include <vector>
 
 #include "hub/job.hpp"
+#include "hub/pending_shapes.hpp"
 #include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/queue_tree.hpp"
@@ -50,6 +52,11 @@ struct FailedShape {
   // When it would have ended (kNever: no limit). A job ending no earlier may
   // use no more reservation holds than it could.
   TimeMs end;
+
+  // `other`, placed by `by` and ending at `other_end`, cannot fit either.
+  bool covers(const Job& other, const PlacementPolicy* by, TimeMs other_end) const {
+    return by == policy && other_end >= end && dominates(other, *job);
+  }
 };
 
 struct PassState {
@@ -65,6 +72,18 @@ struct PassState {
   std::vector<std::set<PendingKey>::iterator> cursor;  // next job of an active leaf
 
   std::vector<FailedShape> failed_shapes;
+
+  // Skipping what cannot start (hub/pending_shapes.hpp). Per queue: a job was
+  // enqueued during the pass (its counts are not the pass's: no skipping),
+  // and individual jobs the cursor has not passed. Per shape class: its jobs
+  // the cursor has not passed, how many failed shapes were compared with it,
+  // and whether one covers it (once known, for the rest of the pass).
+  bool open = false;
+  std::vector<char> no_skip;
+  std::vector<std::uint32_t> individual_left;
+  std::vector<std::uint32_t> shape_left;
+  std::vector<std::uint32_t> shape_compared;
+  std::vector<char> shape_failing;
 
   // Backfill: this pass's reservations in the order they were made (their
   // holds are taken out of the nodes until end_pass), and how many blocked
@@ -89,7 +108,8 @@ struct PassState {
   std::vector<NodeIndex> promised_nodes;
 
   void begin(TimeMs pass_now, DispatchId next_dispatch, std::size_t queues,
-             std::uint32_t eviction_searches, const ResourceVector& free_in_ready_clusters) {
+             std::uint32_t eviction_searches, const ResourceVector& free_in_ready_clusters,
+             std::size_t shape_ids) {
     now = pass_now;
     first_dispatch = next_dispatch;
     pool_free = free_in_ready_clusters;
@@ -99,8 +119,29 @@ struct PassState {
     active_children.assign(queues, {});
     cursor.resize(queues);
     failed_shapes.clear();
+    open = true;
+    no_skip.assign(queues, 0);
+    individual_left.assign(queues, 0);
+    shape_left.assign(shape_ids, 0);
+    shape_compared.assign(shape_ids, 0);
+    shape_failing.assign(shape_ids, 0);
     reservations.clear();
     blocked_tries = 0;
+  }
+
+  // An eviction freed capacity: no failed shape, and no class known to fail.
+  void forget_failures() {
+    failed_shapes.clear();
+    std::fill(shape_compared.begin(), shape_compared.end(), 0);
+    std::fill(shape_failing.begin(), shape_failing.end(), 0);
+  }
+
+  // Classes made since begin() (jobs requeued by evictions) get counters too.
+  void fit_shapes(std::size_t shape_ids) {
+    if (shape_left.size() >= shape_ids) return;
+    shape_left.resize(shape_ids, 0);
+    shape_compared.resize(shape_ids, 0);
+    shape_failing.resize(shape_ids, 0);
   }
 };
 

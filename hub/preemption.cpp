@@ -27,21 +27,9 @@ bool overused_after(const QueueNode& queue, const ResourceVector& allocated,
 // pass: picks the cluster where the fewest evictions make the job fit.
 bool SchedulerCore::make_room(JobId id, TimeMs now) {
   Job& job = jobs_[id];
-  if (!job.may_preempt) return false;  // PriorityClass preemptionPolicy: Never
-  const QueueNode& queue = queues_.node(job.queue);
-  // A queue taking back its guarantee may search again in the same pass: a
-  // guarantee comes back within one pass of the demand, not one gang per pass.
-  const bool within_guarantee = (queue.allocated + job.minimum).fits_in(queue.guarantee);
-  if ((pass_.tried_eviction[job.queue] && !within_guarantee) || pass_.eviction_searches_left == 0)
-    return false;
-  const bool preempt = options_.preemption && !queue.running.empty() &&
-                       queue.running.begin()->priority < job.priority;
-  // Taking back a guarantee may evict runs of any age; reclaiming toward the
-  // deserved share spares old ones (SchedulerOptions::reclaim_spares_after_ms).
-  Reclaim reclaim = Reclaim::kNo;
-  if (options_.reclaim && queues_.within_deserved(job.queue, job.minimum))
-    reclaim = within_guarantee ? Reclaim::kToGuarantee : Reclaim::kToDeserved;
-  if (!preempt && reclaim == Reclaim::kNo) return false;
+  const EvictionSearch search = eviction_search_for(job);
+  if (!search.allowed) return false;
+  const Reclaim reclaim = search.reclaim;
   pass_.tried_eviction[job.queue] = 1;
   --pass_.eviction_searches_left;
   // Elastic replicas above their jobs' minAvailable go before any whole gang.
@@ -59,6 +47,25 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
   return place(id);
 }
 
+SchedulerCore::EvictionSearch SchedulerCore::eviction_search_for(const Job& job) const {
+  EvictionSearch search;
+  if (!job.may_preempt) return search;  // PriorityClass preemptionPolicy: Never
+  const QueueNode& queue = queues_.node(job.queue);
+  // A queue taking back its guarantee may search again in the same pass: a
+  // guarantee comes back within one pass of the demand, not one gang per pass.
+  const bool within_guarantee = (queue.allocated + job.minimum).fits_in(queue.guarantee);
+  if ((pass_.tried_eviction[job.queue] && !within_guarantee) || pass_.eviction_searches_left == 0)
+    return search;
+  search.preempt = options_.preemption && !queue.running.empty() &&
+                   queue.running.begin()->priority < job.priority;
+  // Taking back a guarantee may evict runs of any age; reclaiming toward the
+  // deserved share spares old ones (SchedulerOptions::reclaim_spares_after_ms).
+  if (options_.reclaim && queues_.within_deserved(job.queue, job.minimum))
+    search.reclaim = within_guarantee ? Reclaim::kToGuarantee : Reclaim::kToDeserved;
+  search.allowed = search.preempt || search.reclaim != Reclaim::kNo;
+  return search;
+}
+
 // Lower priority in the job's own queue (preemption); or a reclaimable queue
 // that stays above its deserved share and not below its guarantee (reclaim).
 bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
@@ -74,8 +81,8 @@ bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
   // A guarantee outranks a deserved share: with deserved water-filled by
   // demand, a queue may hold exactly its share while the guaranteed GPUs left
   // free are too fragmented for the gang that claims them.
-  const bool over = reclaim == Reclaim::kToGuarantee ||
-                    overused_after(owner, victim_allocated, job.minimum);
+  const bool over =
+      reclaim == Reclaim::kToGuarantee || overused_after(owner, victim_allocated, job.minimum);
   return owner.spec.reclaimable && over &&
          owner.guarantee.fits_in(victim_allocated - dispatch.amount);
 }
@@ -94,19 +101,25 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
   const Job& job = jobs_[id];
   EvictionPlan plan;
   ClusterState& cluster = clusters_[c];
-  std::vector<std::pair<QueueIndex, ResourceVector>> taken_from;  // tentative queue allocations
-  auto allocated_now = [&](QueueIndex q) -> ResourceVector& {
+  // Tentative allocations of the queues victims were taken from (few: a
+  // cluster's runs belong to many queues, and looking one up must not cost
+  // a scan over all of them).
+  std::vector<std::pair<QueueIndex, ResourceVector>> taken_from;
+  auto tentative = [&](QueueIndex q) -> ResourceVector* {
     for (auto& [queue, allocated] : taken_from)
-      if (queue == q) return allocated;
-    taken_from.emplace_back(q, queues_.node(q).allocated);
-    return taken_from.back().second;
+      if (queue == q) return &allocated;
+    return nullptr;
   };
   std::vector<DispatchId> released;
   for (const RunningKey& key : running_on_[c]) {
     const Dispatch& dispatch = dispatches_.at(key.dispatch);
-    ResourceVector& allocated = allocated_now(jobs_[dispatch.job].queue);
-    if (!may_evict_for(job, dispatch, allocated, reclaim)) continue;
-    allocated -= dispatch.amount;
+    const QueueIndex owner = jobs_[dispatch.job].queue;
+    ResourceVector* taken = tentative(owner);
+    if (!may_evict_for(job, dispatch, taken ? *taken : queues_.node(owner).allocated, reclaim))
+      continue;
+    if (taken == nullptr)
+      taken = &taken_from.emplace_back(owner, queues_.node(owner).allocated).second;
+    *taken -= dispatch.amount;
     release(cluster, dispatch.part_on(c)->assignment);
     released.push_back(key.dispatch);
     if (job.minimum.fits_in(cluster.total_free()) &&
@@ -162,7 +175,7 @@ void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now, ClusterI
     release_dispatch(victim);
     release_seen_by_reservations(parts, planned_end);
   }
-  pass_.failed_shapes.clear();  // capacity was freed: earlier failures prove nothing now
+  pass_.forget_failures();  // capacity was freed: earlier failures prove nothing now
   Job& job = jobs_[id];
   ++job.preemptions;
   PendingReason reason{PendingReason::Kind::kPreempted};

@@ -120,6 +120,12 @@ std::string SchedulerCore::dispatch_text(const Dispatch& dispatch) const {
   return "";
 }
 
+const PendingReason& SchedulerCore::pending_reason(const Job& job) const {
+  if (job.phase != JobPhase::kPending || job.shape_class == kIndividualShape) return job.reason;
+  const ShapeClass& shape = pending_shapes_.shape(job.shape_class);
+  return shape.skipped_pass > job.reason_pass ? shape.skipped_reason : job.reason;
+}
+
 std::string SchedulerCore::reason_text(const Job& job) const {
   const QueueNode& queue = queues_.node(job.queue);
   // Behind a strict-FIFO head is derived, not stored: no pass walks the tail.
@@ -134,12 +140,12 @@ std::string SchedulerCore::reason_text(const Job& job) const {
     const Job& head = jobs_[queue.pending_jobs.begin()->job];
     text = "waiting behind the head of queue " + queue.spec.name + " (strict FIFO): " + head.name;
   } else {
-    text = render_reason(job, job.reason);
+    text = render_reason(job, pending_reason(job));
   }
   // Why it is back in the queue stays visible after passes replace the reason.
-  const bool says_why_requeued =
-      job.reason.kind == Kind::kRejectedByCluster || job.reason.kind == Kind::kClusterLost ||
-      job.reason.kind == Kind::kPreempted || job.reason.kind == Kind::kDrained;
+  const Kind kind = pending_reason(job).kind;
+  const bool says_why_requeued = kind == Kind::kRejectedByCluster || kind == Kind::kClusterLost ||
+                                 kind == Kind::kPreempted || kind == Kind::kDrained;
   if (job.phase == JobPhase::kPending && job.requeues > 0 && !says_why_requeued)
     text += "; earlier " + render_reason(job, job.requeue_cause);
   return text;

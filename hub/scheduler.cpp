@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "hub/elastic.hpp"
 #include "hub/field_error.hpp"
 #include "hub/time_limit.hpp"
 
@@ -51,6 +52,7 @@ ClusterIndex SchedulerCore::add_cluster(std::string_view name, Labels labels) {
   clusters_.emplace_back(std::string(name));
   clusters_.back().set_labels(std::move(labels));
   running_on_.emplace_back();
+  elastic_on_.emplace_back();
   ends_on_.emplace_back();
   ended_unreported_.emplace_back();
   return static_cast<ClusterIndex>(clusters_.size() - 1);
@@ -287,6 +289,8 @@ void SchedulerCore::enqueue(JobId id) {
   Job& job = jobs_[id];
   job.phase = JobPhase::kPending;
   queues_.enqueue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total);
+  job.shape_class = pending_shapes_.add(job);
+  if (pass_.open && job.queue < pass_.no_skip.size()) pass_.no_skip[job.queue] = 1;
   if (job.sla_waiting_ms > 0)
     sla_watch_.insert(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   ++pending_total_;
@@ -295,6 +299,7 @@ void SchedulerCore::enqueue(JobId id) {
 void SchedulerCore::dequeue(JobId id) {
   const Job& job = jobs_[id];
   if (!queues_.dequeue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total)) return;
+  pending_shapes_.remove(job.queue, job.shape_class);
   if (job.sla_waiting_ms > 0)
     sla_watch_.erase(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   --pending_total_;
@@ -354,7 +359,10 @@ Dispatch& SchedulerCore::install_dispatch(JobId id, DispatchId dispatch_id,
   }
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
   queues_.add_running(job.queue, running, dispatch.amount);
-  for (const DispatchPart& part : dispatch.parts) running_on_[part.cluster].insert(running);
+  for (const DispatchPart& part : dispatch.parts) {
+    running_on_[part.cluster].insert(running);
+    if (is_elastic(job.gang)) elastic_on_[part.cluster].insert(running);
+  }
   job.dispatch = dispatch_id;
   job.cluster = dispatch.parts.front().cluster;
   job.reason = PendingReason{PendingReason::Kind::kNone};
@@ -415,6 +423,7 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
       ended_unreported_[part.cluster].push_back({dispatch_id, part.assignment});
     }
     running_on_[part.cluster].erase(running);
+    elastic_on_[part.cluster].erase(running);
   }
   queues_.remove_running(job.queue, running, dispatch.amount);
   dispatches_.erase(it);

@@ -42,6 +42,7 @@
 #include "hub/cluster_state.hpp"
 #include "hub/job.hpp"
 #include "hub/pass_state.hpp"
+#include "hub/pending_shapes.hpp"
 #include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/queue_tree.hpp"
@@ -215,6 +216,10 @@ struct SchedulerOptions {
   // conservative backfill; 0 turns planning off for the queue order (plain
   // first fit; SLA jobs then get whole-node holds as before).
   std::uint32_t reservations = 1;
+  // Leave a queue as soon as every shape class of jobs left in it is known
+  // not to start in this pass (hub/pending_shapes.hpp). Off: every pending
+  // job is visited, as tests comparing the two do.
+  bool skip_failing_shapes = true;
   // Which node label names each network-topology tier (hub/topology.hpp).
   TopologyTiers topology_tiers;
   // A job restarted by a lifecycle policy is not placed again before this
@@ -393,6 +398,9 @@ class SchedulerCore {
     return running_on_[cluster];
   }
   std::string reason_text(const Job& job) const;
+  // Why the pending job did not start in the last pass: its own reason, or its
+  // shape class's when that pass skipped the class (hub/pending_shapes.hpp).
+  const PendingReason& pending_reason(const Job& job) const;
   // Resources held on the cluster, by Gantry jobs and anything else its agent reports.
   ResourceVector allocated_on(ClusterIndex cluster) const;
   std::size_t pending_count() const { return pending_total_; }
@@ -467,11 +475,24 @@ class SchedulerCore {
   void remember_failure(const Job& job, TimeMs end);
   // eviction (preemption.cpp)
   bool make_room(JobId id, TimeMs now);
+  // Skipping what cannot start (hub/pending_shapes.hpp).
+  void note_passed(QueueIndex leaf, ShapeClassId shape);
+  bool rest_cannot_start(QueueIndex leaf);
+  void note_skipped_reasons(QueueIndex leaf);
+  bool shape_cannot_start(ShapeClassId shape);
+  bool shape_known_failing(ShapeClassId shape, const Job& prototype);
   // Whether other queues' runs may be evicted for a job, and which.
   enum class Reclaim { kNo, kToDeserved, kToGuarantee };
   bool may_evict_for(const Job& job, const Dispatch& dispatch,
                      const ResourceVector& victim_queue_allocated, Reclaim reclaim) const;
   bool spared_by_age(const Job& victim) const;
+  // Whether make_room may search for victims for the job, and how.
+  struct EvictionSearch {
+    bool allowed = false;
+    bool preempt = false;
+    Reclaim reclaim = Reclaim::kNo;
+  };
+  EvictionSearch eviction_search_for(const Job& job) const;
   EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, Reclaim reclaim);
   void keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan);
   void evict(DispatchId victim, JobId for_job, TimeMs now, ClusterIndex cluster);
@@ -535,6 +556,8 @@ class SchedulerCore {
   std::uint64_t names_made_ = 0;  // generateName candidates tried so far
   DispatchId next_dispatch_ = 1;
   GangPlacer placer_;  // holds options_.placement's copy that the pass uses
+  PendingShapes pending_shapes_;
+  std::uint32_t passes_ = 0;  // schedule() calls so far
   PassState pass_;
   std::vector<Decision> decisions_;
   // By QueueIndex: the policy that ranks its jobs' clusters (refreshed with the queues).
@@ -542,6 +565,8 @@ class SchedulerCore {
   std::uint64_t placement_attempts_ = 0;
   // Running gangs per cluster in eviction order (lowest priority, newest first).
   std::vector<std::set<RunningKey>> running_on_;
+  // The elastic ones among them: what shrinking for a job walks.
+  std::vector<std::set<RunningKey>> elastic_on_;
   // Dispatches with a time limit per cluster, by planned end: what backfill
   // plans will be free when.
   std::vector<std::set<std::pair<TimeMs, DispatchId>>> ends_on_;

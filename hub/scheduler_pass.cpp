@@ -8,6 +8,7 @@ namespace gantry::hub {
 
 const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   decisions_.clear();
+  ++passes_;
   release_restart_waits(now);  // lifecycle policies (job_lifecycle.cpp)
   fire_pending_timeouts(now);
   refresh_queues();
@@ -17,6 +18,7 @@ const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   serve_queues(now);
   grow_elastic(now);  // after every pending job had its turn
   end_pass();
+  pass_.open = false;
   return decisions_;
 }
 
@@ -28,19 +30,24 @@ void SchedulerCore::begin_pass(TimeMs now) {
     cluster.clear_holds();
     if (cluster.ready() && !cluster.cordoned()) pool_free += cluster.total_free();
   }
-  pass_.begin(now, next_dispatch_, queues_.size(), options_.eviction_searches_per_pass, pool_free);
+  pass_.begin(now, next_dispatch_, queues_.size(), options_.eviction_searches_per_pass, pool_free,
+              pending_shapes_.id_limit());
 }
 
 // ------------------------------------------------------------------ queue order
 
 // Shares are taken after the starving jobs were served: their dispatches count.
 void SchedulerCore::activate_queues() {
+  pass_.fit_shapes(pending_shapes_.id_limit());
   for (QueueIndex q = 0; q < queues_.size(); ++q) queues_.refresh_share(q);
   for (QueueIndex q = 0; q < queues_.size(); ++q) {
     const QueueNode& node = queues_.node(q);
     if (node.deleted || !queues_.is_leaf(q) || q == kRootQueue || node.pending_jobs.empty())
       continue;
     pass_.cursor[q] = node.pending_jobs.begin();
+    pass_.individual_left[q] = pending_shapes_.individual_pending(q);
+    for (ShapeClassId shape : pending_shapes_.classes_of(q))
+      pass_.shape_left[shape] = pending_shapes_.shape(shape).pending;
     activate(q);
   }
 }
@@ -88,6 +95,8 @@ void SchedulerCore::serve_queues(TimeMs now) {
     const QueueNode& queue = queues_.node(leaf);
     auto& cursor = pass_.cursor[leaf];
     const JobId id = cursor->job;
+    const ShapeClassId shape = jobs_[id].shape_class;
+    jobs_[id].reason_pass = passes_;
     auto next = std::next(cursor);
     if (attempt(id, now)) {  // the job left pending_jobs: its iterator is gone
       cursor = next;
@@ -100,8 +109,67 @@ void SchedulerCore::serve_queues(TimeMs now) {
     } else {
       cursor = next;
     }
-    if (cursor == queue.pending_jobs.end()) deactivate(leaf);
+    note_passed(leaf, shape);
+    if (cursor == queue.pending_jobs.end() || rest_cannot_start(leaf)) deactivate(leaf);
   }
+}
+
+// ------------------------------------------------------------------ skipping what cannot start
+
+void SchedulerCore::note_passed(QueueIndex leaf, ShapeClassId shape) {
+  if (shape == kIndividualShape) {
+    if (pass_.individual_left[leaf] > 0) --pass_.individual_left[leaf];
+  } else if (shape < pass_.shape_left.size() && pass_.shape_left[shape] > 0) {
+    --pass_.shape_left[shape];
+  }
+}
+
+// Every job left behind the queue's cursor would fail in attempt() and change
+// nothing but its pending reason: no reservation try is left in the pass, and
+// each of their classes is blocked by queue limits, or covered by a failed
+// shape with no eviction search allowed. The full pass would visit them only
+// to find that; the decisions are the same without (tests/core/
+// incremental_pass_test.cpp compares both).
+bool SchedulerCore::rest_cannot_start(QueueIndex leaf) {
+  if (!options_.skip_failing_shapes || pass_.no_skip[leaf] || pass_.individual_left[leaf] > 0 ||
+      pass_.blocked_tries < options_.reservations)
+    return false;
+  for (ShapeClassId shape : pending_shapes_.classes_of(leaf))
+    if (pass_.shape_left[shape] > 0 && !shape_cannot_start(shape)) return false;
+  note_skipped_reasons(leaf);
+  return true;
+}
+
+// What attempt() would have given each job of the skipped classes.
+void SchedulerCore::note_skipped_reasons(QueueIndex leaf) {
+  for (ShapeClassId shape : pending_shapes_.classes_of(leaf)) {
+    if (pass_.shape_left[shape] == 0) continue;
+    const Job& prototype = pending_shapes_.shape(shape).prototype;
+    std::optional<PendingReason> reason = queue_limits_block(prototype);
+    if (!reason) reason = known_failure(prototype, end_if_started(prototype));
+    if (reason) pending_shapes_.note_skipped(shape, *reason, passes_);
+  }
+}
+
+// As attempt() would find for each job of the class.
+bool SchedulerCore::shape_cannot_start(ShapeClassId shape) {
+  const Job& prototype = pending_shapes_.shape(shape).prototype;
+  if (queue_limits_block(prototype)) return true;
+  return shape_known_failing(shape, prototype) && !eviction_search_for(prototype).allowed;
+}
+
+// known_failure() for the class, comparing only the failed shapes added since
+// it last looked: within a pass, a covered class stays covered.
+bool SchedulerCore::shape_known_failing(ShapeClassId shape, const Job& prototype) {
+  if (pass_.shape_failing[shape]) return true;
+  const PlacementPolicy* policy = &policy_for(prototype);
+  const TimeMs end = end_if_started(prototype);
+  for (std::uint32_t& i = pass_.shape_compared[shape]; i < pass_.failed_shapes.size(); ++i) {
+    if (!pass_.failed_shapes[i].covers(prototype, policy, end)) continue;
+    pass_.shape_failing[shape] = 1;
+    return true;
+  }
+  return false;
 }
 
 // ------------------------------------------------------------------ one job
@@ -144,30 +212,6 @@ bool SchedulerCore::reserve_blocked(JobId id) {
 
 namespace {
 
-bool same_cluster_selector(const Job& a, const Job& b) {
-  const Labels* x = a.cluster_selector();
-  const Labels* y = b.cluster_selector();
-  return x == y || (x != nullptr && y != nullptr && *x == *y);
-}
-
-// `big` asks at least as much as `small` in every way placement looks at
-// (the policy's node order is compared by the caller).
-bool dominates(const Job& big, const Job& small) {
-  if (big.gang.tasks.size() != small.gang.tasks.size() ||
-      big.gang.min_available < small.gang.min_available ||
-      big.allowed_clusters != small.allowed_clusters || big.split_allowed != small.split_allowed ||
-      !same_cluster_selector(big, small) || !same_topology(big.gang, small.gang))
-    return false;
-  for (std::size_t t = 0; t < big.gang.tasks.size(); ++t) {
-    const TaskShape& b = big.gang.tasks[t];
-    const TaskShape& s = small.gang.tasks[t];
-    if (b.replicas < s.replicas || !s.per_replica.fits_in(b.per_replica) ||
-        b.node_selector != s.node_selector)
-      return false;
-  }
-  return true;
-}
-
 constexpr std::size_t kMaxFailedShapes = 32;
 
 }  // namespace
@@ -181,7 +225,7 @@ std::optional<PendingReason> SchedulerCore::known_failure(const Job& job, TimeMs
     return std::nullopt;
   const PlacementPolicy* policy = &policy_for(job);
   for (const FailedShape& failed : pass_.failed_shapes) {
-    if (failed.policy != policy || end < failed.end || !dominates(job, *failed.job)) continue;
+    if (!failed.covers(job, policy, end)) continue;
     PendingReason reason = failed.reason;
     reason.replicas_needed = job.gang.min_available;
     reason.needed = job.minimum.get(reason.resource);
