@@ -237,8 +237,11 @@ class Scheduler {
       spdlog::debug("job {}: dispatch {} to cluster(s) {}", job.name, dispatch->id,
                     cluster_names(*dispatch));
     }
-    // Stops first, so the evicted jobs' resources are freed before new ones start.
-    if (!evictions.empty()) self_->send(dispatcher_, std::move(evictions));
+    // Stops first, so the evicted jobs' resources are freed before new ones
+    // start: at the Prepares' priority, or the Prepares would overtake them
+    // in the dispatcher's mailbox and reach the agent before the Cancels.
+    if (!evictions.empty())
+      self_->send<caf::message_priority::high>(dispatcher_, std::move(evictions));
     for (auto& [cluster, resize] : resizes)
       self_->send<caf::message_priority::high>(dispatcher_, cluster, std::move(resize));
     // The Prepares need not wait for their record: a part prepared by a hub

@@ -111,17 +111,74 @@ void AgentCore::on_prepare(const protocol::Prepare& prepare, TimeMs now, Outbox&
     out.messages.push_back(answered->second);
     return;
   }
+  if (std::any_of(parked_.begin(), parked_.end(), [&](const ParkedPrepare& parked) {
+        return parked.prepare.dispatch_id == prepare.dispatch_id;
+      }))
+    return;  // a repeat: answered when the room is free
   if (std::string why = executor_.check(prepare.job); !why.empty()) {
     reject(prepare, std::move(why), out);
     return;
   }
   PreparedPart part;
   if (std::string why = place_part(prepare, part); !why.empty()) {
+    if (room_is_being_freed()) {
+      parked_.push_back(ParkedPrepare{prepare, now + options_.prepare_hold_ms});
+      return;
+    }
     reject(prepare, std::move(why), out);
     return;
   }
   part.hold_until = now + options_.prepare_hold_ms;
   hold(prepare, std::move(part), out);
+}
+
+// A run that is stopping, or that ended and is about to give its room back
+// (exits are reported run by run).
+bool AgentCore::room_is_being_freed() const {
+  return std::any_of(runs_.begin(), runs_.end(), [](const auto& entry) {
+    return entry.second->ending() || entry.second->finished();
+  });
+}
+
+// A run ended and gave its room back: each parked Prepare is admitted if it
+// fits now, refused if nothing more will be freed, else waits on.
+void AgentCore::answer_parked(Outbox& out) {
+  if (parked_.empty()) return;
+  std::vector<ParkedPrepare> waiting;
+  for (ParkedPrepare& parked : parked_) {
+    PreparedPart part;
+    std::string why = place_part(parked.prepare, part);
+    if (why.empty()) {
+      part.hold_until = parked.until;
+      hold(parked.prepare, std::move(part), out);
+    } else if (!room_is_being_freed()) {
+      reject(parked.prepare, std::move(why), out);
+    } else {
+      waiting.push_back(std::move(parked));
+    }
+  }
+  parked_ = std::move(waiting);
+}
+
+// An Abort or Cancel of a parked Prepare: it is refused, and holds nothing.
+bool AgentCore::drop_parked(DispatchId id, const std::string& why) {
+  const auto found = std::find_if(parked_.begin(), parked_.end(), [&](const ParkedPrepare& p) {
+    return p.prepare.dispatch_id == id;
+  });
+  if (found == parked_.end()) return false;
+  const protocol::Prepare prepare = std::move(found->prepare);
+  parked_.erase(found);
+  answers_[id] =
+      protocol::Reject{id, prepare.job.name, dispatch_text(id) + ": " + why, prepare.part};
+  mark_over(id);
+  return true;
+}
+
+std::optional<TimeMs> AgentCore::next_hold_deadline() const {
+  std::optional<TimeMs> next = prepared_.next_deadline();
+  for (const ParkedPrepare& parked : parked_)
+    if (!next || parked.until < *next) next = parked.until;
+  return next;
 }
 
 std::string AgentCore::place_part(const protocol::Prepare& prepare, PreparedPart& part) {
@@ -163,6 +220,7 @@ void AgentCore::on_commit(const protocol::Commit& commit, TimeMs now, Outbox& ou
 void AgentCore::on_abort(const protocol::Abort& abort, Outbox& out) {
   const std::string why =
       abort.reason.empty() ? "aborted by the hub" : "aborted by the hub: " + abort.reason;
+  if (drop_parked(abort.dispatch_id, why)) return;
   if (std::optional<PreparedPart> part = prepared_.take(abort.dispatch_id)) {
     release(*part, dispatch_text(abort.dispatch_id) + ": " + why, out);
     return;
@@ -171,6 +229,7 @@ void AgentCore::on_abort(const protocol::Abort& abort, Outbox& out) {
 }
 
 void AgentCore::on_cancel(const protocol::Cancel& cancel, Outbox& out) {
+  if (drop_parked(cancel.dispatch_id, "cancelled by the hub before its commit")) return;
   if (std::optional<PreparedPart> part = prepared_.take(cancel.dispatch_id)) {
     release(*part, dispatch_text(cancel.dispatch_id) + ": cancelled by the hub before its commit",
             out);
@@ -197,6 +256,17 @@ void AgentCore::on_exits(const std::vector<ReplicaExit>& exits, Outbox& out) {
 }
 
 void AgentCore::expire_holds(TimeMs now, Outbox& out) {
+  for (auto it = parked_.begin(); it != parked_.end();) {
+    if (it->until > now) {
+      ++it;
+      continue;
+    }
+    reject(it->prepare,
+           "no room within " + std::to_string(options_.prepare_hold_ms) +
+               " ms: the runs stopped here still hold it",
+           out);
+    it = parked_.erase(it);
+  }
   if (prepared_.size() == 0) return;
   expired_.clear();
   prepared_.take_expired(now, expired_);
@@ -456,7 +526,8 @@ void AgentCore::report_progress(DispatchRun& run, Outbox& out) {
   out.usage_changed = true;
   mark_over(run.id());
   deadlines_.remove(run.id());
-  runs_.erase(run.id());
+  runs_.erase(run.id());  // `run` is gone
+  answer_parked(out);
 }
 
 void AgentCore::mark_over(DispatchId id) {

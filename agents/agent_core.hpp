@@ -80,9 +80,10 @@ class AgentCore {
   void on_exits(const std::vector<ReplicaExit>& exits, Outbox& out);
   // Releases the prepared parts whose hold ran out by `now`.
   void expire_holds(TimeMs now, Outbox& out);
-  // When expire_holds() next has something to release; nullopt when nothing
-  // is held.
-  std::optional<TimeMs> next_hold_deadline() const { return prepared_.next_deadline(); }
+  // When expire_holds() next has something to release (or a parked Prepare
+  // to refuse); nullopt when nothing is held or parked.
+  std::optional<TimeMs> next_hold_deadline() const;
+  std::size_t parked_count() const { return parked_.size(); }
   // Stops the committed parts that ran past their job's time limit by `now`:
   // each ends Failed, "time limit (1h30m)", once its replicas are gone.
   void expire_time_limits(TimeMs now, Outbox& out);
@@ -105,6 +106,18 @@ class AgentCore {
   // returns why not, "" once its resources are held.
   std::string place_part(const protocol::Prepare& prepare, PreparedPart& part);
   void reject(const protocol::Prepare& prepare, std::string reason, Outbox& out);
+  // Prepares that find no room while runs the hub stopped still hold it
+  // (preemption: the hub sends the victims' Cancel, then the preemptor's
+  // Prepare) wait here instead of being refused, and are answered once those
+  // runs are gone: a refusal would back the preemptor off and hand the room
+  // it evicted for to someone else.
+  struct ParkedPrepare {
+    protocol::Prepare prepare;
+    TimeMs until = 0;  // then refused, as a hold that runs out
+  };
+  bool room_is_being_freed() const;
+  bool drop_parked(DispatchId id, const std::string& why);
+  void answer_parked(Outbox& out);
   void hold(const protocol::Prepare& prepare, PreparedPart part, Outbox& out);
   void release(const PreparedPart& part, std::string reason, Outbox& out);
   void answer_unheld_commit(const protocol::Commit& commit, Outbox& out) const;
@@ -153,6 +166,7 @@ class AgentCore {
   std::vector<DispatchId> changed_;    // scratch for on_exits
   std::vector<PreparedPart> expired_;  // scratch for expire_holds
   std::vector<DispatchId> overdue_;    // scratch for expire_time_limits
+  std::vector<ParkedPrepare> parked_;  // in arrival order
 };
 
 }  // namespace gantry::agents

@@ -199,6 +199,60 @@ TEST_F(TwoPhaseTest, CancelOfAPreparedPartReleasesIt) {
   EXPECT_TRUE(executor.started.empty());
 }
 
+// Preemption: the hub cancels the victim, then prepares the preemptor on its
+// room. The Prepare waits while the victim's replicas stop, instead of being
+// refused (which would back the preemptor off and hand the room to another).
+TEST_F(TwoPhaseTest, APrepareNeedingTheRoomOfAStoppingRunIsAdmittedWhenItIsGone) {
+  prepare_and_commit(core, make_prepare(7, "victim", {{"w", 2, 4}}), 0, out);
+  core.on_cancel(protocol::Cancel{7, "victim"}, out);
+  Outbox waiting;
+  core.on_prepare(make_prepare(8, "preemptor", {{"w", 2, 4}}), 1, waiting);
+  core.on_prepare(make_prepare(8, "preemptor", {{"w", 2, 4}}), 2, waiting);  // a resend
+  EXPECT_TRUE(waiting.messages.empty()) << "neither admitted nor refused while the victim stops";
+  EXPECT_EQ(core.parked_count(), 1u);
+  Outbox ended;
+  core.on_exits({ReplicaExit{{7, 0}, 137, 9}, ReplicaExit{{7, 1}, 137, 9}}, ended);
+  const auto admits = messages_of<protocol::Admit>(ended);
+  ASSERT_EQ(admits.size(), 1u);
+  EXPECT_EQ(admits[0].dispatch_id, 8u);
+  EXPECT_EQ(core.parked_count(), 0u);
+  EXPECT_EQ(accounted(), (std::vector<std::uint64_t>{8}));
+}
+
+TEST_F(TwoPhaseTest, AParkedPrepareThatStillDoesNotFitIsRefusedOnceNothingMoreIsFreed) {
+  prepare_and_commit(core, make_prepare(6, "stays", {{"w", 1, 4}}), 0, out);
+  prepare_and_commit(core, make_prepare(7, "victim", {{"w", 1, 4}}), 0, out);
+  core.on_cancel(protocol::Cancel{7, "victim"}, out);
+  Outbox waiting;
+  core.on_prepare(make_prepare(8, "too-big", {{"w", 2, 4}}), 1, waiting);
+  EXPECT_TRUE(waiting.messages.empty());
+  Outbox ended;
+  core.on_exits({ReplicaExit{{7, 0}, 137, 9}}, ended);
+  const auto rejects = messages_of<protocol::Reject>(ended);
+  ASSERT_EQ(rejects.size(), 1u);
+  EXPECT_EQ(rejects[0].dispatch_id, 8u);
+  EXPECT_EQ(core.parked_count(), 0u);
+  EXPECT_EQ(accounted(), (std::vector<std::uint64_t>{6}));
+}
+
+TEST_F(TwoPhaseTest, AParkedPrepareIsRefusedAtItsDeadlineAndDroppedByAnAbort) {
+  prepare_and_commit(core, make_prepare(7, "victim", {{"w", 2, 4}}), 0, out);
+  core.on_cancel(protocol::Cancel{7, "victim"}, out);
+  Outbox waiting;
+  core.on_prepare(make_prepare(8, "late", {{"w", 2, 4}}), 10, waiting);
+  core.on_prepare(make_prepare(9, "aborted", {{"w", 2, 4}}), 10, waiting);
+  EXPECT_EQ(core.next_hold_deadline(), 10 + kHoldMs);
+  Outbox aborted;
+  core.on_abort(protocol::Abort{9, "aborted", 0, "prepare timed out"}, aborted);
+  EXPECT_TRUE(aborted.messages.empty());
+  Outbox expired;
+  core.expire_holds(10 + kHoldMs, expired);
+  const auto rejects = messages_of<protocol::Reject>(expired);
+  ASSERT_EQ(rejects.size(), 1u);
+  EXPECT_EQ(rejects[0].dispatch_id, 8u);
+  EXPECT_EQ(core.parked_count(), 0u);
+}
+
 TEST_F(TwoPhaseTest, AHoldThatRunsOutIsReleasedAndALateCommitIsRejected) {
   const protocol::Admit admit = admitted(make_prepare(11, "slow", {{"w", 2, 4}}), 1000);
   EXPECT_EQ(core.next_hold_deadline(), 1000 + kHoldMs);
