@@ -432,17 +432,8 @@ void AgentCore::start_part(PreparedPart part, const protocol::Commit& commit, Ti
 
 // Stops at the first replica that cannot start: the gang is failed anyway.
 void AgentCore::start_replicas(DispatchRun& run, const protocol::Commit& commit, TimeMs now) {
-  const PartPlan& plan = run.plan();
-  ReplicaLaunch launch;
-  launch.job = &run.job();
-  launch.world_size = plan.world_size;
+  ReplicaLaunch launch = launch_of(run);
   launch.master_addr = commit.master_addr.empty() ? kLoopback : commit.master_addr;
-  launch.cluster = cluster_;
-  launch.epoch = plan.epoch;
-  launch.part = plan.part;
-  launch.parts = plan.parts;
-  launch.elastic_epoch = run.elastic_epoch();
-  launch.elastic_state = elastic_state_path(run);
   if (commit.master_port < 0 || commit.master_port > kMaxPort) {
     run.failed_to_start(
         0, "commit.master_port: " + std::to_string(commit.master_port) + " is not a TCP port");
@@ -664,21 +655,27 @@ std::string AgentCore::grow_run(DispatchRun& run, const protocol::Resize& resize
 // The added replicas take the next ranks of the part and meet where the
 // gang already meets; they see the new elastic epoch and world size.
 void AgentCore::start_added(DispatchRun& run, const std::vector<std::uint32_t>& added, TimeMs now) {
+  ReplicaLaunch launch = launch_of(run);
+  launch.master_addr = run.master_addr();
+  launch.master_port = run.master_port();
+  for (std::uint32_t rank : added)
+    if (!start_replica(run, launch, rank, now)) return;
+  executor_.started_all(run.id(), now);
+}
+
+// What every replica of the run's part shares; where the gang meets is the caller's.
+ReplicaLaunch AgentCore::launch_of(const DispatchRun& run) const {
   const PartPlan& plan = run.plan();
   ReplicaLaunch launch;
   launch.job = &run.job();
   launch.world_size = plan.world_size;
-  launch.master_addr = run.master_addr();
-  launch.master_port = run.master_port();
   launch.cluster = cluster_;
   launch.epoch = plan.epoch;
   launch.part = plan.part;
   launch.parts = plan.parts;
   launch.elastic_epoch = run.elastic_epoch();
   launch.elastic_state = elastic_state_path(run);
-  for (std::uint32_t rank : added)
-    if (!start_replica(run, launch, rank, now)) return;
-  executor_.started_all(run.id(), now);
+  return launch;
 }
 
 // Fills in who replica `rank` is and starts it; false (the run failing) when

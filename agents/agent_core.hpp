@@ -133,6 +133,7 @@ class AgentCore {
   std::string grow_run(DispatchRun& run, const protocol::Resize& resize,
                        std::vector<std::uint32_t>& added);
   void start_added(DispatchRun& run, const std::vector<std::uint32_t>& added, TimeMs now);
+  ReplicaLaunch launch_of(const DispatchRun& run) const;
   bool start_replica(DispatchRun& run, ReplicaLaunch& launch, std::uint32_t rank, TimeMs now);
   void shrink_run(DispatchRun& run, const protocol::Resize& resize);
   std::string elastic_state_path(const DispatchRun& run) const;

@@ -20,6 +20,12 @@ def free_port():
         return s.getsockname()[1]
 
 
+def processes_with(marker):
+    """Pids of this machine's processes whose command line holds `marker` (never this test's)."""
+    result = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    return [line for line in result.stdout.split() if line and int(line) != os.getpid()]
+
+
 def wait_until(condition, what, deadline_s=60.0, interval_s=0.05):
     """Polls `condition` until it returns a truthy value; fails naming `what`.
     The deadline only bounds a hung run: the event itself ends the wait."""

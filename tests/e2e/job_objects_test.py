@@ -15,14 +15,9 @@ import subprocess
 import unittest
 import uuid
 
-from gantry_harness import Cluster, job_yaml, wait_until
+from gantry_harness import Cluster, job_yaml, processes_with, wait_until
 
 FINISHED = ("Completed", "Failed", "Aborted", "Terminated")
-
-
-def processes_with(marker):
-    result = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
-    return result.stdout.split()
 
 
 def with_generate_name(yaml_text, name, prefix):

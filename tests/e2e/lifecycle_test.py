@@ -19,7 +19,7 @@ import tempfile
 import unittest
 import uuid
 
-from gantry_harness import Cluster, job_yaml, wait_until
+from gantry_harness import Cluster, job_yaml, processes_with, wait_until
 
 TERMINAL = ("Completed", "Failed", "Aborted", "Terminated")
 
@@ -27,11 +27,6 @@ TERMINAL = ("Completed", "Failed", "Aborted", "Terminated")
 def with_spec_fields(yaml_text, *lines):
     """Appends fields to the job's spec (job_yaml ends inside spec.tasks)."""
     return yaml_text + "".join(f"  {line}\n" for line in lines)
-
-
-def processes_with(marker):
-    result = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
-    return result.stdout.split()
 
 
 class Lifecycle(unittest.TestCase):

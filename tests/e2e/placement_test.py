@@ -21,7 +21,7 @@ import sys
 import unittest
 import uuid
 
-from gantry_harness import Cluster, job_yaml, wait_until
+from gantry_harness import Cluster, job_yaml, processes_with, wait_until
 
 GLOO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gloo_allreduce.py")
 HUB_ARGS = ("--agent-lease", "1s", "--lost-grace", "2s", "--prepare-timeout", "2s")
@@ -38,11 +38,6 @@ def write_inventory(workdir, cluster, gpus=8, cpu=8, nodes=1):
 def first_epoch_sleeps(marker, seconds=300):
     """A command that sleeps `seconds` in the job's first placement and exits 0 in later ones."""
     return ["sh", "-c", f'if [ "$GANTRY_EPOCH" = 1 ]; then sleep {seconds}; fi', marker]
-
-
-def processes_with(marker):
-    result = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
-    return [line for line in result.stdout.split() if line and int(line) != os.getpid()]
 
 
 def ended(gantry, name):

@@ -14,7 +14,7 @@ import subprocess
 import unittest
 import uuid
 
-from gantry_harness import Cluster, job_yaml, wait_until
+from gantry_harness import Cluster, job_yaml, processes_with, wait_until
 
 CAPPED_QUEUE = """apiVersion: scheduling.volcano.sh/v1beta1
 kind: Queue
@@ -24,11 +24,6 @@ metadata:
     gantry.io/default-time-limit: 10m
     gantry.io/max-time-limit: 1h
 """
-
-
-def processes_with(marker):
-    result = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
-    return result.stdout.split()
 
 
 class TimeLimit(unittest.TestCase):
