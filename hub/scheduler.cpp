@@ -297,9 +297,10 @@ void SchedulerCore::enqueue(JobId id) {
 }
 
 void SchedulerCore::dequeue(JobId id) {
-  const Job& job = jobs_[id];
+  Job& job = jobs_[id];
   if (!queues_.dequeue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total)) return;
   pending_shapes_.remove(job.queue, job.shape_class);
+  job.shape_class = kIndividualShape;  // the class may be emptied and its id reused
   if (job.sla_waiting_ms > 0)
     sla_watch_.erase(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   --pending_total_;
