@@ -38,6 +38,7 @@ hub::SchedulerOptions scheduler_options(const CoreBenchOptions& options) {
   core_options.default_strategy = options.strategy;
   if (!options.evictions) core_options.reclaim = core_options.preemption = false;
   core_options.skip_failing_shapes = options.skip_failing_shapes;
+  core_options.walk_over_share_only = options.skip_failing_shapes;
   const hub::PlacementPolicy* placement = hub::find_placement_policy(options.placement);
   if (placement == nullptr)
     throw std::invalid_argument("--placement: expected one of " + hub::placement_policy_names() +

@@ -117,6 +117,7 @@ bool SchedulerCore::grow(Dispatch& dispatch, TimeMs now) {
   dispatch.growing_amount = amount;
   dispatch.amount += amount;
   queues_.add_allocation(job.queue, amount);
+  sync_over_share(job.queue);
   dispatch.growing_until = now + options_.resize_answer_timeout_ms;
   ++dispatch.elastic_epoch;
   decisions_.push_back(Decision{Decision::Kind::kResize, dispatch.job, dispatch.id, part.cluster});
@@ -183,6 +184,7 @@ void SchedulerCore::drop_growth(Dispatch& dispatch) {
   if (cluster.ready() && !cluster.cordoned())
     for (const NodeAssignment& entry : dispatch.growing) pass_.pool_free += entry.amount;
   queues_.remove_allocation(jobs_[dispatch.job].queue, dispatch.growing_amount);
+  sync_over_share(jobs_[dispatch.job].queue);
   dispatch.amount -= dispatch.growing_amount;
   dispatch.growing.clear();
   dispatch.growing_amount = ResourceVector{};
@@ -259,6 +261,7 @@ void SchedulerCore::shrink(Dispatch& dispatch, std::size_t replicas) {
   dispatch.amount -= amount;
   dispatch.world_size -= static_cast<std::int32_t>(replicas);
   queues_.remove_allocation(job.queue, amount);
+  sync_over_share(job.queue);
   ++dispatch.elastic_epoch;
   note_parts(job, dispatch);
   note_elastic(dispatch);

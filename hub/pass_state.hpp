@@ -73,13 +73,11 @@ struct PassState {
 
   std::vector<FailedShape> failed_shapes;
 
-  // Skipping what cannot start (hub/pending_shapes.hpp). Per queue: a job was
-  // enqueued during the pass (its counts are not the pass's: no skipping),
-  // and individual jobs the cursor has not passed. Per shape class: its jobs
+  // Skipping what cannot start (hub/pending_shapes.hpp). Per queue: the
+  // individual jobs the cursor has not passed. Per shape class: its jobs
   // the cursor has not passed, how many failed shapes were compared with it,
   // and whether one covers it (once known, for the rest of the pass).
   bool open = false;
-  std::vector<char> no_skip;
   std::vector<std::uint32_t> individual_left;
   std::vector<std::uint32_t> shape_left;
   std::vector<std::uint32_t> shape_compared;
@@ -120,7 +118,6 @@ struct PassState {
     cursor.resize(queues);
     failed_shapes.clear();
     open = true;
-    no_skip.assign(queues, 0);
     individual_left.assign(queues, 0);
     shape_left.assign(shape_ids, 0);
     shape_compared.assign(shape_ids, 0);
@@ -134,6 +131,13 @@ struct PassState {
     failed_shapes.clear();
     std::fill(shape_compared.begin(), shape_compared.end(), 0);
     std::fill(shape_failing.begin(), shape_failing.end(), 0);
+  }
+
+  // A class made during the pass (its id may be an emptied class's).
+  void reset_shape(ShapeClassId shape) {
+    shape_left[shape] = 0;
+    shape_compared[shape] = 0;
+    shape_failing[shape] = 0;
   }
 
   // Classes made since begin() (jobs requeued by evictions) get counters too.

@@ -24,23 +24,26 @@ bool overused_after(const QueueNode& queue, const ResourceVector& allocated,
 }  // namespace
 
 // Once per queue per pass, and at most eviction_searches_per_pass times in a
-// pass: picks the cluster where the fewest evictions make the job fit.
+// pass: picks the cluster where the fewest evictions make the job fit (the
+// first of them in cluster order). One victim is the fewest there can be: a
+// cluster where the job fits with none is no plan (place() just found it
+// does not fit anywhere it may go), so the search stops at the first.
 bool SchedulerCore::make_room(JobId id, TimeMs now) {
   Job& job = jobs_[id];
   const EvictionSearch search = eviction_search_for(job);
   if (!search.allowed) return false;
-  const Reclaim reclaim = search.reclaim;
   pass_.tried_eviction[job.queue] = 1;
   --pass_.eviction_searches_left;
   // Elastic replicas above their jobs' minAvailable go before any whole gang.
-  if (shrink_for(id, reclaim)) return place(id);
+  if (shrink_for(id, search.reclaim)) return place(id);
   EvictionPlan best;
   for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
     if (!PlacementPolicy::eligible(clusters_[c], c, job)) continue;
-    EvictionPlan plan = plan_eviction(id, c, reclaim);
+    EvictionPlan plan = plan_eviction(id, c, search);
     if (plan.cluster == kNoCluster) continue;
     if (best.cluster == kNoCluster || plan.victims.size() < best.victims.size())
       best = std::move(plan);
+    if (best.victims.size() == 1) break;
   }
   if (best.cluster == kNoCluster) return false;
   for (DispatchId victim : best.victims) evict(victim, id, now, best.cluster);
@@ -94,11 +97,22 @@ bool SchedulerCore::spared_by_age(const Job& victim) const {
          pass_.now - victim.started_ms > options_.reclaim_spares_after_ms;
 }
 
+// The runs of the cluster a search may take victims from, in eviction order:
+// without preemption, a reclaim toward deserved shares takes only from queues
+// over theirs.
+const std::set<RunningKey>& SchedulerCore::eviction_candidates(ClusterIndex c,
+                                                               const EvictionSearch& search) const {
+  if (options_.walk_over_share_only && !search.preempt && search.reclaim == Reclaim::kToDeserved)
+    return over_share_on_[c];
+  return running_on_[c];
+}
+
 // The fewest victims on one cluster, in eviction order, after which the job
-// fits there. Leaves the cluster as it found it.
+// fits there (none: no plan). Leaves the cluster as it found it.
 SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex c,
-                                                         Reclaim reclaim) {
+                                                         const EvictionSearch& search) {
   const Job& job = jobs_[id];
+  const Reclaim reclaim = search.reclaim;
   EvictionPlan plan;
   ClusterState& cluster = clusters_[c];
   // Tentative allocations of the queues victims were taken from (few: a
@@ -111,7 +125,7 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
     return nullptr;
   };
   std::vector<DispatchId> released;
-  for (const RunningKey& key : running_on_[c]) {
+  for (const RunningKey& key : eviction_candidates(c, search)) {
     const Dispatch& dispatch = dispatches_.at(key.dispatch);
     const QueueIndex owner = jobs_[dispatch.job].queue;
     ResourceVector* taken = tentative(owner);
@@ -133,6 +147,7 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
   for (DispatchId victim : plan.cluster != kNoCluster ? plan.victims : released)
     for (const NodeAssignment& entry : dispatches_.at(victim).part_on(c)->assignment)
       cluster.take(entry.node, entry.amount);
+  if (plan.victims.empty()) plan.cluster = kNoCluster;
   return plan;
 }
 

@@ -277,8 +277,8 @@ void QueueTree::share_deserved(const QueueNode& parent, ResourceId r) {
     }
     set_aside += guarantee;
     const std::int64_t headroom = std::max<std::int64_t>(0, capability - guarantee);
-    fill_.push_back({cs.weight, std::min(headroom, std::max<std::int64_t>(
-                                                       0, node.demand.get(r) - guarantee)),
+    fill_.push_back({cs.weight,
+                     std::min(headroom, std::max<std::int64_t>(0, node.demand.get(r) - guarantee)),
                      0});
   }
   if (fill_.empty()) return;
@@ -369,6 +369,13 @@ bool QueueTree::overused(QueueIndex leaf, const ResourceVector& of) const {
   const QueueNode& node = nodes_[leaf];
   for (ResourceId r = 0; r < kMaxResources; ++r)
     if (of.get(r) > 0 && node.allocated.get(r) > node.deserved.get(r)) return true;
+  return false;
+}
+
+bool QueueTree::over_deserved(QueueIndex index) const {
+  const QueueNode& node = nodes_[index];
+  for (ResourceId r = 0; r < kMaxResources; ++r)
+    if (node.allocated.get(r) > node.deserved.get(r)) return true;
   return false;
 }
 

@@ -107,6 +107,8 @@ class QueueTree {
   bool within_deserved(QueueIndex leaf, const ResourceVector& amount) const;
   // allocated > deserved on some resource `of` uses.
   bool overused(QueueIndex leaf, const ResourceVector& of) const;
+  // allocated > deserved on some resource.
+  bool over_deserved(QueueIndex index) const;
 
   double weighted_share(QueueIndex index) const;
   // Stores weighted_share() as the node's share; returns the share it replaces.

@@ -52,6 +52,7 @@ ClusterIndex SchedulerCore::add_cluster(std::string_view name, Labels labels) {
   clusters_.emplace_back(std::string(name));
   clusters_.back().set_labels(std::move(labels));
   running_on_.emplace_back();
+  over_share_on_.emplace_back();
   elastic_on_.emplace_back();
   ends_on_.emplace_back();
   ended_unreported_.emplace_back();
@@ -288,9 +289,10 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
 void SchedulerCore::enqueue(JobId id) {
   Job& job = jobs_[id];
   job.phase = JobPhase::kPending;
-  queues_.enqueue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total);
+  const PendingKey key{-job.priority, job.sequence, id};
+  queues_.enqueue(job.queue, key, job.total);
   job.shape_class = pending_shapes_.add(job);
-  if (pass_.open && job.queue < pass_.no_skip.size()) pass_.no_skip[job.queue] = 1;
+  if (pass_.open) note_enqueued_in_pass(job, key);
   if (job.sla_waiting_ms > 0)
     sla_watch_.insert(SlaKey{job.submitted_ms + job.sla_waiting_ms, job.sequence, id});
   ++pending_total_;
@@ -369,6 +371,8 @@ Dispatch& SchedulerCore::install_dispatch(JobId id, DispatchId dispatch_id,
   job.reason = PendingReason{PendingReason::Kind::kNone};
   job.tasks.clear();
   Dispatch& installed = dispatches_.emplace(dispatch_id, std::move(dispatch)).first->second;
+  if (over_share(job.queue)) index_over_share(running, installed, true);
+  sync_over_share(job.queue);
   note_parts(job, installed);
   note_elastic(installed);
   return installed;
@@ -426,8 +430,11 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
     running_on_[part.cluster].erase(running);
     elastic_on_[part.cluster].erase(running);
   }
-  queues_.remove_running(job.queue, running, dispatch.amount);
+  if (over_share(job.queue)) index_over_share(running, dispatch, false);
+  const QueueIndex queue = job.queue;
+  queues_.remove_running(queue, running, dispatch.amount);
   dispatches_.erase(it);
+  sync_over_share(queue);
 }
 
 void SchedulerCore::requeue(JobId id, PendingReason reason, TimeMs now) {

@@ -220,6 +220,10 @@ struct SchedulerOptions {
   // not to start in this pass (hub/pending_shapes.hpp). Off: every pending
   // job is visited, as tests comparing the two do.
   bool skip_failing_shapes = true;
+  // An eviction search that only reclaims toward deserved shares walks only
+  // the runs of queues over theirs (hub/over_share.cpp). Off: it walks every
+  // run of every cluster, as tests comparing the two do.
+  bool walk_over_share_only = true;
   // Which node label names each network-topology tier (hub/topology.hpp).
   TopologyTiers topology_tiers;
   // A job restarted by a lifecycle policy is not placed again before this
@@ -477,6 +481,7 @@ class SchedulerCore {
   bool make_room(JobId id, TimeMs now);
   // Skipping what cannot start (hub/pending_shapes.hpp).
   void note_passed(QueueIndex leaf, ShapeClassId shape);
+  void note_enqueued_in_pass(const Job& job, const PendingKey& key);
   bool rest_cannot_start(QueueIndex leaf);
   void note_skipped_reasons(QueueIndex leaf);
   bool shape_cannot_start(ShapeClassId shape);
@@ -493,8 +498,15 @@ class SchedulerCore {
     Reclaim reclaim = Reclaim::kNo;
   };
   EvictionSearch eviction_search_for(const Job& job) const;
-  EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, Reclaim reclaim);
+  const std::set<RunningKey>& eviction_candidates(ClusterIndex cluster,
+                                                  const EvictionSearch& search) const;
+  EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, const EvictionSearch& search);
   void keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan);
+  // The runs of queues over their deserved share (over_share.cpp).
+  bool over_share(QueueIndex queue) const;
+  void index_over_share(const RunningKey& key, const Dispatch& dispatch, bool add);
+  void sync_over_share(QueueIndex queue);
+  void sync_over_share();
   void evict(DispatchId victim, JobId for_job, TimeMs now, ClusterIndex cluster);
   // elastic (elastic.cpp)
   void grow_elastic(TimeMs now);
@@ -565,6 +577,11 @@ class SchedulerCore {
   std::uint64_t placement_attempts_ = 0;
   // Running gangs per cluster in eviction order (lowest priority, newest first).
   std::vector<std::set<RunningKey>> running_on_;
+  // The ones whose queue is above its deserved share on some resource: the
+  // only runs a reclaim toward a deserved share may take, so that a search
+  // walks them alone instead of every run of every cluster.
+  std::vector<std::set<RunningKey>> over_share_on_;
+  std::vector<std::uint8_t> over_share_;  // per queue: its runs are in over_share_on_
   // The elastic ones among them: what shrinking for a job walks.
   std::vector<std::set<RunningKey>> elastic_on_;
   // Dispatches with a time limit per cluster, by planned end: what backfill

@@ -12,6 +12,7 @@ const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   release_restart_waits(now);  // lifecycle policies (job_lifecycle.cpp)
   fire_pending_timeouts(now);
   refresh_queues();
+  sync_over_share();  // deserved shares moved
   begin_pass(now);
   expire_growth(now);
   serve_starving(now);
@@ -124,6 +125,24 @@ void SchedulerCore::note_passed(QueueIndex leaf, ShapeClassId shape) {
   }
 }
 
+// A job queued during a pass (a victim sent back): a class it made, or whose
+// id it reuses, starts with no pass state; the job counts among those the
+// cursor has not passed if its queue is being served and it sorts after the
+// cursor (one the loop then steps over is counted too: skipping stays safe).
+void SchedulerCore::note_enqueued_in_pass(const Job& job, const PendingKey& key) {
+  const ShapeClassId shape = job.shape_class;
+  if (shape != kIndividualShape) {
+    pass_.fit_shapes(pending_shapes_.id_limit());
+    if (pending_shapes_.shape(shape).pending == 1) pass_.reset_shape(shape);
+  }
+  const QueueIndex q = job.queue;
+  if (q >= pass_.active.size() || !pass_.active[q] || !(*pass_.cursor[q] < key)) return;
+  if (shape == kIndividualShape)
+    ++pass_.individual_left[q];
+  else
+    ++pass_.shape_left[shape];
+}
+
 // Every job left behind the queue's cursor would fail in attempt() and change
 // nothing but its pending reason: no reservation try is left in the pass, and
 // each of their classes is blocked by queue limits, or covered by a failed
@@ -131,7 +150,7 @@ void SchedulerCore::note_passed(QueueIndex leaf, ShapeClassId shape) {
 // to find that; the decisions are the same without (tests/core/
 // incremental_pass_test.cpp compares both).
 bool SchedulerCore::rest_cannot_start(QueueIndex leaf) {
-  if (!options_.skip_failing_shapes || pass_.no_skip[leaf] || pass_.individual_left[leaf] > 0 ||
+  if (!options_.skip_failing_shapes || pass_.individual_left[leaf] > 0 ||
       pass_.blocked_tries < options_.reservations)
     return false;
   for (ShapeClassId shape : pending_shapes_.classes_of(leaf))

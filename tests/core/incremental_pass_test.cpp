@@ -1,6 +1,8 @@
 // A pass that leaves a queue once every shape class left in it is known not to
-// start (hub/pending_shapes.hpp) decides exactly what a pass visiting every
-// pending job decides: two cores, one skipping and one not, are driven through
+// start (hub/pending_shapes.hpp), and whose reclaim searches walk only the runs
+// of queues over their deserved share (hub/over_share.cpp), decides exactly
+// what a pass visiting every pending job and every run decides: two cores, one
+// incremental and one not, are driven through
 // the same seeded random workloads (queues with weights, guarantees and caps,
 // priorities, time limits and reservations, SLAs, splits, refused Prepares
 // that back jobs off, completions, reclaim and preemption) and must agree on
@@ -23,6 +25,7 @@ SchedulerOptions options_for(std::mt19937_64& rng, bool skip) {
   options.preemption = rng() % 4 != 0;
   options.eviction_searches_per_pass = rng() % 2 ? 1 : 16;
   options.skip_failing_shapes = skip;
+  options.walk_over_share_only = skip;
   return options;
 }
 
