@@ -161,6 +161,10 @@ void define(CLI::App& app, SimOptions& options) {
   cl::add_read<std::optional<std::filesystem::path>>(app, "--json", options.json, cl::path,
                                                      "also write the figures as one JSON object")
       ->type_name("FILE");
+  cl::add_read<std::optional<std::filesystem::path>>(
+      app, "--jobs-csv", options.jobs_csv, cl::path,
+      "also write every job that ran (submit, start, wait, cluster, ...) as CSV")
+      ->type_name("FILE");
 }
 
 void check_consistent(SimOptions& options) {

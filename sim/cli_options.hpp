@@ -20,6 +20,7 @@ struct SimOptions {
   double size_percentile = kDefaultSizePercentile;  // of the sizing rule
   ReplayConfig config;
   std::optional<std::filesystem::path> json;
+  std::optional<std::filesystem::path> jobs_csv;
   bool help = false;
 };
 

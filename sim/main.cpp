@@ -7,11 +7,17 @@
 
 #include "config/command_line.hpp"
 #include "sim/cli_options.hpp"
+#include "sim/jobs_csv.hpp"
 #include "sim/replay.hpp"
 #include "sim/report.hpp"
 #include "sim/simulation.hpp"
 
 namespace {
+
+int cannot_write(const char* flag, const std::filesystem::path& file) {
+  std::cerr << "gantry-sim: " << flag << ": cannot write \"" << file.string() << "\"\n";
+  return 1;
+}
 
 int run(const gantry::sim::SimOptions& options) {
   using namespace gantry::sim;
@@ -31,10 +37,12 @@ int run(const gantry::sim::SimOptions& options) {
   if (options.json) {
     std::ofstream out(*options.json);
     out << to_json(report);
-    if (!out.flush()) {
-      std::cerr << "gantry-sim: --json: cannot write \"" << options.json->string() << "\"\n";
-      return 1;
-    }
+    if (!out.flush()) return cannot_write("--json", *options.json);
+  }
+  if (options.jobs_csv) {
+    std::ofstream out(*options.jobs_csv);
+    write_jobs_csv(out, sim.clusters, sim.traces, result);
+    if (!out.flush()) return cannot_write("--jobs-csv", *options.jobs_csv);
   }
   return 0;
 }
