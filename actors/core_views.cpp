@@ -63,15 +63,16 @@ void add_planned_start(const hub::SchedulerCore& core, const hub::Job& job,
 
 // Restarts so far out of the job's maxRetry, its last lifecycle event and the action taken.
 void add_lifecycle(const hub::Job& job, protocol::JobInfo& info) {
-  info.retries = job.retries;
+  const hub::RunHistory& history = job.history();
+  info.retries = history.retries;
   info.max_retry = job.spec ? job.spec->max_retry : 0;
-  info.last_event = std::string(hub::event_name(job.last_event));
-  info.last_action = std::string(hub::action_name(job.last_action));
-  if (job.spec && job.last_event_task >= 0 &&
-      static_cast<std::size_t>(job.last_event_task) < job.spec->tasks.size())
-    info.last_event_task = job.spec->tasks[static_cast<std::size_t>(job.last_event_task)].name;
-  info.last_event_replica = job.last_event_replica;
-  info.last_exit_code = job.last_exit_code;
+  info.last_event = std::string(hub::event_name(history.last_event));
+  info.last_action = std::string(hub::action_name(history.last_action));
+  if (job.spec && history.last_event_task >= 0 &&
+      static_cast<std::size_t>(history.last_event_task) < job.spec->tasks.size())
+    info.last_event_task = job.spec->tasks[static_cast<std::size_t>(history.last_event_task)].name;
+  info.last_event_replica = history.last_event_replica;
+  info.last_exit_code = history.last_exit_code;
 }
 
 }  // namespace

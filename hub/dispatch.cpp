@@ -89,7 +89,7 @@ std::vector<ClusterIndex> SchedulerCore::part_rejected(DispatchId dispatch_id, C
   release_dispatch(dispatch_id);
   Job& job = jobs_[id];
   back_off(job, cluster, now);
-  job.message = std::string(reason_text);
+  job.edit_history().message = std::string(reason_text);
   PendingReason reason;
   reason.kind = PendingReason::Kind::kRejectedByCluster;
   reason.cluster = cluster;
@@ -148,7 +148,7 @@ PartEnd SchedulerCore::part_finished(DispatchId dispatch_id, ClusterIndex cluste
       result.kind = PartEnd::Kind::kPartDone;
       return result;
     }
-    const PendingReason reason = job.requeue_cause;
+    const PendingReason reason = job.history().requeue_cause;
     release_dispatch(dispatch_id);
     const bool acted = requeue_or_apply(id, reason, LifecycleEvent::kPodEvicted, now);
     result.kind = acted ? PartEnd::Kind::kLifecycle : PartEnd::Kind::kRequeued;
@@ -174,7 +174,7 @@ PartEnd SchedulerCore::part_finished(DispatchId dispatch_id, ClusterIndex cluste
   job.phase = all_completed ? JobPhase::kCompleted : JobPhase::kFailed;
   job.finished_ms = now;
   job.dispatch = 0;
-  job.message = std::string(message);
+  job.edit_history().message = std::string(message);
   result.kind = PartEnd::Kind::kJobEnded;
   return result;
 }

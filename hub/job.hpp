@@ -126,6 +126,28 @@ struct PlacementNotes {
   PlannedStart planned;                  // its reservation in the last pass, if any
 };
 
+// What a job's runs left behind: the agent's last message, why it last went
+// back to its queue, and what lifecycle policies (hub/job_lifecycle.hpp) keep
+// between runs. Most pending jobs never ran, so it lives behind one pointer
+// (Job::run_history) and costs them 8 bytes until something is written.
+struct RunHistory {
+  std::string message;          // last message from the agent (why it failed, ...)
+  PendingReason requeue_cause;  // why it last went back to its queue
+  // Restarts so far, the last event (its task index in spec->tasks, replica
+  // and exit code) and action.
+  std::int32_t retries = 0;
+  LifecycleEvent last_event = LifecycleEvent::kNone;
+  LifecycleAction last_action = LifecycleAction::kNone;
+  std::int32_t last_event_task = -1;
+  std::int32_t last_event_replica = -1;
+  std::int32_t last_exit_code = 0;
+  TimeMs restart_at = 0;        // a restarted job is not placed before this
+  TimeMs pending_deadline = 0;  // when its PodPending policy acts; 0: none
+  std::string first_failure;    // why its first attempt failed ("failed after N retries: ...")
+};
+
+inline const RunHistory kNoRunHistory{};
+
 struct JobRequest {
   std::string name;
   std::string queue = "default";
@@ -176,8 +198,6 @@ struct Job {
 
   JobPhase phase = JobPhase::kPending;
   PendingReason reason;
-  PendingReason requeue_cause;  // why it last went back to its queue
-  std::string message;          // last message from the agent (why it failed, ...)
   std::int32_t requeues = 0;
   std::int32_t preemptions = 0;
   std::uint32_t epoch = 0;  // placements so far; the current dispatch's epoch
@@ -193,17 +213,7 @@ struct Job {
   // Deleted (gantryctl delete job, or its ttl ran out): its slot stays empty
   // and its id is never reused (SchedulerCore::forget).
   bool forgotten = false;
-  // Lifecycle policies (hub/job_lifecycle.hpp): restarts so far, the last
-  // event (its task index in spec->tasks, replica and exit code) and action.
-  std::int32_t retries = 0;
-  LifecycleEvent last_event = LifecycleEvent::kNone;
-  LifecycleAction last_action = LifecycleAction::kNone;
-  std::int32_t last_event_task = -1;
-  std::int32_t last_event_replica = -1;
-  std::int32_t last_exit_code = 0;
-  TimeMs restart_at = 0;        // a restarted job is not placed before this
-  TimeMs pending_deadline = 0;  // when its PodPending policy acts; 0: none
-  std::string first_failure;    // why its first attempt failed ("failed after N retries: ...")
+  std::unique_ptr<RunHistory> run_history;      // null until written
   ShapeClassId shape_class = kIndividualShape;  // while pending
   std::uint32_t reason_pass = 0;  // the pass that last visited it (SchedulerCore::pending_reason)
 
@@ -213,6 +223,11 @@ struct Job {
                : nullptr;
   }
   bool has_backoffs() const { return placement_notes && !placement_notes->backoffs.empty(); }
+  const RunHistory& history() const { return run_history ? *run_history : kNoRunHistory; }
+  RunHistory& edit_history() {
+    if (!run_history) run_history = std::make_unique<RunHistory>();
+    return *run_history;
+  }
   PlacementNotes& notes() {
     if (!placement_notes) placement_notes = std::make_unique<PlacementNotes>();
     return *placement_notes;

@@ -153,14 +153,17 @@ std::string seconds_text(TimeMs ms) {
 
 // "PodFailed (task worker, replica 1, exit code 3)"
 std::string event_text(const Job& job) {
-  std::string text(event_name(job.last_event));
-  const bool named_task = job.spec && job.last_event_task >= 0 &&
-                          static_cast<std::size_t>(job.last_event_task) < job.spec->tasks.size();
+  const RunHistory& history = job.history();
+  std::string text(event_name(history.last_event));
+  const bool named_task =
+      job.spec && history.last_event_task >= 0 &&
+      static_cast<std::size_t>(history.last_event_task) < job.spec->tasks.size();
   if (!named_task) return text;
-  text += " (task " + job.spec->tasks[static_cast<std::size_t>(job.last_event_task)].name;
-  if (job.last_event_replica >= 0) text += ", replica " + std::to_string(job.last_event_replica);
-  if (job.last_event == LifecycleEvent::kPodFailed)
-    text += ", exit code " + std::to_string(job.last_exit_code);
+  text += " (task " + job.spec->tasks[static_cast<std::size_t>(history.last_event_task)].name;
+  if (history.last_event_replica >= 0)
+    text += ", replica " + std::to_string(history.last_event_replica);
+  if (history.last_event == LifecycleEvent::kPodFailed)
+    text += ", exit code " + std::to_string(history.last_exit_code);
   return text + ")";
 }
 
@@ -212,12 +215,13 @@ PartEnd SchedulerCore::part_failed(Dispatch& dispatch, const DispatchPart& part,
   Job& job = jobs_[dispatch.job];
   if (!job.spec || part.failed_replica < 0) return result;
   const protocol::JobSpec& spec = *job.spec;
-  if (job.first_failure.empty()) job.first_failure = std::string(message);
-  job.last_event = LifecycleEvent::kPodFailed;
-  job.last_action = LifecycleAction::kNone;
-  job.last_event_task = part.failed_task;
-  job.last_event_replica = part.failed_replica;
-  job.last_exit_code = part.failed_exit_code;
+  RunHistory& history = job.edit_history();
+  if (history.first_failure.empty()) history.first_failure = std::string(message);
+  history.last_event = LifecycleEvent::kPodFailed;
+  history.last_action = LifecycleAction::kNone;
+  history.last_event_task = part.failed_task;
+  history.last_event_replica = part.failed_replica;
+  history.last_exit_code = part.failed_exit_code;
   LifecycleEvent event = LifecycleEvent::kPodFailed;
   std::optional<ResolvedPolicy> policy =
       resolve_policy(spec, part.failed_task, event, part.failed_exit_code);
@@ -258,35 +262,37 @@ bool SchedulerCore::act(JobId id, LifecycleEvent event, LifecycleAction action,
                         std::int64_t timeout_ms, std::int32_t task, std::string_view message,
                         TimeMs now) {
   Job& job = jobs_[id];
-  job.last_event = event;
-  job.last_action = action;
+  RunHistory& history = job.edit_history();
+  history.last_event = event;
+  history.last_action = action;
   const DispatchId dispatch = job.dispatch;
   std::string text = event_text(job) + ": " + std::string(action_name(action));
   if (is_restart(action)) {
     const std::int32_t limit = job.spec ? max_retries(*job.spec, task) : 0;
-    if (job.retries >= limit) {
+    if (history.retries >= limit) {
       std::vector<ClusterIndex> stop = stop_live_parts(job);
-      const std::string cause = !job.first_failure.empty() ? job.first_failure
-                                : !message.empty()         ? std::string(message)
-                                                           : std::string(event_name(event));
+      const std::string cause = !history.first_failure.empty() ? history.first_failure
+                                : !message.empty()             ? std::string(message)
+                                                               : std::string(event_name(event));
       end_job(id, JobPhase::kFailed,
-              "failed after " + std::to_string(job.retries) + " retries: " + cause, now);
-      note_step(id, dispatch, std::move(stop),
-                text + " refused: maxRetry " + std::to_string(limit) + " reached; " + job.message);
+              "failed after " + std::to_string(history.retries) + " retries: " + cause, now);
+      note_step(
+          id, dispatch, std::move(stop),
+          text + " refused: maxRetry " + std::to_string(limit) + " reached; " + history.message);
       return false;
     }
-    ++job.retries;
-    job.restart_at =
+    ++history.retries;
+    history.restart_at =
         now + (timeout_ms > 0 ? timeout_ms
-                              : restart_backoff_ms(options_.restart_backoff_ms, job.retries));
-    text += " (retry " + std::to_string(job.retries) + " of " + std::to_string(limit) + ")";
+                              : restart_backoff_ms(options_.restart_backoff_ms, history.retries));
+    text += " (retry " + std::to_string(history.retries) + " of " + std::to_string(limit) + ")";
   }
   job.phase = stopping_phase(action);
   std::vector<ClusterIndex> stop = stop_live_parts(job);
   if (stop.empty()) {
     settle(id, now);
     text += job.phase == JobPhase::kPending ? "; pending again, placed after its backoff (" +
-                                                  seconds_text(job.restart_at - now) + ")"
+                                                  seconds_text(history.restart_at - now) + ")"
                                             : "; " + std::string(phase_name(job.phase));
   } else {
     text += "; " + std::string(phase_name(job.phase)) + ": stopping " +
@@ -333,7 +339,7 @@ PartEnd SchedulerCore::part_stopped_in_transition(Dispatch& dispatch, TimeMs now
   note_step(id, dispatch_id, {},
             job.phase == JobPhase::kPending
                 ? "every part stopped; pending again, placed after its backoff (" +
-                      seconds_text(std::max<TimeMs>(0, job.restart_at - now)) + ")"
+                      seconds_text(std::max<TimeMs>(0, job.history().restart_at - now)) + ")"
                 : "every part stopped: " + std::string(phase_name(job.phase)));
   result.kind = PartEnd::Kind::kLifecycle;
   return result;
@@ -343,12 +349,12 @@ void SchedulerCore::end_job(JobId id, JobPhase phase, std::string_view message, 
   Job& job = jobs_[id];
   if (job.dispatch != 0) release_dispatch(job.dispatch);
   dequeue(id);
-  restart_waits_.erase({job.restart_at, id});
+  restart_waits_.erase({job.history().restart_at, id});
   if (job.started_ms == 0) job.started_ms = now;
   job.phase = phase;
   job.finished_ms = now;
   job.dispatch = 0;
-  if (!message.empty()) job.message = std::string(message);
+  if (!message.empty()) job.edit_history().message = std::string(message);
 }
 
 // Out of its queue until restart_at: the pass never looks at it meanwhile.
@@ -359,12 +365,12 @@ void SchedulerCore::wait_for_restart(JobId id, TimeMs now) {
   job.started_ms = 0;
   job.tasks.clear();
   job.reason = PendingReason{PendingReason::Kind::kRestartBackoff};
-  if (job.restart_at <= now) {
+  if (job.history().restart_at <= now) {
     enqueue(id);
     arm_pending_timeout(id, now);
     return;
   }
-  restart_waits_.emplace(job.restart_at, id);
+  restart_waits_.emplace(job.history().restart_at, id);
 }
 
 void SchedulerCore::release_restart_waits(TimeMs now) {
@@ -372,7 +378,8 @@ void SchedulerCore::release_restart_waits(TimeMs now) {
     const auto [at, id] = *restart_waits_.begin();
     restart_waits_.erase(restart_waits_.begin());
     Job& job = jobs_[id];
-    if (job.phase != JobPhase::kPending || job.dispatch != 0 || job.restart_at != at) continue;
+    if (job.phase != JobPhase::kPending || job.dispatch != 0 || job.history().restart_at != at)
+      continue;
     enqueue(id);
     arm_pending_timeout(id, now);
   }
@@ -399,10 +406,11 @@ bool SchedulerCore::requeue_or_apply(JobId id, PendingReason reason, LifecycleEv
   }
   job.dispatch = 0;
   job.started_ms = 0;
-  job.requeue_cause = reason;
-  job.last_event_task = -1;
-  job.last_event_replica = -1;
-  job.last_exit_code = 0;
+  RunHistory& history = job.edit_history();
+  history.requeue_cause = reason;
+  history.last_event_task = -1;
+  history.last_event_replica = -1;
+  history.last_exit_code = 0;
   act(id, event, policy->action, policy->timeout_ms, -1, "", now);
   return true;
 }
@@ -432,9 +440,10 @@ void SchedulerCore::check_tasks_completed(DispatchId dispatch_id, TimeMs now) {
     const std::optional<ResolvedPolicy> policy =
         resolve_policy(*job.spec, task, LifecycleEvent::kTaskCompleted);
     if (!policy) continue;
-    job.last_event_task = task;
-    job.last_event_replica = -1;
-    job.last_exit_code = 0;
+    RunHistory& history = job.edit_history();
+    history.last_event_task = task;
+    history.last_event_replica = -1;
+    history.last_exit_code = 0;
     act(dispatch.job, LifecycleEvent::kTaskCompleted, policy->action, policy->timeout_ms, task, "",
         now);
     return;
@@ -447,15 +456,17 @@ void SchedulerCore::arm_pending_timeout(JobId id, TimeMs now) {
   if (!job.spec) return;
   const std::optional<ResolvedPolicy> policy = pending_policy(*job.spec);
   if (!policy) return;
-  job.pending_deadline = now + policy->timeout_ms;
-  pending_deadlines_.emplace(job.pending_deadline, id);
+  const TimeMs deadline = now + policy->timeout_ms;
+  job.edit_history().pending_deadline = deadline;
+  pending_deadlines_.emplace(deadline, id);
 }
 
 void SchedulerCore::disarm_pending_timeout(JobId id) {
   Job& job = jobs_[id];
-  if (job.pending_deadline == 0) return;
-  pending_deadlines_.erase({job.pending_deadline, id});
-  job.pending_deadline = 0;
+  if (job.history().pending_deadline == 0) return;  // nothing to disarm: allocate nothing
+  RunHistory& history = job.edit_history();
+  pending_deadlines_.erase({history.pending_deadline, id});
+  history.pending_deadline = 0;
 }
 
 // PodPending: the job waited in its queue past its policy's timeout.
@@ -464,15 +475,16 @@ void SchedulerCore::fire_pending_timeouts(TimeMs now) {
     const auto [at, id] = *pending_deadlines_.begin();
     pending_deadlines_.erase(pending_deadlines_.begin());
     Job& job = jobs_[id];
-    if (job.pending_deadline != at) continue;
-    job.pending_deadline = 0;
+    if (job.history().pending_deadline != at) continue;
+    RunHistory& history = job.edit_history();
+    history.pending_deadline = 0;
     if (job.phase != JobPhase::kPending || job.dispatch != 0 || !job.spec) continue;
     const std::optional<ResolvedPolicy> policy = pending_policy(*job.spec);
     if (!policy) continue;
     dequeue(id);
-    job.last_event_task = -1;
-    job.last_event_replica = -1;
-    job.last_exit_code = 0;
+    history.last_event_task = -1;
+    history.last_event_replica = -1;
+    history.last_exit_code = 0;
     act(id, LifecycleEvent::kPodPending, policy->action, 0, -1, "", now);
   }
 }

@@ -111,11 +111,11 @@ std::string SchedulerCore::dispatch_text(const Dispatch& dispatch) const {
   if (!dispatch.committed)
     return "preparing on " + clusters + " (" + std::to_string(admitted) + " of " +
            std::to_string(dispatch.parts.size()) + " part(s) admitted)";
-  if (stopping > 0 && jobs_[dispatch.job].last_action != LifecycleAction::kNone &&
+  const RunHistory& history = jobs_[dispatch.job].history();
+  if (stopping > 0 && history.last_action != LifecycleAction::kNone &&
       jobs_[dispatch.job].phase != JobPhase::kRunning)
-    return "stopping on " + clusters + " (" +
-           std::string(action_name(jobs_[dispatch.job].last_action)) + " after " +
-           std::string(event_name(jobs_[dispatch.job].last_event)) + ")";
+    return "stopping on " + clusters + " (" + std::string(action_name(history.last_action)) +
+           " after " + std::string(event_name(history.last_event)) + ")";
   if (stopping > 0) return "stopping on " + clusters + " (drained); placed again once stopped";
   return "";
 }
@@ -147,7 +147,7 @@ std::string SchedulerCore::reason_text(const Job& job) const {
   const bool says_why_requeued = kind == Kind::kRejectedByCluster || kind == Kind::kClusterLost ||
                                  kind == Kind::kPreempted || kind == Kind::kDrained;
   if (job.phase == JobPhase::kPending && job.requeues > 0 && !says_why_requeued)
-    text += "; earlier " + render_reason(job, job.requeue_cause);
+    text += "; earlier " + render_reason(job, job.history().requeue_cause);
   return text;
 }
 
@@ -156,7 +156,7 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
   const QueueNode& queue = queues_.node(job.queue);
   switch (r.kind) {
     case Kind::kNone:
-      return job.message;
+      return job.history().message;
     case Kind::kNotYetConsidered:
       return "waiting for the next scheduling pass";
     case Kind::kBehindQueueHead:
@@ -191,7 +191,7 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
              cluster + " fits " + std::to_string(r.replicas_placed);
     }
     case Kind::kRejectedByCluster:
-      return "rejected by cluster " + cluster + ": " + job.message + "; requeued (" +
+      return "rejected by cluster " + cluster + ": " + job.history().message + "; requeued (" +
              std::to_string(job.requeues) + ")";
     case Kind::kClusterLost:
       return "cluster " + cluster + " was lost; requeued (" + std::to_string(job.requeues) + ")";
@@ -215,8 +215,9 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
       return topology_misfit_text(job.gang, placer_.topology_tiers(), cluster, r.replicas_needed,
                                   r.replicas_placed);
     case Kind::kRestartBackoff:
-      return "restarted by " + std::string(action_name(job.last_action)) + " after " +
-             std::string(event_name(job.last_event)) + " (retry " + std::to_string(job.retries) +
+      return "restarted by " + std::string(action_name(job.history().last_action)) + " after " +
+             std::string(event_name(job.history().last_event)) + " (retry " +
+             std::to_string(job.history().retries) +
              "); not placed before its restart backoff ends";
     case Kind::kPreempted:
       return "preempted on cluster " + cluster + " to make room for job " + jobs_[r.by_job].name +

@@ -75,7 +75,7 @@ void SchedulerCore::ended_while_away(JobId id, ClusterIndex cluster, JobPhase ph
   job.cluster = cluster;
   job.finished_ms = now;
   if (job.started_ms == 0) job.started_ms = now;
-  job.message = std::string(message);
+  job.edit_history().message = std::string(message);
   job.reason = PendingReason{PendingReason::Kind::kNone};
 }
 

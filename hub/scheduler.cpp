@@ -153,8 +153,9 @@ std::vector<WithdrawnDispatch> SchedulerCore::drain(ClusterIndex index, TimeMs n
       entry.clusters.push_back(part.cluster);
     }
     Job& job = jobs_[dispatch.job];
-    job.requeue_cause = PendingReason{PendingReason::Kind::kDrained};
-    job.requeue_cause.cluster = index;
+    PendingReason& cause = job.edit_history().requeue_cause;
+    cause = PendingReason{PendingReason::Kind::kDrained};
+    cause.cluster = index;
   }
   return stopping;
 }
@@ -396,7 +397,7 @@ std::optional<DispatchId> SchedulerCore::cancel(std::string_view name, TimeMs no
   std::optional<DispatchId> running;
   if (job.phase == JobPhase::kPending && job.dispatch == 0) {
     dequeue(*found);
-    restart_waits_.erase({job.restart_at, *found});  // waiting out a restart backoff
+    restart_waits_.erase({job.history().restart_at, *found});  // waiting out a restart backoff
   } else {
     running = job.dispatch;
     release_dispatch(job.dispatch);
@@ -442,7 +443,7 @@ void SchedulerCore::requeue(JobId id, PendingReason reason, TimeMs now) {
   job.dispatch = 0;
   job.started_ms = 0;
   job.reason = reason;
-  job.requeue_cause = reason;
+  job.edit_history().requeue_cause = reason;
   ++job.requeues;
   enqueue(id);
   arm_pending_timeout(id, now);

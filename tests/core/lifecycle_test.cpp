@@ -170,9 +170,9 @@ TEST_F(LifecycleTest, PodFailedRestartJobRequeuesTheGangAfterItsBackoff) {
             std::string::npos)
       << taken[0].text;
   EXPECT_EQ(job("train").phase, JobPhase::kPending);
-  EXPECT_EQ(job("train").retries, 1);
-  EXPECT_EQ(job("train").last_action, LifecycleAction::kRestartJob);
-  EXPECT_EQ(job("train").last_exit_code, 1);
+  EXPECT_EQ(job("train").history().retries, 1);
+  EXPECT_EQ(job("train").history().last_action, LifecycleAction::kRestartJob);
+  EXPECT_EQ(job("train").history().last_exit_code, 1);
   EXPECT_EQ(core.next_backoff_end(now), now + 1'000) << "the hub wakes a pass when it ends";
 
   now += 999;
@@ -193,14 +193,15 @@ TEST_F(LifecycleTest, RestartsCountAgainstMaxRetryThenTheJobFails) {
   for (int attempt = 1; attempt <= 2; ++attempt) {
     ASSERT_EQ(pass().dispatched, std::vector<std::string>{"flaky"}) << attempt;
     fail_only_part("flaky", "worker", 7);
-    EXPECT_EQ(job("flaky").retries, attempt);
+    EXPECT_EQ(job("flaky").history().retries, attempt);
     now += 10'000;  // past any backoff
   }
   ASSERT_EQ(pass().dispatched, std::vector<std::string>{"flaky"});
   fail_only_part("flaky", "worker", 7);
   EXPECT_EQ(job("flaky").phase, JobPhase::kFailed);
-  EXPECT_EQ(job("flaky").retries, 2);
-  EXPECT_EQ(job("flaky").message, "failed after 2 retries: replica worker-0 exited with code 7");
+  EXPECT_EQ(job("flaky").history().retries, 2);
+  EXPECT_EQ(job("flaky").history().message,
+            "failed after 2 retries: replica worker-0 exited with code 7");
   const std::vector<LifecycleStep> taken = steps();
   ASSERT_FALSE(taken.empty());
   EXPECT_EQ(taken.back().phase, JobPhase::kFailed);
@@ -211,11 +212,11 @@ TEST_F(LifecycleTest, TheBackoffDoublesWithEachRetry) {
   submit_spec(spec_of("flaky", {task("worker", 1)}, {on_event("PodFailed", "RestartJob")}));
   pass();
   fail_only_part("flaky");
-  EXPECT_EQ(job("flaky").restart_at, now + 1'000);
+  EXPECT_EQ(job("flaky").history().restart_at, now + 1'000);
   now += 1'000;
   pass();
   fail_only_part("flaky");
-  EXPECT_EQ(job("flaky").restart_at, now + 2'000);
+  EXPECT_EQ(job("flaky").history().restart_at, now + 2'000);
 }
 
 TEST_F(LifecycleTest, APolicyTimeoutDelaysTheRestartInsteadOfTheBackoff) {
@@ -223,7 +224,7 @@ TEST_F(LifecycleTest, APolicyTimeoutDelaysTheRestartInsteadOfTheBackoff) {
   submit_spec(spec_of("slow", {task("worker", 1)}, {on_event("PodFailed", "RestartJob", 60'000)}));
   pass();
   fail_only_part("slow");
-  EXPECT_EQ(job("slow").restart_at, now + 60'000);
+  EXPECT_EQ(job("slow").history().restart_at, now + 60'000);
 }
 
 TEST_F(LifecycleTest, ATasksMaxRetryAppliesToItsOwnFailures) {
@@ -235,7 +236,7 @@ TEST_F(LifecycleTest, ATasksMaxRetryAppliesToItsOwnFailures) {
   submit_spec(spec);
   pass();
   fail_only_part("mixed", "master");
-  EXPECT_EQ(job("mixed").retries, 1);
+  EXPECT_EQ(job("mixed").history().retries, 1);
   now += 10'000;
   pass();
   fail_only_part("mixed", "master");
@@ -248,9 +249,9 @@ TEST_F(LifecycleTest, WithoutAPolicyAFailedReplicaFailsTheJobAsBefore) {
   pass();
   EXPECT_EQ(fail_only_part("plain").kind, PartEnd::Kind::kJobEnded);
   EXPECT_EQ(job("plain").phase, JobPhase::kFailed);
-  EXPECT_EQ(job("plain").retries, 0);
-  EXPECT_EQ(job("plain").last_event, LifecycleEvent::kPodFailed);
-  EXPECT_EQ(job("plain").last_action, LifecycleAction::kNone);
+  EXPECT_EQ(job("plain").history().retries, 0);
+  EXPECT_EQ(job("plain").history().last_event, LifecycleEvent::kPodFailed);
+  EXPECT_EQ(job("plain").history().last_action, LifecycleAction::kNone);
   EXPECT_TRUE(steps().empty());
 }
 
@@ -261,7 +262,7 @@ TEST_F(LifecycleTest, TaskFailedActsWhenNoPodFailedPolicyMatches) {
   pass();
   EXPECT_EQ(fail_only_part("tf").kind, PartEnd::Kind::kLifecycle);
   EXPECT_EQ(job("tf").phase, JobPhase::kAborted);
-  EXPECT_EQ(job("tf").last_event, LifecycleEvent::kTaskFailed);
+  EXPECT_EQ(job("tf").history().last_event, LifecycleEvent::kTaskFailed);
 }
 
 TEST_F(LifecycleTest, MinSuccessDecidesCompletedOnceEveryReplicaEnded) {
@@ -352,7 +353,7 @@ TEST_F(SplitLifecycleTest, TaskCompletedCompleteJobStopsTheOtherTasksOnEveryPart
                      protocol::TaskStatus{"worker", 0, first.task_replicas[1], 0, 0}});
   core.check_tasks_completed(dispatch, now);
   EXPECT_EQ(job("mw").phase, JobPhase::kCompleting);
-  EXPECT_EQ(job("mw").last_event, LifecycleEvent::kTaskCompleted);
+  EXPECT_EQ(job("mw").history().last_event, LifecycleEvent::kTaskCompleted);
   const std::vector<LifecycleStep> taken = steps();
   ASSERT_EQ(taken.size(), 1u);
   EXPECT_EQ(taken[0].stop, parts) << "every part still running is stopped";
@@ -400,7 +401,7 @@ class EvictionLifecycleTest : public LifecycleTest {
 TEST_F(EvictionLifecycleTest, PodEvictedWithoutAPolicyRequeuesAsBefore) {
   preempt_low({on_event("PodFailed", "AbortJob")});
   EXPECT_EQ(job("low").phase, JobPhase::kPending);
-  EXPECT_EQ(job("low").retries, 0);
+  EXPECT_EQ(job("low").history().retries, 0);
   EXPECT_TRUE(steps().empty());
 }
 
@@ -416,8 +417,8 @@ TEST_F(EvictionLifecycleTest, PodEvictedAbortJobEndsTheJob) {
 TEST_F(EvictionLifecycleTest, PodEvictedRestartJobCountsARetry) {
   preempt_low({on_event("PodEvicted", "RestartJob")});
   EXPECT_EQ(job("low").phase, JobPhase::kPending);
-  EXPECT_EQ(job("low").retries, 1);
-  EXPECT_EQ(job("low").last_event, LifecycleEvent::kPodEvicted);
+  EXPECT_EQ(job("low").history().retries, 1);
+  EXPECT_EQ(job("low").history().last_event, LifecycleEvent::kPodEvicted);
 }
 
 TEST_F(LifecycleTest, JobUnknownWithoutAPolicyRequeuesAsBefore) {
@@ -435,7 +436,7 @@ TEST_F(LifecycleTest, JobUnknownTerminateJobEndsTheJob) {
   pass();
   core.cluster_lost(cluster_named("east"), now);
   EXPECT_EQ(job("j").phase, JobPhase::kTerminated);
-  EXPECT_EQ(job("j").last_event, LifecycleEvent::kJobUnknown);
+  EXPECT_EQ(job("j").history().last_event, LifecycleEvent::kJobUnknown);
   ASSERT_EQ(steps().size(), 1u);
 }
 
@@ -450,7 +451,7 @@ TEST_F(LifecycleTest, PodPendingTimeoutActsOnAJobWaitingPastIt) {
   now += 1;
   pass();
   EXPECT_EQ(job("huge").phase, JobPhase::kAborted);
-  EXPECT_EQ(job("huge").last_event, LifecycleEvent::kPodPending);
+  EXPECT_EQ(job("huge").history().last_event, LifecycleEvent::kPodPending);
   EXPECT_EQ(core.pending_count(), 0u);
   EXPECT_EQ(steps().size(), 1u);
 }

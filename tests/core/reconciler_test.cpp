@@ -95,7 +95,7 @@ class ReconcilerTest : public testing::ReconcilerHarness {
   void expect_ended(const Outbox& out, const std::string& name, JobPhase phase,
                     const std::string& message) {
     EXPECT_EQ(job(name).phase, phase);
-    EXPECT_EQ(job(name).message, message);
+    EXPECT_EQ(job(name).history().message, message);
     ASSERT_EQ(out.ends.size(), 1u);
     EXPECT_EQ(out.ends[0].job, *core.find_job(name));
     EXPECT_EQ(out.ends[0].phase, phase);
@@ -139,7 +139,7 @@ TEST_F(RecoveryReconcilerTest, JobThatEndedWhileTheHubWasAwayIsNotRunAgain) {
   usage();
   const Outbox ended = status(kEarlierHubsId, "long", "Failed", "exit 3");
   EXPECT_EQ(job("long").phase, JobPhase::kFailed);
-  EXPECT_EQ(job("long").message, "exit 3");
+  EXPECT_EQ(job("long").history().message, "exit 3");
   EXPECT_TRUE(has_event(ended, id, "Failed on west while the hub was away"));
   ASSERT_EQ(ended.ends.size(), 1u);  // stays ended across the next restart
   EXPECT_EQ(ended.ends[0].job, id);

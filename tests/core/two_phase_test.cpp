@@ -114,7 +114,7 @@ TEST_F(TwoPhaseTest, AFailedPartFailsTheGangAndTheOtherPartsMustStop) {
   EXPECT_EQ(end.kind, PartEnd::Kind::kJobEnded);
   EXPECT_EQ(end.stop, std::vector<ClusterIndex>{a});
   EXPECT_EQ(job("pair").phase, JobPhase::kFailed);
-  EXPECT_EQ(job("pair").message, "worker-1 exited 1");
+  EXPECT_EQ(job("pair").history().message, "worker-1 exited 1");
   EXPECT_EQ(core.find_dispatch(id), nullptr);
 }
 
