@@ -91,9 +91,11 @@ class Registry {
     spdlog::info("cluster {} registered (agent {}, peer '{}', {} running dispatch(es))",
                  hello.cluster, hello.agent_version, from.peer, hello.running.size());
     // The dispatcher learns the peer before the scheduler can order anything
-    // for this cluster: both messages leave from here in this order.
-    self_->send(dispatcher_, peer_atom_v, hello.cluster, from.peer);
-    self_->send(scheduler_, hello);
+    // for this cluster: both messages leave from here in this order. At the
+    // priority of the agent's answers (forward()), which must not overtake the
+    // Hello: a status of a run the Hello lists would look stale and be cancelled.
+    self_->send<caf::message_priority::high>(dispatcher_, peer_atom_v, hello.cluster, from.peer);
+    self_->send<caf::message_priority::high>(scheduler_, hello);
     sink_.send(agent_frame(
         from.peer,
         protocol::Welcome{options_.hub_epoch,

@@ -101,8 +101,14 @@ class HubActorsTest : public ::testing::Test {
   }
 
   void from_agent(const std::string& peer, InboundBody body) {
-    router->on_message(InboundMessage{Channel::kAgents, peer, ++seq_, std::move(body)});
+    to_router(peer, std::move(body));
     sched.run();
+  }
+
+  // The frame is in, and no actor has run yet: frames sent one after another
+  // this way are all in the session actor's mailbox when it runs.
+  void to_router(const std::string& peer, InboundBody body) {
+    router->on_message(InboundMessage{Channel::kAgents, peer, ++seq_, std::move(body)});
   }
 
   // A cluster agent says Hello and reports its nodes.

@@ -185,6 +185,35 @@ TEST_F(HubRestartTest, RunReportedBeforeItsJobIsRestoredIsStillTakenBack) {
   EXPECT_EQ(job("long").phase, "Running");
 }
 
+// The agent's Hello lists the run and its status follows at once, before the
+// scheduler has read either: the status must not overtake the Hello (agents'
+// answers travel at high priority), or the run looks stale and is cancelled
+// while its Hello then has it taken back.
+TEST_F(HubRestartTest, AStatusSentRightAfterTheHelloDoesNotOvertakeIt) {
+  const protocol::Prepare prepare = run_long_then_restart();
+  to_router(
+      "agent/west",
+      protocol::Hello{"west",
+                      {},
+                      "test",
+                      {{prepare.dispatch_id, "long", {{"worker", "west-node-0"}}, 0, 1, true}},
+                      {}});
+  to_router("agent/west",
+            protocol::StatusUpdate{prepare.dispatch_id, prepare.job.name, "Running", {}, ""});
+  protocol::UsageReport report = usage_report("west", 1, 8);
+  report.nodes[0].allocated = {{"nvidia.com/gpu", 8000}};
+  report.accounted_dispatches = {prepare.dispatch_id};
+  to_router("agent/west", report);
+  sched.run();
+  grace_passes();
+
+  const auto frames = sent();
+  EXPECT_TRUE(frames_of<protocol::Cancel>(frames).empty()) << "the run was cancelled";
+  EXPECT_TRUE(frames_of<protocol::Prepare>(frames).empty()) << "no second run";
+  EXPECT_EQ(job("long").phase, "Running");
+  EXPECT_TRUE(contains(job_events("long"), "still running on west from before the hub restarted"));
+}
+
 TEST_F(HubRestartTest, RestoredJobNobodyRunsIsPlacedAgainAfterTheGracePeriodWithANewId) {
   const protocol::Prepare old = run_long_then_restart();
   from_agent("agent/west", protocol::Hello{"west", {}, "test", {}, {}});  // the agent lost it
