@@ -92,8 +92,9 @@ class Registry {
                  hello.cluster, hello.agent_version, from.peer, hello.running.size());
     // The dispatcher learns the peer before the scheduler can order anything
     // for this cluster: both messages leave from here in this order. At the
-    // priority of the agent's answers (forward()), which must not overtake the
-    // Hello: a status of a run the Hello lists would look stale and be cancelled.
+    // priority of the agent's reports and answers (forward()), which must not
+    // overtake the Hello: a status of a run the Hello lists would look stale
+    // and be cancelled.
     self_->send<caf::message_priority::high>(dispatcher_, peer_atom_v, hello.cluster, from.peer);
     self_->send<caf::message_priority::high>(scheduler_, hello);
     sink_.send(agent_frame(
@@ -124,7 +125,9 @@ class Registry {
       return;
     }
     report.cluster = session->cluster;
-    self_->send(scheduler_, std::move(report));
+    // At the priority of the Hello and the answers: an agent's frames reach
+    // the scheduler in the order the agent sent them.
+    self_->send<caf::message_priority::high>(scheduler_, std::move(report));
   }
 
   // Agents' answers about dispatches go to the scheduler and, so that it
