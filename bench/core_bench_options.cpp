@@ -70,7 +70,8 @@ void define(CLI::App& app, CoreBenchOptions& options) {
                "every job may be split across clusters (gantry.io/split: allowed)");
   cl::add_switch_off(app, "--visit-every-job", options.skip_failing_shapes,
                      "passes visit every pending job (no skipping of shape classes that "
-                     "cannot start): the figures before incremental passes");
+                     "cannot start) and eviction searches walk every run: the figures before "
+                     "incremental passes");
 }
 
 }  // namespace

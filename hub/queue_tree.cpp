@@ -365,13 +365,6 @@ bool QueueTree::within_deserved(QueueIndex leaf, const ResourceVector& amount) c
   return true;
 }
 
-bool QueueTree::overused(QueueIndex leaf, const ResourceVector& of) const {
-  const QueueNode& node = nodes_[leaf];
-  for (ResourceId r = 0; r < kMaxResources; ++r)
-    if (of.get(r) > 0 && node.allocated.get(r) > node.deserved.get(r)) return true;
-  return false;
-}
-
 bool QueueTree::over_deserved(QueueIndex index) const {
   const QueueNode& node = nodes_[index];
   for (ResourceId r = 0; r < kMaxResources; ++r)

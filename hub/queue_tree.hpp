@@ -105,8 +105,6 @@ class QueueTree {
   ResourceVector unused_guarantees_of_others(QueueIndex leaf) const;
   // allocated + amount <= deserved on every resource `amount` uses.
   bool within_deserved(QueueIndex leaf, const ResourceVector& amount) const;
-  // allocated > deserved on some resource `of` uses.
-  bool overused(QueueIndex leaf, const ResourceVector& of) const;
   // allocated > deserved on some resource.
   bool over_deserved(QueueIndex index) const;
 
