@@ -21,6 +21,8 @@ struct SchedulerSettings {
   std::string placement = "binpack";
   // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
   std::uint32_t reservations = 1;
+  // What plans take runs' ends to be (hub::SchedulerOptions::planned_runtimes).
+  hub::PlannedRuntimes planned_runtimes = hub::PlannedRuntimes::kLimits;
   // Node labels of the topology tiers, "TIER=LABEL" (hub::TopologyTiers::apply).
   std::vector<std::string> topology_tier_labels;
   // Runs reclaim leaves alone (hub::SchedulerOptions::reclaim_spares_after_ms).

@@ -37,6 +37,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   if (!unfinished.empty()) settings.recovery_grace = config.recovery_grace.value_or(expiry);
   settings.placement = config.placement;
   settings.reservations = config.reservations;
+  settings.planned_runtimes = config.planned_runtimes;
   settings.topology_tier_labels = config.topology_tier_labels;
   settings.reclaim_spares_after = config.reclaim_spares_after;
   settings.restart_backoff = config.restart_backoff;
@@ -191,6 +192,7 @@ struct Hub::Running {
     actors_config.recovery_grace = options.recovery_grace;
     actors_config.placement = options.placement;
     actors_config.reservations = options.reservations;
+    actors_config.planned_runtimes = options.planned_runtimes;
     actors_config.topology_tier_labels = options.topology_tier_labels;
     actors_config.reclaim_spares_after = options.reclaim_spares_after;
     actors_config.restart_backoff = options.restart_backoff;

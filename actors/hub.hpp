@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "hub/runtime_estimate.hpp"
+
 namespace gantry::actors {
 
 struct HubOptions {
@@ -27,6 +29,8 @@ struct HubOptions {
   std::string placement = "binpack";
   // Blocked jobs of the queue order that get a backfill reservation (0: none).
   std::uint32_t reservations = 1;
+  // --planned-runtimes: backfill plans from time limits or from learned runtimes.
+  hub::PlannedRuntimes planned_runtimes = hub::PlannedRuntimes::kLimits;
   // --topology-tier-label TIER=LABEL, in order (hub::TopologyTiers::apply).
   std::vector<std::string> topology_tier_labels;
   // Reclaim spares a gang that has run this long (0: none is spared).

@@ -21,6 +21,7 @@
 #include "actors/inbound.hpp"
 #include "actors/job_store.hpp"
 #include "hub/job.hpp"
+#include "hub/runtime_estimate.hpp"
 
 namespace gantry::actors {
 
@@ -43,6 +44,8 @@ struct HubActorsConfig {
   std::string placement = "binpack";
   // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
   std::uint32_t reservations = 1;
+  // What plans take runs' ends to be (hub::SchedulerOptions::planned_runtimes).
+  hub::PlannedRuntimes planned_runtimes = hub::PlannedRuntimes::kLimits;
   // Node labels of the topology tiers, "TIER=LABEL" (hub::TopologyTiers::apply).
   std::vector<std::string> topology_tier_labels;
   // Runs reclaim leaves alone (hub::SchedulerOptions::reclaim_spares_after_ms).

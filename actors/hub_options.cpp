@@ -99,6 +99,12 @@ void define_karmada(CLI::App& app, KarmadaOptions& karmada) {
       ->type_name("FILE");
 }
 
+hub::PlannedRuntimes planned_runtimes(const std::string& text) {
+  const auto runtimes = hub::parse_planned_runtimes(text);
+  if (!runtimes) throw std::invalid_argument("expected limits or learned");
+  return *runtimes;
+}
+
 // Repeatable: each TIER=LABEL names the node label of one topology tier.
 void define_topology_tiers(CLI::App& app, std::vector<std::string>& tiers) {
   app.add_option_function<std::vector<std::string>>(
@@ -129,6 +135,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
       "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
       "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
+      "                  [--planned-runtimes limits|learned]\n"
       "                  [--reclaim-spares-after DURATION] [--restart-backoff DURATION]\n"
       "                  [--log-level LEVEL]\n"
       "                  [--topology-tier-label TIER=LABEL ...]\n"
@@ -182,6 +189,12 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "running jobs' time limits, which later jobs may not delay\n"
       "(default 1, EASY backfill; 0: plain first fit)")
       ->type_name("N");
+  cl::add_read<hub::PlannedRuntimes>(
+      app, "--planned-runtimes", options.planned_runtimes, planned_runtimes,
+      "what backfill plans take running jobs' ends to be: their time\n"
+      "limits (default; a reserved job starts no later than planned), or\n"
+      "what each queue's ended runs took of their limits (docs/backfill.md)")
+      ->type_name("limits|learned");
   cl::add_read<std::chrono::milliseconds>(
       app, "--reclaim-spares-after", options.reclaim_spares_after, run_age,
       "reclaim never evicts a gang that has run this long: the work\n"

@@ -131,6 +131,7 @@ class Scheduler {
     if (const hub::PlacementPolicy* policy = hub::find_placement_policy(settings.placement))
       options.placement = *policy;
     options.reservations = settings.reservations;
+    options.planned_runtimes = settings.planned_runtimes;
     for (const std::string& tier : settings.topology_tier_labels)
       options.topology_tiers.apply(tier);  // checked by the command line
     options.reclaim_spares_after_ms = settings.reclaim_spares_after.count();

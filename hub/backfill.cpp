@@ -20,9 +20,12 @@ TimeMs SchedulerCore::plan_start_on(ClusterIndex c, JobId id, TimeMs horizon, Re
   load_claims(c);
   pass_.released.clear();
   TimeMs found = kNever;
+  // A gang of several replicas takes the nodes that drain first, idle ones
+  // first: what its reservation holds already stays in its plan.
+  const ReplicaTiming timing{ReplicaTiming::kNoPlannedEnd, job.gang.total_replicas() > 1};
   const auto fits = [&] {
     return job.minimum.fits_in(cluster.total_free()) &&
-           placer_.place(cluster, job.gang, pass_.plan, id, &policy).fits;
+           placer_.place(cluster, job.gang, pass_.plan, id, &policy, timing).fits;
   };
   if (give_unreported_ends(cluster, c) && pass_.now <= horizon && fits()) found = pass_.now;
   const auto& ends = ends_on_[c];
@@ -64,8 +67,8 @@ void SchedulerCore::load_claims(ClusterIndex c) {
       pass_.claim_left[reserved.node] += reserved.planned - reserved.held;
       pass_.claim_nodes.push_back(reserved.node);
     }
-    const TimeMs limit = jobs_[reservation.job].time_limit_ms;
-    if (limit > 0) pass_.reservation_ends.emplace_back(reservation.start + limit, r);
+    const TimeMs end = expected_end(jobs_[reservation.job], reservation.start);
+    if (end != kNever) pass_.reservation_ends.emplace_back(end, r);
   }
   std::sort(pass_.reservation_ends.begin(), pass_.reservation_ends.end());
 }
@@ -129,20 +132,34 @@ void SchedulerCore::fill_reserved_nodes(Reservation& reservation) {
   }
 }
 
-// Plans the job's start on the cluster where it is earliest (the lower index
-// on a tie) and holds what it needs there from jobs that would still run.
-// False when no cluster's time limits free enough for it.
+// Whether a plan for the job on the cluster may exist: it may use it, could
+// ever fit there, and something there is planned to end.
+bool SchedulerCore::plannable_on(ClusterIndex c, const Job& job) const {
+  const ClusterState& cluster = clusters_[c];
+  return PlacementPolicy::eligible(cluster, c, job) &&
+         !PlacementPolicy::backed_off(job, c, pass_.now) &&
+         job.minimum.fits_in(cluster.total_allocatable()) &&
+         !(ends_on_[c].empty() && ended_unreported_[c].empty());
+}
+
+// Plans the job's start and holds what it needs then from jobs that would
+// still run. A job reserved in the last pass stays on that pass's cluster while
+// a plan there exists: moving would give up what it holds there, and plans
+// made from expected runtimes move between clusters as runs end early or
+// late. Otherwise the cluster where the start is earliest (the lower index on
+// a tie). False when no cluster's planned ends free enough for it.
 bool SchedulerCore::reserve(JobId id) {
   const Job& job = jobs_[id];
   TimeMs best = kNever;
   ClusterIndex chosen = kNoCluster;
-  for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
-    const ClusterState& cluster = clusters_[c];
-    if (!PlacementPolicy::eligible(cluster, c, job) ||
-        PlacementPolicy::backed_off(job, c, pass_.now) ||
-        !job.minimum.fits_in(cluster.total_allocatable()) ||
-        (ends_on_[c].empty() && ended_unreported_[c].empty()))
-      continue;
+  if (const PlannedStart* last = planned_start(job);
+      last != nullptr && last->cluster < clusters_.size() && plannable_on(last->cluster, job)) {
+    best = plan_start_on(last->cluster, id, kNever, nullptr);
+    if (best != kNever) chosen = last->cluster;
+  }
+  const bool kept = chosen != kNoCluster;
+  for (ClusterIndex c = 0; !kept && c < clusters_.size(); ++c) {
+    if (!plannable_on(c, job)) continue;
     const TimeMs start = plan_start_on(c, id, best == kNever ? kNever : best - 1, nullptr);
     if (start < best) {
       best = start;
@@ -252,15 +269,6 @@ void SchedulerCore::note_planned_starts() {
 const PlannedStart* SchedulerCore::planned_start(const Job& job) const {
   if (!job.placement_notes || job.placement_notes->planned.start == kNever) return nullptr;
   return &job.placement_notes->planned;
-}
-
-void SchedulerCore::set_planned_end(Dispatch& dispatch, TimeMs end) {
-  for (const DispatchPart& part : dispatch.parts) {
-    if (dispatch.planned_end != kNever)
-      ends_on_[part.cluster].erase({dispatch.planned_end, dispatch.id});
-    if (end != kNever) ends_on_[part.cluster].insert({end, dispatch.id});
-  }
-  dispatch.planned_end = end;
 }
 
 }  // namespace gantry::hub

@@ -42,6 +42,7 @@ void ClusterState::set_nodes(const std::vector<NodeSpec>& nodes) {
   position_in_bucket_.assign(nodes_.size(), 0);
   held_for_.assign(nodes_.size(), kNoOwner);
   held_nodes_ = 0;
+  planned_ends_.resize(nodes_.size());
   for (NodeIndex i = 0; i < nodes_.size(); ++i) bucket_insert(i);
   ++report_generation_;
 }
@@ -71,6 +72,27 @@ void ClusterState::give(NodeIndex index, const ResourceVector& amount) {
   nodes_[index].free += amount;
   total_free_ += amount;
   bucket_insert(index);
+}
+
+void ClusterState::add_planned_end(NodeIndex index, std::int64_t end) {
+  if (index >= planned_ends_.size()) return;  // the nodes changed since it was placed
+  planned_ends_[index].push_back(end);
+}
+
+void ClusterState::remove_planned_end(NodeIndex index, std::int64_t end) {
+  if (index >= planned_ends_.size()) return;
+  std::vector<std::int64_t>& ends = planned_ends_[index];
+  const auto it = std::find(ends.begin(), ends.end(), end);
+  if (it == ends.end()) return;
+  *it = ends.back();
+  ends.pop_back();
+}
+
+std::int64_t ClusterState::drain_time(NodeIndex index) const {
+  if (index >= planned_ends_.size()) return kIdleNode;
+  std::int64_t latest = kIdleNode;
+  for (const std::int64_t end : planned_ends_[index]) latest = std::max(latest, end);
+  return latest;
 }
 
 std::size_t ClusterState::count_nodes_with_at_least(std::int64_t gpus) const {

@@ -18,6 +18,8 @@ using Labels = protocol::Labels;
 using NodeIndex = std::uint32_t;
 // Who a node is held for (a JobId in the scheduler); kNoOwner when free to all.
 inline constexpr std::uint32_t kNoOwner = ~std::uint32_t{0};
+// ClusterState::drain_time() of a node where nothing planned runs.
+inline constexpr std::int64_t kIdleNode = -1;
 
 struct NodeSpec {
   std::string name;
@@ -103,6 +105,17 @@ class ClusterState {
   bool fully_held() const { return !nodes_.empty() && held_nodes_ == nodes_.size(); }
   std::uint32_t held_for(NodeIndex index) const { return held_for_[index]; }
 
+  // When the runs on each node are planned to end, one entry per replica
+  // (milliseconds; INT64_MAX for a run without a time limit): what lets
+  // placement keep nodes that drain together together. The core adds and
+  // removes them as runs start and end; they survive usage reports (nodes
+  // keep their indices, as dispatch assignments assume).
+  void add_planned_end(NodeIndex index, std::int64_t end);
+  void remove_planned_end(NodeIndex index, std::int64_t end);
+  // The latest planned end of a run on the node; kIdleNode when none.
+  // O(replicas on the node).
+  std::int64_t drain_time(NodeIndex index) const;
+
  private:
   void bucket_insert(NodeIndex index);
   void bucket_erase(NodeIndex index);
@@ -122,7 +135,8 @@ class ClusterState {
   std::vector<std::uint32_t> position_in_bucket_;
   std::vector<std::uint32_t> held_for_;
   std::size_t held_nodes_ = 0;
-  ObservedUsage observed_usage_;  // last: the pass's fields stay together
+  std::vector<std::vector<std::int64_t>> planned_ends_;  // by node
+  ObservedUsage observed_usage_;                         // last: the pass's fields stay together
 };
 
 }  // namespace gantry::hub

@@ -34,7 +34,7 @@ void SchedulerCore::commit(DispatchId dispatch_id, TimeMs now) {
   Job& job = jobs_[dispatch.job];
   job.phase = JobPhase::kRunning;
   job.started_ms = now;
-  set_planned_end(dispatch, job.time_limit_ms > 0 ? now + job.time_limit_ms : kNever);
+  plan_run_end(dispatch, now);
 }
 
 void SchedulerCore::set_rendezvous(DispatchId dispatch_id, std::string host, std::int32_t port) {
@@ -171,6 +171,7 @@ PartEnd SchedulerCore::part_finished(DispatchId dispatch_id, ClusterIndex cluste
     if (each.state != PartState::kEnded) result.stop.push_back(each.cluster);
   release_dispatch(dispatch_id);
   if (job.started_ms == 0) job.started_ms = now;
+  learn_runtime(job, now);
   job.phase = all_completed ? JobPhase::kCompleted : JobPhase::kFailed;
   job.finished_ms = now;
   job.dispatch = 0;

@@ -147,6 +147,7 @@ bool SchedulerCore::resize_answered(DispatchId id, ClusterIndex cluster,
   }
   for (const NodeAssignment& entry : dispatch.growing) {
     part.assignment.push_back(entry);
+    count_replica_end(dispatch, part.cluster, entry.node, true);
     ++part.task_replicas[entry.task];
     part.held += entry.amount;
   }
@@ -251,6 +252,7 @@ void SchedulerCore::shrink(Dispatch& dispatch, std::size_t replicas) {
   for (std::size_t k = 0; k < replicas; ++k) {
     const NodeAssignment entry = part.assignment.back();
     part.assignment.pop_back();
+    count_replica_end(dispatch, part.cluster, entry.node, false);
     cluster.give(entry.node, entry.amount);
     if (cluster.ready() && !cluster.cordoned()) pass_.pool_free += entry.amount;
     --part.task_replicas[entry.task];

@@ -33,18 +33,19 @@ std::int32_t gpu_slot_bound(const ClusterState& cluster, const GangShape& gang) 
 
 FitResult GangPlacer::place(ClusterState& cluster, const GangShape& gang,
                             std::vector<NodeAssignment>& out, std::uint32_t requester,
-                            const PlacementPolicy* policy) {
+                            const PlacementPolicy* policy, const ReplicaTiming& timing) {
   const PlacementPolicy& chooser = policy ? *policy : policy_;
   out.clear();
   const std::int32_t bound = gpu_slot_bound(cluster, gang);
   if (bound < gang.min_available) return FitResult{false, bound};
   if (gang.topology.any()) return place_in_topology(cluster, gang, out, requester, chooser);
-  return place_greedy(cluster, gang, out, requester, chooser, NodeScope{});
+  return place_greedy(cluster, gang, out, requester, chooser, NodeScope{}, timing);
 }
 
 FitResult GangPlacer::place_greedy(ClusterState& cluster, const GangShape& gang,
                                    std::vector<NodeAssignment>& out, std::uint32_t requester,
-                                   const PlacementPolicy& chooser, const NodeScope& scope) {
+                                   const PlacementPolicy& chooser, const NodeScope& scope,
+                                   const ReplicaTiming& timing) {
   const std::size_t mark = out.size();
   task_order_.resize(gang.tasks.size());
   std::iota(task_order_.begin(), task_order_.end(), 0u);
@@ -64,7 +65,7 @@ FitResult GangPlacer::place_greedy(ClusterState& cluster, const GangShape& gang,
         task.partition_size > 0
             ? place_partitions(cluster, task_index, task, out, requester, chooser, scope)
             : place_replicas(cluster, task_index, task.replicas, task, out, requester, chooser,
-                             scope);
+                             scope, timing);
     placed += here;
     unplaced_left -= task.replicas;
     // minPartitions: fewer whole partitions than that and the gang cannot start.
@@ -85,11 +86,12 @@ FitResult GangPlacer::place_greedy(ClusterState& cluster, const GangShape& gang,
 std::int32_t GangPlacer::place_replicas(ClusterState& cluster, std::uint32_t task_index,
                                         std::int32_t count, const TaskShape& task,
                                         std::vector<NodeAssignment>& out, std::uint32_t requester,
-                                        const PlacementPolicy& chooser, const NodeScope& scope) {
+                                        const PlacementPolicy& chooser, const NodeScope& scope,
+                                        const ReplicaTiming& timing) {
   std::int32_t r = 0;
   for (; r < count; ++r) {
     const std::optional<NodeIndex> node =
-        scope.every ? chooser.choose_node(cluster, task, requester)
+        scope.every ? chooser.choose_node(cluster, task, requester, timing)
                     : choose_node_in(cluster, scope, task, requester, chooser.node_order());
     if (!node) break;  // identical replicas: the rest of this task cannot fit either
     const ResourceVector held = cluster.held_on(*node, task.per_replica);

@@ -64,9 +64,11 @@ class GangPlacer {
   // On success takes the resources from `cluster` and appends one entry per
   // placed replica to `out` (cleared first). On failure `cluster` is unchanged.
   // Nodes held for someone other than `requester` are skipped. Nodes are
-  // chosen by `policy` (by this placer's own when none is given).
+  // chosen by `policy` (by this placer's own when none is given), in time as
+  // well when `timing` says when the gang would end.
   FitResult place(ClusterState& cluster, const GangShape& gang, std::vector<NodeAssignment>& out,
-                  std::uint32_t requester = kNoOwner, const PlacementPolicy* policy = nullptr);
+                  std::uint32_t requester = kNoOwner, const PlacementPolicy* policy = nullptr,
+                  const ReplicaTiming& timing = {});
   // Like place(), but always leaves `cluster` unchanged.
   FitResult check(ClusterState& cluster, const GangShape& gang, std::uint32_t requester = kNoOwner,
                   const PlacementPolicy* policy = nullptr);
@@ -76,12 +78,13 @@ class GangPlacer {
   // `cluster` are as they were.
   FitResult place_greedy(ClusterState& cluster, const GangShape& gang,
                          std::vector<NodeAssignment>& out, std::uint32_t requester,
-                         const PlacementPolicy& chooser, const NodeScope& scope);
+                         const PlacementPolicy& chooser, const NodeScope& scope,
+                         const ReplicaTiming& timing = {});
   // Up to `count` replicas of one task, appended to `out`; returns how many.
   std::int32_t place_replicas(ClusterState& cluster, std::uint32_t task_index, std::int32_t count,
                               const TaskShape& task, std::vector<NodeAssignment>& out,
                               std::uint32_t requester, const PlacementPolicy& chooser,
-                              const NodeScope& scope);
+                              const NodeScope& scope, const ReplicaTiming& timing = {});
   // ---- topology.cpp
   // The whole gang within one domain (spec.networkTopology).
   FitResult place_in_topology(ClusterState& cluster, const GangShape& gang,

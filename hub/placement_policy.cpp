@@ -113,6 +113,32 @@ std::int64_t gpu_cluster_available(const ClusterState& cluster, const Job& job) 
   return ocm_normalize(static_cast<double>(cluster.total_free().get(gpu)) / kMilli, 0, kOcmMaxGpus);
 }
 
+// How good a node is for a replica in space and time; lower is better.
+struct TimedFit {
+  std::int64_t tier = 0;
+  std::int64_t cost = 0;
+  std::int64_t left = 0;  // free whole GPUs the replica leaves on the node
+
+  bool operator<(const TimedFit& other) const {
+    if (tier != other.tier) return tier < other.tier;
+    if (cost != other.cost) return cost < other.cost;
+    return left < other.left;
+  }
+};
+
+// A plan for a gang (drain_first): the node that drains first. Otherwise the
+// node whose busy time the replica extends least: a node it fills exactly
+// while idle; then nodes busy at least as long as it runs, the one draining
+// soonest after it first; then nodes it keeps busy longer, by the least; idle
+// nodes last, since breaking one costs a whole node for as long as it runs.
+TimedFit timed_fit(std::int64_t drain, std::int64_t left, const ReplicaTiming& timing) {
+  if (timing.drain_first) return TimedFit{0, drain, left};
+  const std::int64_t end = timing.end;
+  if (drain == kIdleNode) return TimedFit{left == 0 ? 0 : 3, 0, left};
+  if (drain >= end) return TimedFit{1, drain - end, left};
+  return TimedFit{2, end - drain, left};
+}
+
 // The registration table: a new score is a function above and a row here.
 constexpr std::array kClusterScores{
     ClusterScore{"fewest-gpus-left-on-nodes", &fewest_gpus_left_on_nodes, 1},
@@ -257,19 +283,35 @@ bool PlacementPolicy::matches_selector(const Labels& labels, const Labels& selec
 
 std::optional<NodeIndex> PlacementPolicy::choose_node(const ClusterState& cluster,
                                                       const TaskShape& task,
-                                                      std::uint32_t requester) const {
+                                                      std::uint32_t requester,
+                                                      const ReplicaTiming& timing) const {
   const std::int64_t gpus = whole_gpus_needed(task.per_replica);
   const bool holds = cluster.has_holds();
+  const auto usable = [&](NodeIndex index) {
+    if (holds && cluster.held_for(index) != kNoOwner && cluster.held_for(index) != requester)
+      return false;
+    const Node& node = cluster.node(index);
+    return task.per_replica.fits_in(node.free) && matches_selector(node.labels, task.node_selector);
+  };
   const auto fitting_in = [&](std::int64_t bucket) -> std::optional<NodeIndex> {
-    for (NodeIndex index : cluster.nodes_with_free_gpus(bucket)) {
-      if (holds && cluster.held_for(index) != kNoOwner && cluster.held_for(index) != requester)
-        continue;
-      const Node& node = cluster.node(index);
-      if (task.per_replica.fits_in(node.free) && matches_selector(node.labels, task.node_selector))
-        return index;
-    }
+    for (NodeIndex index : cluster.nodes_with_free_gpus(bucket))
+      if (usable(index)) return index;
     return std::nullopt;
   };
+  if (order_ == NodeOrder::kBestFit && timing.any() && gpus > 0) {
+    std::optional<NodeIndex> best;
+    TimedFit best_fit;
+    for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket)
+      for (NodeIndex index : cluster.nodes_with_free_gpus(bucket)) {
+        if (!usable(index)) continue;
+        const TimedFit fit = timed_fit(cluster.drain_time(index), bucket - gpus, timing);
+        if (!best || fit < best_fit) {
+          best = index;
+          best_fit = fit;
+        }
+      }
+    return best;
+  }
   if (order_ == NodeOrder::kBestFit) {
     for (std::int64_t bucket = gpus; bucket <= cluster.max_node_gpus(); ++bucket)
       if (auto node = fitting_in(bucket)) return node;

@@ -51,6 +51,21 @@ enum class NodeOrder : std::uint8_t {
 
 using RankedCluster = ClusterRank;
 
+// When the replica being placed would end, so that best fit can also fit in
+// time: nodes whose runs end together free whole, which is what gangs and
+// whole-node jobs wait for. The default leaves the node order alone.
+struct ReplicaTiming {
+  // The replica's planned end (ms); kNoPlannedEnd: unknown (no time limit).
+  std::int64_t end = kNoPlannedEnd;
+  // A backfill plan for a gang of several replicas: the nodes that drain
+  // first (idle ones first), so that what a reservation already holds stays
+  // in its plan from pass to pass.
+  bool drain_first = false;
+
+  static constexpr std::int64_t kNoPlannedEnd = INT64_MAX;
+  bool any() const { return drain_first || end != kNoPlannedEnd; }
+};
+
 class PlacementPolicy {
  public:
   // binpack.
@@ -94,9 +109,11 @@ class PlacementPolicy {
   // ---- node choice
   static bool matches_selector(const Labels& labels, const Labels& selector);
   // A node with room for one replica of `task` that matches its selector and
-  // is not held for someone other than `requester`, in the policy's node order.
+  // is not held for someone other than `requester`, in the policy's node order;
+  // with a timing and best fit, in time too (timed_fit in placement_policy.cpp).
   std::optional<NodeIndex> choose_node(const ClusterState& cluster, const TaskShape& task,
-                                       std::uint32_t requester) const;
+                                       std::uint32_t requester,
+                                       const ReplicaTiming& timing = {}) const;
   // A node to hold for one replica of a starving job `owner`, on top of what
   // is already `promised` on each node: the most free GPUs left (ties: lower
   // index), so the held room is the most likely to fit it soon.

@@ -52,7 +52,7 @@ bool SchedulerCore::adopt(JobId id, DispatchId dispatch_id, std::span<const Adop
   // Not awaiting a report: the agents' usage reports already count what they hold.
   Dispatch& dispatch = install_dispatch(id, dispatch_id, placements, false);
   // Its start is not known: planned as if it started now (a later end is safe).
-  set_planned_end(dispatch, job.time_limit_ms > 0 ? now + job.time_limit_ms : kNever);
+  plan_run_end(dispatch, now);
   dispatch.committed = true;
   for (DispatchPart& part : dispatch.parts) part.state = PartState::kCommitted;
   job.phase = JobPhase::kRunning;

@@ -317,7 +317,7 @@ void SchedulerCore::commit_dispatch(JobId id, std::span<const PartPlacement> par
   Job& job = jobs_[id];
   ++job.epoch;
   Dispatch& dispatch = install_dispatch(id, dispatch_id, parts, true);
-  set_planned_end(dispatch, end_if_started(job));
+  plan_run_end(dispatch, pass_.now);
   for (const DispatchPart& part : dispatch.parts) pass_.pool_free -= part.held;
   job.phase = JobPhase::kDispatched;
   // The best candidates' scores, for describe: enough to see why, bounded so
@@ -415,7 +415,7 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
   auto it = dispatches_.find(dispatch_id);
   if (it == dispatches_.end()) return;
   Dispatch& dispatch = it->second;
-  set_planned_end(dispatch, kNever);
+  forget_planned_end(dispatch);
   drop_growth(dispatch);
   elastic_below_.erase(dispatch_id);
   const Job& job = jobs_[dispatch.job];

@@ -47,6 +47,7 @@
 #include "hub/placement_policy.hpp"
 #include "hub/queue_tree.hpp"
 #include "hub/reservation.hpp"
+#include "hub/runtime_estimate.hpp"
 
 namespace gantry::hub {
 
@@ -106,8 +107,13 @@ struct Dispatch {
   std::string rendezvous_host;
   std::int32_t rendezvous_port = 0;
   // When its time limit ends it (started + limit; until committed, placed +
-  // limit); kNever without a limit. Backfill plans with it.
+  // limit); kNever without a limit.
+  TimeMs limit_end = kNever;
+  // When backfill plans take it to end: limit_end, or with learned runtimes
+  // the start plus its queue's expected runtime until it runs past that
+  // (planned_ends.cpp).
   TimeMs planned_end = kNever;
+  bool ends_on_nodes = false;  // planned_end is counted on its nodes' drain times
   // Elastic jobs (elastic.cpp): the membership generation, one more on every
   // grow or shrink; a growth of the last part awaiting its agent's answer
   // (held by the hub, charged to the queue); a refused growth's backoff.
@@ -216,6 +222,12 @@ struct SchedulerOptions {
   // conservative backfill; 0 turns planning off for the queue order (plain
   // first fit; SLA jobs then get whole-node holds as before).
   std::uint32_t reservations = 1;
+  // Plans from time limits (Slurm's rule), or from the runtimes each queue's
+  // ended runs show against their limits (EASY++): users' limits are loose,
+  // and a plan made from them waits for nodes that free much earlier. Either
+  // way only a job whose *limit* ends by a planned start may use what that
+  // reservation holds.
+  PlannedRuntimes planned_runtimes = PlannedRuntimes::kLimits;
   // Leave a queue as soon as every shape class of jobs left in it is known
   // not to start in this pass (hub/pending_shapes.hpp). Off: every pending
   // job is visited, as tests comparing the two do.
@@ -526,6 +538,7 @@ class SchedulerCore {
   // backfill (backfill.cpp)
   void end_pass();
   bool reserve(JobId id);
+  bool plannable_on(ClusterIndex c, const Job& job) const;
   bool reserved_in_pass(JobId id) const;
   TimeMs plan_start_on(ClusterIndex c, JobId id, TimeMs horizon, Reservation* fill);
   void load_claims(ClusterIndex c);
@@ -539,8 +552,16 @@ class SchedulerCore {
   void lend_holds(JobId id, TimeMs end);
   void settle_holds(DispatchId placed);
   void release_seen_by_reservations(const std::vector<DispatchPart>& parts, TimeMs planned_end);
-  void set_planned_end(Dispatch& dispatch, TimeMs end);
   void note_planned_starts();
+  // run ends (planned_ends.cpp)
+  TimeMs expected_end(const Job& job, TimeMs start) const;
+  void plan_run_end(Dispatch& dispatch, TimeMs start);
+  void set_planned_end(Dispatch& dispatch, TimeMs end);
+  void forget_planned_end(Dispatch& dispatch);
+  void count_on_nodes(Dispatch& dispatch, bool counted);
+  void count_replica_end(const Dispatch& dispatch, ClusterIndex c, NodeIndex node, bool counted);
+  void learn_runtime(const Job& job, TimeMs now);
+  void plan_overrun_runs_to_limits(TimeMs now);
   // reasons (reason.cpp)
   PendingReason why_unplaced(const Job& job, const Placement& placement) const;
   std::string render_reason(const Job& job, const PendingReason& reason) const;
@@ -587,6 +608,8 @@ class SchedulerCore {
   // Dispatches with a time limit per cluster, by planned end: what backfill
   // plans will be free when.
   std::vector<std::set<std::pair<TimeMs, DispatchId>>> ends_on_;
+  std::vector<RuntimeEstimate> runtime_estimates_;  // by queue, with learned runtimes
+  std::vector<DispatchId> overrun_scratch_;
   // Per cluster: parts that ended in the hub while the last report still
   // counted them. Their nodes free them only with the next report, so backfill
   // plans them as ending now (not seeing them at all would leave a reserved

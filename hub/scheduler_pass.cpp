@@ -13,6 +13,7 @@ const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   fire_pending_timeouts(now);
   refresh_queues();
   sync_over_share();  // deserved shares moved
+  plan_overrun_runs_to_limits(now);
   begin_pass(now);
   expire_growth(now);
   serve_starving(now);
@@ -308,10 +309,13 @@ Placement SchedulerCore::try_place(JobId id) {
   const Job& job = jobs_[id];
   const PlacementPolicy& policy = policy_for(job);
   policy.rank_clusters(clusters_, job, pass_.now, pass_.candidates);
+  // By its limit: the latest it may end (drains are what plans expect).
+  const ReplicaTiming timing{end_if_started(job)};
   Placement placement;
   for (const RankedCluster& candidate : pass_.candidates) {
     const ClusterIndex c = candidate.cluster;
-    const FitResult fit = placer_.place(clusters_[c], job.gang, pass_.assignment, id, &policy);
+    const FitResult fit =
+        placer_.place(clusters_[c], job.gang, pass_.assignment, id, &policy, timing);
     if (fit.fits) {
       placement.cluster = c;
       placement.assignment = pass_.assignment;

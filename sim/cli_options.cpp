@@ -88,6 +88,12 @@ std::optional<std::uint32_t> reservations(const std::string& text) {
   return count(text);
 }
 
+hub::PlannedRuntimes planned_runtimes(const std::string& text) {
+  const auto runtimes = hub::parse_planned_runtimes(text);
+  if (!runtimes) throw std::invalid_argument("expected limits or learned");
+  return *runtimes;
+}
+
 // A name the core registers (hub::find_placement_policy).
 std::string placement(const std::string& text) {
   if (hub::find_placement_policy(text) == nullptr)
@@ -138,6 +144,11 @@ void define(CLI::App& app, SimOptions& options) {
       "backfill / fairshare: blocked jobs of the queue order that get a\n"
       "planned start (1 = EASY, the backfill default; fairshare default 0)")
       ->type_name("N");
+  cl::add_read<hub::PlannedRuntimes>(
+      app, "--planned-runtimes", config.planned_runtimes, planned_runtimes,
+      "what backfill plans take runs' ends to be: their time limits (default)\n"
+      "or the runtimes each queue's ended runs show (see sim/README.md)")
+      ->type_name("limits|learned");
   cl::add_read<std::string>(app, "--placement", config.placement, placement,
                             "the core's cluster and node choice (default binpack, the hub's)")
       ->type_name("binpack|spread|gpu-available");

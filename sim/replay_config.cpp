@@ -62,6 +62,7 @@ hub::SchedulerOptions scheduler_options(const ReplayConfig& config) {
   options.preemption = false;
   options.placement = placement_policy(config.placement);
   options.reservations = reservations_of(config);
+  options.planned_runtimes = config.planned_runtimes;
   if (config.reclaim_spares_after_ms)
     options.reclaim_spares_after_ms = *config.reclaim_spares_after_ms;
   return options;
@@ -93,6 +94,9 @@ void check_replay_config(const ReplayConfig& config, std::size_t traces) {
   if (config.reservations && config.policy != Policy::kBackfill &&
       config.policy != Policy::kFairShare)
     throw std::invalid_argument("--reservations: only for --policy backfill or fairshare");
+  if (config.planned_runtimes != hub::PlannedRuntimes::kLimits && !config.time_limit.any())
+    throw std::invalid_argument(
+        "--planned-runtimes: needs --time-limit (runtimes are learned against limits)");
   placement_policy(config.placement);
 }
 

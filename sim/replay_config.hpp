@@ -55,6 +55,8 @@ struct ReplayConfig {
   // Backfill reservations for the queue order (SchedulerOptions::reservations);
   // unset: 1 for kBackfill, 0 (plain first fit) for the others.
   std::optional<std::uint32_t> reservations;
+  // What backfill plans take runs' ends to be (SchedulerOptions::planned_runtimes).
+  hub::PlannedRuntimes planned_runtimes = hub::PlannedRuntimes::kLimits;
 };
 
 std::optional<Mode> parse_mode(std::string_view text);

@@ -34,6 +34,8 @@ void add_policy(Json& out, const ReplayConfig& config) {
   // Only when used, so the JSON of runs without them stays as it was.
   if (config.time_limit.any()) out["time_limit"] = time_limit_model_name(config.time_limit);
   if (reservations_of(config) > 0) out["reservations"] = reservations_of(config);
+  if (config.planned_runtimes != hub::PlannedRuntimes::kLimits)
+    out["planned_runtimes"] = std::string(hub::planned_runtimes_name(config.planned_runtimes));
 }
 
 void add_evictions(Json& out, const Report& report) {
@@ -64,6 +66,8 @@ void print_heading(std::ostream& out, const ReplayConfig& config) {
   if (config.sla_ms > 0) out << ", sla " << config.sla_ms / 1000 << " s";
   if (config.time_limit.any()) out << ", time-limit " << time_limit_model_name(config.time_limit);
   if (reservations_of(config) > 0) out << ", reservations " << reservations_of(config);
+  if (config.planned_runtimes != hub::PlannedRuntimes::kLimits)
+    out << ", planned runtimes " << hub::planned_runtimes_name(config.planned_runtimes);
   out << "; times in seconds\n";
 }
 

@@ -76,6 +76,14 @@ TEST(HubOptionsTest, BackfillReservationsOutOfRangeNamesTheFlagAndValue) {
             "--backfill-reservations: expected a whole number from 0 to 1000 (got \"-2\")");
 }
 
+TEST(HubOptionsTest, PlannedRuntimesAreLimitsOrLearnedAndABadOneIsNamed) {
+  EXPECT_EQ(parse_hub_command_line({}).options.planned_runtimes, hub::PlannedRuntimes::kLimits);
+  EXPECT_EQ(parse_hub_command_line({"--planned-runtimes", "learned"}).options.planned_runtimes,
+            hub::PlannedRuntimes::kLearned);
+  EXPECT_EQ(refusal({"--planned-runtimes", "guessed"}),
+            "--planned-runtimes: expected limits or learned (got \"guessed\")");
+}
+
 TEST(HubOptionsTest, ReclaimSparesAfterTakesZeroOrADurationAndNamesABadOne) {
   EXPECT_EQ(parse_hub_command_line({}).options.reclaim_spares_after.count(), 3'600'000);
   EXPECT_EQ(
@@ -136,9 +144,10 @@ TEST(HubOptionsTest, BadValuesNameTheFlagAndTheValue) {
 
 TEST(HubOptionsTest, KarmadaModeFlags) {
   EXPECT_TRUE(parse_hub_command_line({}).karmada.kubeconfig.empty()) << "off unless asked for";
-  const HubCommandLine parsed = parse_hub_command_line(
-      {"--karmada", "/etc/karmada/config", "--karmada-context", "karmada-apiserver",
-       "--webhook-listen", "0.0.0.0:8443", "--webhook-cert", "tls.crt", "--webhook-key", "tls.key"});
+  const HubCommandLine parsed =
+      parse_hub_command_line({"--karmada", "/etc/karmada/config", "--karmada-context",
+                              "karmada-apiserver", "--webhook-listen", "0.0.0.0:8443",
+                              "--webhook-cert", "tls.crt", "--webhook-key", "tls.key"});
   EXPECT_EQ(parsed.karmada.kubeconfig, "/etc/karmada/config");
   EXPECT_EQ(parsed.karmada.context, "karmada-apiserver");
   EXPECT_EQ(parsed.karmada.webhook_listen, "0.0.0.0:8443");

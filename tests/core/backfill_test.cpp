@@ -7,6 +7,7 @@
 #include <random>
 
 #include "hub/field_error.hpp"
+#include "hub/runtime_estimate.hpp"
 #include "hub/time_limit.hpp"
 #include "tests/core/core_harness.hpp"
 
@@ -247,6 +248,109 @@ TEST_F(BackfillTest, SecondReservationDoesNotPlanOnTheFirstOnesNodes) {
 
 // ------------------------------------------------------------------ time limits at submit
 
+// ------------------------------------------------------------------ learned runtimes
+
+TEST(RuntimeEstimateTest, ExpectsTheMeanFractionOfTheLimitEndedRunsTook) {
+  RuntimeEstimate estimate;
+  EXPECT_EQ(estimate.expected_runtime(1000), 1000) << "the limit, before any run ended";
+  estimate.observe(300, 1000);
+  estimate.observe(50, 100);
+  EXPECT_DOUBLE_EQ(estimate.fraction(), 0.4);
+  EXPECT_EQ(estimate.expected_runtime(1000), 400);
+  estimate.observe(5000, 1000);  // ended late: it took all of its limit
+  EXPECT_DOUBLE_EQ(estimate.fraction(), 0.6);
+  EXPECT_EQ(estimate.expected_runtime(1), 1) << "at least 1 ms, never past the limit";
+  EXPECT_EQ(estimate.runs(), 3);
+}
+
+TEST(RuntimeEstimateTest, PlannedRuntimesAreNamedAsTheFlagsTakeThem) {
+  EXPECT_EQ(parse_planned_runtimes("learned"), PlannedRuntimes::kLearned);
+  EXPECT_EQ(parse_planned_runtimes("limits"), PlannedRuntimes::kLimits);
+  EXPECT_FALSE(parse_planned_runtimes("guess").has_value());
+  EXPECT_EQ(planned_runtimes_name(PlannedRuntimes::kLearned), "learned");
+}
+
+class LearnedRuntimesTest : public CoreHarness {
+ protected:
+  static SchedulerOptions learned() {
+    SchedulerOptions options;
+    options.planned_runtimes = PlannedRuntimes::kLearned;
+    return options;
+  }
+  LearnedRuntimesTest() : CoreHarness(learned()) { add_cluster("c", 2, 8); }
+
+  // A run ends after half its limit: the queue's runs are expected to take half theirs.
+  void learn_half() {
+    submit(limited_job("teach", 8, 100 * kSecond));
+    ASSERT_EQ(pass().dispatched, std::vector<std::string>{"teach"});
+    now += 50 * kSecond;
+    finish("teach");
+  }
+
+  // Node 0 runs "a" (8 GPUs, limit 100 s, ends after 50 s), node 1 "b" (4 GPUs,
+  // limit 1000 s); "big" (16 GPUs) waits. Returns when a and b started.
+  TimeMs block_big_behind_b() {
+    learn_half();
+    submit(limited_job("a", 8, 100 * kSecond));
+    submit(limited_job("b", 4, 1000 * kSecond));
+    EXPECT_EQ(pass().dispatched, (std::vector<std::string>{"a", "b"}));
+    const TimeMs started = now;
+    now += 50 * kSecond;
+    finish("a");
+    submit(gpu_job("big", 16));
+    EXPECT_TRUE(pass().dispatched.empty());
+    return started;
+  }
+
+  const PlannedStart* planned(const std::string& name) const {
+    return core.planned_start(job(name));
+  }
+};
+
+TEST_F(LearnedRuntimesTest, TheReservationIsPlannedAtTheRunsExpectedEnds) {
+  const TimeMs started = block_big_behind_b();
+  ASSERT_NE(planned("big"), nullptr);
+  EXPECT_EQ(planned("big")->start, started + 500 * kSecond) << "half of b's 1000 s limit";
+}
+
+TEST_F(LearnedRuntimesTest, ARunPastItsExpectedEndIsPlannedToItsLimit) {
+  const TimeMs started = block_big_behind_b();
+  now = started + 501 * kSecond;
+  pass();
+  ASSERT_NE(planned("big"), nullptr);
+  EXPECT_EQ(planned("big")->start, started + 1000 * kSecond);
+}
+
+TEST_F(LearnedRuntimesTest, OnlyJobsWhoseLimitEndsByThePlannedStartUseWhatItHolds) {
+  const TimeMs started = block_big_behind_b();
+  // Expected to end after 300 s, before the plan, but its limit ends after it.
+  submit(limited_job("ends-by-expectation", 8, 600 * kSecond));
+  submit(limited_job("ends-by-limit", 8, 400 * kSecond));
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"ends-by-limit"});
+  EXPECT_EQ(planned("big")->start, started + 500 * kSecond);
+}
+
+TEST_F(LearnedRuntimesTest, AReservationKeepsItsClusterWhenThePlanThereMovesLater) {
+  const ClusterIndex d = add_cluster("d", 2, 8);
+  learn_half();
+  for (const char* name : {"c0", "c1"}) submit(limited_job(name, 8, 1000 * kSecond));
+  for (const char* name : {"d0", "d1"}) submit(limited_job(name, 8, 1600 * kSecond));
+  ASSERT_EQ(pass().dispatched.size(), 4u);
+  ASSERT_EQ(job("c0").cluster, 0u);
+  ASSERT_EQ(job("c1").cluster, 0u);
+  ASSERT_EQ(job("d0").cluster, d);
+  const TimeMs started = now;
+  submit(gpu_job("big", 16));
+  pass();
+  ASSERT_NE(planned("big"), nullptr);
+  EXPECT_EQ(planned("big")->cluster, 0u);
+  EXPECT_EQ(planned("big")->start, started + 500 * kSecond);
+  now = started + 501 * kSecond;  // c0 and c1 run past their expected ends; d's are at 800 s
+  pass();
+  EXPECT_EQ(planned("big")->cluster, 0u) << "moving would give up what it holds on c";
+  EXPECT_EQ(planned("big")->start, started + 1000 * kSecond);
+}
+
 TEST(TimeLimitTest, QueueDefaultThenMaximumApplyToJobsWithoutALimit) {
   QueueSpec queue;
   queue.name = "q";
@@ -283,9 +387,13 @@ TEST(TimeLimitTest, FormatDurationReadsBackAsTheSameDuration) {
 // Seeded random workloads, every job with a limit and an actual run of at
 // most that limit, passes at every submission and end: a job that got a
 // planned start starts no later than the first one it got.
+// With learned runtimes every run takes half its limit, which the core learns
+// from the first end: from then on plans are made from the real ends, and the
+// same holds for every plan made after that first end.
 class BackfillReplay {
  public:
-  explicit BackfillReplay(std::uint64_t seed) : rng_(seed) {
+  explicit BackfillReplay(std::uint64_t seed, PlannedRuntimes runtimes = PlannedRuntimes::kLimits)
+      : rng_(seed), core_(options_for(runtimes)), learned_(runtimes == PlannedRuntimes::kLearned) {
     const int cluster_count = pick(1, 3);
     for (int c = 0; c < cluster_count; ++c) {
       const ClusterIndex index = core_.add_cluster("c" + std::to_string(c));
@@ -305,6 +413,7 @@ class BackfillReplay {
         if (core_.find_dispatch(ends_.top().dispatch) != nullptr)
           core_.finished(ends_.top().dispatch, JobPhase::kCompleted, "", now_);
         ends_.pop();
+        any_ended_ = true;
       }
       while (!arrivals_.empty() && arrivals_.top().at == now_) {
         submit(arrivals_.top().index);
@@ -327,6 +436,12 @@ class BackfillReplay {
     bool operator>(const End& o) const { return at != o.at ? at > o.at : dispatch > o.dispatch; }
   };
 
+  static SchedulerOptions options_for(PlannedRuntimes runtimes) {
+    SchedulerOptions options;
+    options.planned_runtimes = runtimes;
+    return options;
+  }
+
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
 
   TimeMs next_time() const {
@@ -342,7 +457,7 @@ class BackfillReplay {
     request.time_limit_ms = static_cast<TimeMs>(pick(10, 600)) * kSecond;
     const TimeMs limit = request.time_limit_ms;
     const JobId id = core_.submit(std::move(request), now_);
-    run_for_[id] = limit * pick(30, 100) / 100;
+    run_for_[id] = learned_ ? limit / 2 : limit * pick(30, 100) / 100;
   }
 
   void pass() {
@@ -357,7 +472,7 @@ class BackfillReplay {
     }
     for (JobId id = 0; id < core_.job_count(); ++id) {
       const PlannedStart* plan = core_.planned_start(core_.job(id));
-      if (plan == nullptr) continue;
+      if (plan == nullptr || (learned_ && !any_ended_)) continue;
       EXPECT_GE(plan->start, now_);
       auto [it, fresh] = first_plan_.emplace(id, plan->start);
       if (!fresh) {
@@ -373,6 +488,8 @@ class BackfillReplay {
   std::priority_queue<End, std::vector<End>, std::greater<>> ends_;
   std::map<JobId, TimeMs> run_for_;
   std::map<JobId, TimeMs> first_plan_;
+  bool learned_ = false;
+  bool any_ended_ = false;
 };
 
 TEST(BackfillPropertyTest, NoBackfilledJobDelaysAReservedJob) {
@@ -383,6 +500,16 @@ TEST(BackfillPropertyTest, NoBackfilledJobDelaysAReservedJob) {
     if (::testing::Test::HasFailure()) break;
   }
   EXPECT_GT(reserved, 100);  // the workloads do exercise reservations
+}
+
+TEST(BackfillPropertyTest, WithLearnedRuntimesNoBackfilledJobDelaysAReservedJob) {
+  int reserved = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    reserved += BackfillReplay(seed, PlannedRuntimes::kLearned).run();
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(reserved, 100);
 }
 
 }  // namespace

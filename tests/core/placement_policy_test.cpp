@@ -212,6 +212,50 @@ TEST(PlacementPolicyNodes, ChoosesTheBestFitMatchingNodeNotHeldForOthers) {
   EXPECT_FALSE(policy.choose_node(cluster, task_of(2, {{"zone", "x"}}), kNoOwner).has_value());
 }
 
+// Four 8-GPU nodes, each with 4 GPUs taken: node 0's run ends at 100, node
+// 1's at 1,000, node 2's at 10,000, node 3's never (no limit). Node 4 is idle.
+ClusterState half_busy_cluster() {
+  ClusterState cluster = ready_cluster("c", nodes(5, 8, 64, "n"));
+  const std::int64_t ends[] = {100, 1'000, 10'000, ReplicaTiming::kNoPlannedEnd};
+  for (NodeIndex n = 0; n < 4; ++n) {
+    cluster.take(n, gpus(4));
+    cluster.add_planned_end(n, ends[n]);
+  }
+  return cluster;
+}
+
+TEST(PlacementPolicyNodes, AReplicaGoesWhereItKeepsTheNodeBusyNoLongerThanItsRunsDo) {
+  ClusterState cluster = half_busy_cluster();
+  const PlacementPolicy policy;
+  const auto node_for = [&](std::int64_t gpu_count, std::int64_t end) {
+    return policy.choose_node(cluster, task_of(gpu_count), kNoOwner, ReplicaTiming{end});
+  };
+  EXPECT_EQ(node_for(4, 90), 0u) << "node 0 drains soonest after it";
+  EXPECT_EQ(node_for(4, 900), 1u);
+  EXPECT_EQ(node_for(4, 5'000), 2u);
+  EXPECT_EQ(node_for(4, 20'000), 3u) << "only node 3 (no limit) runs longer";
+  EXPECT_EQ(node_for(8, 50), 4u) << "fills the idle node: no other has room";
+  cluster.take(3, gpus(4));
+  EXPECT_EQ(node_for(2, 20'000), 2u) << "extends node 2 the least; the idle node stays whole";
+  EXPECT_EQ(policy.choose_node(cluster, task_of(4), kNoOwner), 0u)
+      << "without an end: best fit, as before";
+}
+
+TEST(PlacementPolicyNodes, AGangsPlanTakesTheNodesThatDrainFirstIdleOnesFirst) {
+  ClusterState cluster = half_busy_cluster();
+  for (NodeIndex n = 0; n < 4; ++n) cluster.give(n, gpus(4));  // a plan's view: all ended
+  const PlacementPolicy policy;
+  const ReplicaTiming plan{ReplicaTiming::kNoPlannedEnd, true};
+  EXPECT_EQ(policy.choose_node(cluster, task_of(8), kNoOwner, plan), 4u);
+  cluster.take(4, gpus(8));
+  EXPECT_EQ(policy.choose_node(cluster, task_of(8), kNoOwner, plan), 0u);
+  cluster.remove_planned_end(0, 100);
+  EXPECT_EQ(cluster.drain_time(0), kIdleNode);
+  EXPECT_EQ(policy.choose_node(cluster, task_of(8), kNoOwner, plan), 0u);
+  cluster.take(0, gpus(8));
+  EXPECT_EQ(policy.choose_node(cluster, task_of(8), kNoOwner, plan), 1u);
+}
+
 TEST(PlacementPolicyNodes, HoldsTheMatchingNodeWithTheMostRoomLeft) {
   ClusterState cluster = ready_cluster("c", nodes(3, 8, 64, "a100", kA100));
   cluster.take(0, gpus(4));

@@ -128,6 +128,19 @@ TEST(SimOptionsBackfill, ParsesPolicyLimitsAndReservations) {
             0u);
 }
 
+TEST(SimOptionsBackfill, PlannedRuntimesReachTheCoreAndNeedTimeLimits) {
+  const SimOptions options =
+      parse_sim_options({"--trace-dir", "t", "--policy", "backfill", "--time-limit", "x2",
+                         "--planned-runtimes", "learned"});
+  EXPECT_EQ(scheduler_options(options.config).planned_runtimes, hub::PlannedRuntimes::kLearned);
+  EXPECT_EQ(scheduler_options(parse_sim_options({"--trace-dir", "t"}).config).planned_runtimes,
+            hub::PlannedRuntimes::kLimits);
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--policy", "backfill", "--planned-runtimes", "learned"}),
+            "--planned-runtimes: needs --time-limit (runtimes are learned against limits)");
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--planned-runtimes", "soon"}),
+            "--planned-runtimes: expected limits or learned (got \"soon\")");
+}
+
 TEST(SimOptionsFairShare, ReclaimSparesAfterIsInSecondsAndOnlyForFairShare) {
   const auto spares = [](std::vector<std::string> extra) {
     std::vector<std::string> args{"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare"};
