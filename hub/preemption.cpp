@@ -78,7 +78,8 @@ bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
     if (part.state == PartState::kStopping) return false;  // already on its way out
   const Job& victim = jobs_[dispatch.job];
   if (victim.queue == job.queue) return options_.preemption && victim.priority < job.priority;
-  if (reclaim == Reclaim::kNo || (reclaim == Reclaim::kToDeserved && spared_by_age(victim)))
+  if (reclaim == Reclaim::kNo ||
+      (reclaim == Reclaim::kToDeserved && (spared_by_age(victim) || started_starving(victim))))
     return false;
   const QueueNode& owner = queues_.node(victim.queue);
   // A guarantee outranks a deserved share: with deserved water-filled by
@@ -95,6 +96,15 @@ bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
 bool SchedulerCore::spared_by_age(const Job& victim) const {
   return options_.reclaim_spares_after_ms > 0 && victim.started_ms > 0 &&
          pass_.now - victim.started_ms > options_.reclaim_spares_after_ms;
+}
+
+// A run that started after its job waited past its SLA: its start was the
+// starvation guard's promise, and taking it back toward another queue's
+// deserved share would start the wait over (a gang evicted again and again
+// each time it started). Preemption and guarantees still apply.
+bool SchedulerCore::started_starving(const Job& victim) const {
+  return victim.sla_waiting_ms > 0 && victim.started_ms > 0 &&
+         victim.started_ms >= victim.submitted_ms + victim.sla_waiting_ms;
 }
 
 // The runs of the cluster a search may take victims from, in eviction order:

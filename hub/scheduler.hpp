@@ -503,6 +503,7 @@ class SchedulerCore {
   bool may_evict_for(const Job& job, const Dispatch& dispatch,
                      const ResourceVector& victim_queue_allocated, Reclaim reclaim) const;
   bool spared_by_age(const Job& victim) const;
+  bool started_starving(const Job& victim) const;
   // Whether make_room may search for victims for the job, and how.
   struct EvictionSearch {
     bool allowed = false;

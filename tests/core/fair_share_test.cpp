@@ -121,6 +121,27 @@ TEST_F(FairShareTest, ReclaimTakesARunYoungerThanTheSpareAge) {
   EXPECT_EQ(dispatched, std::vector<std::string>{"b0"});
 }
 
+// The starvation guard started a4 after it waited past its SLA: reclaim
+// toward another queue's deserved share takes a younger-than-spare-age run
+// that started in time (a3) instead, or a4's wait would start over.
+TEST_F(FairShareTest, ReclaimSparesARunThatStartedPastItsSla) {
+  add_cluster("c", 4, 8);
+  add_queue("a", 1);
+  add_queue("b", 1);
+  constexpr std::int64_t kSla = 10 * 60'000;
+  for (int i = 0; i < 5; ++i) submit("a" + std::to_string(i), "a", 8, 0, kSla);
+  EXPECT_EQ(pass().dispatched.size(), 4u) << "a0..a3 start at once, a4 waits";
+  now += 20 * 60'000;
+  finish("a0");
+  EXPECT_EQ(pass().dispatched, std::vector<std::string>{"a4"}) << "ten minutes past its SLA";
+  now += 10 * 60'000;
+  submit("b0", "b", 8);
+  const auto [dispatched, evicted] = pass();
+  EXPECT_EQ(evicted, std::vector<std::string>{"a3"}) << "a4 is newer, but it starved first";
+  EXPECT_EQ(dispatched, std::vector<std::string>{"b0"});
+  EXPECT_EQ(job("a4").phase, JobPhase::kRunning);
+}
+
 TEST_F(FairShareTest, ARunIsAgedFromItsCommitNotFromBeforeIt) {
   queue_a_borrows(4);
   EXPECT_EQ(scheduled_names().size(), 4u) << "placed, still being prepared";
