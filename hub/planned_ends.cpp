@@ -24,6 +24,18 @@ void SchedulerCore::plan_run_end(Dispatch& dispatch, TimeMs start) {
 }
 
 void SchedulerCore::set_planned_end(Dispatch& dispatch, TimeMs end) {
+  move_planned_end(dispatch, end);
+  count_on_nodes(dispatch, true);
+}
+
+// The run ends (or is evicted, or withdrawn): nothing plans on it any more.
+void SchedulerCore::forget_planned_end(Dispatch& dispatch) {
+  move_planned_end(dispatch, kNever);
+}
+
+// Moves the run's end in its clusters' lists of ends; the run is left
+// uncounted on its nodes' drain times.
+void SchedulerCore::move_planned_end(Dispatch& dispatch, TimeMs end) {
   for (const DispatchPart& part : dispatch.parts) {
     if (dispatch.planned_end != kNever)
       ends_on_[part.cluster].erase({dispatch.planned_end, dispatch.id});
@@ -31,13 +43,6 @@ void SchedulerCore::set_planned_end(Dispatch& dispatch, TimeMs end) {
   }
   count_on_nodes(dispatch, false);
   dispatch.planned_end = end;
-  count_on_nodes(dispatch, true);
-}
-
-// The run ends (or is evicted, or withdrawn): nothing plans on it any more.
-void SchedulerCore::forget_planned_end(Dispatch& dispatch) {
-  set_planned_end(dispatch, kNever);
-  count_on_nodes(dispatch, false);
 }
 
 // Adds the dispatch's planned end to (or removes it from) the drain time of

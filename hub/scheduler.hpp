@@ -559,6 +559,7 @@ class SchedulerCore {
   void plan_run_end(Dispatch& dispatch, TimeMs start);
   void set_planned_end(Dispatch& dispatch, TimeMs end);
   void forget_planned_end(Dispatch& dispatch);
+  void move_planned_end(Dispatch& dispatch, TimeMs end);
   void count_on_nodes(Dispatch& dispatch, bool counted);
   void count_replica_end(const Dispatch& dispatch, ClusterIndex c, NodeIndex node, bool counted);
   void learn_runtime(const Job& job, TimeMs now);
