@@ -139,6 +139,12 @@ void define(CLI::App& app, SimOptions& options) {
                                "each job's time limit: its real duration, F times it, or a\n"
                                "user-like overestimate (see sim/README.md); default none")
       ->type_name("exact|xF|trace-random");
+  cl::add_read<std::optional<std::uint64_t>>(
+      app, "--time-limit-seed", options.time_limit_seed,
+      cl::number_from<std::uint64_t>(0, std::numeric_limits<std::uint64_t>::max(),
+                                     "expected a whole number from 0"),
+      "trace-random: seed of the limits' draws (default 20261123)")
+      ->type_name("N");
   cl::add_read<std::optional<std::uint32_t>>(
       app, "--reservations", config.reservations, reservations,
       "backfill / fairshare: blocked jobs of the queue order that get a\n"
@@ -188,6 +194,11 @@ void check_consistent(SimOptions& options) {
                                 " clusters; give one per --clusters entry, in the same order");
   if (!options.config.weights.empty() && options.clusters.empty())
     throw std::invalid_argument("--weights: needs --clusters, so that each weight has its cluster");
+  if (options.time_limit_seed) {
+    if (options.config.time_limit.kind != TimeLimitModel::Kind::kTraceRandom)
+      throw std::invalid_argument("--time-limit-seed: needs --time-limit trace-random");
+    options.config.time_limit.seed = *options.time_limit_seed;
+  }
   check_replay_config(options.config, options.clusters.size());
 }
 

@@ -19,6 +19,9 @@ struct SimOptions {
   std::optional<std::filesystem::path> openb;       // node list to split instead of identical nodes
   double size_percentile = kDefaultSizePercentile;  // of the sizing rule
   ReplayConfig config;
+  // --time-limit-seed: the trace-random draws' seed (TimeLimitModel::seed),
+  // so that one setting can be judged on several draws of the limits.
+  std::optional<std::uint64_t> time_limit_seed;
   std::optional<std::filesystem::path> json;
   std::optional<std::filesystem::path> jobs_csv;
   bool help = false;

@@ -33,6 +33,8 @@ void add_policy(Json& out, const ReplayConfig& config) {
   if (config.policy == Policy::kFairShare) out["reclaim"] = config.reclaim;
   // Only when used, so the JSON of runs without them stays as it was.
   if (config.time_limit.any()) out["time_limit"] = time_limit_model_name(config.time_limit);
+  if (config.time_limit.kind == TimeLimitModel::Kind::kTraceRandom)
+    out["time_limit_seed"] = config.time_limit.seed;
   if (reservations_of(config) > 0) out["reservations"] = reservations_of(config);
   if (config.planned_runtimes != hub::PlannedRuntimes::kLimits)
     out["planned_runtimes"] = std::string(hub::planned_runtimes_name(config.planned_runtimes));

@@ -141,6 +141,26 @@ TEST(SimOptionsBackfill, PlannedRuntimesReachTheCoreAndNeedTimeLimits) {
             "--planned-runtimes: expected limits or learned (got \"soon\")");
 }
 
+TEST(SimOptionsBackfill, TimeLimitSeedChangesTheTraceRandomDrawsOnly) {
+  const auto seed = [](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--trace-dir", "t", "--time-limit", "trace-random"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return parse_sim_options(args).config.time_limit.seed;
+  };
+  EXPECT_EQ(seed({}), TimeLimitModel{}.seed);
+  EXPECT_EQ(seed({"--time-limit-seed", "7"}), 7u);
+  EXPECT_EQ(parse_sim_options(
+                {"--trace-dir", "t", "--time-limit-seed", "7", "--time-limit", "trace-random"})
+                .config.time_limit.seed,
+            7u)
+      << "in either order";
+  EXPECT_EQ(error_of({"--trace-dir", "t", "--time-limit", "x2", "--time-limit-seed", "7"}),
+            "--time-limit-seed: needs --time-limit trace-random");
+  EXPECT_EQ(
+      error_of({"--trace-dir", "t", "--time-limit", "trace-random", "--time-limit-seed", "-3"}),
+      "--time-limit-seed: expected a whole number from 0 (got \"-3\")");
+}
+
 TEST(SimOptionsFairShare, ReclaimSparesAfterIsInSecondsAndOnlyForFairShare) {
   const auto spares = [](std::vector<std::string> extra) {
     std::vector<std::string> args{"--trace-dir", "t", "--mode", "pooled", "--policy", "fairshare"};
