@@ -103,8 +103,7 @@ bool SchedulerCore::spared_by_age(const Job& victim) const {
 // deserved share would start the wait over (a gang evicted again and again
 // each time it started). Preemption and guarantees still apply.
 bool SchedulerCore::started_starving(const Job& victim) const {
-  return victim.sla_waiting_ms > 0 && victim.started_ms > 0 &&
-         victim.started_ms >= victim.submitted_ms + victim.sla_waiting_ms;
+  return victim.started_ms > 0 && victim.past_sla_at(victim.started_ms);
 }
 
 // The runs of the cluster a search may take victims from, in eviction order:

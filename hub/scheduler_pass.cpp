@@ -241,8 +241,7 @@ constexpr std::size_t kMaxFailedShapes = 32;
 // The pending reason of the dominated shape, in this job's numbers.
 std::optional<PendingReason> SchedulerCore::known_failure(const Job& job, TimeMs end) const {
   if (job.has_backoffs()) return std::nullopt;
-  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now)
-    return std::nullopt;
+  if (job.past_sla_at(pass_.now)) return std::nullopt;
   const PlacementPolicy* policy = &policy_for(job);
   for (const FailedShape& failed : pass_.failed_shapes) {
     if (!failed.covers(job, policy, end)) continue;
@@ -256,7 +255,7 @@ std::optional<PendingReason> SchedulerCore::known_failure(const Job& job, TimeMs
 
 void SchedulerCore::remember_failure(const Job& job, TimeMs end) {
   if (pass_.failed_shapes.size() >= kMaxFailedShapes || job.has_backoffs()) return;
-  if (job.sla_waiting_ms > 0 && job.submitted_ms + job.sla_waiting_ms <= pass_.now) return;
+  if (job.past_sla_at(pass_.now)) return;
   pass_.failed_shapes.push_back(FailedShape{&job, &policy_for(job), job.reason, end});
 }
 
