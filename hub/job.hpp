@@ -223,11 +223,14 @@ struct Job {
                : nullptr;
   }
   bool has_backoffs() const { return placement_notes && !placement_notes->backoffs.empty(); }
+  // When its SLA waiting time runs out (the starvation guard's watch); kNever
+  // without an SLA.
+  TimeMs sla_deadline() const {
+    return sla_waiting_ms > 0 ? submitted_ms + sla_waiting_ms : kNever;
+  }
   // Pending past its SLA waiting time at `at` (started then: the starvation
   // guard's start).
-  bool past_sla_at(TimeMs at) const {
-    return sla_waiting_ms > 0 && submitted_ms + sla_waiting_ms <= at;
-  }
+  bool past_sla_at(TimeMs at) const { return sla_waiting_ms > 0 && sla_deadline() <= at; }
   const RunHistory& history() const { return run_history ? *run_history : kNoRunHistory; }
   RunHistory& edit_history() {
     if (!run_history) run_history = std::make_unique<RunHistory>();

@@ -143,7 +143,8 @@ void define(CLI::App& app, SimOptions& options) {
       app, "--time-limit-seed", options.time_limit_seed,
       cl::number_from<std::uint64_t>(0, std::numeric_limits<std::uint64_t>::max(),
                                      "expected a whole number from 0"),
-      "trace-random: seed of the limits' draws (default 20261123)")
+      "trace-random: seed of the limits' draws (default " +
+          std::to_string(TimeLimitModel::kDefaultSeed) + ")")
       ->type_name("N");
   cl::add_read<std::optional<std::uint32_t>>(
       app, "--reservations", config.reservations, reservations,

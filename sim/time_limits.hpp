@@ -22,7 +22,8 @@ struct TimeLimitModel {
   };
   Kind kind = Kind::kNone;
   double factor = 1.0;
-  std::uint64_t seed = 20261123;  // kTraceRandom draws, in trace order
+  static constexpr std::uint64_t kDefaultSeed = 20261123;
+  std::uint64_t seed = kDefaultSeed;  // kTraceRandom draws, in trace order
 
   bool any() const { return kind != Kind::kNone; }
 };
