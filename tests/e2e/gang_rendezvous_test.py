@@ -24,8 +24,7 @@ class GangRendezvous(unittest.TestCase):
         job = wait_until(lambda: (j := self.gantry.job("gloo-pair"))["phase"] in ("Completed", "Failed") and j,
                          "the gloo job to end", deadline_s=240)
         self.assertEqual(job["phase"], "Completed", self.gantry.log("agent-local"))
-        logs = os.path.join(self.gantry.workdir, "agent-local", "gloo-pair")
-        outputs = "".join(open(os.path.join(logs, f)).read() for f in sorted(os.listdir(logs)))
+        outputs = self.gantry.replica_output("local", "gloo-pair")
         self.assertEqual(outputs.count("allreduce sum 3.0 world 2"), 2, outputs)
 
     def test_a_replica_alone_never_completes_the_rendezvous(self):

@@ -63,8 +63,9 @@ class Cluster:
 
     # ------------------------------------------------------------ processes
     def _spawn(self, name, argv):
-        log = open(os.path.join(self.workdir, f"{name}.log"), "ab")  # a restarted hub appends
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        # A restarted hub appends; the child keeps its own copy of the descriptor.
+        with open(os.path.join(self.workdir, f"{name}.log"), "ab") as log:
+            process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.processes[name] = process
         return process
 
@@ -113,6 +114,15 @@ class Cluster:
     def log(self, name):
         with open(os.path.join(self.workdir, f"{name}.log"), "rb") as f:
             return f.read().decode(errors="replace")
+
+    def replica_output(self, cluster, job):
+        """What the process executor on `cluster` kept of `job`'s replicas' output, in file order."""
+        logs = os.path.join(self.workdir, f"agent-{cluster}", job)
+        output = ""
+        for name in sorted(os.listdir(logs)):
+            with open(os.path.join(logs, name)) as log:
+                output += log.read()
+        return output
 
     # ------------------------------------------------------------ gantryctl
     def ctl(self, *args, input_text=None, check=True):

@@ -118,10 +118,7 @@ class SplitGang(PlacementCase):
         job = wait_until(lambda: ended(self.gantry, "gloo-split"), "the split gloo job to end", deadline_s=240)
         self.assertEqual(job["phase"], "Completed", self.gantry.log("agent-left") + self.gantry.log("agent-right"))
         self.assertEqual(sorted(self.clusters_of("gloo-split")), ["left", "right"])
-        outputs = ""
-        for cluster in ("left", "right"):
-            logs = os.path.join(self.gantry.workdir, f"agent-{cluster}", "gloo-split")
-            outputs += "".join(open(os.path.join(logs, f)).read() for f in sorted(os.listdir(logs)))
+        outputs = "".join(self.gantry.replica_output(cluster, "gloo-split") for cluster in ("left", "right"))
         self.assertEqual(outputs.count("allreduce sum 3.0 world 2"), 2, outputs)
         self.assertIn("rank 0 ", outputs)
         self.assertIn("rank 1 ", outputs)
