@@ -2,8 +2,8 @@
 five agents and gantryctl on loopback.
 
 - A frozen agent (SIGSTOP) goes NotReady (its job keeps its place), then lost:
-  its job is requeued and completes elsewhere; resumed (SIGCONT), its stale copy is killed and reported, and the
-  job's phase does not change.
+  its job is requeued and completes elsewhere; resumed (SIGCONT), its stale
+  copy is killed and reported, and the job's phase does not change.
 - A gang split over two clusters forms one PyTorch gloo world and completes.
 - An agent that rejects a prepare sends the job elsewhere.
 - A prepare lost on the wire is sent again; the same dispatch runs.
@@ -93,7 +93,7 @@ class FrozenAgent(PlacementCase):
                                      "1 dispatch(es) there keep their place")
             lost = hub_log.find(f"cluster {frozen} lost; 1 job(s) requeued")
             self.assertTrue(0 <= not_ready < lost, hub_log)
-            self.assertEqual(done["phase"], "Completed", self.gantry.log("hub"))
+            self.assertEqual(done["phase"], "Completed", hub_log)
             self.assertNotEqual(done["clusters"], [frozen])
             self.assertEqual(done["epoch"], 2)
             self.assertIn(f"cluster {frozen} was lost", events(self.gantry, "moving"))
