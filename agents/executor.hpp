@@ -72,6 +72,15 @@ struct AdoptedReplica {
   int exit_code = 0;
 };
 
+// A started replica that does not run yet, or now runs: executors whose
+// replicas wait on something outside the agent (a Kubernetes pod Pending
+// while no node takes it or its image is pulled) say when each one runs.
+struct ReplicaProgress {
+  ReplicaKey key;
+  bool running = false;
+  std::string reason{};  // why it still waits ("Unschedulable: 0/3 nodes are available: ...")
+};
+
 struct ReplicaExit {
   ReplicaKey key;
   int exit_code = 0;  // 128 + signal when killed by a signal, as a shell reports it
@@ -86,6 +95,17 @@ class Executor {
   // dispatch is admitted, so that a job this executor cannot start is rejected
   // instead of being half started.
   virtual std::string check(const protocol::JobSpec& job) const = 0;
+  // Why this cluster's part of a dispatch split over `parts` clusters
+  // cannot run here (a rendezvous the executor cannot give), "" when it can.
+  virtual std::string check_split(const protocol::JobSpec& /*job*/, std::int32_t /*parts*/) const {
+    return "";
+  }
+  // True when a started replica stays pending until collect_progress() says
+  // it runs; false: it runs once start() returns.
+  virtual bool reports_running() const { return false; }
+  // Appends what changed since the last call: replicas that now run, and
+  // new reasons why others still wait.
+  virtual void collect_progress(std::vector<ReplicaProgress>& /*out*/) {}
   // A port for a gang's rendezvous (MASTER_PORT), asked by the agent that
   // holds part 0 when it admits it; 0 when not needed.
   virtual std::uint16_t pick_rendezvous_port() { return 0; }

@@ -9,6 +9,7 @@
 #include "config/job_fields.hpp"
 #include "config/lifecycle_policies.hpp"
 #include "config/yaml_fields.hpp"
+#include "config/yaml_json.hpp"
 #include "hub/field_error.hpp"
 #include "hub/job_request.hpp"
 #include "hub/quantity.hpp"
@@ -112,6 +113,37 @@ std::int64_t read_deadline_seconds(const YAML::Node& pod, const std::string& pod
   return seconds;
 }
 
+// template.spec.tolerations, checked as Kubernetes' validation checks them.
+protocol::Toleration read_toleration(const YAML::Node& node, const std::string& field) {
+  static const std::set<std::string> kFields{"key", "operator", "value", "effect", "tolerationSeconds"};
+  static const std::set<std::string> kEffects{"", "NoSchedule", "PreferNoSchedule", "NoExecute"};
+  require_map(node, field);
+  reject_unknown(node, kFields, field);
+  protocol::Toleration toleration{optional_string(node, "key", field), optional_string(node, "operator", field),
+                                  optional_string(node, "value", field), optional_string(node, "effect", field)};
+  if (toleration.op.empty()) toleration.op = "Equal";
+  if (toleration.op != "Equal" && toleration.op != "Exists")
+    throw FieldError(field + ".operator", toleration.op, "must be Equal or Exists");
+  if (toleration.op == "Exists" && !toleration.value.empty())
+    throw FieldError(field + ".value", toleration.value, "must be empty when operator is Exists");
+  if (toleration.key.empty() && toleration.op != "Exists")
+    throw FieldError(field + ".operator", toleration.op, "must be Exists when key is empty");
+  if (!kEffects.count(toleration.effect))
+    throw FieldError(field + ".effect", toleration.effect, "must be NoSchedule, PreferNoSchedule or NoExecute");
+  return toleration;
+}
+
+std::vector<protocol::Toleration> read_tolerations(const YAML::Node& pod, const std::string& pod_field) {
+  std::vector<protocol::Toleration> out;
+  const YAML::Node list = pod["tolerations"];
+  if (!list || list.IsNull()) return out;
+  const std::string field = pod_field + ".tolerations";
+  require_sequence(list, field);
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.push_back(read_toleration(list[i], field + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
 protocol::TaskSpec read_task(const YAML::Node& node, const std::string& field) {
   require_map(node, field);
   reject_unknown(node, kTaskFields, field);
@@ -127,6 +159,7 @@ protocol::TaskSpec read_task(const YAML::Node& node, const std::string& field) {
   require_map(pod, pod_field);
   if (const YAML::Node selector = pod["nodeSelector"]) task.node_selector = string_map(selector, pod_field + ".nodeSelector");
   task.active_deadline_seconds = read_deadline_seconds(pod, pod_field);
+  task.tolerations = read_tolerations(pod, pod_field);
   if (node["minAvailable"] && !node["minAvailable"].IsNull()) {
     task.min_available = non_negative_int(node, "minAvailable", field, 0);
     if (task.min_available > task.replicas)
@@ -147,6 +180,9 @@ protocol::TaskSpec read_task(const YAML::Node& node, const std::string& field) {
   require_sequence(containers, pod_field + ".containers");
   for (std::size_t i = 0; i < containers.size(); ++i)
     task.containers.push_back(read_container(containers[i], pod_field + ".containers[" + std::to_string(i) + "]"));
+  // Everything else of the template (volumes, tolerations, labels, ...)
+  // reaches Kubernetes as written (agents/kubernetes_executor.cpp).
+  task.pod_template = yaml_to_json(node["template"], template_field).dump();
   return task;
 }
 

@@ -92,6 +92,26 @@ struct TaskDependency {
   GANTRY_WIRE_FIELDS(TaskDependency, names, iteration);
 };
 
+// A pod's toleration (core/v1 Toleration): which node taints it accepts.
+// `op` is "Equal" (the default) or "Exists"; an empty effect matches every
+// effect, an empty key with Exists every taint.
+struct Toleration {
+  std::string key;
+  std::string op;  // operator
+  std::string value;
+  std::string effect;  // "" | NoSchedule | PreferNoSchedule | NoExecute
+  GANTRY_WIRE_FIELDS(Toleration, key, op, value, effect);
+};
+
+// A node's taint (core/v1 Taint): pods that do not tolerate it are not
+// scheduled there (NoSchedule, NoExecute).
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;
+  GANTRY_WIRE_FIELDS(Taint, key, value, effect);
+};
+
 struct TaskSpec {
   std::string name;
   std::int32_t replicas = 1;
@@ -106,9 +126,14 @@ struct TaskSpec {
   TaskDependency depends_on{};            // no names: starts with the gang
   std::string topology_policy{};          // NUMA policy (accepted; docs/volcano-compat.md)
   PartitionPolicy partition_policy{};
+  std::vector<Toleration> tolerations{};  // template.spec.tolerations
+  // The task's whole pod template (metadata and spec) as submitted, as JSON
+  // text: the kubernetes executor starts every pod from it ("" when the job
+  // was not read from a manifest).
+  std::string pod_template{};
   GANTRY_WIRE_FIELDS(TaskSpec, name, replicas, node_selector, containers, active_deadline_seconds,
                      min_available, max_retry, policies, depends_on, topology_policy,
-                     partition_policy);
+                     partition_policy, tolerations, pod_template);
 };
 
 // A Volcano Job (batch.volcano.sh/v1alpha1), reduced to what Gantry uses.
@@ -200,7 +225,8 @@ struct NodeUsage {
   ResourceList allocated;
   std::string gpu_model;  // also present as label nvidia.com/gpu.product
   std::vector<GpuUsage> gpus;  // from the node's NVML, when a node-role agent reports it
-  GANTRY_WIRE_FIELDS(NodeUsage, name, labels, allocatable, allocated, gpu_model, gpus);
+  std::vector<Taint> taints{};  // NoSchedule / NoExecute taints (Kubernetes nodes)
+  GANTRY_WIRE_FIELDS(NodeUsage, name, labels, allocatable, allocated, gpu_model, gpus, taints);
 };
 
 // Open Cluster Management's AddOnPlacementScore scores of a cluster, computed
@@ -317,7 +343,10 @@ struct UsageReport {
   // its own reservation for these.
   std::vector<std::uint64_t> accounted_dispatches;
   PlacementScores scores;  // the agent's OCM scores (valid_until_ms 0: none)
-  GANTRY_WIRE_FIELDS(UsageReport, cluster, nodes, accounted_dispatches, scores);
+  // Why the cluster takes no work yet ("" = it does): "syncing" while a
+  // cluster-role agent's Kubernetes view has not listed every Node and Pod.
+  std::string not_ready_reason{};
+  GANTRY_WIRE_FIELDS(UsageReport, cluster, nodes, accounted_dispatches, scores, not_ready_reason);
 };
 
 // Two-phase dispatch (docs/wire-flow.md): the hub sends each part of a
@@ -348,8 +377,12 @@ struct Prepare {
   // job and its queue (docs/time-limits.md); the agent stops it there and
   // reports it Failed. 0 = none.
   std::int64_t time_limit_ms = 0;
+  // The member cluster's own queue (Volcano's spec.queue) for the part's
+  // objects, from the job's queue annotation gantry.io/member-queue; "": the
+  // agent's --member-queue.
+  std::string member_queue{};
   GANTRY_WIRE_FIELDS(Prepare, dispatch_id, part, parts, epoch, job, task_replicas, nodes,
-                     rank_offset, world_size, task_index_offsets, time_limit_ms);
+                     rank_offset, world_size, task_index_offsets, time_limit_ms, member_queue);
 };
 
 // agent -> hub: the part's resources are held, nothing is started. The agent
