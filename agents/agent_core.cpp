@@ -119,6 +119,10 @@ void AgentCore::on_prepare(const protocol::Prepare& prepare, TimeMs now, Outbox&
     reject(prepare, std::move(why), out);
     return;
   }
+  if (std::string why = executor_.check_split(prepare.job, prepare.parts); !why.empty()) {
+    reject(prepare, std::move(why), out);
+    return;
+  }
   PreparedPart part;
   if (std::string why = place_part(prepare, part); !why.empty()) {
     if (room_is_being_freed()) {
@@ -186,6 +190,7 @@ std::string AgentCore::place_part(const protocol::Prepare& prepare, PreparedPart
   try {
     gang = gang_for_part(prepare);
     part.plan = part_plan(prepare);
+    part.plan.member_queue = prepare.member_queue;
   } catch (const hub::FieldError& e) {
     return e.what();
   }
@@ -420,8 +425,15 @@ void AgentCore::start_part(PreparedPart part, const protocol::Commit& commit, Ti
   auto owned = std::make_unique<DispatchRun>(id, std::move(part.job), std::move(part.replicas),
                                              std::move(part.assignment), part.plan);
   DispatchRun& run = *runs_.emplace(id, std::move(owned)).first->second;
-  if (run.plan().time_limit_ms > 0)
-    deadlines_.add(id, deadline_after(now, run.plan().time_limit_ms));
+  // A part whose executor says when its replicas run is limited from then on,
+  // and handed back if they wait too long.
+  if (!executor_.reports_running()) {
+    start_time_limit(run, now);
+  } else {
+    waiting_.add(id, options_.pending_give_up_ms > 0
+                         ? deadline_after(now, options_.pending_give_up_ms)
+                         : std::numeric_limits<TimeMs>::max());
+  }
   run.set_rendezvous(commit.master_addr.empty() ? kLoopback : commit.master_addr,
                      static_cast<std::uint16_t>(std::clamp(commit.master_port, 0, kMaxPort)));
   write_elastic_state(run, out);
@@ -517,6 +529,7 @@ void AgentCore::report_progress(DispatchRun& run, Outbox& out) {
   out.usage_changed = true;
   mark_over(run.id());
   deadlines_.remove(run.id());
+  waiting_.remove(run.id());
   runs_.erase(run.id());  // `run` is gone
   answer_parked(out);
 }
@@ -675,6 +688,7 @@ ReplicaLaunch AgentCore::launch_of(const DispatchRun& run) const {
   launch.parts = plan.parts;
   launch.elastic_epoch = run.elastic_epoch();
   launch.elastic_state = elastic_state_path(run);
+  launch.member_queue = run.plan().member_queue;
   return launch;
 }
 
@@ -688,14 +702,73 @@ bool AgentCore::start_replica(DispatchRun& run, ReplicaLaunch& launch, std::uint
   launch.task = replica.task;
   launch.index = replica.index;
   launch.node = replica.node;
+  launch.node_hostname = nodes_.node_label(replica.node, "kubernetes.io/hostname");
   try {
     executor_.start(launch, now);
   } catch (const std::exception& e) {
     run.failed_to_start(rank, e.what());
     return false;
   }
-  run.started(rank);
+  if (executor_.reports_running()) {
+    run.launched(rank);
+  } else {
+    run.started(rank);
+  }
   return true;
+}
+
+void AgentCore::start_time_limit(const DispatchRun& run, TimeMs now) {
+  if (run.plan().time_limit_ms > 0)
+    deadlines_.add(run.id(), deadline_after(now, run.plan().time_limit_ms));
+}
+
+void AgentCore::on_progress(const std::vector<ReplicaProgress>& progress, TimeMs now,
+                            Outbox& out) {
+  changed_.clear();
+  for (const ReplicaProgress& each : progress) {
+    const auto found = runs_.find(each.key.dispatch);
+    if (found == runs_.end() || each.key.rank >= found->second->replicas().size()) continue;
+    DispatchRun& run = *found->second;
+    if (each.running) {
+      run.started(each.key.rank);
+    } else {
+      run.waiting(each.key.rank, each.reason);
+    }
+    if (std::find(changed_.begin(), changed_.end(), run.id()) == changed_.end())
+      changed_.push_back(run.id());
+  }
+  for (DispatchId id : changed_) {
+    const auto found = runs_.find(id);
+    if (found == runs_.end()) continue;
+    DispatchRun& run = *found->second;
+    if (run.ending()) continue;  // its final status follows its replicas' exits
+    if (run.phase() == std::string_view(protocol::phase::kRunning) && waiting_.remove_if_present(id))
+      start_time_limit(run, now);
+    report_progress(run, out);
+  }
+}
+
+void AgentCore::give_up_waiting(TimeMs now, Outbox& out) {
+  overdue_.clear();
+  waiting_.take_due(now, overdue_);
+  for (DispatchId id : overdue_) {
+    const auto found = runs_.find(id);
+    if (found == runs_.end() || found->second->ending()) continue;
+    DispatchRun& run = *found->second;
+    const std::string waited = hub::format_duration(options_.pending_give_up_ms);
+    std::string reason = "its replicas did not all run within " + waited;
+    if (!run.waiting_reason().empty()) reason += " (" + run.waiting_reason() + ")";
+    out.warnings.push_back(dispatch_text(id) + " (job " + run.job().name + "): " + reason +
+                           "; handing it back to the hub");
+    // The hub places it again, elsewhere first; the run's own end is then
+    // the status of a dispatch it no longer has, which changes nothing.
+    const protocol::Reject refused{id, run.job().name, reason, run.plan().part};
+    out.messages.push_back(refused);
+    answers_[id] = refused;
+    run.cancel("handed back to the hub: " + reason);
+    stop_live_replicas(run);
+    report_progress(run, out);
+  }
 }
 
 // Each task keeps its lowest indices: the highest leave, what they held is

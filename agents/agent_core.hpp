@@ -46,6 +46,11 @@ struct AgentCoreOptions {
   // Where an elastic run's membership file is kept and rewritten on every
   // resize (GANTRY_ELASTIC_STATE, docs/elastic.md); "" writes none.
   std::string elastic_state_dir{};
+  // How long a committed part may wait for its replicas to run, when its
+  // executor says when they do (Kubernetes pods Pending: no node takes them,
+  // an image cannot be pulled), before it is stopped and handed back to the
+  // hub as a refused part, to be placed elsewhere; 0: it waits forever.
+  TimeMs pending_give_up_ms = 300'000;
 };
 
 class AgentCore {
@@ -78,6 +83,13 @@ class AgentCore {
   // growth refused) or shrinks (its highest-index replicas stopped, no failure).
   void on_resize(const protocol::Resize& resize, TimeMs now, Outbox& out);
   void on_exits(const std::vector<ReplicaExit>& exits, Outbox& out);
+  // Replicas that now run, or say why they still wait (executors that
+  // report it): a part runs, and its time limit counts, once all of it runs.
+  void on_progress(const std::vector<ReplicaProgress>& progress, TimeMs now, Outbox& out);
+  // Hands back the committed parts whose replicas still wait past
+  // pending_give_up_ms: stopped, and refused to the hub with the reason.
+  void give_up_waiting(TimeMs now, Outbox& out);
+  std::optional<TimeMs> next_give_up() const { return waiting_.next(); }
   // Releases the prepared parts whose hold ran out by `now`.
   void expire_holds(TimeMs now, Outbox& out);
   // When expire_holds() next has something to release (or a parked Prepare
@@ -155,6 +167,8 @@ class AgentCore {
   PreparedParts prepared_;
   std::unordered_map<DispatchId, std::unique_ptr<DispatchRun>> runs_;
   RunDeadlines deadlines_;  // of the runs whose job has a time limit
+  RunDeadlines waiting_;    // of the runs whose replicas do not all run yet
+  void start_time_limit(const DispatchRun& run, TimeMs now);
   // The answer to each Prepare (Admit or Reject), so a repeated one gets the
   // same; a part released before its commit is answered Reject from then on.
   // Bounded for dispatches that are over.

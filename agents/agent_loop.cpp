@@ -94,12 +94,17 @@ int AgentLoop::run(int stop_fd) {
     }
     const auto due = executor_.next_deadline();
     if ((has_executor_fd && readable(items[1])) || (due && *due <= after)) {
+      // Progress first: a replica that ran and ended between two wake-ups ran.
+      progress_.clear();
+      executor_.collect_progress(progress_);
+      if (!progress_.empty()) core_.on_progress(progress_, after, outbox_);
       exits_.clear();
       executor_.collect_exits(after, exits_);
       if (!exits_.empty()) core_.on_exits(exits_, outbox_);
     }
     core_.expire_holds(after, outbox_);
     core_.expire_time_limits(after, outbox_);
+    core_.give_up_waiting(after, outbox_);
     flush();
   }
   const bool extension_stopped =
@@ -126,6 +131,7 @@ TimeMs AgentLoop::next_deadline() const {
   if (const auto due = executor_.next_deadline()) deadline = std::min(deadline, *due);
   if (const auto hold = core_.next_hold_deadline()) deadline = std::min(deadline, *hold);
   if (const auto limit = core_.next_time_limit()) deadline = std::min(deadline, *limit);
+  if (const auto give_up = core_.next_give_up()) deadline = std::min(deadline, *give_up);
   if (config_.extension != nullptr) {
     if (const auto due = config_.extension->next_deadline()) deadline = std::min(deadline, *due);
   }

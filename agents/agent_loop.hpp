@@ -86,6 +86,7 @@ class AgentLoop {
   int stop_status_ = -1;  // >= 0 once the loop must stop with that status
   Outbox outbox_;         // decided but not yet sent (nothing goes out before Welcome)
   std::vector<ReplicaExit> exits_;
+  std::vector<ReplicaProgress> progress_;
 };
 
 }  // namespace gantry::agents

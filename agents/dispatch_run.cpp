@@ -48,6 +48,17 @@ void DispatchRun::started(std::uint32_t rank) {
   if (replica.state != ReplicaState::kPending) return;
   replica.state = ReplicaState::kRunning;
   --pending_;
+  if (pending_ == 0) waiting_reason_.clear();
+}
+
+void DispatchRun::launched(std::uint32_t rank) {
+  RunReplica& replica = replicas_.at(rank);
+  if (replica.state == ReplicaState::kPending) replica.launched = true;
+}
+
+void DispatchRun::waiting(std::uint32_t rank, std::string reason) {
+  if (replicas_.at(rank).state != ReplicaState::kPending || reason.empty()) return;
+  waiting_reason_ = replica_name(rank) + ": " + std::move(reason);
 }
 
 void DispatchRun::failed_to_start(std::uint32_t rank, const std::string& why) {
@@ -74,6 +85,11 @@ void DispatchRun::exited(std::uint32_t rank, int exit_code, int signal) {
 
 bool DispatchRun::stopping(std::uint32_t rank) {
   RunReplica& replica = replicas_.at(rank);
+  if (replica.state == ReplicaState::kPending && replica.launched) {
+    --pending_;  // its executor has it: it ends when the kill is reported
+    replica.state = ReplicaState::kStopping;
+    return true;
+  }
   if (replica.state == ReplicaState::kPending) {
     --pending_;
     ended(rank, ReplicaState::kStopped, 0);
@@ -112,7 +128,7 @@ void DispatchRun::fill_status(protocol::StatusUpdate& update) const {
   update.dispatch_id = id_;
   update.job = job_->name;
   update.phase = phase();
-  update.message = message_;
+  update.message = message_.empty() && !finished() ? waiting_reason_ : message_;
   if (first_failed_rank_ >= 0) {
     const RunReplica& failed = replicas_[static_cast<std::size_t>(first_failed_rank_)];
     update.event = protocol::policy_event::kPodFailed;

@@ -32,6 +32,7 @@ struct PartPlan {
   std::int32_t rank_offset = 0;  // RANK of the part's first replica
   std::int32_t world_size = 0;   // replicas over every part
   TimeMs time_limit_ms = 0;      // how long it may run once committed; 0 = none
+  std::string member_queue{};    // the member's own queue for its objects; "": the executor's
 };
 
 struct RunReplica {
@@ -40,6 +41,9 @@ struct RunReplica {
   std::string node;
   ReplicaState state = ReplicaState::kPending;
   int exit_code = 0;
+  // Pending but handed to an executor that says later when it runs (a
+  // Kubernetes pod not yet scheduled): stopping it needs a kill.
+  bool launched = false;
 };
 
 class DispatchRun {
@@ -59,6 +63,13 @@ class DispatchRun {
   std::string replica_name(std::uint32_t rank) const;  // "<task>-<index>"
 
   void started(std::uint32_t rank);
+  // The executor took the replica but it does not run yet (collect_progress
+  // says when); `reason` says why it waits, "" when not known yet.
+  void launched(std::uint32_t rank);
+  void waiting(std::uint32_t rank, std::string reason);
+  // Why the part is still Pending: the last reason a waiting replica gave
+  // ("<task>-<index>: <reason>"), "" once none waits.
+  const std::string& waiting_reason() const { return waiting_reason_; }
   void failed_to_start(std::uint32_t rank, const std::string& why);
   void exited(std::uint32_t rank, int exit_code, int signal);
   // The agent stops the replica. Returns true when the executor must kill it;
@@ -122,6 +133,7 @@ class DispatchRun {
   bool failed_ = false;
   bool cancelled_ = false;
   std::string message_;
+  std::string waiting_reason_;
   // The replica whose end failed the part (its StatusUpdate names it as a
   // PodFailed event for the hub's lifecycle policies); -1: none did.
   std::int64_t first_failed_rank_ = -1;

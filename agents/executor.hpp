@@ -47,6 +47,10 @@ struct ReplicaLaunch {
   std::string cluster;                     // this agent's cluster
   std::uint32_t epoch = 0;                 // the job's placement epoch
   std::string node;                        // where the placement put it
+  // The node's kubernetes.io/hostname label (what a node selector matches),
+  // which need not be its name; "" when the node has none.
+  std::string node_hostname;
+  std::string member_queue;  // the member's own queue (Volcano spec.queue); "": the executor's
   std::int32_t part = 0;                   // this agent's part of the dispatch
   std::int32_t parts = 1;                  // parts of the dispatch, one per cluster
   std::uint32_t elastic_epoch = 0;         // GANTRY_ELASTIC_EPOCH (docs/elastic.md)

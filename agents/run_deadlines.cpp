@@ -15,6 +15,12 @@ void RunDeadlines::remove(DispatchId id) {
   by_id_.erase(found);
 }
 
+bool RunDeadlines::remove_if_present(DispatchId id) {
+  if (!by_id_.contains(id)) return false;
+  remove(id);
+  return true;
+}
+
 std::optional<TimeMs> RunDeadlines::next() const {
   if (by_time_.empty()) return std::nullopt;
   return by_time_.begin()->first;

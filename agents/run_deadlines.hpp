@@ -19,6 +19,8 @@ class RunDeadlines {
   // Replaces the dispatch's deadline if it has one.
   void add(DispatchId id, TimeMs deadline);
   void remove(DispatchId id);
+  // Removes the dispatch's deadline; false when it had none.
+  bool remove_if_present(DispatchId id);
   // The earliest deadline; nullopt when no part has one.
   std::optional<TimeMs> next() const;
   // Moves every dispatch whose deadline is <= `now` to `out`, earliest first.

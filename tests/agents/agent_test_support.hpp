@@ -132,6 +132,7 @@ class FakeExecutor final : public Executor {
     started.push_back(launch);
   }
   void kill(const ReplicaKey& key) override { killed.push_back(key); }
+  bool reports_running() const override { return waits_to_run; }
   std::optional<TimeMs> next_deadline() const override { return std::nullopt; }
   int wake_fd() const override { return -1; }
   void collect_exits(TimeMs, std::vector<ReplicaExit>&) override {}
@@ -141,6 +142,7 @@ class FakeExecutor final : public Executor {
   std::vector<ReplicaKey> killed;
   std::optional<std::uint32_t> fail_start_rank;
   std::uint16_t rendezvous_port = 29500;
+  bool waits_to_run = false;  // as Kubernetes pods: running once the test says so
 };
 
 inline const protocol::TaskStatus* task_status(const protocol::StatusUpdate& update,
