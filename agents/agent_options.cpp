@@ -37,6 +37,25 @@ std::string not_empty(const std::string& text) {
   return text;
 }
 
+void define_kubernetes_executor(CLI::App& app, AgentOptions& options) {
+  cl::add_read<std::string>(app, "--member-queue", options.member_queue, not_empty,
+                            "kubernetes executor: the member's Volcano queue for the Jobs it "
+                            "creates, unless the job's queue names one (annotation "
+                            "gantry.io/member-queue; default: Volcano's default)")
+      ->type_name("NAME");
+  cl::add_read(app, "--rendezvous-port", options.rendezvous_port, up_to(65535),
+               "kubernetes executor: MASTER_PORT of a gang's pods (default 23456)")
+      ->type_name("N");
+  app.add_flag("--cross-cluster-rendezvous", options.cross_cluster_rendezvous,
+               "kubernetes executor: run parts of gangs split over clusters (their pods meet at "
+               "--advertise-address of the agent holding part 0, which must route to rank 0's "
+               "pod); without it such parts are refused");
+  cl::add_read(app, "--keep-ended", options.keep_ended, up_to(100000),
+               "kubernetes executor: how many ended runs keep their pods (for logs) before the "
+               "oldest are deleted (default 20)")
+      ->type_name("N");
+}
+
 void define_roles(CLI::App& app, AgentOptions& options) {
   constexpr std::int32_t kMaxMs = 3600 * 1000;
   cl::add_read<std::string>(app, "--role", options.role, role,
@@ -81,6 +100,7 @@ void define_roles(CLI::App& app, AgentOptions& options) {
   cl::add_read<std::string>(app, "--ocm-namespace", options.ocm_namespace, not_empty,
                             "cluster role: write OCM's AddOnPlacementScore in this namespace")
       ->type_name("NS");
+  define_kubernetes_executor(app, options);
 }
 
 // What each role needs, named by flag.
@@ -161,10 +181,12 @@ void define(CLI::App& app, AgentOptions& options) {
       "                    [--node-listen tcp://HOST:PORT] [--kubeconfig FILE|in-cluster]\n"
       "                    [--lease-namespace NS --lease-name NAME --identity ID]\n"
       "                    [--executor sim|process|kubernetes] [--namespace NS]\n"
-      "                    [--ocm-namespace NS]\n"
+      "                    [--ocm-namespace NS] [--member-queue NAME]\n"
+      "                    [--rendezvous-port N] [--cross-cluster-rendezvous] [--keep-ended N]\n"
       "       common:      [--heartbeat-ms N] [--liveness N]\n"
       "                    [--max-backoff-ms N] [--work-dir DIR] [--log-level LEVEL]\n"
       "                    [--advertise-address HOST] [--prepare-hold-ms N]\n"
+      "                    [--pending-give-up-ms N]\n"
       "                    [--test-fault SPEC]...\n");
   cl::add_text(app, "--hub", options.hub_endpoint,
                "where the hub listens for agents (required but for --role node)")
@@ -197,6 +219,14 @@ void define(CLI::App& app, AgentOptions& options) {
   cl::add_read(app, "--prepare-hold-ms", options.prepare_hold_ms, up_to(kMaxMs),
                "how long an admitted part's resources stay held without a Commit "
                "(default 60000)")
+      ->type_name("N");
+  cl::add_read(app, "--pending-give-up-ms", options.pending_give_up_ms,
+               cl::number_from<std::int32_t>(0, 24 * kMaxMs,
+                                             "must be a whole number from 0 to " +
+                                                 std::to_string(24 * kMaxMs)),
+               "how long a committed part's replicas may wait to run (Kubernetes pods Pending) "
+               "before it is handed back to the hub to be placed elsewhere; 0: forever "
+               "(default 300000)")
       ->type_name("N");
   define_roles(app, options);
   add_test_faults(app, options.test_faults);

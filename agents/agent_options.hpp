@@ -36,6 +36,10 @@ struct AgentOptions {
   std::string jobs_namespace = "default";  // --namespace: where the kubernetes executor runs jobs
   std::string scheduler_name;              // --scheduler-name: "" binds pods to planned nodes
   std::string ocm_namespace;               // --ocm-namespace: write AddOnPlacementScore there
+  std::string member_queue;                // --member-queue: Volcano queue of the Jobs it creates
+  std::int32_t rendezvous_port = 23456;    // --rendezvous-port: MASTER_PORT in pods
+  bool cross_cluster_rendezvous = false;   // --cross-cluster-rendezvous: run split parts
+  std::int32_t keep_ended = 20;            // --keep-ended: ended runs whose objects stay
   std::int32_t heartbeat_ms = 1000;
   std::int32_t liveness = 3;
   std::int32_t max_backoff_ms = 32000;  // reconnect backoff cap (tests use small values)
@@ -44,6 +48,9 @@ struct AgentOptions {
   // part 0 of a gang (MASTER_ADDR of every replica, in every cluster).
   std::string advertise_address = "127.0.0.1";
   std::int32_t prepare_hold_ms = 60000;  // an admitted part's hold without a Commit
+  // --pending-give-up-ms: how long a committed part's replicas may wait to
+  // run (Kubernetes pods Pending) before it is handed back; 0 = forever.
+  std::int32_t pending_give_up_ms = 300000;
   TestFaults test_faults;                // --test-fault SPEC (repeatable; tests only)
   std::string log_level = "info";
   bool help = false;

@@ -115,6 +115,28 @@ std::string group_name(const std::string& job, DispatchId dispatch) {
   return dns_label(job, "-" + std::to_string(dispatch), kMaxGroupNameLength);
 }
 
+// Pods mode rendezvous, by Volcano's svc plugin's names: the job's headless
+// Service is "<job>", replica i of task t is "<job>-<t>-<i>" in it, so its
+// name in the namespace is "<job>-<t>-<i>.<job>". Names that are no DNS
+// label are shortened with a hash (dns_label), the same way everywhere.
+std::string service_name(const protocol::JobSpec& job) {
+  return dns_label(job.name, "");
+}
+
+std::string pod_hostname(const protocol::JobSpec& job, std::size_t task, std::int32_t index) {
+  return dns_label(job.name + "-" + job.tasks[task].name + "-" + std::to_string(index), "");
+}
+
+ReplicaHosts gang_hosts(const protocol::JobSpec& job) {
+  ReplicaHosts hosts(job.tasks.size());
+  const std::string service = service_name(job);
+  for (std::size_t t = 0; t < job.tasks.size(); ++t) {
+    for (std::int32_t i = 0; i < job.tasks[t].replicas; ++i)
+      hosts[t].push_back(pod_hostname(job, t, i) + "." + service);
+  }
+  return hosts;
+}
+
 // ---------------------------------------------------------------- reading objects
 
 const json& member(const json& object, const char* key) {
@@ -166,6 +188,31 @@ std::string node_of(const json& spec) {
 
 std::int32_t int_or(const std::string& value, std::int32_t fallback) {
   return parse_number<std::int32_t>(value).value_or(fallback);
+}
+
+// Why a pod that has not ended does not run yet, as kubectl describe would
+// say it: the scheduler's condition, else a container's waiting reason.
+std::string waiting_reason(const json& pod) {
+  const json& status = member(pod, "status");
+  if (const json& conditions = member(status, "conditions"); conditions.is_array()) {
+    for (const json& condition : conditions) {
+      if (text(condition, "type") != "PodScheduled" || text(condition, "status") != "False") continue;
+      const std::string message = text(condition, "message");
+      return text(condition, "reason") + (message.empty() ? "" : ": " + message);
+    }
+  }
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    const json& containers = member(status, list);
+    if (!containers.is_array()) continue;
+    for (const json& container : containers) {
+      const json& waiting = member(member(container, "state"), "waiting");
+      const std::string reason = text(waiting, "reason");
+      if (reason.empty()) continue;
+      const std::string message = text(waiting, "message");
+      return text(container, "name") + ": " + reason + (message.empty() ? "" : ": " + message);
+    }
+  }
+  return node_of(member(pod, "spec")).empty() ? "waiting for a node" : "starting";
 }
 
 // ---------------------------------------------------------------- manifests
@@ -220,6 +267,8 @@ std::vector<std::pair<std::string, std::string>> identity_environment(const Repl
   names.tasks[launch.task].name = task_of(launch).name;
   ReplicaLaunch bare = launch;
   bare.job = &names;
+  // One cluster: the gang meets at rank 0's pod, by the name its Service gives it.
+  if (launch.parts <= 1) bare.master_addr = gang_hosts(*launch.job).front().front();
   std::vector<std::pair<std::string, std::string>> env;
   for (const std::string& entry : replica_environment(bare, nullptr)) {
     const std::size_t equals = entry.find('=');
@@ -228,14 +277,34 @@ std::vector<std::pair<std::string, std::string>> identity_environment(const Repl
   return env;
 }
 
+using Identity = std::vector<std::pair<std::string, std::string>>;
+
+// A container of the template with Gantry's identity env added to its own
+// (entries of the same name are Gantry's; valueFrom and the rest are kept).
+void add_identity(json& container, const Identity& identity) {
+  auto overridden = [&](const json& var) {
+    const std::string name = text(var, "name");
+    return std::any_of(identity.begin(), identity.end(),
+                       [&](const auto& entry) { return entry.first == name; });
+  };
+  json env = json::array();
+  if (const json& own = member(container, "env"); own.is_array()) {
+    for (const json& var : own)
+      if (!overridden(var)) env.push_back(var);
+  }
+  for (const auto& [name, value] : identity) env.push_back({{"name", name}, {"value", value}});
+  container["env"] = std::move(env);
+}
+
 json resource_list(const protocol::ResourceList& resources) {
   json out = json::object();
   for (const auto& [name, milli] : resources) out[name] = hub::format_quantity(name, milli);
   return out;
 }
 
-json container_json(const protocol::ContainerSpec& container, std::size_t index,
-                    const std::vector<std::pair<std::string, std::string>>& identity) {
+// A job built without a manifest (tests, the simulator's specs) has no
+// template: its containers are made from what the spec models.
+json container_json(const protocol::ContainerSpec& container, std::size_t index) {
   json out = {{"name", container.name.empty()
                            ? (index == 0 ? std::string("main") : "main-" + std::to_string(index))
                            : container.name},
@@ -243,14 +312,8 @@ json container_json(const protocol::ContainerSpec& container, std::size_t index,
   if (!container.command.empty()) out["command"] = container.command;
   if (!container.args.empty()) out["args"] = container.args;
   json env = json::array();
-  auto overridden = [&](const std::string& name) {
-    return std::any_of(identity.begin(), identity.end(),
-                       [&](const auto& entry) { return entry.first == name; });
-  };
-  for (const protocol::EnvVar& var : container.env) {
-    if (!overridden(var.name)) env.push_back({{"name", var.name}, {"value", var.value}});
-  }
-  for (const auto& [name, value] : identity) env.push_back({{"name", name}, {"value", value}});
+  for (const protocol::EnvVar& var : container.env)
+    env.push_back({{"name", var.name}, {"value", var.value}});
   out["env"] = std::move(env);
   json resources = json::object();
   if (!container.requests.empty()) resources["requests"] = resource_list(container.requests);
@@ -259,51 +322,98 @@ json container_json(const protocol::ContainerSpec& container, std::size_t index,
   return out;
 }
 
+// The task's pod template as submitted ({"metadata", "spec"}), or one made
+// from the modelled fields when the job came without one.
+json template_of(const protocol::TaskSpec& task) {
+  json object = task.pod_template.empty() ? json::object()
+                                          : json::parse(task.pod_template, nullptr, false);
+  if (!object.is_object()) object = json::object();
+  if (!object.contains("metadata") || !object["metadata"].is_object())
+    object["metadata"] = json::object();
+  if (!object.contains("spec") || !object["spec"].is_object()) object["spec"] = json::object();
+  json& spec = object["spec"];
+  if (task.pod_template.empty()) {
+    json containers = json::array();
+    for (std::size_t i = 0; i < task.containers.size(); ++i)
+      containers.push_back(container_json(task.containers[i], i));
+    spec["containers"] = std::move(containers);
+    json selector = json::object();
+    for (const auto& [key, value] : task.node_selector) selector[key] = value;
+    if (!selector.empty()) spec["nodeSelector"] = std::move(selector);
+  }
+  return object;
+}
+
 // Where the pod runs: the node the agent admitted it on. Bound directly
 // (nodeName skips the scheduler) unless a scheduler is named; Volcano's
-// scheduler must see the pods to gang them, so it gets a node selector.
+// scheduler must see the pods to gang them, so it gets a node selector on
+// the node's kubernetes.io/hostname label (which need not be its name).
 void place(json& spec, const KubernetesExecutorOptions& options, const ReplicaLaunch& launch,
            bool volcano) {
-  json selector = json::object();
-  for (const auto& [key, value] : task_of(launch).node_selector) selector[key] = value;
+  json selector = spec.contains("nodeSelector") && spec["nodeSelector"].is_object()
+                      ? spec["nodeSelector"]
+                      : json::object();
   if (!volcano && !options.scheduler_name.empty()) spec["schedulerName"] = options.scheduler_name;
   if (!launch.node.empty()) {
     if (!volcano && options.scheduler_name.empty()) {
       spec["nodeName"] = launch.node;
     } else {
-      selector[kHostnameLabel] = launch.node;
+      selector[kHostnameLabel] = launch.node_hostname.empty() ? launch.node : launch.node_hostname;
     }
   }
   if (!selector.empty()) spec["nodeSelector"] = std::move(selector);
 }
 
-// A bare Pod gets the env Volcano's plugins would give it (Volcano's host
-// names, the plugins' --port); nothing mounts their files. A Volcano Job
-// runs the plugins itself.
-void add_plugin_env(const ReplicaLaunch& launch,
-                    std::vector<std::pair<std::string, std::string>>& identity) {
-  if (launch.job->plugins.empty()) return;
+// A bare Pod gets the env Volcano's plugins would give it, always with the
+// svc plugin's VC_<TASK>_HOSTS / VC_<TASK>_NUM (the pods' names resolve
+// through the job's headless Service); nothing mounts the plugins' files.
+// A Volcano Job runs the plugins itself.
+void add_plugin_env(const ReplicaLaunch& launch, Identity& identity) {
+  protocol::JobSpec with_svc = *launch.job;
+  with_svc.plugins.try_emplace("svc");
+  const ReplicaHosts hosts = gang_hosts(with_svc);
   PluginReplica replica;
-  replica.job = launch.job;
+  replica.job = &with_svc;
   replica.task = launch.task;
   replica.index = launch.index;
+  replica.hosts = &hosts;
+  replica.master_port = launch.master_port;
   for (protocol::EnvVar& var : plugin_output(replica, nullptr).env) {
     std::erase_if(identity, [&](const auto& entry) { return entry.first == var.name; });
     identity.emplace_back(std::move(var.name), std::move(var.value));
   }
 }
 
-json pod_spec(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch, bool volcano) {
-  auto identity = identity_environment(launch);
+// The template's spec with what Gantry sets: identity env in every
+// container, restartPolicy Never (Gantry decides retries from the job's
+// maxRetry, not the kubelet), the node, and in pods mode the host name and
+// subdomain that make the rendezvous names resolve.
+json pod_spec(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch, json spec,
+              bool volcano) {
+  Identity identity = identity_environment(launch);
   if (!volcano) add_plugin_env(launch, identity);
-  json containers = json::array();
-  const auto& specs = task_of(launch).containers;
-  for (std::size_t i = 0; i < specs.size(); ++i)
-    containers.push_back(container_json(specs[i], i, identity));
-  // Gantry decides about retries (the job's maxRetry), not the kubelet.
-  json spec = {{"restartPolicy", "Never"}, {"containers", std::move(containers)}};
+  if (json& containers = spec["containers"]; containers.is_array()) {
+    for (json& container : containers) add_identity(container, identity);
+  }
+  spec["restartPolicy"] = "Never";
   place(spec, options, launch, volcano);
+  if (!volcano) {
+    spec["hostname"] = pod_hostname(*launch.job, launch.task, launch.index);
+    spec["subdomain"] = service_name(*launch.job);
+  }
   return spec;
+}
+
+// The template's labels and annotations with Gantry's added (Gantry's win
+// on a clash: they are how pods map back to replicas).
+json merged_metadata(const json& own, const json& labels, const json& annotations) {
+  json metadata = json::object();
+  for (const char* key : {"labels", "annotations"}) {
+    json merged = own.contains(key) && own[key].is_object() ? own[key] : json::object();
+    merged.update(std::string(key) == "labels" ? labels : annotations);
+    metadata[key] = std::move(merged);
+  }
+  return metadata;
 }
 
 std::string pod_name(const ReplicaLaunch& launch) {
@@ -311,15 +421,44 @@ std::string pod_name(const ReplicaLaunch& launch) {
                                          std::to_string(launch.key.rank));
 }
 
+std::string member_queue(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch) {
+  return launch.member_queue.empty() ? options.member_queue : launch.member_queue;
+}
+
 json pod_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch) {
+  json object = template_of(task_of(launch));
+  json annotations = replica_annotations(launch);
+  // Volcano's scheduler reads a bare pod's queue here.
+  if (const std::string queue = member_queue(options, launch); !queue.empty())
+    annotations["scheduling.volcano.sh/queue-name"] = queue;
+  json metadata =
+      merged_metadata(object["metadata"], replica_labels(options, launch), annotations);
+  metadata["name"] = pod_name(launch);
+  metadata["namespace"] = options.namespace_;
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
+          {"metadata", std::move(metadata)},
+          {"spec", pod_spec(options, launch, std::move(object["spec"]), /*volcano=*/false)}};
+}
+
+// The job's headless Service: it gives each pod of the run its
+// "<hostname>.<subdomain>" name (cluster DNS publishes the pods a headless
+// Service selects), before they are ready, as the rendezvous needs.
+json service_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch) {
+  const json selector = {{kAgentLabel, options.agent_identity},
+                         {kDispatchLabel, std::to_string(launch.key.dispatch)}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
           {"metadata",
-           {{"name", pod_name(launch)},
+           {{"name", service_name(*launch.job)},
             {"namespace", options.namespace_},
-            {"labels", replica_labels(options, launch)},
-            {"annotations", replica_annotations(launch)}}},
-          {"spec", pod_spec(options, launch, /*volcano=*/false)}};
+            {"labels", part_labels(options, launch)},
+            {"annotations", {{kJobAnnotation, launch.job->name}}}}},
+          {"spec",
+           {{"clusterIP", "None"},
+            {"publishNotReadyAddresses", true},
+            {"selector", selector},
+            {"ports", json::array({{{"name", "rendezvous"}, {"port", launch.master_port}}})}}}};
 }
 
 // One Volcano task per replica (replicas: 1): replicas of a task share its
@@ -332,13 +471,14 @@ std::string volcano_task_name(const ReplicaLaunch& launch, const std::string& jo
 
 json volcano_task(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch,
                   const std::string& task_name) {
+  json object = template_of(task_of(launch));
+  json metadata = merged_metadata(object["metadata"], replica_labels(options, launch),
+                                  replica_annotations(launch));
   return {{"name", task_name},
           {"replicas", 1},
           {"template",
-           {{"metadata",
-             {{"labels", replica_labels(options, launch)},
-              {"annotations", replica_annotations(launch)}}},
-            {"spec", pod_spec(options, launch, /*volcano=*/true)}}}};
+           {{"metadata", std::move(metadata)},
+            {"spec", pod_spec(options, launch, std::move(object["spec"]), /*volcano=*/true)}}}};
 }
 
 json volcano_job_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch) {
@@ -357,6 +497,8 @@ json volcano_job_manifest(const KubernetesExecutorOptions& options, const Replic
                      {"tasks", json::array()}}}};
   // Volcano's controller runs the job's plugins, with the arguments as given.
   if (!launch.job->plugins.empty()) manifest["spec"]["plugins"] = launch.job->plugins;
+  if (const std::string queue = member_queue(options, launch); !queue.empty())
+    manifest["spec"]["queue"] = queue;
   return manifest;
 }
 
@@ -409,6 +551,8 @@ std::optional<std::pair<std::string, KubernetesExecutor::PodView>> KubernetesExe
     std::tie(replica.exit_code, view.signal) = failed_exit(member(pod, "status"));
   }
   view.volcano_job = text(labels, kVolcanoJobNameLabel);
+  view.running = phase == "Running";
+  if (!replica.ended && !view.running) view.waiting = waiting_reason(pod);
   return std::pair{name, std::move(view)};
 }
 
@@ -453,6 +597,14 @@ std::string KubernetesExecutor::check(const protocol::JobSpec& job) const {
   return "";
 }
 
+std::string KubernetesExecutor::check_split(const protocol::JobSpec&, std::int32_t parts) const {
+  if (parts <= 1 || options_.cross_cluster_rendezvous) return "";
+  return "a gang split over " + std::to_string(parts) +
+         " clusters has no rendezvous here: rank 0's pod is in another cluster and its name "
+         "does not resolve in this one (run the agent with --cross-cluster-rendezvous where "
+         "pods reach across clusters)";
+}
+
 std::string KubernetesExecutor::pods_path() const {
   return "/api/v1/namespaces/" + options_.namespace_ + "/pods";
 }
@@ -477,11 +629,13 @@ void KubernetesExecutor::start(const ReplicaLaunch& launch, TimeMs) {
 // Creates the pod. The replica is known before the POST, as its first watch
 // event may come before the answer.
 void KubernetesExecutor::start_pod(const ReplicaLaunch& launch) {
+  ensure_service(launch);
   const json manifest = pod_manifest(options_, launch);
   const std::string name = manifest["metadata"]["name"];
   {
     std::lock_guard lock(mutex_);
     replicas_[launch.key] = Replica{.pod = name};
+    note_object(launch.key.dispatch, name, "");
   }
   const std::string failure = create(pods_path(), name, manifest);
   std::lock_guard lock(mutex_);
@@ -511,6 +665,38 @@ std::string KubernetesExecutor::create(const std::string& collection, const std:
   }
 }
 
+// The run's headless Service, made once per run: a Service left by an
+// earlier run of the same job is pointed at this one (its pods have new
+// dispatch labels), so that the names never resolve to an old attempt's pods.
+void KubernetesExecutor::ensure_service(const ReplicaLaunch& launch) {
+  const json manifest = service_manifest(options_, launch);
+  const std::string name = manifest["metadata"]["name"];
+  const auto known = services_.find(name);
+  if (known != services_.end() && known->second == launch.key.dispatch) return;
+  const std::string collection = "/api/v1/namespaces/" + options_.namespace_ + "/services";
+  kube::Response response = client_.post(collection, manifest.dump());
+  if (response.status == 409) {
+    const json patch = {{"metadata", {{"labels", manifest["metadata"]["labels"]}}},
+                        {"spec", {{"selector", manifest["spec"]["selector"]}}}};
+    response = client_.patch(collection + "/" + name, patch.dump(), kube::PatchType::kMerge);
+  }
+  if (!response.ok())
+    throw std::runtime_error("create service " + options_.namespace_ + "/" + name + ": " +
+                             status_message(response));
+  services_[name] = launch.key.dispatch;
+  std::lock_guard lock(mutex_);
+  runs_[launch.key.dispatch].service = name;
+}
+
+// Under mutex_.
+void KubernetesExecutor::note_object(DispatchId dispatch, const std::string& pod,
+                                     const std::string& volcano_job) {
+  RunObjects& run = runs_[dispatch];
+  run.pods.push_back(pod);
+  if (!volcano_job.empty()) run.volcano_job = volcano_job;
+  ++run.live;
+}
+
 void KubernetesExecutor::record_volcano_task(const ReplicaLaunch& launch) {
   PendingJob& job = pending_jobs_[launch.key.dispatch];
   if (job.manifest.is_null()) job.manifest = volcano_job_manifest(options_, launch);
@@ -519,8 +705,9 @@ void KubernetesExecutor::record_volcano_task(const ReplicaLaunch& launch) {
   job.manifest["spec"]["tasks"].push_back(volcano_task(options_, launch, task_name));
   job.keys.push_back(launch.key);
   std::lock_guard lock(mutex_);
-  replicas_[launch.key] =
-      Replica{.pod = job_name + "-" + task_name + "-0", .volcano_job = job_name};
+  const std::string pod = job_name + "-" + task_name + "-0";
+  replicas_[launch.key] = Replica{.pod = pod, .volcano_job = job_name};
+  note_object(launch.key.dispatch, pod, job_name);
 }
 
 void KubernetesExecutor::started_all(DispatchId dispatch, TimeMs) {
@@ -608,9 +795,62 @@ void KubernetesExecutor::collect_exits(TimeMs, std::vector<ReplicaExit>& out) {
   // Reset the eventfd first: an exit queued after this signals it again.
   std::uint64_t signalled = 0;
   [[maybe_unused]] const ssize_t ignored = ::read(wake_fd_, &signalled, sizeof signalled);
+  {
+    std::lock_guard lock(mutex_);
+    out.insert(out.end(), exits_.begin(), exits_.end());
+    exits_.clear();
+  }
+  delete_ended_runs();
+}
+
+// Called before collect_exits() on the same wake-up (which resets the eventfd).
+void KubernetesExecutor::collect_progress(std::vector<ReplicaProgress>& out) {
   std::lock_guard lock(mutex_);
-  out.insert(out.end(), exits_.begin(), exits_.end());
-  exits_.clear();
+  out.insert(out.end(), progress_.begin(), progress_.end());
+  progress_.clear();
+}
+
+// The agent has recorded these runs' ends (their exits went out with the
+// last collect_exits); all but the newest keep_ended lose their objects.
+void KubernetesExecutor::delete_ended_runs() {
+  std::vector<RunObjects> expired;
+  {
+    std::lock_guard lock(mutex_);
+    while (ended_runs_.size() > options_.keep_ended) {
+      const auto found = runs_.find(ended_runs_.front());
+      ended_runs_.pop_front();
+      if (found == runs_.end()) continue;
+      expired.push_back(std::move(found->second));
+      runs_.erase(found);
+    }
+  }
+  for (const RunObjects& run : expired) {
+    if (!run.volcano_job.empty()) {
+      delete_object(volcano_jobs_path() + "/" + run.volcano_job);  // its pods go with it
+    } else {
+      for (const std::string& pod : run.pods) delete_object(pods_path() + "/" + pod);
+    }
+    if (!run.service.empty()) {
+      const auto current = services_.find(run.service);
+      // Only while no later run of the job took the Service over.
+      if (current != services_.end() && std::none_of(runs_.begin(), runs_.end(), [&](const auto& r) {
+            return r.second.service == run.service;
+          })) {
+        services_.erase(current);
+        delete_object("/api/v1/namespaces/" + options_.namespace_ + "/services/" + run.service);
+      }
+    }
+  }
+}
+
+void KubernetesExecutor::delete_object(const std::string& path) {
+  try {
+    const kube::Response response = client_.remove(path);
+    if (!response.ok() && response.status != 404)
+      spdlog::warn("kubernetes executor: delete {}: {}", path, status_message(response));
+  } catch (const std::exception& error) {
+    spdlog::warn("kubernetes executor: delete {}: {}", path, error.what());
+  }
 }
 
 void KubernetesExecutor::shutdown() {
@@ -626,11 +866,19 @@ std::vector<KubernetesExecutor::Adopted> KubernetesExecutor::adopt() {
   std::vector<Adopted> adopted;
   for (const auto& [name, view] : pods_) {
     adopted.push_back(view.replica);
+    RunObjects& run = runs_[view.replica.key.dispatch];
+    run.pods.push_back(name);
+    if (!view.volcano_job.empty()) run.volcano_job = view.volcano_job;
     if (!view.replica.ended) {
+      ++run.live;
       replicas_.try_emplace(
           view.replica.key,
           Replica{.pod = name, .volcano_job = view.volcano_job, .created = true, .seen = true});
     }
+  }
+  for (const auto& [dispatch, run] : runs_) {
+    if (run.live == 0 && std::find(ended_runs_.begin(), ended_runs_.end(), dispatch) == ended_runs_.end())
+      ended_runs_.push_back(dispatch);
   }
   std::sort(adopted.begin(), adopted.end(), [](const Adopted& a, const Adopted& b) {
     return std::pair(a.key.dispatch, a.key.rank) < std::pair(b.key.dispatch, b.key.rank);
@@ -718,8 +966,23 @@ void KubernetesExecutor::on_event(const std::string& type, const json& pod) {
 void KubernetesExecutor::apply(const PodView& view) {
   const auto found = replicas_.find(view.replica.key);
   if (found == replicas_.end()) return;
-  found->second.seen = true;
-  if (view.replica.ended) queue_exit(view.replica.key, view.replica.exit_code, view.signal);
+  Replica& replica = found->second;
+  replica.seen = true;
+  if (view.replica.ended) {
+    queue_exit(view.replica.key, view.replica.exit_code, view.signal);
+    return;
+  }
+  if (view.running && !replica.running_reported) {
+    replica.running_reported = true;
+    progress_.push_back(ReplicaProgress{view.replica.key, true});
+  } else if (!view.running && !replica.running_reported && view.waiting != replica.waiting_reported) {
+    replica.waiting_reported = view.waiting;
+    progress_.push_back(ReplicaProgress{view.replica.key, false, view.waiting});
+  } else {
+    return;
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
 }
 
 void KubernetesExecutor::pod_gone(const ReplicaKey& key, const std::string& pod) {
@@ -734,7 +997,11 @@ void KubernetesExecutor::pod_gone(const ReplicaKey& key, const std::string& pod)
 
 void KubernetesExecutor::queue_exit(const ReplicaKey& key, int exit_code, int signal) {
   exits_.push_back(ReplicaExit{key, exit_code, signal});
-  replicas_.erase(key);
+  if (replicas_.erase(key) != 0) {
+    const auto run = runs_.find(key.dispatch);
+    if (run != runs_.end() && run->second.live > 0 && --run->second.live == 0)
+      ended_runs_.push_back(key.dispatch);
+  }
   const std::uint64_t one = 1;
   [[maybe_unused]] const ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -39,6 +40,12 @@ struct KubernetesExecutorOptions {
     kVolcanoJob
   } mode = Mode::kAuto;  // auto: Volcano Job when
                          // GET /apis/batch.volcano.sh/v1alpha1 answers 200
+  std::string member_queue{};           // Volcano spec.queue when the Prepare names none
+  std::uint16_t rendezvous_port = 23456;  // MASTER_PORT in the pods (each has its own address)
+  // Parts of gangs split over clusters run, meeting at the part-0 agent's
+  // advertised address; otherwise they are refused (no rendezvous across clusters).
+  bool cross_cluster_rendezvous = false;
+  std::size_t keep_ended = 20;  // ended runs whose objects stay (for logs); older ones are deleted
 };
 
 class KubernetesExecutor final : public Executor {
@@ -52,6 +59,12 @@ class KubernetesExecutor final : public Executor {
   KubernetesExecutor& operator=(const KubernetesExecutor&) = delete;
 
   std::string check(const protocol::JobSpec& job) const override;  // e.g. a container without image
+  std::string check_split(const protocol::JobSpec& job, std::int32_t parts) const override;
+  std::uint16_t pick_rendezvous_port() override { return options_.rendezvous_port; }
+  // A replica runs once its pod is Running; until then the pod's reason
+  // (Unschedulable, ErrImagePull, ...) says why it waits.
+  bool reports_running() const override { return true; }
+  void collect_progress(std::vector<ReplicaProgress>& out) override;
   // Pods mode: creates the replica's Pod. Volcano mode: records it for started_all().
   void start(const ReplicaLaunch& launch, TimeMs now) override;
   // Volcano mode: creates the part's Job. Throws std::runtime_error when refused.
@@ -82,6 +95,8 @@ class KubernetesExecutor final : public Executor {
     Adopted replica;
     int signal = 0;
     std::string volcano_job;  // the Volcano Job that owns it, "" for a bare pod
+    bool running = false;     // phase Running
+    std::string waiting;      // why a Pending pod waits
   };
   std::unordered_set<DispatchId> started_here_;  // guarded by mutex_
   struct Replica {
@@ -90,6 +105,16 @@ class KubernetesExecutor final : public Executor {
     bool created = false;       // the API server accepted the pod (or its Job)
     bool seen = false;          // the watch has shown the pod
     bool kill_requested = false;
+    bool running_reported = false;
+    std::string waiting_reported{};
+  };
+  // The objects of one run (dispatch) here: deleted once it has ended and
+  // keep_ended newer runs have ended after it.
+  struct RunObjects {
+    std::vector<std::string> pods;
+    std::string service;      // its headless Service (pods mode), "" when none
+    std::string volcano_job;  // Volcano mode
+    std::size_t live = 0;     // replicas not yet ended
   };
   // Volcano mode: what start() recorded for started_all().
   struct PendingJob {
@@ -102,6 +127,10 @@ class KubernetesExecutor final : public Executor {
   std::string create(const std::string& collection, const std::string& name,
                      const nlohmann::json& object);
   void record_volcano_task(const ReplicaLaunch& launch);
+  void ensure_service(const ReplicaLaunch& launch);
+  void note_object(DispatchId dispatch, const std::string& pod, const std::string& volcano_job);
+  void delete_ended_runs();
+  void delete_object(const std::string& path);
   void delete_volcano_job_when_all_killed(DispatchId dispatch, const std::string& job);
 
   // Reflector handlers (its thread).
@@ -128,6 +157,10 @@ class KubernetesExecutor final : public Executor {
   std::map<std::string, PodView> pods_;  // by pod name
   std::unordered_map<ReplicaKey, Replica, ReplicaKeyHash> replicas_;  // not yet ended
   std::vector<ReplicaExit> exits_;                                    // queued for collect_exits()
+  std::vector<ReplicaProgress> progress_;  // queued for collect_progress()
+  std::map<DispatchId, RunObjects> runs_;  // guarded by mutex_
+  std::deque<DispatchId> ended_runs_;      // oldest first; guarded by mutex_
+  std::map<std::string, DispatchId> services_;  // agent thread: which run each Service selects
 
   std::map<DispatchId, PendingJob> pending_jobs_;  // agent thread only
   std::unique_ptr<kube::Reflector> reflector_;

@@ -48,6 +48,10 @@ std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& opti
     // The cluster's name, not the pod's: a new leader adopts what the old one started.
     kubernetes.agent_identity = cluster;
     kubernetes.scheduler_name = options.scheduler_name;
+    kubernetes.member_queue = options.member_queue;
+    kubernetes.rendezvous_port = static_cast<std::uint16_t>(options.rendezvous_port);
+    kubernetes.cross_cluster_rendezvous = options.cross_cluster_rendezvous;
+    kubernetes.keep_ended = static_cast<std::size_t>(options.keep_ended);
     return std::make_unique<agents::KubernetesExecutor>(*kube, kubernetes);
   }
   if (options.executor == "process") {
@@ -70,7 +74,7 @@ agents::AgentCoreOptions core_options(const agents::AgentOptions& options,
                                       const std::string& cluster) {
   const std::string dir = options.work_dir.empty() ? "./var/agent-" + cluster : options.work_dir;
   return agents::AgentCoreOptions{options.advertise_address, options.prepare_hold_ms,
-                                  dir + "/elastic"};
+                                  dir + "/elastic", options.pending_give_up_ms};
 }
 
 int serve_standalone(const agents::AgentOptions& options) {

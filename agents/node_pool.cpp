@@ -8,6 +8,14 @@
 
 namespace gantry::agents {
 
+std::string NodePool::node_label(const std::string& name, const std::string& key) const {
+  const auto index = index_by_name_.find(name);
+  if (index == index_by_name_.end()) return "";
+  const protocol::Labels& labels = inventory_nodes_[index->second].labels;
+  const auto found = labels.find(key);
+  return found == labels.end() ? "" : found->second;
+}
+
 namespace {
 
 std::vector<hub::NodeSpec> node_specs(const config::Inventory& inventory) {

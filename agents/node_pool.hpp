@@ -50,6 +50,8 @@ class NodePool {
 
   const hub::ClusterState& state() const { return cluster_; }
   const std::string& node_name(hub::NodeIndex node) const { return cluster_.node(node).name; }
+  // The value of label `key` on the node named `name`; "" when either is unknown.
+  std::string node_label(const std::string& name, const std::string& key) const;
   // Every node with its allocatable and what is allocated now.
   void fill_usage(protocol::UsageReport& report) const;
 

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 
+#include <functional>
 #include <regex>
 
+#include "config/volcano_job.hpp"
 #include "hub/field_error.hpp"
 #include "support/temp_dir.hpp"
 #include "tests/kube/fixture_server.hpp"
@@ -179,11 +181,196 @@ TEST_F(KubernetesExecutorTest, CreatesOnePodPerReplicaWithLabelsEnvResourcesAndN
   const auto env = env_of(container);
   EXPECT_EQ(env.at("RANK"), "1") << "the replica's RANK wins over the container's";
   EXPECT_EQ(env.at("WORLD_SIZE"), "2");
-  EXPECT_EQ(env.at("MASTER_ADDR"), "10.0.0.1");
+  EXPECT_EQ(env.at("MASTER_ADDR"), "ddp-worker-0.ddp") << "rank 0's name, through the Service";
   EXPECT_EQ(env.at("MASTER_PORT"), "29500");
+  EXPECT_EQ(env.at("VC_WORKER_HOSTS"), "ddp-worker-0.ddp,ddp-worker-1.ddp");
+  EXPECT_EQ(env.at("VC_WORKER_NUM"), "2");
+  EXPECT_EQ(pod["spec"]["hostname"], "ddp-worker-1");
+  EXPECT_EQ(pod["spec"]["subdomain"], "ddp");
   EXPECT_EQ(env.at("GANTRY_JOB"), "ddp");
   EXPECT_EQ(env.at("EPOCHS"), "3");
   EXPECT_EQ(container["env"].size(), env.size()) << "no name twice";
+}
+
+TEST_F(KubernetesExecutorTest, EachRunGetsTheJobsHeadlessServiceSelectingOnlyItsPods) {
+  auto executor = make_executor();
+  executor->start(launch_of(job_, 0), 0);
+  const std::string path = "/api/v1/namespaces/default/services/ddp";
+  json service = get(path);
+  EXPECT_EQ(service["spec"]["clusterIP"], "None");
+  EXPECT_EQ(service["spec"]["publishNotReadyAddresses"], true) << "names resolve before ready";
+  EXPECT_EQ(service["spec"]["selector"],
+            (json{{"gantry.io/agent", "east-agent"}, {"gantry.io/dispatch-id", "7"}}));
+  EXPECT_EQ(service["spec"]["ports"][0]["port"], 29500);
+
+  // A later run of the same job takes the Service over: the names never
+  // resolve to an earlier attempt's pods.
+  ReplicaLaunch retry = launch_of(job_, 0);
+  retry.key.dispatch = 8;
+  executor->start(retry, 0);
+  service = get(path);
+  EXPECT_EQ(service["spec"]["selector"]["gantry.io/dispatch-id"], "8");
+}
+
+// Every field of the submitted template reaches the pod; what Gantry adds
+// or sets is exactly the list docs/agents.md gives ("what a pod gets").
+TEST_F(KubernetesExecutorTest, TheWholePodTemplateReachesThePodWithOnlyGantrysAdditions) {
+  const protocol::JobSpec job = config::parse_volcano_job(R"(
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: full}
+spec:
+  tasks:
+  - name: worker
+    replicas: 1
+    template:
+      metadata:
+        labels: {team: vision, gantry.io/job: not-this}
+        annotations: {sidecar.istio.io/inject: "false"}
+      spec:
+        priorityClassName: high
+        serviceAccountName: trainer
+        imagePullSecrets: [{name: registry}]
+        tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+        nodeSelector: {nvidia.com/gpu.product: A100}
+        securityContext: {runAsUser: 1000, fsGroup: 2000}
+        volumes:
+        - name: data
+          persistentVolumeClaim: {claimName: imagenet}
+        - name: shm
+          emptyDir: {medium: Memory, sizeLimit: 8Gi}
+        initContainers:
+        - {name: fetch, image: busybox, command: [sh, -c, "echo ok"]}
+        containers:
+        - name: trainer
+          image: pytorch/pytorch:2.3
+          imagePullPolicy: IfNotPresent
+          command: [torchrun]
+          args: [train.py, --epochs, "3"]
+          ports: [{containerPort: 29500, name: rdzv}]
+          env:
+          - {name: EPOCHS, value: "3"}
+          - name: POD_IP
+            valueFrom: {fieldRef: {fieldPath: status.podIP}}
+          volumeMounts:
+          - {name: data, mountPath: /data, readOnly: true}
+          - {name: shm, mountPath: /dev/shm}
+          resources:
+            requests: {cpu: "2", nvidia.com/gpu: 1}
+            limits: {nvidia.com/gpu: 1}
+)");
+  auto executor = make_executor(Mode::kPods);
+  ReplicaLaunch launch = launch_of(job, 0);
+  launch.world_size = 1;
+  executor->start(launch, 0);
+  const json pod = get(kPods + "/full-7-0");
+  const json submitted = json::parse(job.tasks[0].pod_template);
+
+  // The spec, field by field: only Gantry's own fields are added or set.
+  const std::regex gantrys(
+      R"(/(restartPolicy|nodeName|hostname|subdomain)|/containers/0/env/([0-9]+|-))");
+  for (const json& change : json::diff(submitted["spec"], pod["spec"])) {
+    const std::string where = change["path"];
+    EXPECT_TRUE(std::regex_match(where, gantrys)) << change.dump();
+    EXPECT_NE(change["op"], "remove") << change.dump();
+  }
+  // The container's own env entries are kept, in order, valueFrom included.
+  const json& env = pod["spec"]["containers"][0]["env"];
+  EXPECT_EQ(env[0], submitted["spec"]["containers"][0]["env"][0]);
+  EXPECT_EQ(env[1], submitted["spec"]["containers"][0]["env"][1]);
+  // The template's labels and annotations, with Gantry's added; Gantry's own
+  // label names (how pods map back to replicas) are Gantry's.
+  const json& metadata = pod["metadata"];
+  EXPECT_EQ(metadata["labels"]["team"], "vision");
+  EXPECT_EQ(metadata["labels"]["gantry.io/job"], "full");
+  EXPECT_EQ(metadata["annotations"]["sidecar.istio.io/inject"], "false");
+  EXPECT_EQ(job.tasks[0].tolerations.size(), 1u);
+}
+
+TEST_F(KubernetesExecutorTest, APendingPodSaysWhyItWaitsAndARunningOneThatItRuns) {
+  auto executor = make_executor();
+  executor->start(launch_of(job_, 0), 0);
+  // Progress until the latest says what `wanted` looks for (a new pod first
+  // reports "starting" with no status yet).
+  std::vector<ReplicaProgress> progress;
+  const auto await_progress = [&](const std::function<bool(const ReplicaProgress&)>& wanted) {
+    progress.clear();
+    while (progress.empty() || !wanted(progress.back())) {
+      pollfd readable{executor->wake_fd(), POLLIN, 0};
+      if (::poll(&readable, 1, kGuardMs) <= 0) {
+        ADD_FAILURE() << "no progress came";
+        return;
+      }
+      std::vector<ReplicaExit> exits;
+      executor->collect_progress(progress);
+      executor->collect_exits(0, exits);
+    }
+  };
+  set_pod_status("ddp-7-0", {{"phase", "Pending"},
+                             {"conditions",
+                              {{{"type", "PodScheduled"},
+                                {"status", "False"},
+                                {"reason", "Unschedulable"},
+                                {"message", "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}}}}});
+  await_progress([](const ReplicaProgress& p) { return p.reason.starts_with("Unschedulable"); });
+  EXPECT_FALSE(progress.back().running);
+  EXPECT_EQ(progress.back().reason,
+            "Unschedulable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.");
+
+  set_pod_status("ddp-7-0", {{"phase", "Pending"},
+                             {"conditions", json::array()},
+                             {"containerStatuses",
+                              {{{"name", "trainer"},
+                                {"state",
+                                 {{"waiting",
+                                   {{"reason", "ErrImagePull"}, {"message", "not found"}}}}}}}}});
+  await_progress([](const ReplicaProgress& p) { return p.reason != ""; });
+  ASSERT_EQ(progress.size(), 1u) << "one change, one report";
+  EXPECT_EQ(progress[0].reason, "trainer: ErrImagePull: not found");
+
+  set_pod_status("ddp-7-0", {{"phase", "Running"}, {"containerStatuses", json::array()}});
+  await_progress([](const ReplicaProgress& p) { return p.running; });
+  ASSERT_EQ(progress.size(), 1u);
+  EXPECT_TRUE(executor->reports_running());
+}
+
+TEST_F(KubernetesExecutorTest, SplitPartsAreRefusedWithoutACrossClusterRendezvous) {
+  auto executor = make_executor();
+  EXPECT_EQ(executor->check_split(job_, 1), "");
+  EXPECT_TRUE(contains(executor->check_split(job_, 2), "--cross-cluster-rendezvous"));
+  KubernetesExecutor across(client_, {.agent_identity = "east-agent",
+                                      .mode = Mode::kPods,
+                                      .cross_cluster_rendezvous = true});
+  EXPECT_EQ(across.check_split(job_, 2), "");
+}
+
+TEST_F(KubernetesExecutorTest, EndedRunsLoseTheirObjectsOnceNewerOnesEnded) {
+  KubernetesExecutor executor(client_,
+                              {.agent_identity = "east-agent", .mode = Mode::kPods, .keep_ended = 1});
+  for (DispatchId dispatch : {7, 8}) {
+    ReplicaLaunch launch = launch_of(job_, 0);
+    launch.key.dispatch = dispatch;
+    executor.start(launch, 0);
+    set_pod_status("ddp-" + std::to_string(dispatch) + "-0", {{"phase", "Succeeded"}});
+    ASSERT_EQ(await_exits(executor, 1).size(), 1u);
+  }
+  // The exits of both went out; the older run's pod is gone, the newer kept.
+  std::vector<ReplicaExit> none;
+  executor.collect_exits(0, none);
+  EXPECT_EQ(status_of(kPods + "/ddp-7-0"), 404);
+  EXPECT_EQ(status_of(kPods + "/ddp-8-0"), 200);
+  EXPECT_EQ(status_of("/api/v1/namespaces/default/services/ddp"), 200)
+      << "the newer run's Service stays";
+}
+
+TEST_F(KubernetesExecutorTest, ANamedSchedulerGetsTheNodesHostnameLabelAsASelector) {
+  auto executor = make_executor(Mode::kPods, "gantry-scheduler");
+  ReplicaLaunch launch = launch_of(job_, 0);
+  launch.node_hostname = "ip-10-0-0-7";
+  executor->start(launch, 0);
+  EXPECT_EQ(get(kPods + "/ddp-7-0")["spec"]["nodeSelector"],
+            (json{{"kubernetes.io/hostname", "ip-10-0-0-7"}}));
 }
 
 TEST_F(KubernetesExecutorTest, ANamedSchedulerGetsTheNodeAsASelector) {

@@ -362,6 +362,7 @@ def grants_of(subject, objects):
 def agent_grants(with_ocm):
     wanted = {("*", "", r, v) for r in ("nodes", "pods") for v in ("get", "list", "watch")}
     wanted |= {(JOBS_NS, "", "pods", v) for v in ("create", "delete")}
+    wanted |= {(JOBS_NS, "", "services", v) for v in ("create", "patch", "delete")}
     wanted |= {(JOBS_NS, "batch.volcano.sh", "jobs", v) for v in ("create", "delete", "get", "list", "watch")}
     wanted |= {(SYSTEM_NS, "coordination.k8s.io", "leases", v) for v in ("get", "create", "update")}
     if with_ocm:
