@@ -88,6 +88,16 @@ protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::T
   add_scores(core, job, now, info);
   info.epoch = job.epoch;
   info.reason = core.reason_text(job);
+  // Committed but not running everywhere: Pending, as Volcano shows a job
+  // until its minAvailable pods run, with the member's reason.
+  if (job.phase == hub::JobPhase::kRunning) {
+    if (const hub::Dispatch* dispatch = core.find_dispatch(job.dispatch)) {
+      if (std::string waiting = core.waiting_text(*dispatch); !waiting.empty()) {
+        info.phase = protocol::phase::kPending;
+        info.reason = std::move(waiting);
+      }
+    }
+  }
   info.priority = job.priority;
   info.min_available = job.gang.min_available;
   info.replicas = job.gang.total_replicas();
@@ -235,6 +245,7 @@ protocol::Prepare prepare_message(const hub::SchedulerCore& core, const hub::Dis
   prepare.world_size = dispatch.world_size;
   prepare.task_index_offsets = by_task_name(job, part.task_index_offset);
   prepare.time_limit_ms = job.time_limit_ms;
+  prepare.member_queue = core.queues().node(job.queue).spec.member_queue;
   return prepare;
 }
 

@@ -196,6 +196,8 @@ hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
                        "expected one of " + hub::placement_policy_names());
     queue.placement = placement->second;
   }
+  if (auto member = annotations.find("gantry.io/member-queue"); member != annotations.end())
+    queue.member_queue = member->second;
   if (const YAML::Node spec = root["spec"]) read_spec(spec, queue);
   if (const YAML::Node status = root["status"]; status && status.IsMap())
     if (status["state"]) queue.open = read_open(optional_string(status, "state", "status"), "status.state");

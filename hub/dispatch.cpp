@@ -97,6 +97,29 @@ std::vector<ClusterIndex> SchedulerCore::part_rejected(DispatchId dispatch_id, C
   return others;
 }
 
+bool SchedulerCore::note_part_waiting(DispatchId dispatch_id, ClusterIndex cluster,
+                                      std::string waiting, TimeMs now) {
+  auto it = dispatches_.find(dispatch_id);
+  if (it == dispatches_.end()) return false;
+  Dispatch& dispatch = it->second;
+  DispatchPart* part = dispatch.part_on(cluster);
+  if (part == nullptr || part->waiting == waiting) return false;
+  const bool was_waiting = !part->waiting.empty();
+  part->waiting = std::move(waiting);
+  if (!was_waiting || !waiting_text(dispatch).empty()) return false;
+  // Everything runs now: its run counts from here, not from the commit.
+  jobs_[dispatch.job].started_ms = now;
+  plan_run_end(dispatch, now);
+  return true;
+}
+
+std::string SchedulerCore::waiting_text(const Dispatch& dispatch) const {
+  for (const DispatchPart& part : dispatch.parts) {
+    if (!part.waiting.empty()) return "waiting on " + clusters_[part.cluster].name() + ": " + part.waiting;
+  }
+  return "";
+}
+
 void SchedulerCore::update_tasks(DispatchId dispatch_id, ClusterIndex cluster,
                                  std::vector<protocol::TaskStatus> tasks) {
   auto it = dispatches_.find(dispatch_id);

@@ -51,6 +51,9 @@ struct QueueSpec {
   // How its jobs' clusters are ranked (annotation gantry.io/placement: a
   // registered PlacementPolicy name); empty: the parent's, up to the hub's default.
   std::string placement;
+  // The member clusters' own (Volcano) queue for its jobs' objects
+  // (annotation gantry.io/member-queue); empty: each agent's --member-queue.
+  std::string member_queue;
   // Volcano spec.extendClusters ("name weight=W capacity=C" each) and
   // spec.affinity (as written, in flow style): accepted, stored and shown;
   // Gantry does not act on them (placement ranks clusters by its policy).

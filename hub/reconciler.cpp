@@ -470,6 +470,7 @@ void Reconciler::on_status(const std::string& cluster, protocol::StatusUpdate up
   const ClusterIndex index = *core_.find_cluster(cluster);
   const DispatchId id = update.dispatch_id;
   core_.update_tasks(id, index, std::move(update.tasks));
+  note_waiting(cluster, *dispatch, update, now, out);
   core_.check_tasks_completed(id, now);  // TaskCompleted policies
   carry_out_lifecycle(now, out);
   dispatch = dispatch_on(cluster, id);
@@ -486,6 +487,25 @@ void Reconciler::on_status(const std::string& cluster, protocol::StatusUpdate up
     part_ended(cluster, id, JobPhase::kFailed,
                asked ? update.message : "aborted by the agent: " + update.message, now, out);
   }
+}
+
+// A committed part whose agent reports it Pending with a reason waits on
+// its cluster (its pods are not running); the job shows it, and its run
+// counts from when the last waiting part runs.
+void Reconciler::note_waiting(const std::string& cluster, const Dispatch& dispatch,
+                              const protocol::StatusUpdate& update, TimeMs now, Outbox& out) {
+  const ClusterIndex index = *core_.find_cluster(cluster);
+  const DispatchPart* part = dispatch.part_on(index);
+  if (part == nullptr) return;
+  const bool pending = update.phase == protocol::phase::kPending;
+  std::string waiting = pending ? update.message : "";
+  if (part->waiting == waiting) return;
+  const JobId job = dispatch.job;
+  const bool was_waiting = !part->waiting.empty();
+  if (!waiting.empty() && !was_waiting)
+    out.events.push_back(JobEvent{job, now, "waiting on " + cluster + ": " + waiting});
+  if (core_.note_part_waiting(dispatch.id, index, std::move(waiting), now))
+    out.events.push_back(JobEvent{job, now, "running: every replica runs"});
 }
 
 void Reconciler::part_ended(const std::string& cluster, DispatchId id, JobPhase phase,

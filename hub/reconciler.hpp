@@ -141,6 +141,8 @@ class Reconciler {
   std::optional<std::string> cancel(std::string_view job, TimeMs now, Outbox& out);
 
  private:
+  void note_waiting(const std::string& cluster, const Dispatch& dispatch,
+                    const protocol::StatusUpdate& update, TimeMs now, Outbox& out);
   // The parts of an earlier hub's dispatch that agents listed, waiting to be
   // taken back: by cluster.
   struct ParkedDispatch {

@@ -81,6 +81,9 @@ struct DispatchPart {
   std::vector<std::int32_t> task_index_offset;
   std::int32_t rank_offset = 0;             // global RANK of its first replica
   std::vector<protocol::TaskStatus> tasks;  // the last counts its agent sent
+  // Committed, but its agent says its replicas do not all run yet, and why
+  // (Kubernetes pods Pending: "worker-0: Unschedulable: 0/3 nodes ..."); "" once they run.
+  std::string waiting;
   // The replica whose end failed the part, as its agent named it
   // (note_part_failure): index in JobSpec::tasks (-1: not named), replica
   // index within the task, exit code.
@@ -324,6 +327,14 @@ class SchedulerCore {
   // Task counts its agent reported for the part; the job's are their sum.
   void update_tasks(DispatchId dispatch, ClusterIndex cluster,
                     std::vector<protocol::TaskStatus> tasks);
+  // Its agent says why the part's replicas still wait ("" once they all
+  // run). When the last waiting part runs, the job's run starts now: its
+  // start time and its planned end count from here. Returns true then.
+  bool note_part_waiting(DispatchId dispatch, ClusterIndex cluster, std::string waiting,
+                         TimeMs now);
+  // Why the dispatch's job still waits on a cluster: "waiting on <cluster>:
+  // <reason>" for its first waiting part; "" when none waits.
+  std::string waiting_text(const Dispatch& dispatch) const;
   // The part ended on its cluster (kCompleted or kFailed). The job completes
   // when every part has; a failed part fails the job at once.
   PartEnd part_finished(DispatchId dispatch, ClusterIndex cluster, JobPhase phase,
