@@ -40,14 +40,15 @@ def make_certificates(directory):
 class KarmadaFixture:
     """The fixture API server as a subprocess, and a REST client for the test's own reads/writes."""
 
-    def __init__(self, workdir):
+    def __init__(self, workdir, fixture_args=()):
+        """fixture_args: more kube_api_fixture.py flags (e.g. --simulate-pods)."""
         self.dir = os.path.join(workdir, "karmada")
         os.makedirs(self.dir)
         make_certificates(self.dir)
         self.log = open(os.path.join(workdir, "karmada-fixture.log"), "ab")
         self.process = subprocess.Popen(
             ["/usr/bin/python3", FIXTURE, "--port", "0", "--tls-cert", self._path("server.crt"), "--tls-key",
-             self._path("server.key"), "--client-ca", self._path("ca.crt"), "--token", TOKEN],
+             self._path("server.key"), "--client-ca", self._path("ca.crt"), "--token", TOKEN, *fixture_args],
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline().split()
         assert line[:1] == ["LISTENING"], f"fixture did not start: {line}"
