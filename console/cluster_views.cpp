@@ -94,7 +94,10 @@ std::string tenths_text(long long tenths) {
 }  // namespace
 
 std::string cluster_status(const protocol::ClusterInfo& cluster) {
-  const std::string readiness = cluster.ready ? "Ready" : "NotReady";
+  const std::string readiness = cluster.ready ? "Ready"
+                                : cluster.not_ready_reason.empty()
+                                    ? "NotReady"
+                                    : "NotReady(" + cluster.not_ready_reason + ")";
   return cluster.cordoned ? readiness + ",SchedulingDisabled" : readiness;
 }
 
@@ -114,6 +117,7 @@ std::string render_clusters_json(const std::vector<protocol::ClusterInfo>& clust
   return json_array_text(clusters, [](const protocol::ClusterInfo& cluster) -> Json {
     return {{"name", cluster.name},
             {"ready", cluster.ready},
+            {"notReadyReason", cluster.not_ready_reason},
             {"cordoned", cluster.cordoned},
             {"nodes", cluster.nodes},
             {"capacity", resources_json(cluster.capacity)},
