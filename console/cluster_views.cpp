@@ -117,8 +117,8 @@ std::string render_clusters_json(const std::vector<protocol::ClusterInfo>& clust
   return json_array_text(clusters, [](const protocol::ClusterInfo& cluster) -> Json {
     return {{"name", cluster.name},
             {"ready", cluster.ready},
-            {"notReadyReason", cluster.not_ready_reason},
             {"cordoned", cluster.cordoned},
+            {"notReadyReason", cluster.not_ready_reason},
             {"nodes", cluster.nodes},
             {"capacity", resources_json(cluster.capacity)},
             {"allocated", resources_json(cluster.allocated)},
