@@ -143,6 +143,7 @@ protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterI
   protocol::ClusterInfo info;
   info.name = cluster.name();
   info.ready = cluster.ready();
+  info.not_ready_reason = cluster.agent_not_ready_reason();
   info.nodes = static_cast<std::int32_t>(cluster.node_count());
   info.labels = cluster.labels();
   info.capacity = cluster.total_allocatable().to_list();

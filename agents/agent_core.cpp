@@ -105,6 +105,11 @@ void AgentCore::set_placement_scores(const protocol::PlacementScores& scores, Ou
   out.usage_changed = true;
 }
 
+void AgentCore::set_not_ready_reason(std::string reason, Outbox& out) {
+  not_ready_reason_ = std::move(reason);
+  out.usage_changed = true;
+}
+
 void AgentCore::on_prepare(const protocol::Prepare& prepare, TimeMs now, Outbox& out) {
   expire_holds(now, out);  // what ran out is free for this part
   if (const auto answered = answers_.find(prepare.dispatch_id); answered != answers_.end()) {
@@ -341,6 +346,7 @@ protocol::UsageReport AgentCore::usage_report() const {
   nodes_.fill_usage(report);
   report.accounted_dispatches = held_ids();
   report.scores = scores_;
+  report.not_ready_reason = not_ready_reason_;
   return report;
 }
 

@@ -72,6 +72,8 @@ class AgentCore {
   void adopt(const std::vector<AdoptedReplica>& replicas);
   // OCM scores computed by the cluster role, sent in every usage report.
   void set_placement_scores(const protocol::PlacementScores& scores, Outbox& out);
+  // Why the cluster takes no work yet, sent in every usage report ("" = it does).
+  void set_not_ready_reason(std::string reason, Outbox& out);
 
   const std::string& cluster() const { return cluster_; }
 
@@ -164,6 +166,7 @@ class AgentCore {
   AgentCoreOptions options_;
   NodePool nodes_;
   protocol::PlacementScores scores_;
+  std::string not_ready_reason_;
   PreparedParts prepared_;
   std::unordered_map<DispatchId, std::unique_ptr<DispatchRun>> runs_;
   RunDeadlines deadlines_;  // of the runs whose job has a time limit

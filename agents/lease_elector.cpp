@@ -42,14 +42,10 @@ std::int64_t integer_field(const json& spec, const char* key, std::int64_t absen
   return found->get<std::int64_t>();
 }
 
-// Held by someone who renewed within its lease duration. A Lease with a holder
-// but no renewTime was never renewed: it is free to take.
-bool held_validly(const json& spec, Clock::time_point now, std::int32_t default_duration_s) {
-  const std::string renew_text = string_field(spec, "renewTime");
-  if (renew_text.empty()) return false;
-  const Clock::time_point renewed = parse_micro_time(renew_text, "spec.renewTime");
-  const std::int64_t duration_s = integer_field(spec, "leaseDurationSeconds", default_duration_s);
-  return renewed + std::chrono::seconds(duration_s) > now;
+std::string resource_version_of(const json& lease) {
+  const json metadata = lease.value("metadata", json::object());
+  const auto found = metadata.find("resourceVersion");
+  return found != metadata.end() && found->is_string() ? found->get<std::string>() : "";
 }
 
 // Number of `digits` decimal digits at text[at]; false when they are not.
@@ -141,7 +137,11 @@ std::string LeaseElector::lease_path() const {
   return std::string(kLeaseApi) + "/namespaces/" + options_.namespace_ + "/leases/" + options_.name;
 }
 
-bool LeaseElector::try_acquire_or_renew(Clock::time_point now) {
+LeaseNow LeaseNow::current() {
+  return LeaseNow{std::chrono::steady_clock::now(), Clock::now()};
+}
+
+bool LeaseElector::try_acquire_or_renew(const LeaseNow& now) {
   try {
     const kube::Response got = client_.get(lease_path());
     if (got.status == 404) return leader_ = create_lease(now);
@@ -153,29 +153,41 @@ bool LeaseElector::try_acquire_or_renew(Clock::time_point now) {
     json& spec = lease["spec"];
     if (!spec.is_object()) spec = json::object();
     const std::string holder = string_field(spec, "holderIdentity");
+    observe({holder, string_field(spec, "renewTime"), resource_version_of(lease),
+             integer_field(spec, "leaseDurationSeconds", options_.lease_duration_s)},
+            now);
     const bool ours = holder == options_.identity;
-    if (!ours && !holder.empty() && held_validly(spec, now, options_.lease_duration_s)) {
-      return leader_ = false;
-    }
+    if (!ours && !holder.empty() && observed_valid(now)) return leader_ = false;
     const std::int64_t transitions = integer_field(spec, "leaseTransitions", 0);
     // A renewal keeps acquireTime and the transition count; a take-over
     // (from another holder, or a released Lease) starts a new term.
     if (!ours) {
-      spec["acquireTime"] = format_micro_time(now);
+      spec["acquireTime"] = format_micro_time(now.wall);
       spec["leaseTransitions"] = transitions + 1;
     }
     spec["holderIdentity"] = options_.identity;
     spec["leaseDurationSeconds"] = options_.lease_duration_s;
-    spec["renewTime"] = format_micro_time(now);
-    return leader_ = update_lease(lease.dump());
+    spec["renewTime"] = format_micro_time(now.wall);
+    return leader_ = update_lease(lease.dump(), now);
   } catch (const std::exception& error) {
     spdlog::warn("lease {}: {}", lease_path(), error.what());
     return leader_ = false;
   }
 }
 
-bool LeaseElector::create_lease(Clock::time_point now) {
-  const std::string time = format_micro_time(now);
+void LeaseElector::observe(const ObservedRecord& record, const LeaseNow& now) {
+  if (observed_any_ && record == observed_) return;
+  observed_ = record;
+  observed_at_ = now.monotonic;
+  observed_any_ = true;
+}
+
+bool LeaseElector::observed_valid(const LeaseNow& now) const {
+  return observed_at_ + std::chrono::seconds(observed_.lease_duration_s) > now.monotonic;
+}
+
+bool LeaseElector::create_lease(const LeaseNow& now) {
+  const std::string time = format_micro_time(now.wall);
   const json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                       {"kind", "Lease"},
                       {"metadata", {{"name", options_.name}, {"namespace", options_.namespace_}}},
@@ -187,7 +199,12 @@ bool LeaseElector::create_lease(Clock::time_point now) {
                         {"leaseTransitions", 0}}}};
   const kube::Response created = client_.post(
       std::string(kLeaseApi) + "/namespaces/" + options_.namespace_ + "/leases", lease.dump());
-  if (created.ok()) return true;
+  if (created.ok()) {
+    observe({options_.identity, time, resource_version_of(json::parse(created.body)),
+             options_.lease_duration_s},
+            now);
+    return true;
+  }
   // 409 AlreadyExists: another candidate created it first and leads.
   if (created.status != 409) {
     spdlog::warn("lease {}: create answered {}: {}", lease_path(), created.status, created.body);
@@ -195,9 +212,19 @@ bool LeaseElector::create_lease(Clock::time_point now) {
   return false;
 }
 
-bool LeaseElector::update_lease(const std::string& body) {
+// What we wrote is what we observed last (client-go's setObservedRecord), so
+// our own renewals never look like someone else's.
+bool LeaseElector::update_lease(const std::string& body, const LeaseNow& now) {
   const kube::Response updated = client_.put(lease_path(), body);
-  if (updated.ok()) return true;
+  if (updated.ok()) {
+    const json lease = json::parse(updated.body);
+    const json spec = lease.value("spec", json::object());
+    observe({string_field(spec, "holderIdentity"), string_field(spec, "renewTime"),
+             resource_version_of(lease),
+             integer_field(spec, "leaseDurationSeconds", options_.lease_duration_s)},
+            now);
+    return true;
+  }
   // 409 Conflict: the Lease changed since we read it; whoever changed it won.
   if (updated.status != 409) {
     spdlog::warn("lease {}: PUT answered {}: {}", lease_path(), updated.status, updated.body);
@@ -219,7 +246,7 @@ void LeaseElector::release() {
     if (!spec.is_object() || string_field(spec, "holderIdentity") != options_.identity) return;
     spec["holderIdentity"] = "";
     spec["leaseDurationSeconds"] = kReleasedLeaseDurationSeconds;
-    update_lease(lease.dump());
+    update_lease(lease.dump(), LeaseNow::current());
   } catch (const std::exception& error) {
     spdlog::warn("lease {}: release: {}", lease_path(), error.what());
   }

@@ -188,6 +188,7 @@ int serve_cluster(const agents::AgentOptions& options) {
   std::unique_ptr<agents::Executor> executor = make_executor(options, cluster, client);
   agents::ClusterRole role(cluster_role_options(options, client, *executor));
   agents::AgentCore core(cluster, protocol::Labels{}, *executor, core_options(options, cluster));
+  role.prepare(core);
   adopt_runs(*executor, core);
   agents::AgentLoop loop(
       {options.hub_endpoint, session_timing(options), options.test_faults, &role}, core, *executor);

@@ -94,7 +94,10 @@ std::string tenths_text(long long tenths) {
 }  // namespace
 
 std::string cluster_status(const protocol::ClusterInfo& cluster) {
-  const std::string readiness = cluster.ready ? "Ready" : "NotReady";
+  const std::string readiness = cluster.ready ? "Ready"
+                                : cluster.not_ready_reason.empty()
+                                    ? "NotReady"
+                                    : "NotReady(" + cluster.not_ready_reason + ")";
   return cluster.cordoned ? readiness + ",SchedulingDisabled" : readiness;
 }
 
@@ -115,6 +118,7 @@ std::string render_clusters_json(const std::vector<protocol::ClusterInfo>& clust
     return {{"name", cluster.name},
             {"ready", cluster.ready},
             {"cordoned", cluster.cordoned},
+            {"notReadyReason", cluster.not_ready_reason},
             {"nodes", cluster.nodes},
             {"capacity", resources_json(cluster.capacity)},
             {"allocated", resources_json(cluster.allocated)},

@@ -11,7 +11,8 @@
 namespace gantry::console {
 
 // As kubectl shows a node: "Ready" or "NotReady", with ",SchedulingDisabled"
-// when cordoned (no new placements).
+// when cordoned (no new placements); the agent's reason in parentheses when
+// it said why it is not ready: "NotReady(syncing)".
 std::string cluster_status(const protocol::ClusterInfo& cluster);
 
 // NAME STATUS NODES GPU(alloc/cap) CPU MEMORY; the last three as allocated/capacity.

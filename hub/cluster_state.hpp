@@ -50,7 +50,18 @@ class ClusterState {
 
   const std::string& name() const { return name_; }
   bool ready() const { return ready_; }
-  void set_ready(bool ready) { ready_ = ready; }
+  // Ready clears the agent's not-ready reason; not ready keeps it.
+  void set_ready(bool ready) {
+    ready_ = ready;
+    if (ready) agent_not_ready_reason_.clear();
+  }
+  // Why its agent says the cluster takes no work yet ("syncing": its
+  // Kubernetes view has not listed every Node and Pod); "" when it did not say.
+  const std::string& agent_not_ready_reason() const { return agent_not_ready_reason_; }
+  void set_agent_not_ready(std::string reason) {
+    ready_ = false;
+    agent_not_ready_reason_ = std::move(reason);
+  }
   // Cordoned (gantryctl cordon / drain): no new placements; what runs stays.
   bool cordoned() const { return cordoned_; }
   void set_cordoned(bool cordoned) { cordoned_ = cordoned; }
@@ -124,6 +135,7 @@ class ClusterState {
   std::string name_;
   bool ready_ = false;
   bool cordoned_ = false;
+  std::string agent_not_ready_reason_;
   Labels labels_;
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeIndex> node_by_name_;

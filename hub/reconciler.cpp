@@ -140,6 +140,10 @@ void Reconciler::on_usage(const protocol::UsageReport& report, TimeMs now, Outbo
     warn(out, "usage report from unknown cluster " + report.cluster + " ignored");
     return;
   }
+  if (!report.not_ready_reason.empty()) {
+    agent_not_ready(*index, report.not_ready_reason, out);
+    return;
+  }
   try {
     core_.report_usage(*index, node_specs(report), report.accounted_dispatches);
     core_.record_observed_usage(*index, observed_usage(report));
@@ -157,6 +161,15 @@ void Reconciler::on_usage(const protocol::UsageReport& report, TimeMs now, Outbo
   out.pass_wanted = true;
 }
 
+// Its nodes are not known yet: nothing of the report is taken, and runs of an
+// earlier hub wait for a report that names the nodes.
+void Reconciler::agent_not_ready(ClusterIndex index, const std::string& reason, Outbox& out) {
+  const ClusterState& cluster = core_.cluster(index);
+  if (!cluster.ready() && cluster.agent_not_ready_reason() == reason) return;
+  core_.set_agent_not_ready(index, reason);
+  info(out, "cluster " + cluster.name() + " not ready: its agent says " + reason);
+}
+
 void Reconciler::on_cluster_silent(const std::string& cluster, TimeMs /*now*/, Outbox& out) {
   const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
   if (!index || !core_.cluster(*index).ready()) return;
@@ -168,7 +181,9 @@ void Reconciler::on_cluster_silent(const std::string& cluster, TimeMs /*now*/, O
 
 void Reconciler::on_cluster_heard(const std::string& cluster, TimeMs /*now*/, Outbox& out) {
   const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
-  if (!index || core_.cluster(*index).ready() || !core_.cluster(*index).reported()) return;
+  if (!index || core_.cluster(*index).ready() || !core_.cluster(*index).reported() ||
+      !core_.cluster(*index).agent_not_ready_reason().empty())
+    return;
   core_.set_cluster_ready(*index, true);
   info(out, "cluster " + cluster + " ready again: its agent answers");
   out.pass_wanted = true;

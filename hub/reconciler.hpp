@@ -156,6 +156,7 @@ class Reconciler {
     JobPhase phase = JobPhase::kCompleted;
   };
 
+  void agent_not_ready(ClusterIndex index, const std::string& reason, Outbox& out);
   bool is_pending(const std::string& job_name) const;
   const Dispatch* dispatch_on(const std::string& cluster, DispatchId id) const;
   void fence(const std::string& cluster, const protocol::RunningDispatch& run, TimeMs now,

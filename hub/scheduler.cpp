@@ -112,6 +112,10 @@ void SchedulerCore::set_cluster_ready(ClusterIndex index, bool ready) {
   clusters_[index].set_ready(ready);
 }
 
+void SchedulerCore::set_agent_not_ready(ClusterIndex index, std::string reason) {
+  clusters_[index].set_agent_not_ready(std::move(reason));
+}
+
 void SchedulerCore::set_cordoned(ClusterIndex index, bool cordoned) {
   clusters_[index].set_cordoned(cordoned);
 }

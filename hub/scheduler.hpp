@@ -270,6 +270,9 @@ class SchedulerCore {
   // A not-ready cluster gets no new placements; what it runs stays charged
   // (its agent is silent, maybe only for a while).
   void set_cluster_ready(ClusterIndex cluster, bool ready);
+  // Its agent says it takes no work yet, and why ("syncing"): not ready until
+  // a usage report without a reason.
+  void set_agent_not_ready(ClusterIndex cluster, std::string reason);
   // The cluster is gone (silent past the lost grace): every dispatch with a
   // part there is released and its job requeued; the agents of the returned
   // clusters (its other parts, and the lost one if it ever returns) must stop them.

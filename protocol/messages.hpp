@@ -569,9 +569,11 @@ struct ClusterInfo {
   std::int64_t gpu_memory_used_bytes = 0;
   std::int64_t gpu_memory_total_bytes = 0;
   std::int32_t idle_gpus = 0;
+  // Why its agent says it takes no work yet ("syncing"); "" when it did not say.
+  std::string not_ready_reason{};
   GANTRY_WIRE_FIELDS(ClusterInfo, name, ready, nodes, labels, capacity, allocated, last_seen_ms,
                      cordoned, scores, gpus_reporting, gpu_utilization_percent,
-                     gpu_memory_used_bytes, gpu_memory_total_bytes, idle_gpus);
+                     gpu_memory_used_bytes, gpu_memory_total_bytes, idle_gpus, not_ready_reason);
 };
 
 struct QueueInfo {

@@ -1,6 +1,8 @@
 // Tables, JSON and describe output for what the hub lists.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "console/cluster_views.hpp"
 #include "console/describe_views.hpp"
 #include "console/job_views.hpp"
@@ -180,6 +182,18 @@ TEST(ClusterViews, StatusNamesReadinessAndCordon) {
   EXPECT_EQ(cluster_status(cluster), "NotReady,SchedulingDisabled");
   cluster.cordoned = false;
   EXPECT_EQ(cluster_status(cluster), "NotReady");
+}
+
+TEST(ClusterViews, StatusAndJsonCarryTheAgentsNotReadyReason) {
+  protocol::ClusterInfo cluster;
+  cluster.name = "lab";
+  cluster.not_ready_reason = "syncing";
+  EXPECT_EQ(cluster_status(cluster), "NotReady(syncing)");
+  cluster.cordoned = true;
+  EXPECT_EQ(cluster_status(cluster), "NotReady(syncing),SchedulingDisabled");
+  const auto json = nlohmann::json::parse(render_clusters_json({cluster}));
+  EXPECT_EQ(json[0]["ready"], false);
+  EXPECT_EQ(json[0]["notReadyReason"], "syncing");
 }
 
 TEST(ClusterViews, TableShowsTheFourStates) {

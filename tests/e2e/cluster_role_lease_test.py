@@ -3,7 +3,11 @@ processes, against a FIXTURE Kubernetes API server (HTTPS, client certificate, t
 API server runs here). One wins the coordination.k8s.io Lease, holds the hub session and runs a
 gang as a Pod (kubernetes executor); the cluster's nodes are Kubernetes' Nodes less the requests of
 pods Gantry did not start. When the leader stops, the standby takes the Lease over, adopts the
-running pod (the job keeps running, not placed again) and completes it from the pod's phase."""
+running pod (the job keeps running, not placed again) and completes it from the pod's phase.
+Until its view of Kubernetes has listed Nodes and Pods, a cluster-role agent serves nothing: the hub
+shows the cluster NotReady(syncing), places nothing there, and no AddOnPlacementScore is written.
+A Lease renewal the API server does not answer leaves the agent serving (it renews off its loop)
+until the renew deadline, when it stops as having lost the Lease (status 4)."""
 
 import os
 import tempfile
@@ -14,6 +18,7 @@ from karmada_harness import KarmadaFixture
 
 NODES = "/api/v1/nodes"
 LEASE = "/apis/coordination.k8s.io/v1/namespaces/gantry-system/leases/lab-agent"
+SCORE = "/apis/cluster.open-cluster-management.io/v1alpha1/namespaces/lab/addonplacementscores/resource-usage-score"
 
 
 def node(name, gpus):
@@ -42,12 +47,12 @@ class ClusterRoleLease(unittest.TestCase):
         self.gantry = Cluster(lost_grace_ms=15_000)
         self.addCleanup(self.gantry.close)
 
-    def start_cluster_agent(self, identity):
+    def start_cluster_agent(self, identity, *extra):
         return self.gantry._spawn(f"agent-{identity}", [
             os.path.join(BIN_DIR, "gantry-agent"), "--role", "cluster", "--hub", self.gantry.agents_endpoint,
             "--cluster", "lab", "--kubeconfig", self.api.kubeconfig, "--lease-namespace", "gantry-system",
             "--lease-name", "lab-agent", "--identity", identity, "--executor", "kubernetes", "--namespace",
-            "jobs", "--heartbeat-ms", str(self.gantry.heartbeat_ms)])
+            "jobs", "--heartbeat-ms", str(self.gantry.heartbeat_ms), *extra])
 
     def lab(self):
         return next((c for c in self.gantry.get("clusters") if c["name"] == "lab"), None)
@@ -98,6 +103,50 @@ class ClusterRoleLease(unittest.TestCase):
                                         "application/merge-patch+json")
         self.assertEqual(status, 200, body)
         wait_until(lambda: self.gantry.job(job)["phase"] == "Completed", "the adopted gang to complete")
+
+    def test_nothing_is_served_before_the_kubernetes_view_has_synced(self):
+        status, body = self.api.request("POST", "/fixture/hold-writes?path_contains=/api/v1/pods&methods=GET")
+        self.assertEqual(status, 200, body)  # the pod list does not answer until released
+        self.addCleanup(self.api.request, "POST", "/fixture/release-writes")
+        self.start_cluster_agent("agent-a", "--ocm-namespace", "lab")
+        lab = wait_until(lambda: (c := self.lab()) and c["notReadyReason"] == "syncing" and c,
+                         "the hub to hear lab is syncing")
+        self.assertFalse(lab["ready"])
+        self.assertEqual(lab["nodes"], 0)
+        self.assertIn("NotReady(syncing)", self.gantry.ctl("get", "clusters").stdout)
+        job = self.gantry.submit(job_yaml("early", [("w", 1, {"cpu": 1, "nvidia.com/gpu": 2}, ["train"], None)]))
+        # While the pod list is held the cluster cannot turn ready: nothing can be placed yet.
+        self.assertEqual(self.gantry.job(job)["phase"], "Pending")
+        self.assertEqual(self.api.request("GET", SCORE)[0], 404, "no score object before the sync")
+
+        self.api.request("POST", "/fixture/release-writes")
+        lab = wait_until(lambda: (c := self.lab()) and c["ready"] and c, "lab ready once synced")
+        self.assertEqual(lab["notReadyReason"], "")
+        self.assertEqual((lab["nodes"], lab["capacity"]["nvidia.com/gpu"]), (2, 16))
+        # The first scores (every 30 s) are computed at the sync: the object and the hub agree.
+        score = wait_until(lambda: (r := self.api.request("GET", SCORE))[0] == 200 and r[1], "the score object")
+        values = {item["name"]: item["value"] for item in score["status"]["scores"]}
+        self.assertEqual(values["gpuClusterAvailable"], lab["ocmScores"]["gpuClusterAvailable"],
+                         "written from the synced view, as the hub was told")
+        wait_until(lambda: self.gantry.job(job)["phase"] == "Running", "the job placed on lab")
+
+    def test_a_hanging_renewal_leaves_the_agent_serving_until_the_renew_deadline(self):
+        agent = self.start_cluster_agent("agent-a")
+        wait_until(lambda: (c := self.lab()) and c["ready"] and c["nodes"] == 2, "agent-a to serve lab")
+        status, body = self.api.request("POST", "/fixture/hold-writes?path_contains=/leases&methods=PUT")
+        self.assertEqual(status, 200, body)
+        self.addCleanup(self.api.request, "POST", "/fixture/release-writes")
+        wait_until(lambda: self.api.request("GET", "/fixture/held-writes")[1]["held"] == 1,
+                   "a renewal to hang on the API server")
+        # The loop still serves: a pod of another team reaches the hub while the renewal hangs.
+        self.api.create("/api/v1/namespaces/other/pods", pod("other-team", "gpu-0", 4))
+        wait_until(lambda: self.lab()["capacity"].get("nvidia.com/gpu") == 12, "the pod's GPUs to be subtracted")
+        self.assertIsNone(agent.poll(), "still serving while the renewal hangs")
+        wait_until(lambda: "lost the Lease: no renewal succeeded within" in self.gantry.log("agent-agent-a"),
+                   "the Lease to count as lost at the renew deadline")
+        # The hung call ends when the server answers (or the client's 30 s timeout): then the agent exits.
+        self.api.request("POST", "/fixture/release-writes")
+        self.assertEqual(agent.wait(timeout=60), 4, "stopped as having lost the Lease")
 
 
 if __name__ == "__main__":

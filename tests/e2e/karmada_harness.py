@@ -87,6 +87,7 @@ users:
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=20)
+        self.process.stdout.close()
         self.log.close()
 
     # ------------------------------------------------------------ REST

@@ -125,7 +125,8 @@ inline ClusterInfo sample_cluster_info() {
                      41,
                      7'000'000'000,
                      640'000'000'000,
-                     3};
+                     3,
+                     "syncing"};
 }
 
 inline QueueInfo sample_queue_info() {
@@ -179,7 +180,8 @@ inline Heartbeat sample<Heartbeat>() {
 }
 template <>
 inline UsageReport sample<UsageReport>() {
-  return UsageReport{"east", {sample_node("n1"), sample_node("n2")}, {3, 9}, sample_scores()};
+  return UsageReport{
+      "east", {sample_node("n1"), sample_node("n2")}, {3, 9}, sample_scores(), "syncing"};
 }
 template <>
 inline NodeReport sample<NodeReport>() {

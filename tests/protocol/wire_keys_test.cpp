@@ -28,7 +28,9 @@ const std::vector<ExpectedMessage> kMessages = {
     {"Hello", 1, {"cluster", "labels", "agent_version", "running", "ended"}},
     {"Welcome", 2, {"hub_epoch", "heartbeat_interval_ms", "heartbeat_liveness"}},
     {"Heartbeat", 3, {"cluster", "hub_epoch"}},
-    {"UsageReport", 4, {"cluster", "nodes", "accounted_dispatches", "scores"}},
+    {"UsageReport",
+     4,
+     {"cluster", "nodes", "accounted_dispatches", "scores", "not_ready_reason"}},
     {"Admit", 6, {"dispatch_id", "job", "part", "rendezvous_host", "rendezvous_port"}},
     {"Reject", 7, {"dispatch_id", "job", "reason", "part"}},
     {"StatusUpdate",
@@ -180,7 +182,7 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<ClusterInfo>({"name", "ready", "nodes", "labels", "capacity", "allocated",
                             "last_seen_ms", "cordoned", "scores", "gpus_reporting",
                             "gpu_utilization_percent", "gpu_memory_used_bytes",
-                            "gpu_memory_total_bytes", "idle_gpus"});
+                            "gpu_memory_total_bytes", "idle_gpus", "not_ready_reason"});
   expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
                           "allocated", "deserved", "capability", "guarantee", "pending", "share",
                           "extend_clusters", "affinity"});
