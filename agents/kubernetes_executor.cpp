@@ -260,7 +260,28 @@ json replica_annotations(const ReplicaLaunch& launch) {
 // What every container of the replica is told about itself (RANK, WORLD_SIZE,
 // MASTER_ADDR, GANTRY_*): replica_environment without a container's env,
 // which each container brings from its own spec instead.
-std::vector<std::pair<std::string, std::string>> identity_environment(const ReplicaLaunch& launch) {
+// Volcano mode: every replica is a one-replica task "<task>-<index>" of the
+// part's Volcano Job, whose svc plugin (always on) names its pod
+// "<vjob>-<task>-<index>-0.<vjob>".
+std::string volcano_task_name(const std::string& task, std::int32_t index,
+                              const std::string& job_name) {
+  const std::size_t room = kMaxLabelLength - job_name.size() - 3;  // "<job>-<task>-0"
+  return dns_label(task, "-" + std::to_string(index), room);
+}
+
+ReplicaHosts volcano_gang_hosts(const protocol::JobSpec& job, DispatchId dispatch) {
+  const std::string job_name = group_name(job.name, dispatch);
+  ReplicaHosts hosts(job.tasks.size());
+  for (std::size_t t = 0; t < job.tasks.size(); ++t) {
+    for (std::int32_t i = 0; i < job.tasks[t].replicas; ++i)
+      hosts[t].push_back(job_name + "-" + volcano_task_name(job.tasks[t].name, i, job_name) +
+                         "-0." + job_name);
+  }
+  return hosts;
+}
+
+std::vector<std::pair<std::string, std::string>> identity_environment(const ReplicaLaunch& launch,
+                                                                      bool volcano) {
   protocol::JobSpec names;
   names.name = launch.job->name;
   names.tasks.resize(launch.task + 1);
@@ -268,7 +289,10 @@ std::vector<std::pair<std::string, std::string>> identity_environment(const Repl
   ReplicaLaunch bare = launch;
   bare.job = &names;
   // One cluster: the gang meets at rank 0's pod, by the name its Service gives it.
-  if (launch.parts <= 1) bare.master_addr = gang_hosts(*launch.job).front().front();
+  if (launch.parts <= 1) {
+    bare.master_addr = volcano ? volcano_gang_hosts(*launch.job, launch.key.dispatch).front().front()
+                               : gang_hosts(*launch.job).front().front();
+  }
   std::vector<std::pair<std::string, std::string>> env;
   for (const std::string& entry : replica_environment(bare, nullptr)) {
     const std::size_t equals = entry.find('=');
@@ -390,7 +414,7 @@ void add_plugin_env(const ReplicaLaunch& launch, Identity& identity) {
 // subdomain that make the rendezvous names resolve.
 json pod_spec(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch, json spec,
               bool volcano) {
-  Identity identity = identity_environment(launch);
+  Identity identity = identity_environment(launch, volcano);
   if (!volcano) add_plugin_env(launch, identity);
   if (json& containers = spec["containers"]; containers.is_array()) {
     for (json& container : containers) add_identity(container, identity);
@@ -465,8 +489,7 @@ json service_manifest(const KubernetesExecutorOptions& options, const ReplicaLau
 // template, but each replica needs its own RANK and GANTRY_REPLICA_INDEX and
 // its own planned node. minAvailable over the tasks keeps the part a gang.
 std::string volcano_task_name(const ReplicaLaunch& launch, const std::string& job_name) {
-  const std::size_t room = kMaxLabelLength - job_name.size() - 3;  // "<job>-<task>-0"
-  return dns_label(task_of(launch).name, "-" + std::to_string(launch.index), room);
+  return volcano_task_name(task_of(launch).name, launch.index, job_name);
 }
 
 json volcano_task(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch,
@@ -495,8 +518,11 @@ json volcano_job_manifest(const KubernetesExecutorOptions& options, const Replic
                     {{"schedulerName", kVolcanoScheduler},
                      {"minAvailable", 0},  // set by started_all(), once every replica is in
                      {"tasks", json::array()}}}};
-  // Volcano's controller runs the job's plugins, with the arguments as given.
-  if (!launch.job->plugins.empty()) manifest["spec"]["plugins"] = launch.job->plugins;
+  // Volcano's controller runs the job's plugins, with the arguments as given;
+  // its svc plugin always, so that the pods' names resolve (MASTER_ADDR).
+  std::map<std::string, std::vector<std::string>> plugins = launch.job->plugins;
+  plugins.try_emplace("svc");
+  manifest["spec"]["plugins"] = plugins;
   if (const std::string queue = member_queue(options, launch); !queue.empty())
     manifest["spec"]["queue"] = queue;
   return manifest;

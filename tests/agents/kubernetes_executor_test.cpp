@@ -552,6 +552,11 @@ TEST_F(VolcanoExecutorTest, OneJobHoldsThePartAndItsPodsMapBackToReplicas) {
   EXPECT_EQ(tasks[1]["template"]["spec"]["nodeSelector"],
             (json{{"kubernetes.io/hostname", "node-1"}}));
   EXPECT_EQ(env_of(tasks[1]["template"]["spec"]["containers"][0]).at("RANK"), "1");
+  // Volcano's svc plugin (always on) names rank 0's pod: the gang meets there.
+  EXPECT_EQ(vcjob["spec"]["plugins"], (json{{"svc", json::array()}}));
+  EXPECT_EQ(env_of(tasks[1]["template"]["spec"]["containers"][0]).at("MASTER_ADDR"),
+            "ddp-7-worker-0-0.ddp-7");
+  EXPECT_FALSE(vcjob["spec"].contains("queue")) << "no member queue: Volcano's default";
   EXPECT_TRUE(get(kPods)["items"].empty()) << "Volcano makes the pods";
 
   create_pod_as_volcano_would(vcjob, tasks[1]);
@@ -571,6 +576,21 @@ TEST_F(VolcanoExecutorTest, OneJobHoldsThePartAndItsPodsMapBackToReplicas) {
   EXPECT_EQ(killed[0].key, (ReplicaKey{kDispatch, 0}));
   EXPECT_EQ(killed[0].exit_code, 137);
   EXPECT_EQ(status_of(kVolcanoJobs + "/ddp-7"), 404);
+}
+
+TEST_F(VolcanoExecutorTest, TheJobGoesToTheMemberQueueThePrepareOrTheAgentNames) {
+  KubernetesExecutor executor(client_, {.agent_identity = "east-agent",
+                                        .mode = Mode::kVolcanoJob,
+                                        .member_queue = "gpu-batch"});
+  ReplicaLaunch launch = launch_of(job_, 0);
+  executor.start(launch, 0);
+  executor.started_all(kDispatch, 0);
+  EXPECT_EQ(get(kVolcanoJobs + "/ddp-7")["spec"]["queue"], "gpu-batch");
+  launch.key.dispatch = 9;
+  launch.member_queue = "research";  // the Gantry queue's gantry.io/member-queue
+  executor.start(launch, 0);
+  executor.started_all(9, 0);
+  EXPECT_EQ(get(kVolcanoJobs + "/ddp-9")["spec"]["queue"], "research");
 }
 
 TEST_F(VolcanoExecutorTest, ARefusedJobEndsEveryReplicaOfThePart) {

@@ -65,6 +65,18 @@ class ClusterRoleLease(unittest.TestCase):
         status, pods = self.api.request("GET", "/api/v1/namespaces/jobs/pods")
         return pods["items"] if status == 200 else []
 
+    def kubelet_starts(self, job):
+        """What the kubelet does in a real cluster (this fixture runs no pods): the job's pod turns
+        Running; until then the agent reports the gang Pending."""
+        pod = wait_until(lambda: next((p for p in self.gang_pods()
+                                       if p["metadata"]["labels"]["gantry.io/job"] == job), None),
+                         f"{job}'s pod")
+        path = f"/api/v1/namespaces/jobs/pods/{pod['metadata']['name']}/status"
+        status, body = self.api.request("PATCH", path, {"status": {"phase": "Running"}},
+                                        content_type="application/merge-patch+json")
+        self.assertEqual(status, 200, body)
+        return pod
+
     def test_the_standby_takes_over_and_adopts_the_running_gang(self):
         self.start_cluster_agent("agent-a")
         wait_until(lambda: self.holder() == "agent-a", "agent-a to take the Lease")
@@ -73,7 +85,7 @@ class ClusterRoleLease(unittest.TestCase):
         self.assertEqual(lab["capacity"]["nvidia.com/gpu"], 16)
 
         job = self.gantry.submit(job_yaml("on-k8s", [("w", 1, {"cpu": 1, "nvidia.com/gpu": 2}, ["train"], None)]))
-        pod_of_job = wait_until(lambda: next(iter(self.gang_pods()), None), "the gang's pod")
+        pod_of_job = self.kubelet_starts(job)
         self.assertEqual(pod_of_job["metadata"]["labels"]["gantry.io/agent"], "lab")
         wait_until(lambda: self.gantry.job(job)["phase"] == "Running", "the gang to run")
 
@@ -128,6 +140,7 @@ class ClusterRoleLease(unittest.TestCase):
         values = {item["name"]: item["value"] for item in score["status"]["scores"]}
         self.assertEqual(values["gpuClusterAvailable"], lab["ocmScores"]["gpuClusterAvailable"],
                          "written from the synced view, as the hub was told")
+        self.kubelet_starts(job)
         wait_until(lambda: self.gantry.job(job)["phase"] == "Running", "the job placed on lab")
 
     def test_a_hanging_renewal_leaves_the_agent_serving_until_the_renew_deadline(self):

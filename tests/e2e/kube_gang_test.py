@@ -18,8 +18,9 @@ for PyTorch to meet, not that Kubernetes would run them.
   the job; every pod's <hostname>.<subdomain> resolves (fixture DNS) to its podIP; MASTER_ADDR is
   rank 0's (the master's) name; RANK 0..3, WORLD_SIZE 4, VC_*_HOSTS / VC_*_NUM as Volcano's svc
   plugin; the gloo all-reduce of rank + 1 over the four gives 10; the pods' exits complete the job.
-- A gang whose pods Kubernetes will not schedule (every node tainted NoSchedule, which Gantry's own
-  placement does not model; the agent leaves binding to the scheduler with --scheduler-name) shows
+- A gang whose pods Kubernetes will not schedule (its template's required node affinity names a
+  zone no node of the member is in: Gantry's placement reads nodeSelector, not affinity; the agent
+  leaves binding to the scheduler with --scheduler-name) shows
   Pending with kube-scheduler's Unschedulable reason, is handed back to the hub after
   --pending-give-up-ms, its pods deleted, and runs and completes on another member cluster."""
 
@@ -41,8 +42,7 @@ PODS = f"/api/v1/namespaces/{NAMESPACE}/pods"
 SERVICES = f"/api/v1/namespaces/{NAMESPACE}/services"
 GPU = "nvidia.com/gpu"
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gloo_allreduce.py")
-# A taint Gantry's placement does not look at, but kube-scheduler does.
-MAINTENANCE = {"key": "gantry.test/maintenance", "value": "true", "effect": "NoSchedule"}
+ZONE = "topology.kubernetes.io/zone"
 
 
 def node(name, gpus=8):
@@ -55,9 +55,18 @@ def node(name, gpus=8):
                        "conditions": [{"type": "Ready", "status": "True"}]}}
 
 
-def gang_yaml(name):
+def gang_yaml(name, zone=None):
     """A PyTorch-style Volcano Job: master x1 + worker x3, one GPU each, all four needed. The
-    template's own restartPolicy, env and labels show what of it reaches the pods."""
+    template's own restartPolicy, env and labels show what of it reaches the pods; with `zone`,
+    a required node affinity to that zone (Kubernetes' scheduler honours it, Gantry's placement
+    does not read affinity)."""
+    affinity = "" if zone is None else f"""
+          affinity:
+            nodeAffinity:
+              requiredDuringSchedulingIgnoredDuringExecution:
+                nodeSelectorTerms:
+                  - matchExpressions:
+                      - {{key: {ZONE}, operator: In, values: [{zone}]}}"""
     tasks = []
     for task, replicas in (("master", 1), ("worker", 3)):
         tasks.append(f"""
@@ -67,7 +76,7 @@ def gang_yaml(name):
         metadata:
           labels: {{app: trainer}}
         spec:
-          restartPolicy: OnFailure
+          restartPolicy: OnFailure{affinity}
           containers:
             - name: pytorch
               image: pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime
@@ -288,29 +297,31 @@ class KubeGang(unittest.TestCase):
             self.skipTest(f"gloo part not run: no private /etc/hosts (unshare -m + mount --bind): {refused}")
 
     def test_pods_kubernetes_will_not_schedule_are_handed_back_and_run_elsewhere(self):
-        # Every node of 'tainted' under a NoSchedule taint the job does not tolerate; its agent
-        # leaves binding to the (fixture's) default scheduler, so the pods wait Unschedulable.
+        # Every node of 'zone-a' is in zone a, the job's pods need zone b; its agent leaves
+        # binding to the (fixture's) default scheduler, so the pods wait Unschedulable.
         for name in ("gpu-0", "gpu-1", "gpu-2"):
-            status, body = self.api.request("PATCH", f"{NODES}/{name}", {"spec": {"taints": [MAINTENANCE]}},
+            status, body = self.api.request("PATCH", f"{NODES}/{name}", {"metadata": {"labels": {ZONE: "a"}}},
                                             "application/merge-patch+json")
             self.assertEqual(status, 200, body)
-        self.start_member("tainted", self.api, "--scheduler-name", "default-scheduler",
+        self.start_member("zone-a", self.api, "--scheduler-name", "default-scheduler",
                           "--pending-give-up-ms", "3000")
         spare_api = self.start_api("spare")
         for name in ("gpu-0", "gpu-1", "gpu-2"):
-            spare_api.create(NODES, node(name))
+            in_zone_b = node(name)
+            in_zone_b["metadata"]["labels"][ZONE] = "b"
+            spare_api.create(NODES, in_zone_b)
         self.start_member("spare", spare_api)
-        # 'spare' takes no placement until the job is seen waiting on 'tainted'.
+        # 'spare' takes no placement until the job is seen waiting on 'zone-a'.
         self.gantry.ctl("cordon", "cluster", "spare")
 
-        job = self.gantry.submit(gang_yaml("held-back"))
+        job = self.gantry.submit(gang_yaml("held-back", zone="b"))
         pending = wait_until(
             lambda: (j := self.phase_is(job, "Pending")) and "Unschedulable" in j["reason"] and j,
             "the job to wait on Kubernetes' scheduler")
-        self.assertIn("waiting on tainted:", pending["reason"])
-        self.assertIn("0/3 nodes are available: 3 node(s) had untolerated taint {gantry.test/maintenance: true}",
+        self.assertIn("waiting on zone-a:", pending["reason"])
+        self.assertIn("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector",
                       pending["reason"])
-        self.assertEqual(pending["clusters"], ["tainted"])
+        self.assertEqual(pending["clusters"], ["zone-a"])
         waiting = self.pods(self.api, job)
         self.assertTrue(waiting, "its pods exist while it waits")
         for pod in waiting:
@@ -318,17 +329,17 @@ class KubeGang(unittest.TestCase):
             self.assertNotIn("nodeName", pod["spec"])
 
         self.gantry.ctl("uncordon", "cluster", "spare")
-        wait_until(lambda: f"job {job} rejected by cluster tainted" in self.gantry.log("hub"),
-                   "the hub to hear that tainted handed the job back")
+        wait_until(lambda: f"job {job} rejected by cluster zone-a" in self.gantry.log("hub"),
+                   "the hub to hear that zone-a handed the job back")
         described = self.gantry.ctl("describe", "job", job).stdout
-        self.assertIn("rejected by tainted: its replicas did not all run within", described)
+        self.assertIn("rejected by zone-a: its replicas did not all run within", described)
         self.assertIn("Unschedulable", described)
-        self.assertIn("handing it back to the hub", self.gantry.log("agent-tainted"))
+        self.assertIn("handing it back to the hub", self.gantry.log("agent-zone-a"))
 
         pods = wait_until(lambda: self.running_pods(spare_api, job, 4), "the gang's pods to run on spare")
         running = wait_until(lambda: self.phase_is(job, "Running"), "the job to run on spare")
-        self.assertEqual(running["clusters"], ["spare"], self.logs("hub", "agent-tainted"))
-        wait_until(lambda: not self.pods(self.api, job), "tainted to delete the pods it gave up")
+        self.assertEqual(running["clusters"], ["spare"], self.logs("hub", "agent-zone-a"))
+        wait_until(lambda: not self.pods(self.api, job), "zone-a to delete the pods it gave up")
 
         self.exit_pods(spare_api, pods)
         done = wait_until(lambda: self.phase_is(job, "Completed"), "the job to complete on spare")

@@ -91,7 +91,9 @@ TEST(RoundTripSamples, NestedStructsInVectorsSetEveryField) {
   expect_sample_sets_every_field(spec.tasks.at(0).containers.at(0), "ContainerSpec");
   expect_sample_sets_every_field(spec.tasks.at(0).containers.at(0).env.at(0), "EnvVar");
   expect_sample_sets_every_field(testing::sample_task_status("t"), "TaskStatus");
+  expect_sample_sets_every_field(spec.tasks.at(0).tolerations.at(0), "Toleration");
   expect_sample_sets_every_field(testing::sample_node("n"), "NodeUsage");
+  expect_sample_sets_every_field(testing::sample_node("n").taints.at(0), "Taint");
   expect_sample_sets_every_field(testing::sample_job_info(), "JobInfo");
   expect_sample_sets_every_field(testing::sample_cluster_info(), "ClusterInfo");
   expect_sample_sets_every_field(testing::sample_queue_info(), "QueueInfo");

@@ -41,7 +41,9 @@ inline JobSpec sample_job_spec() {
   const LifecyclePolicy restart{{"PodFailed", "PodEvicted"}, "RestartJob", 3, 90'000};
   const NetworkTopology rack{"soft", 2};
   TaskSpec master{"master", 2, {{"nvidia.com/gpu.product", "H100"}}, {container}, 3600,
-                  1, 2, {restart}, {{"worker"}, "any"}, "best-effort", {7, 1, 6, rack}};
+                  1, 2, {restart}, {{"worker"}, "any"}, "best-effort", {7, 1, 6, rack},
+                  {{"nvidia.com/gpu", "Equal", "present", "NoSchedule"}},
+                  R"({"spec":{"containers":[{"name":"m","image":"x"}]}})"};
   TaskSpec worker = master;
   worker.name = "worker";
   worker.replicas = 7;
@@ -151,9 +153,13 @@ inline PriorityClassInfo sample_priority_class_info() {
 }
 
 inline NodeUsage sample_node(const char* name) {
-  return NodeUsage{
-      name,   {{"nvidia.com/gpu.product", "H100"}}, sample_resources(2), sample_resources(1),
-      "H100", {sample_gpu(0), sample_gpu(1)}};
+  return NodeUsage{name,
+                   {{"nvidia.com/gpu.product", "H100"}},
+                   sample_resources(2),
+                   sample_resources(1),
+                   "H100",
+                   {sample_gpu(0), sample_gpu(1)},
+                   {{"nvidia.com/gpu", "present", "NoSchedule"}}};
 }
 
 template <class T>
@@ -209,7 +215,8 @@ inline Prepare sample<Prepare>() {
                  4,
                  9,
                  {{"master", 1}, {"worker", 2}},
-                 5'400'000};
+                 5'400'000,
+                 "research-gpu"};
 }
 template <>
 inline Admit sample<Admit>() {

@@ -41,7 +41,7 @@ const std::vector<ExpectedMessage> kMessages = {
     {"Prepare",
      11,
      {"dispatch_id", "part", "parts", "epoch", "job", "task_replicas", "nodes", "rank_offset",
-      "world_size", "task_index_offsets", "time_limit_ms"}},
+      "world_size", "task_index_offsets", "time_limit_ms", "member_queue"}},
     {"Commit", 12, {"dispatch_id", "job", "part", "master_addr", "master_port"}},
     {"Abort", 13, {"dispatch_id", "job", "part", "reason"}},
     {"NodeReport",
@@ -130,7 +130,10 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<ContainerSpec>({"name", "image", "command", "args", "env", "requests", "limits"});
   expect_keys<TaskSpec>({"name", "replicas", "node_selector", "containers",
                          "active_deadline_seconds", "min_available", "max_retry", "policies",
-                         "depends_on", "topology_policy", "partition_policy"});
+                         "depends_on", "topology_policy", "partition_policy", "tolerations",
+                         "pod_template"});
+  expect_keys<Toleration>({"key", "op", "value", "effect"});
+  expect_keys<Taint>({"key", "value", "effect"});
   expect_keys<JobSpec>({"name", "queue", "priority_class", "priority", "min_available", "max_retry",
                         "annotations", "tasks", "generate_name", "labels", "min_success",
                         "ttl_seconds_after_finished", "policies", "plugins", "network_topology"});
@@ -140,7 +143,8 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
       {"total_partitions", "partition_size", "min_partitions", "network_topology"});
   expect_keys<TaskDependency>({"names", "iteration"});
   expect_keys<TaskStatus>({"name", "pending", "running", "succeeded", "failed"});
-  expect_keys<NodeUsage>({"name", "labels", "allocatable", "allocated", "gpu_model", "gpus"});
+  expect_keys<NodeUsage>(
+      {"name", "labels", "allocatable", "allocated", "gpu_model", "gpus", "taints"});
   expect_keys<GpuUsage>({"index", "product", "memory_total_bytes", "memory_used_bytes",
                          "utilization_percent", "processes"});
   expect_keys<PlacementScores>({"cpu_node_available", "cpu_cluster_available",
