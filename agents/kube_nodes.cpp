@@ -192,7 +192,8 @@ std::vector<protocol::Taint> taints_of(const json& spec, const Location& at) {
   const json& list = array_member(spec, "taints", at);
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Location here = taints_at.index(i);
-    protocol::Taint taint{string_member(list[i], "key", here), string_member(list[i], "value", here),
+    protocol::Taint taint{string_member(list[i], "key", here),
+                          string_member(list[i], "value", here),
                           string_member(list[i], "effect", here)};
     if (hub::repels_pods(taint)) taints.push_back(std::move(taint));
   }

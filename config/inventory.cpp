@@ -67,7 +67,8 @@ std::vector<protocol::Taint> parse_taints(const YAML::Node& node, const std::str
     const std::string at = field + "[" + std::to_string(i) + "]";
     require_map(node[i], at);
     reject_unknown(node[i], {"key", "value", "effect"}, at);
-    protocol::Taint taint{optional_string(node[i], "key", at), optional_string(node[i], "value", at),
+    protocol::Taint taint{optional_string(node[i], "key", at),
+                          optional_string(node[i], "value", at),
                           optional_string(node[i], "effect", at)};
     if (taint.key.empty()) throw hub::FieldError(at + ".key", "", "is required");
     if (!kEffects.count(taint.effect)) {

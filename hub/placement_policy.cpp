@@ -339,8 +339,7 @@ std::optional<NodeIndex> PlacementPolicy::choose_hold_node(const ClusterState& c
   return best;
 }
 
-std::string untolerated_taints(const ClusterState& cluster, const TaskShape& task,
-                               NodeRoom room) {
+std::string untolerated_taints(const ClusterState& cluster, const TaskShape& task, NodeRoom room) {
   constexpr std::size_t kMaxNamed = 3;
   if (!cluster.has_tainted_nodes()) return "";
   std::vector<std::string> named;

@@ -158,12 +158,12 @@ TEST(KubeNodesTest, TheGpuProductLabelGivesTheModel) {
 
 TEST(KubeNodesTest, NoScheduleAndNoExecuteTaintsAreReadPreferNoScheduleIsLeftOut) {
   json gpu = ready_node("gpu");
-  gpu["spec"]["taints"] = json::array(
-      {{{"key", "nvidia.com/gpu"}, {"value", "present"}, {"effect", "NoSchedule"}},
-       {{"key", "soft"}, {"effect", "PreferNoSchedule"}},
-       {{"key", "node.kubernetes.io/out-of-service"},
-        {"effect", "NoExecute"},
-        {"timeAdded", "2026-11-27T00:00:00Z"}}});
+  gpu["spec"]["taints"] =
+      json::array({{{"key", "nvidia.com/gpu"}, {"value", "present"}, {"effect", "NoSchedule"}},
+                   {{"key", "soft"}, {"effect", "PreferNoSchedule"}},
+                   {{"key", "node.kubernetes.io/out-of-service"},
+                    {"effect", "NoExecute"},
+                    {"timeAdded", "2026-11-27T00:00:00Z"}}});
   const std::vector<NodeUsage> nodes = usable({gpu, ready_node("plain")}, {});
   ASSERT_EQ(nodes.size(), 2u);
   EXPECT_EQ(nodes[0].taints,

@@ -83,8 +83,7 @@ TEST_F(TaintsAdmissionTest, FragmentedRoomNamesTheTaintsOfNodesWithRoom) {
   // t4-0 has 1 GPU left; the A100 nodes have room but are tainted.
   const Admission admission = admit(make_prepare(2, "pair", {{"worker", 2, 1}}));
   EXPECT_FALSE(admission.admitted);
-  EXPECT_NE(admission.reason.find("does not fit on nodes"), std::string::npos)
-      << admission.reason;
+  EXPECT_NE(admission.reason.find("does not fit on nodes"), std::string::npos) << admission.reason;
   EXPECT_NE(admission.reason.find("nodes with room have untolerated taints"), std::string::npos)
       << admission.reason;
 }

@@ -147,8 +147,8 @@ nodes:
 TEST(InventoryYaml, RefusesMalformedTaints) {
   const auto error_for = [](const std::string& taints) {
     return field_error_of([&] {
-      parse_inventory_yaml("nodes:\n  - name: n\n    allocatable: {cpu: 1}\n    taints: " +
-                           taints + "\n");
+      parse_inventory_yaml("nodes:\n  - name: n\n    allocatable: {cpu: 1}\n    taints: " + taints +
+                           "\n");
     });
   };
   EXPECT_EQ(error_for("[{effect: NoSchedule}]").field(), "nodes[0].taints[0].key");

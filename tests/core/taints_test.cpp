@@ -2,8 +2,6 @@
 // Kubernetes' Toleration.ToleratesTaint, and the one node filter every
 // placement goes through, so that a task is never counted on a node whose
 // taints it does not tolerate.
-#include "hub/tolerations.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,6 +9,7 @@
 
 #include "hub/job_request.hpp"
 #include "hub/placement_policy.hpp"
+#include "hub/tolerations.hpp"
 #include "tests/core/reconciler_harness.hpp"
 
 namespace gantry::hub {
@@ -69,9 +68,8 @@ TEST(Tolerations, AnUnknownOperatorToleratesNothing) {
 }
 
 TEST(Tolerations, OnlyNoScheduleAndNoExecuteTaintsKeepAPodOff) {
-  const std::vector<Taint> taints{{"soft", "", "PreferNoSchedule"},
-                                  kGpuPresent,
-                                  {"maintenance", "true", "NoExecute"}};
+  const std::vector<Taint> taints{
+      {"soft", "", "PreferNoSchedule"}, kGpuPresent, {"maintenance", "true", "NoExecute"}};
   EXPECT_EQ(first_untolerated({}, {}), nullptr) << "an untainted node takes every pod";
   EXPECT_EQ(first_untolerated(std::vector<Taint>{taints[0]}, {}), nullptr)
       << "PreferNoSchedule is a preference only";
