@@ -648,6 +648,7 @@ std::string AgentCore::grow_run(DispatchRun& run, const protocol::Resize& resize
       added_task.replicas = wanted - members.count[t];
       added_task.per_replica = hub::replica_request(task, "job.tasks[" + std::to_string(t) + "]");
       added_task.node_selector = task.node_selector;
+      added_task.tolerations = task.tolerations;
       job_task.push_back(t);
     }
   } catch (const hub::FieldError& e) {

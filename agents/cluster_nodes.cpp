@@ -11,7 +11,7 @@ namespace {
 bool same_nodes(const std::vector<protocol::NodeUsage>& a, const std::vector<protocol::NodeUsage>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
     return x.name == y.name && x.labels == y.labels && x.allocatable == y.allocatable &&
-           x.allocated == y.allocated && x.gpu_model == y.gpu_model &&
+           x.allocated == y.allocated && x.gpu_model == y.gpu_model && x.taints == y.taints &&
            std::equal(x.gpus.begin(), x.gpus.end(), y.gpus.begin(), y.gpus.end(),
                       [](const auto& g, const auto& h) {
                         return g.index == h.index && g.product == h.product &&

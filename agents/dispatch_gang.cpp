@@ -47,6 +47,7 @@ DispatchGang gang_for_part(const protocol::Prepare& prepare) {
     shape.replicas = here->second;
     shape.per_replica = hub::replica_request(task, "job.tasks[" + std::to_string(t) + "]");
     shape.node_selector = task.node_selector;
+    shape.tolerations = task.tolerations;
     gang.shape.tasks.push_back(std::move(shape));
     gang.job_task.push_back(static_cast<std::uint32_t>(t));
     total += here->second;

@@ -8,6 +8,7 @@
 #include "hub/field_error.hpp"
 #include "hub/quantity.hpp"
 #include "hub/resources.hpp"
+#include "hub/tolerations.hpp"
 
 namespace gantry::agents {
 
@@ -182,6 +183,23 @@ bool is_ready(const json& status, const Location& at) {
   return false;  // no Ready condition yet: the node controller has not seen it
 }
 
+// spec.taints that keep pods off the node (NoSchedule, NoExecute). A
+// PreferNoSchedule taint only makes kube-scheduler prefer other nodes: the
+// node still counts for every task.
+std::vector<protocol::Taint> taints_of(const json& spec, const Location& at) {
+  std::vector<protocol::Taint> taints;
+  const Location taints_at = at.key("taints");
+  const json& list = array_member(spec, "taints", at);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Location here = taints_at.index(i);
+    protocol::Taint taint{string_member(list[i], "key", here),
+                          string_member(list[i], "value", here),
+                          string_member(list[i], "effect", here)};
+    if (hub::repels_pods(taint)) taints.push_back(std::move(taint));
+  }
+  return taints;
+}
+
 bool is_usable(const json& node, const Location& at) {
   if (bool_member(object_member(node, "spec", at), "unschedulable", at.key("spec"))) return false;
   return is_ready(object_member(node, "status", at), at.key("status"));
@@ -196,6 +214,7 @@ protocol::NodeUsage node_usage(const json& node, const std::string& name, const 
       product != usage.labels.end()) {
     usage.gpu_model = product->second;
   }
+  usage.taints = taints_of(object_member(node, "spec", at), at.key("spec"));
   const Location status = at.key("status");
   for (const auto& [resource, milli] :
        resource_list(object_member(node, "status", at), "allocatable", status)) {

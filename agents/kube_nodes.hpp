@@ -24,7 +24,9 @@ using OwnPodPredicate = std::function<bool(const nlohmann::json& pod)>;
 // pod. Gantry's own pods are left in, as the agent's NodePool accounts them
 // itself, so NodeUsage.allocated stays empty (as in an inventory). Resources
 // whose allocatable is zero are left out; what others over-request clamps to 0.
-// labels are metadata.labels; gpu_model is the nvidia.com/gpu.product label.
+// labels are metadata.labels; gpu_model is the nvidia.com/gpu.product label;
+// taints are spec.taints with effect NoSchedule or NoExecute (PreferNoSchedule
+// does not keep pods off a node).
 //
 // Throws hub::FieldError naming the object and the JSON path, e.g.
 // `Pod ml/train-0 spec.containers[1].resources.requests[cpu]`, on a bad quantity

@@ -10,7 +10,8 @@
 
 namespace gantry::agents {
 
-// Checks, most specific first: a node selector no node matches; a replica
+// Checks, most specific first: a node selector no node matches; taints on
+// every matching node that the task does not tolerate; a replica
 // larger than any matching node; the gang's minimum larger than what is free
 // in total; and otherwise free resources too fragmented across nodes.
 std::string explain_misfit(const hub::ClusterState& cluster, const hub::GangShape& gang,

@@ -24,7 +24,7 @@ std::vector<hub::NodeSpec> node_specs(const config::Inventory& inventory) {
   for (const protocol::NodeUsage& node : inventory.nodes) {
     specs.push_back(hub::NodeSpec{node.name, node.labels,
                                   hub::ResourceVector::from_list(node.allocatable),
-                                  hub::ResourceVector()});
+                                  hub::ResourceVector(), node.taints});
   }
   return specs;
 }
@@ -80,7 +80,8 @@ void NodePool::update_nodes(const std::vector<protocol::NodeUsage>& nodes) {
       inventory_nodes_[i].allocatable.clear();
       inventory_nodes_[i].gpus.clear();
     }
-    specs.push_back(hub::NodeSpec{node.name, node.labels, allocatable, others + held_[i]});
+    specs.push_back(
+        hub::NodeSpec{node.name, node.labels, allocatable, others + held_[i], node.taints});
   }
   cluster_.set_nodes(specs);
 }
@@ -118,8 +119,8 @@ bool NodePool::take_hinted(const hub::GangShape& gang,
   return true;
 }
 
-// One hinted replica onto its node: a known node that matches the task's
-// selector and has room for the replica now.
+// One hinted replica onto its node: a known node that may run the task
+// (selector, taints) and has room for the replica now.
 bool NodePool::take_hint(const hub::GangShape& gang, const protocol::PlacedReplica& hint,
                          std::vector<hub::NodeAssignment>& assignment) {
   const auto task = std::find_if(gang.tasks.begin(), gang.tasks.end(),
@@ -129,7 +130,7 @@ bool NodePool::take_hint(const hub::GangShape& gang, const protocol::PlacedRepli
   const auto t = static_cast<std::uint32_t>(task - gang.tasks.begin());
   const hub::Node& target = cluster_.node(*node);
   if (++hinted_per_task_[t] > task->replicas || !task->per_replica.fits_in(target.free) ||
-      !hub::PlacementPolicy::matches_selector(target.labels, task->node_selector)) {
+      !hub::PlacementPolicy::may_run_on(target, *task)) {
     return false;
   }
   const hub::ResourceVector held = cluster_.held_on(*node, task->per_replica);

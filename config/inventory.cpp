@@ -14,6 +14,7 @@
 #include "hub/field_error.hpp"
 #include "hub/quantity.hpp"
 #include "hub/resources.hpp"
+#include "hub/tolerations.hpp"
 
 namespace gantry::config {
 namespace {
@@ -52,14 +53,43 @@ std::int64_t parse_count(const YAML::Node& node, const std::string& field) {
   return count;
 }
 
+// `taints: [{key, value, effect}]`, as a Kubernetes Node's spec.taints: a key
+// and an effect are required. PreferNoSchedule is accepted and dropped, as the
+// agent drops it from Kubernetes nodes: it keeps no task off a node.
+std::vector<protocol::Taint> parse_taints(const YAML::Node& node, const std::string& field) {
+  static const std::set<std::string> kEffects{std::string(hub::kNoSchedule),
+                                              std::string(hub::kPreferNoSchedule),
+                                              std::string(hub::kNoExecute)};
+  std::vector<protocol::Taint> taints;
+  if (!node || node.IsNull()) return taints;
+  require_sequence(node, field);
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string at = field + "[" + std::to_string(i) + "]";
+    require_map(node[i], at);
+    reject_unknown(node[i], {"key", "value", "effect"}, at);
+    protocol::Taint taint{optional_string(node[i], "key", at),
+                          optional_string(node[i], "value", at),
+                          optional_string(node[i], "effect", at)};
+    if (taint.key.empty()) throw hub::FieldError(at + ".key", "", "is required");
+    if (!kEffects.count(taint.effect)) {
+      throw hub::FieldError(at + ".effect", taint.effect,
+                            "must be NoSchedule, PreferNoSchedule or NoExecute");
+    }
+    if (hub::repels_pods(taint)) taints.push_back(std::move(taint));
+  }
+  return taints;
+}
+
 protocol::NodeUsage make_node(std::string name, protocol::Labels labels,
-                              protocol::ResourceList allocatable) {
+                              protocol::ResourceList allocatable,
+                              std::vector<protocol::Taint> taints = {}) {
   protocol::NodeUsage node;
   node.name = std::move(name);
   const auto product = labels.find(std::string(hub::kGpuProductLabel));
   if (product != labels.end()) node.gpu_model = product->second;
   node.labels = std::move(labels);
   node.allocatable = std::move(allocatable);
+  node.taints = std::move(taints);
   return node;
 }
 
@@ -67,8 +97,9 @@ protocol::NodeUsage make_node(std::string name, protocol::Labels labels,
 void append_nodes(const YAML::Node& entry, const std::string& field,
                   std::vector<protocol::NodeUsage>& out) {
   require_map(entry, field);
-  reject_unknown(entry, {"name", "count", "namePrefix", "labels", "allocatable"}, field);
+  reject_unknown(entry, {"name", "count", "namePrefix", "labels", "allocatable", "taints"}, field);
   const protocol::Labels labels = string_map(entry["labels"], field + ".labels");
+  const std::vector<protocol::Taint> taints = parse_taints(entry["taints"], field + ".taints");
   const protocol::ResourceList allocatable =
       parse_allocatable(entry["allocatable"], field + ".allocatable");
 
@@ -83,7 +114,7 @@ void append_nodes(const YAML::Node& entry, const std::string& field,
     }
     const std::string name = scalar_text(entry["name"], field + ".name");
     if (name.empty()) throw hub::FieldError(field + ".name", "", "must not be empty");
-    out.push_back(make_node(name, labels, allocatable));
+    out.push_back(make_node(name, labels, allocatable, taints));
     return;
   }
   const std::int64_t count = parse_count(entry["count"], field + ".count");
@@ -92,7 +123,7 @@ void append_nodes(const YAML::Node& entry, const std::string& field,
   const std::string prefix = scalar_text(entry["namePrefix"], field + ".namePrefix");
   if (prefix.empty()) throw hub::FieldError(field + ".namePrefix", "", "must not be empty");
   for (std::int64_t i = 0; i < count; ++i) {
-    out.push_back(make_node(prefix + std::to_string(i), labels, allocatable));
+    out.push_back(make_node(prefix + std::to_string(i), labels, allocatable, taints));
   }
 }
 

@@ -6,6 +6,7 @@
 //         - name: gpu-0            # or `count: 4` with `namePrefix: gpu-`
 //           labels: {nvidia.com/gpu.product: A100}
 //           allocatable: {cpu: "64", memory: 512Gi, nvidia.com/gpu: 8}
+//           taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]  # optional
 //   * The Alibaba openb node CSV (sn,cpu_milli,memory_mib,gpu,model): the GPU
 //     model becomes label nvidia.com/gpu.product.
 #pragma once

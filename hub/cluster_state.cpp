@@ -12,6 +12,7 @@ namespace {
 // already carry the product resource, e.g. from an agent's own accounting).
 Node make_node(const NodeSpec& spec) {
   Node node{spec.name, spec.labels, spec.allocatable, spec.allocatable - spec.allocated};
+  node.taints = spec.taints;
   const auto product = spec.labels.find(std::string(kGpuProductLabel));
   if (product == spec.labels.end() || spec.allocatable.get(kGpu) <= 0) return node;
   if (!gpu_product_resource(product->second, node.gpu_product)) return node;
@@ -28,12 +29,14 @@ void ClusterState::set_nodes(const std::vector<NodeSpec>& nodes) {
   total_allocatable_ = {};
   total_free_ = {};
   largest_node_ = {};
+  tainted_nodes_ = 0;
   nodes_.reserve(nodes.size());
   for (const NodeSpec& spec : nodes) {
     Node node = make_node(spec);
     total_allocatable_ += node.allocatable;
     total_free_ += node.free;
     largest_node_ = largest_node_.max_with(node.allocatable);
+    if (!node.taints.empty()) ++tainted_nodes_;
     node_by_name_[node.name] = static_cast<NodeIndex>(nodes_.size());
     nodes_.push_back(std::move(node));
   }

@@ -26,6 +26,7 @@ struct NodeSpec {
   Labels labels;
   ResourceVector allocatable;
   ResourceVector allocated;
+  std::vector<protocol::Taint> taints{};  // NoSchedule / NoExecute (protocol::NodeUsage)
 };
 
 // What the agent last observed beyond what placement counts: its OCM scores
@@ -42,6 +43,9 @@ struct Node {
   ResourceVector allocatable;  // with its GPUs also counted under their product
   ResourceVector free;
   ResourceId gpu_product = kNoResource;  // "nvidia.com/gpu/<product>", if labelled
+  // Tasks that do not tolerate these are not placed here (hub/tolerations.hpp).
+  // Empty on most nodes, where the check costs one comparison.
+  std::vector<protocol::Taint> taints{};
 };
 
 class ClusterState {
@@ -82,6 +86,8 @@ class ClusterState {
   void set_observed_usage(ObservedUsage usage) { observed_usage_ = std::move(usage); }
 
   std::size_t node_count() const { return nodes_.size(); }
+  // Whether any node has a taint: what lets pending reasons skip looking.
+  bool has_tainted_nodes() const { return tainted_nodes_ > 0; }
   const Node& node(NodeIndex index) const { return nodes_[index]; }
   std::optional<NodeIndex> find_node(const std::string& name) const;
 
@@ -147,6 +153,7 @@ class ClusterState {
   std::vector<std::uint32_t> position_in_bucket_;
   std::vector<std::uint32_t> held_for_;
   std::size_t held_nodes_ = 0;
+  std::size_t tainted_nodes_ = 0;
   std::vector<std::vector<std::int64_t>> planned_ends_;  // by node
   ObservedUsage observed_usage_;                         // last: the pass's fields stay together
 };

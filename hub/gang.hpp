@@ -26,6 +26,8 @@ struct TaskShape {
   std::int32_t replicas = 1;
   ResourceVector per_replica;  // sum of the containers' requests
   protocol::Labels node_selector;
+  // template.spec.tolerations: the node taints its pods accept (hub/tolerations.hpp).
+  std::vector<protocol::Toleration> tolerations{};
   // partitionPolicy: replicas in partitions of partition_size (0: none), each
   // within one domain of partition_topology; at least min_partitions whole
   // partitions must be placed.

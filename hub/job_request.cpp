@@ -164,7 +164,7 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
     request.gang.tasks.push_back(
         TaskShape{task.name, task.replicas,
                   replica_request(task, "spec.tasks[" + std::to_string(i) + "].template.spec"),
-                  task.node_selector});
+                  task.node_selector, task.tolerations});
     read_partitions(task, request.gang.tasks.back());
   }
   request.gang.topology =

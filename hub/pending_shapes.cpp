@@ -70,7 +70,7 @@ bool dominates(const Job& big, const Job& small) {
     const TaskShape& b = big.gang.tasks[t];
     const TaskShape& s = small.gang.tasks[t];
     if (b.replicas < s.replicas || !s.per_replica.fits_in(b.per_replica) ||
-        b.node_selector != s.node_selector)
+        b.node_selector != s.node_selector || b.tolerations != s.tolerations)
       return false;
   }
   return true;

@@ -291,7 +291,7 @@ std::optional<NodeIndex> PlacementPolicy::choose_node(const ClusterState& cluste
     if (holds && cluster.held_for(index) != kNoOwner && cluster.held_for(index) != requester)
       return false;
     const Node& node = cluster.node(index);
-    return task.per_replica.fits_in(node.free) && matches_selector(node.labels, task.node_selector);
+    return task.per_replica.fits_in(node.free) && may_run_on(node, task);
   };
   const auto fitting_in = [&](std::int64_t bucket) -> std::optional<NodeIndex> {
     for (NodeIndex index : cluster.nodes_with_free_gpus(bucket))
@@ -333,10 +333,37 @@ std::optional<NodeIndex> PlacementPolicy::choose_hold_node(const ClusterState& c
     const std::uint32_t holder = cluster.held_for(n);
     if (holder != kNoOwner && holder != owner) continue;
     if (!(promised[n] + task.per_replica).fits_in(node.allocatable)) continue;
-    if (!matches_selector(node.labels, task.node_selector)) continue;
+    if (!may_run_on(node, task)) continue;
     if (!best || room(n) > room(*best)) best = n;
   }
   return best;
+}
+
+std::string untolerated_taints(const ClusterState& cluster, const TaskShape& task, NodeRoom room) {
+  constexpr std::size_t kMaxNamed = 3;
+  if (!cluster.has_tainted_nodes()) return "";
+  std::vector<std::string> named;
+  bool more = false;
+  for (NodeIndex n = 0; n < cluster.node_count(); ++n) {
+    const Node& node = cluster.node(n);
+    if (node.taints.empty() || !PlacementPolicy::matches_selector(node.labels, task.node_selector))
+      continue;
+    if ((room == NodeRoom::kAllocatable && !task.per_replica.fits_in(node.allocatable)) ||
+        (room == NodeRoom::kFree && !task.per_replica.fits_in(node.free)))
+      continue;
+    const protocol::Taint* taint = first_untolerated(node.taints, task.tolerations);
+    if (taint == nullptr) continue;
+    std::string text = taint_text(*taint);
+    if (std::find(named.begin(), named.end(), text) != named.end()) continue;
+    if (named.size() == kMaxNamed) {
+      more = true;
+      break;
+    }
+    named.push_back(std::move(text));
+  }
+  std::string joined;
+  for (const std::string& text : named) joined += (joined.empty() ? "" : ", ") + text;
+  return more ? joined + ", ..." : joined;
 }
 
 }  // namespace gantry::hub

@@ -28,6 +28,7 @@
 #include "hub/cluster_state.hpp"
 #include "hub/gang.hpp"
 #include "hub/job.hpp"
+#include "hub/tolerations.hpp"
 
 namespace gantry::hub {
 
@@ -108,7 +109,16 @@ class PlacementPolicy {
 
   // ---- node choice
   static bool matches_selector(const Labels& labels, const Labels& selector);
-  // A node with room for one replica of `task` that matches its selector and
+  // Whether a replica of `task` may run on the node at all, room aside: the
+  // node's labels match the task's nodeSelector and the task tolerates every
+  // NoSchedule / NoExecute taint of the node. The one node filter of every
+  // placement (the hub's and the agent's admission); untainted nodes skip the
+  // toleration check.
+  static bool may_run_on(const Node& node, const TaskShape& task) {
+    return matches_selector(node.labels, task.node_selector) &&
+           (node.taints.empty() || first_untolerated(node.taints, task.tolerations) == nullptr);
+  }
+  // A node with room for one replica of `task` that may run it and
   // is not held for someone other than `requester`, in the policy's node order;
   // with a timing and best fit, in time too (timed_fit in placement_policy.cpp).
   std::optional<NodeIndex> choose_node(const ClusterState& cluster, const TaskShape& task,
@@ -127,6 +137,19 @@ class PlacementPolicy {
   NodeOrder order_ = NodeOrder::kBestFit;
   const ClusterScore* tie_break_ = nullptr;
 };
+
+// Which room untolerated_taints() looks for on a node.
+enum class NodeRoom : std::uint8_t {
+  kAny,          // none: the node matches the task's nodeSelector
+  kAllocatable,  // the node could ever hold one replica
+  kFree,         // the node has room for one replica now
+};
+
+// Why nodes turn a task away, for pending reasons and Rejects: the distinct
+// untolerated taints ("key=value:Effect", comma-separated, the first three
+// named) of the nodes that match the task's nodeSelector and have `room` for
+// one replica. "" when there are none; O(1) in a cluster without taints.
+std::string untolerated_taints(const ClusterState& cluster, const TaskShape& task, NodeRoom room);
 
 // The registered policies, by the name a queue or the hub's --placement uses.
 // nullptr when no policy has that name.

@@ -28,6 +28,17 @@ std::string amount(ResourceId resource, std::int64_t milli) {
   return format_quantity(name, milli) + " " + name;
 }
 
+// Nodes with room that a gang may not use because of their taints look like
+// free capacity to the user: "; nodes with room have untolerated taints
+// (nvidia.com/gpu=present:NoSchedule)", or "" when taints keep it off none.
+std::string untolerated_taints_note(const ClusterState& cluster, const GangShape& gang) {
+  for (const TaskShape& task : gang.tasks) {
+    const std::string taints = untolerated_taints(cluster, task, NodeRoom::kFree);
+    if (!taints.empty()) return "; nodes with room have untolerated taints (" + taints + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 PendingReason SchedulerCore::why_unplaced(const Job& job, const Placement& placement) const {
@@ -188,7 +199,8 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
       return "gang does not fit on nodes: needs " + std::to_string(r.replicas_needed) +
              " replicas (" + shape + ") each on one node" +
              (selectors.empty() ? "" : " matching nodeSelector " + selectors) + "; best cluster " +
-             cluster + " fits " + std::to_string(r.replicas_placed);
+             cluster + " fits " + std::to_string(r.replicas_placed) +
+             untolerated_taints_note(clusters_[r.cluster], job.gang);
     }
     case Kind::kRejectedByCluster:
       return "rejected by cluster " + cluster + ": " + job.history().message + "; requeued (" +

@@ -24,7 +24,7 @@ std::vector<NodeSpec> node_specs(const protocol::UsageReport& report) {
   nodes.reserve(report.nodes.size());
   for (const protocol::NodeUsage& node : report.nodes) {
     nodes.push_back(NodeSpec{node.name, node.labels, ResourceVector::from_list(node.allocatable),
-                             ResourceVector::from_list(node.allocated)});
+                             ResourceVector::from_list(node.allocated), node.taints});
   }
   return nodes;
 }

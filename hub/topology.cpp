@@ -182,9 +182,7 @@ std::optional<NodeIndex> choose_node_in(const ClusterState& cluster, const NodeS
     if (!usable(scope, n)) continue;
     if (holds && cluster.held_for(n) != kNoOwner && cluster.held_for(n) != requester) continue;
     const Node& node = cluster.node(n);
-    if (!task.per_replica.fits_in(node.free) ||
-        !PlacementPolicy::matches_selector(node.labels, task.node_selector))
-      continue;
+    if (!task.per_replica.fits_in(node.free) || !PlacementPolicy::may_run_on(node, task)) continue;
     const std::int64_t free = node.free.get(kGpu);
     const bool better = order == NodeOrder::kBestFit ? free < best_free : free > best_free;
     if (!best || better) {

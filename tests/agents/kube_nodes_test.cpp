@@ -156,6 +156,33 @@ TEST(KubeNodesTest, TheGpuProductLabelGivesTheModel) {
   EXPECT_EQ(nodes[1].gpu_model, "");
 }
 
+TEST(KubeNodesTest, NoScheduleAndNoExecuteTaintsAreReadPreferNoScheduleIsLeftOut) {
+  json gpu = ready_node("gpu");
+  gpu["spec"]["taints"] =
+      json::array({{{"key", "nvidia.com/gpu"}, {"value", "present"}, {"effect", "NoSchedule"}},
+                   {{"key", "soft"}, {"effect", "PreferNoSchedule"}},
+                   {{"key", "node.kubernetes.io/out-of-service"},
+                    {"effect", "NoExecute"},
+                    {"timeAdded", "2026-11-27T00:00:00Z"}}});
+  const std::vector<NodeUsage> nodes = usable({gpu, ready_node("plain")}, {});
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0].taints,
+            (std::vector<protocol::Taint>{{"nvidia.com/gpu", "present", "NoSchedule"},
+                                          {"node.kubernetes.io/out-of-service", "", "NoExecute"}}));
+  EXPECT_TRUE(nodes[1].taints.empty());
+}
+
+TEST(KubeNodesTest, ABadTaintNamesItsPath) {
+  json gpu = ready_node("gpu");
+  gpu["spec"]["taints"] = json::array({{{"key", 7}, {"effect", "NoSchedule"}}});
+  try {
+    usable({gpu}, {});
+    FAIL() << "no error";
+  } catch (const hub::FieldError& error) {
+    EXPECT_EQ(error.field(), "Node gpu spec.taints[0].key");
+  }
+}
+
 TEST(KubeNodesTest, GantrysOwnPodsAreNotSubtracted) {
   json own = one_container_pod("replica-0", "a", {{"cpu", "4"}, {"nvidia.com/gpu", "4"}});
   own["metadata"]["labels"] = {{"app.kubernetes.io/managed-by", "gantry"}};

@@ -123,6 +123,42 @@ TEST(InventoryYaml, RefusesMalformedNodes) {
   }
 }
 
+TEST(InventoryYaml, NodesMayDeclareTaintsAsKubernetesNodesDo) {
+  const Inventory inventory = parse_inventory_yaml(R"(
+nodes:
+  - count: 2
+    namePrefix: gpu-
+    allocatable: {nvidia.com/gpu: 8}
+    taints:
+      - {key: nvidia.com/gpu, value: present, effect: NoSchedule}
+      - {key: soft, effect: PreferNoSchedule}
+      - {key: maintenance, effect: NoExecute}
+  - name: cpu-0
+    allocatable: {cpu: 8}
+)");
+  ASSERT_EQ(inventory.nodes.size(), 3u);
+  const std::vector<protocol::Taint> expected{{"nvidia.com/gpu", "present", "NoSchedule"},
+                                              {"maintenance", "", "NoExecute"}};
+  EXPECT_EQ(inventory.nodes[0].taints, expected) << "PreferNoSchedule keeps no task off";
+  EXPECT_EQ(inventory.nodes[1].taints, expected);
+  EXPECT_TRUE(inventory.nodes[2].taints.empty());
+}
+
+TEST(InventoryYaml, RefusesMalformedTaints) {
+  const auto error_for = [](const std::string& taints) {
+    return field_error_of([&] {
+      parse_inventory_yaml("nodes:\n  - name: n\n    allocatable: {cpu: 1}\n    taints: " + taints +
+                           "\n");
+    });
+  };
+  EXPECT_EQ(error_for("[{effect: NoSchedule}]").field(), "nodes[0].taints[0].key");
+  EXPECT_EQ(error_for("[{key: k, effect: Never}]").field(), "nodes[0].taints[0].effect");
+  EXPECT_EQ(error_for("[{key: k}]").field(), "nodes[0].taints[0].effect");
+  EXPECT_EQ(error_for("[{key: k, effect: NoSchedule, operator: Exists}]").field(),
+            "nodes[0].taints[0].operator");
+  EXPECT_EQ(error_for("{key: k}").field(), "nodes[0].taints");
+}
+
 TEST(InventoryYaml, SyntaxErrorNamesLineAndColumn) {
   const hub::FieldError error =
       field_error_of([] { parse_inventory_yaml("nodes:\n  - name: a: b\n"); });
@@ -229,6 +265,11 @@ TEST(InventoryFile, ExampleInventoriesLoad) {
     return most;
   };
   EXPECT_EQ(max_gpus(gpu8), 8);
+  const Inventory tainted = load_inventory((dir / "tainted.yaml").string());
+  EXPECT_EQ(tainted.cluster_name, "tainted");
+  const auto tainted_nodes = std::count_if(tainted.nodes.begin(), tainted.nodes.end(),
+                                           [](const auto& node) { return !node.taints.empty(); });
+  EXPECT_EQ(tainted_nodes, 2);
   EXPECT_LT(max_gpus(east), 8);
   EXPECT_LT(max_gpus(west), 8);
 }
