@@ -431,6 +431,10 @@ bool needs_ssh_keys(const protocol::JobSpec& job) {
   return active(active_plugins(job), "ssh");
 }
 
+std::string ssh_key_dir(const protocol::JobSpec& job) {
+  return args_of(job, "ssh").at("ssh-key-file-path");
+}
+
 PluginOutput plugin_output(const PluginReplica& replica, const SshKeyPair* keys) {
   PluginOutput out;
   const protocol::JobSpec& job = *replica.job;

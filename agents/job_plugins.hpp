@@ -63,6 +63,9 @@ std::string check_plugins(const protocol::JobSpec& job);
 // mpi, and ssh under mpi, as Volcano's admission turns them on.
 std::vector<std::string> active_plugins(const protocol::JobSpec& job);
 bool needs_ssh_keys(const protocol::JobSpec& job);
+// Where the ssh plugin's files go in a container: its --ssh-key-file-path
+// (default /root/.ssh). The job's plugin arguments must have passed check_plugins().
+std::string ssh_key_dir(const protocol::JobSpec& job);
 
 // Env and files for one replica; without `keys` the ssh plugin writes nothing.
 // The job's plugin arguments must have passed check_plugins().

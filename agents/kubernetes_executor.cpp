@@ -1,5 +1,6 @@
 #include "agents/kubernetes_executor.hpp"
 
+#include <openssl/evp.h>
 #include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -135,6 +136,16 @@ ReplicaHosts gang_hosts(const protocol::JobSpec& job) {
       hosts[t].push_back(pod_hostname(job, t, i) + "." + service);
   }
   return hosts;
+}
+
+// A Secret's data values (OpenSSL's encoder, no line breaks).
+std::string base64(const std::string& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                      reinterpret_cast<const unsigned char*>(bytes.data()),
+                                      static_cast<int>(bytes.size()));
+  out.resize(static_cast<std::size_t>(written));
+  return out;
 }
 
 // ---------------------------------------------------------------- reading objects
@@ -449,7 +460,51 @@ std::string member_queue(const KubernetesExecutorOptions& options, const Replica
   return launch.member_queue.empty() ? options.member_queue : launch.member_queue;
 }
 
-json pod_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch) {
+// ---------------------------------------------------------------- plugin files (pods mode)
+
+constexpr const char* kVolcanoDir = "/etc/volcano";
+constexpr const char* kVolcanoVolume = "gantry-volcano";
+constexpr const char* kSshVolume = "gantry-ssh";
+constexpr int kSshFileMode = 0600;
+
+// Plugin files go into an object's data under their own names (a ConfigMap's
+// or Secret's key: letters, digits, '-', '_', '.'), so a volume item maps each back.
+json volume_items(const std::vector<std::string>& files) {
+  json items = json::array();
+  for (const std::string& file : files) items.push_back({{"key", file}, {"path", file}});
+  return items;
+}
+
+void mount_plugin_files(json& spec, const PluginMounts& mounts) {
+  if (mounts.config_map.empty() && mounts.secret.empty()) return;
+  json& volumes = spec["volumes"];
+  if (!volumes.is_array()) volumes = json::array();
+  json mount_list = json::array();
+  if (!mounts.config_map.empty()) {
+    volumes.push_back({{"name", kVolcanoVolume},
+                       {"configMap",
+                        {{"name", mounts.config_map}, {"items", volume_items(mounts.volcano_files)}}}});
+    mount_list.push_back({{"name", kVolcanoVolume}, {"mountPath", kVolcanoDir}, {"readOnly", true}});
+  }
+  if (!mounts.secret.empty()) {
+    volumes.push_back({{"name", kSshVolume},
+                       {"secret",
+                        {{"secretName", mounts.secret},
+                         {"defaultMode", kSshFileMode},
+                         {"items", volume_items(mounts.ssh_files)}}}});
+    mount_list.push_back({{"name", kSshVolume}, {"mountPath", mounts.ssh_dir}, {"readOnly", true}});
+  }
+  if (json& containers = spec["containers"]; containers.is_array()) {
+    for (json& container : containers) {
+      json& own = container["volumeMounts"];
+      if (!own.is_array()) own = json::array();
+      for (const json& mount : mount_list) own.push_back(mount);
+    }
+  }
+}
+
+json pod_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch,
+                  const PluginMounts& mounts) {
   json object = template_of(task_of(launch));
   json annotations = replica_annotations(launch);
   // Volcano's scheduler reads a bare pod's queue here.
@@ -462,7 +517,11 @@ json pod_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch&
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", std::move(metadata)},
-          {"spec", pod_spec(options, launch, std::move(object["spec"]), /*volcano=*/false)}};
+          {"spec", [&] {
+             json spec = pod_spec(options, launch, std::move(object["spec"]), /*volcano=*/false);
+             mount_plugin_files(spec, mounts);
+             return spec;
+           }()}};
 }
 
 // The job's headless Service: it gives each pod of the run its
@@ -656,7 +715,7 @@ void KubernetesExecutor::start(const ReplicaLaunch& launch, TimeMs) {
 // event may come before the answer.
 void KubernetesExecutor::start_pod(const ReplicaLaunch& launch) {
   ensure_service(launch);
-  const json manifest = pod_manifest(options_, launch);
+  const json manifest = pod_manifest(options_, launch, plugin_mounts(launch));
   const std::string name = manifest["metadata"]["name"];
   {
     std::lock_guard lock(mutex_);
@@ -712,6 +771,72 @@ void KubernetesExecutor::ensure_service(const ReplicaLaunch& launch) {
   services_[name] = launch.key.dispatch;
   std::lock_guard lock(mutex_);
   runs_[launch.key.dispatch].service = name;
+}
+
+// The run's plugin files, made once per run (the ssh plugin's keys are the
+// run's own): a ConfigMap of the svc plugin's host lists, a Secret of the ssh
+// plugin's keys and config when the job asks for ssh.
+PluginMounts KubernetesExecutor::plugin_mounts(const ReplicaLaunch& launch) {
+  const DispatchId dispatch = launch.key.dispatch;
+  if (const auto made = plugin_mounts_.find(dispatch); made != plugin_mounts_.end())
+    return made->second;
+  protocol::JobSpec with_svc = *launch.job;
+  with_svc.plugins.try_emplace("svc");
+  const ReplicaHosts hosts = gang_hosts(with_svc);
+  PluginReplica replica;
+  replica.job = &with_svc;
+  replica.hosts = &hosts;
+  replica.master_port = launch.master_port;
+  const bool ssh = needs_ssh_keys(with_svc);
+  const SshKeyPair keys = ssh ? ssh_keys_for(with_svc) : SshKeyPair{};
+  const PluginOutput output = plugin_output(replica, ssh ? &keys : nullptr);
+  json volcano = json::object();
+  json secret = json::object();
+  PluginMounts mounts;
+  for (const PluginFile& file : output.files) {
+    if (file.dir == PluginDir::kVolcano) {
+      volcano[file.name] = file.content;
+      mounts.volcano_files.push_back(file.name);
+    } else {
+      secret[file.name] = base64(file.content);
+      mounts.ssh_files.push_back(file.name);
+    }
+  }
+  const std::string base = group_name(launch.job->name, dispatch);
+  const json labels = part_labels(options_, launch);
+  if (!volcano.empty()) {
+    mounts.config_map = base + "-svc";
+    create_or_fail("configmaps", {{"apiVersion", "v1"},
+                                  {"kind", "ConfigMap"},
+                                  {"metadata", {{"name", mounts.config_map}, {"labels", labels}}},
+                                  {"data", volcano}});
+  }
+  if (!secret.empty()) {
+    mounts.secret = base + "-ssh";
+    mounts.ssh_dir = ssh_key_dir(with_svc);
+    create_or_fail("secrets", {{"apiVersion", "v1"},
+                               {"kind", "Secret"},
+                               {"metadata", {{"name", mounts.secret}, {"labels", labels}}},
+                               {"type", "Opaque"},
+                               {"data", secret}});
+  }
+  {
+    std::lock_guard lock(mutex_);
+    RunObjects& run = runs_[dispatch];
+    run.config_map = mounts.config_map;
+    run.secret = mounts.secret;
+  }
+  return plugin_mounts_.emplace(dispatch, std::move(mounts)).first->second;
+}
+
+void KubernetesExecutor::create_or_fail(const std::string& plural, json object) {
+  object["metadata"]["namespace"] = options_.namespace_;
+  const std::string name = object["metadata"]["name"];
+  const std::string failure =
+      create("/api/v1/namespaces/" + options_.namespace_ + "/" + plural, name, object);
+  if (!failure.empty())
+    throw std::runtime_error("create " + plural + " " + options_.namespace_ + "/" + name + ": " +
+                             failure);
 }
 
 // Under mutex_.
@@ -844,6 +969,7 @@ void KubernetesExecutor::delete_ended_runs() {
     std::lock_guard lock(mutex_);
     while (ended_runs_.size() > options_.keep_ended) {
       const auto found = runs_.find(ended_runs_.front());
+      plugin_mounts_.erase(ended_runs_.front());
       ended_runs_.pop_front();
       if (found == runs_.end()) continue;
       expired.push_back(std::move(found->second));
@@ -856,6 +982,9 @@ void KubernetesExecutor::delete_ended_runs() {
     } else {
       for (const std::string& pod : run.pods) delete_object(pods_path() + "/" + pod);
     }
+    const std::string objects = "/api/v1/namespaces/" + options_.namespace_;
+    if (!run.config_map.empty()) delete_object(objects + "/configmaps/" + run.config_map);
+    if (!run.secret.empty()) delete_object(objects + "/secrets/" + run.secret);
     if (!run.service.empty()) {
       const auto current = services_.find(run.service);
       // Only while no later run of the job took the Service over.

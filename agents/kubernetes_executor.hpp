@@ -48,6 +48,18 @@ struct KubernetesExecutorOptions {
   std::size_t keep_ended = 20;  // ended runs whose objects stay (for logs); older ones are deleted
 };
 
+// Where a run's plugin files are in its pods (pods mode), as Volcano's
+// plugins mount them: the svc plugin's host lists from a ConfigMap at
+// /etc/volcano, the ssh plugin's keys and config from a Secret at its
+// --ssh-key-file-path.
+struct PluginMounts {
+  std::string config_map;  // "" when the run has none
+  std::vector<std::string> volcano_files;
+  std::string secret;  // "" when the job has no ssh plugin
+  std::vector<std::string> ssh_files;
+  std::string ssh_dir;
+};
+
 class KubernetesExecutor final : public Executor {
  public:
   // Resolves kAuto with a discovery request and starts the pod watch. Throws
@@ -114,6 +126,8 @@ class KubernetesExecutor final : public Executor {
     std::vector<std::string> pods;
     std::string service;      // its headless Service (pods mode), "" when none
     std::string volcano_job;  // Volcano mode
+    std::string config_map;   // the plugins' files (pods mode), "" when none
+    std::string secret;       // the ssh plugin's keys (pods mode), "" when none
     std::size_t live = 0;     // replicas not yet ended
   };
   // Volcano mode: what start() recorded for started_all().
@@ -128,6 +142,8 @@ class KubernetesExecutor final : public Executor {
                      const nlohmann::json& object);
   void record_volcano_task(const ReplicaLaunch& launch);
   void ensure_service(const ReplicaLaunch& launch);
+  PluginMounts plugin_mounts(const ReplicaLaunch& launch);
+  void create_or_fail(const std::string& plural, nlohmann::json object);
   void note_object(DispatchId dispatch, const std::string& pod, const std::string& volcano_job);
   void delete_ended_runs();
   void delete_object(const std::string& path);
@@ -161,6 +177,7 @@ class KubernetesExecutor final : public Executor {
   std::map<DispatchId, RunObjects> runs_;  // guarded by mutex_
   std::deque<DispatchId> ended_runs_;      // oldest first; guarded by mutex_
   std::map<std::string, DispatchId> services_;  // agent thread: which run each Service selects
+  std::map<DispatchId, PluginMounts> plugin_mounts_;  // agent thread: made per run
 
   std::map<DispatchId, PendingJob> pending_jobs_;  // agent thread only
   std::unique_ptr<kube::Reflector> reflector_;

@@ -269,7 +269,7 @@ spec:
 
   // The spec, field by field: only Gantry's own fields are added or set.
   const std::regex gantrys(
-      R"(/(restartPolicy|nodeName|hostname|subdomain)|/containers/0/env/([0-9]+|-))");
+      R"(/(restartPolicy|nodeName|hostname|subdomain)|/containers/0/(env|volumeMounts)/([0-9]+|-)|/volumes/([0-9]+|-))");
   for (const json& change : json::diff(submitted["spec"], pod["spec"])) {
     const std::string where = change["path"];
     EXPECT_TRUE(std::regex_match(where, gantrys)) << change.dump();
@@ -286,6 +286,30 @@ spec:
   EXPECT_EQ(metadata["labels"]["gantry.io/job"], "full");
   EXPECT_EQ(metadata["annotations"]["sidecar.istio.io/inject"], "false");
   EXPECT_EQ(job.tasks[0].tolerations.size(), 1u);
+}
+
+// As Volcano's svc and ssh plugins: the host lists in a ConfigMap at
+// /etc/volcano, the run's own keys in a Secret at the ssh key path.
+TEST_F(KubernetesExecutorTest, PluginFilesAreMountedFromARunsConfigMapAndSshSecret) {
+  protocol::JobSpec job = ddp_job();
+  job.plugins = {{"ssh", {}}};
+  auto executor = make_executor(Mode::kPods);
+  executor->start(launch_of(job, 0), 0);
+  executor->start(launch_of(job, 1), 0);
+  const json hosts = get("/api/v1/namespaces/default/configmaps/ddp-7-svc");
+  EXPECT_EQ(hosts["data"]["worker.host"], "ddp-worker-0.ddp\nddp-worker-1.ddp");
+  const json keys = get("/api/v1/namespaces/default/secrets/ddp-7-ssh");
+  for (const char* file : {"id_rsa", "id_rsa.pub", "authorized_keys", "config"})
+    EXPECT_TRUE(keys["data"].contains(file)) << file;
+  const json spec = get(kPods + "/ddp-7-1")["spec"];
+  EXPECT_EQ(spec["volumes"][0]["configMap"]["name"], "ddp-7-svc");
+  EXPECT_EQ(spec["volumes"][1]["secret"]["secretName"], "ddp-7-ssh");
+  EXPECT_EQ(spec["volumes"][1]["secret"]["defaultMode"], 0600);
+  const json& mounts = spec["containers"][0]["volumeMounts"];
+  EXPECT_EQ(mounts[0]["mountPath"], "/etc/volcano");
+  EXPECT_EQ(mounts[1]["mountPath"], "/root/.ssh");
+  EXPECT_EQ(get("/api/v1/namespaces/default/secrets")["items"].size(), 1u)
+      << "one key pair per run, not per replica";
 }
 
 TEST_F(KubernetesExecutorTest, APendingPodSaysWhyItWaitsAndARunningOneThatItRuns) {
