@@ -14,6 +14,15 @@ using nlohmann::json;
 
 // A plain (unquoted) scalar as the YAML 1.2 core schema resolves it.
 json plain_scalar(const std::string& text) {
+  // Most scalars (names, images, quantities with units) start like none of
+  // the typed forms: no regex for them (this runs on every submission).
+  if (text.empty()) return nullptr;
+  const char first = text.front();
+  const bool may_be_number = (first >= '0' && first <= '9') || first == '-' || first == '+' ||
+                             first == '.';
+  const bool may_be_word = first == '~' || first == 'n' || first == 'N' || first == 't' ||
+                           first == 'T' || first == 'f' || first == 'F';
+  if (!may_be_number && !may_be_word) return text;
   static const std::regex kNull(R"(~|null|Null|NULL|)");
   static const std::regex kTrue(R"(true|True|TRUE)");
   static const std::regex kFalse(R"(false|False|FALSE)");
