@@ -128,12 +128,14 @@ std::string pod_hostname(const protocol::JobSpec& job, std::size_t task, std::in
   return dns_label(job.name + "-" + job.tasks[task].name + "-" + std::to_string(index), "");
 }
 
+std::string host_name(const protocol::JobSpec& job, std::size_t task, std::int32_t index) {
+  return pod_hostname(job, task, index) + "." + service_name(job);
+}
+
 ReplicaHosts gang_hosts(const protocol::JobSpec& job) {
   ReplicaHosts hosts(job.tasks.size());
-  const std::string service = service_name(job);
   for (std::size_t t = 0; t < job.tasks.size(); ++t) {
-    for (std::int32_t i = 0; i < job.tasks[t].replicas; ++i)
-      hosts[t].push_back(pod_hostname(job, t, i) + "." + service);
+    for (std::int32_t i = 0; i < job.tasks[t].replicas; ++i) hosts[t].push_back(host_name(job, t, i));
   }
   return hosts;
 }
@@ -280,15 +282,11 @@ std::string volcano_task_name(const std::string& task, std::int32_t index,
   return dns_label(task, "-" + std::to_string(index), room);
 }
 
-ReplicaHosts volcano_gang_hosts(const protocol::JobSpec& job, DispatchId dispatch) {
+std::string volcano_host_name(const protocol::JobSpec& job, DispatchId dispatch, std::size_t task,
+                              std::int32_t index) {
   const std::string job_name = group_name(job.name, dispatch);
-  ReplicaHosts hosts(job.tasks.size());
-  for (std::size_t t = 0; t < job.tasks.size(); ++t) {
-    for (std::int32_t i = 0; i < job.tasks[t].replicas; ++i)
-      hosts[t].push_back(job_name + "-" + volcano_task_name(job.tasks[t].name, i, job_name) +
-                         "-0." + job_name);
-  }
-  return hosts;
+  return job_name + "-" + volcano_task_name(job.tasks[task].name, index, job_name) + "-0." +
+         job_name;
 }
 
 std::vector<std::pair<std::string, std::string>> identity_environment(const ReplicaLaunch& launch,
@@ -301,8 +299,8 @@ std::vector<std::pair<std::string, std::string>> identity_environment(const Repl
   bare.job = &names;
   // One cluster: the gang meets at rank 0's pod, by the name its Service gives it.
   if (launch.parts <= 1) {
-    bare.master_addr = volcano ? volcano_gang_hosts(*launch.job, launch.key.dispatch).front().front()
-                               : gang_hosts(*launch.job).front().front();
+    bare.master_addr = volcano ? volcano_host_name(*launch.job, launch.key.dispatch, 0, 0)
+                               : host_name(*launch.job, 0, 0);
   }
   std::vector<std::pair<std::string, std::string>> env;
   for (const std::string& entry : replica_environment(bare, nullptr)) {
