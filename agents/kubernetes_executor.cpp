@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <system_error>
+#include <set>
 #include <unordered_set>
 
 #include "agents/job_plugins.hpp"
@@ -48,6 +49,10 @@ constexpr const char* kPartsAnnotation = "gantry.io/parts";
 constexpr const char* kJobAnnotation = "gantry.io/job";
 constexpr const char* kTaskAnnotation = "gantry.io/task";
 constexpr const char* kTaskIndexAnnotation = "gantry.io/task-index";
+// Volcano mode, on a task's template: which task of the job it is (spec
+// order) and the index over every part of its replica 0 here.
+constexpr const char* kTaskOrderAnnotation = "gantry.io/task-order";
+constexpr const char* kFirstIndexAnnotation = "gantry.io/first-index";
 // Set by Volcano's job controller on the pods it creates.
 constexpr const char* kVolcanoJobNameLabel = "volcano.sh/job-name";
 
@@ -272,25 +277,10 @@ json replica_annotations(const ReplicaLaunch& launch) {
 
 // What every container of the replica is told about itself (RANK, WORLD_SIZE,
 // MASTER_ADDR, GANTRY_*): replica_environment without a container's env,
-// which each container brings from its own spec instead.
-// Volcano mode: every replica is a one-replica task "<task>-<index>" of the
-// part's Volcano Job, whose svc plugin (always on) names its pod
-// "<vjob>-<task>-<index>-0.<vjob>".
-std::string volcano_task_name(const std::string& task, std::int32_t index,
-                              const std::string& job_name) {
-  const std::size_t room = kMaxLabelLength - job_name.size() - 3;  // "<job>-<task>-0"
-  return dns_label(task, "-" + std::to_string(index), room);
-}
-
-std::string volcano_host_name(const protocol::JobSpec& job, DispatchId dispatch, std::size_t task,
-                              std::int32_t index) {
-  const std::string job_name = group_name(job.name, dispatch);
-  return job_name + "-" + volcano_task_name(job.tasks[task].name, index, job_name) + "-0." +
-         job_name;
-}
-
-std::vector<std::pair<std::string, std::string>> identity_environment(const ReplicaLaunch& launch,
-                                                                      bool volcano) {
+// which each container brings from its own spec instead. `master_addr`: where
+// a gang held by this one cluster meets (rank 0's name).
+std::vector<std::pair<std::string, std::string>> identity_environment(
+    const ReplicaLaunch& launch, const std::string& master_addr) {
   protocol::JobSpec names;
   names.name = launch.job->name;
   names.tasks.resize(launch.task + 1);
@@ -298,10 +288,7 @@ std::vector<std::pair<std::string, std::string>> identity_environment(const Repl
   ReplicaLaunch bare = launch;
   bare.job = &names;
   // One cluster: the gang meets at rank 0's pod, by the name its Service gives it.
-  if (launch.parts <= 1) {
-    bare.master_addr = volcano ? volcano_host_name(*launch.job, launch.key.dispatch, 0, 0)
-                               : host_name(*launch.job, 0, 0);
-  }
+  if (launch.parts <= 1) bare.master_addr = master_addr;
   std::vector<std::pair<std::string, std::string>> env;
   for (const std::string& entry : replica_environment(bare, nullptr)) {
     const std::size_t equals = entry.find('=');
@@ -378,17 +365,16 @@ json template_of(const protocol::TaskSpec& task) {
 }
 
 // Where the pod runs: the node the agent admitted it on. Bound directly
-// (nodeName skips the scheduler) unless a scheduler is named; Volcano's
-// scheduler must see the pods to gang them, so it gets a node selector on
-// the node's kubernetes.io/hostname label (which need not be its name).
-void place(json& spec, const KubernetesExecutorOptions& options, const ReplicaLaunch& launch,
-           bool volcano) {
+// (nodeName skips the scheduler) unless a scheduler is named, which gets a
+// node selector on the node's kubernetes.io/hostname label (which need not
+// be its name).
+void place(json& spec, const KubernetesExecutorOptions& options, const ReplicaLaunch& launch) {
   json selector = spec.contains("nodeSelector") && spec["nodeSelector"].is_object()
                       ? spec["nodeSelector"]
                       : json::object();
-  if (!volcano && !options.scheduler_name.empty()) spec["schedulerName"] = options.scheduler_name;
+  if (!options.scheduler_name.empty()) spec["schedulerName"] = options.scheduler_name;
   if (!launch.node.empty()) {
-    if (!volcano && options.scheduler_name.empty()) {
+    if (options.scheduler_name.empty()) {
       spec["nodeName"] = launch.node;
     } else {
       selector[kHostnameLabel] = launch.node_hostname.empty() ? launch.node : launch.node_hostname;
@@ -400,7 +386,6 @@ void place(json& spec, const KubernetesExecutorOptions& options, const ReplicaLa
 // A bare Pod gets the env Volcano's plugins would give it, always with the
 // svc plugin's VC_<TASK>_HOSTS / VC_<TASK>_NUM (the pods' names resolve
 // through the job's headless Service); nothing mounts the plugins' files.
-// A Volcano Job runs the plugins itself.
 void add_plugin_env(const ReplicaLaunch& launch, Identity& identity) {
   protocol::JobSpec with_svc = *launch.job;
   with_svc.plugins.try_emplace("svc");
@@ -421,19 +406,16 @@ void add_plugin_env(const ReplicaLaunch& launch, Identity& identity) {
 // container, restartPolicy Never (Gantry decides retries from the job's
 // maxRetry, not the kubelet), the node, and in pods mode the host name and
 // subdomain that make the rendezvous names resolve.
-json pod_spec(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch, json spec,
-              bool volcano) {
-  Identity identity = identity_environment(launch, volcano);
-  if (!volcano) add_plugin_env(launch, identity);
+json pod_spec(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch, json spec) {
+  Identity identity = identity_environment(launch, host_name(*launch.job, 0, 0));
+  add_plugin_env(launch, identity);
   if (json& containers = spec["containers"]; containers.is_array()) {
     for (json& container : containers) add_identity(container, identity);
   }
   spec["restartPolicy"] = "Never";
-  place(spec, options, launch, volcano);
-  if (!volcano) {
-    spec["hostname"] = pod_hostname(*launch.job, launch.task, launch.index);
-    spec["subdomain"] = service_name(*launch.job);
-  }
+  place(spec, options, launch);
+  spec["hostname"] = pod_hostname(*launch.job, launch.task, launch.index);
+  spec["subdomain"] = service_name(*launch.job);
   return spec;
 }
 
@@ -516,7 +498,7 @@ json pod_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch&
           {"kind", "Pod"},
           {"metadata", std::move(metadata)},
           {"spec", [&] {
-             json spec = pod_spec(options, launch, std::move(object["spec"]), /*volcano=*/false);
+             json spec = pod_spec(options, launch, std::move(object["spec"]));
              mount_plugin_files(spec, mounts);
              return spec;
            }()}};
@@ -542,30 +524,85 @@ json service_manifest(const KubernetesExecutorOptions& options, const ReplicaLau
             {"ports", json::array({{{"name", "rendezvous"}, {"port", launch.master_port}}})}}}};
 }
 
-// One Volcano task per replica (replicas: 1): replicas of a task share its
-// template, but each replica needs its own RANK and GANTRY_REPLICA_INDEX and
-// its own planned node. minAvailable over the tasks keeps the part a gang.
-std::string volcano_task_name(const ReplicaLaunch& launch, const std::string& job_name) {
-  return volcano_task_name(task_of(launch).name, launch.index, job_name);
+// ---------------------------------------------------------------- Volcano mode
+
+// The part's Volcano Job keeps the job's task names: Volcano's plugins find
+// tasks by them (pytorch's --master / --worker, mpi's master / worker,
+// tensorflow's ps / worker), and its svc plugin names replica i of task t
+// "<vjob>-<t>-<i>.<vjob>", the names VC_<T>_HOSTS and TF_CONFIG carry.
+std::string volcano_host(const std::string& volcano_job, const std::string& task,
+                         std::int32_t index) {
+  return volcano_job + "-" + task + "-" + std::to_string(index) + "." + volcano_job;
 }
 
+// What every pod of a task is told, the same for each (a Volcano task has one
+// template): Gantry's identity without what differs per replica. Volcano's
+// env plugin (always on) gives the index (VC_TASK_INDEX); with the job's
+// pytorch plugin, RANK, MASTER_ADDR, MASTER_PORT and WORLD_SIZE are Volcano's.
+Identity volcano_task_identity(const ReplicaLaunch& launch, const std::string& master_addr) {
+  Identity identity = identity_environment(launch, master_addr);
+  const bool pytorch = launch.job->plugins.contains("pytorch");
+  std::erase_if(identity, [&](const auto& entry) {
+    const std::string& name = entry.first;
+    if (name == "RANK" || name == "GANTRY_REPLICA_INDEX" || name == "GANTRY_NODE") return true;
+    return pytorch && (name == "MASTER_ADDR" || name == "MASTER_PORT" || name == "WORLD_SIZE");
+  });
+  return identity;
+}
+
+// GANTRY_NODE: the node Volcano's scheduler picked, through the downward API.
+void add_node_name(json& container) {
+  json& env = container["env"];
+  env.erase(std::remove_if(env.begin(), env.end(),
+                          [](const json& var) { return text(var, "name") == "GANTRY_NODE"; }),
+            env.end());
+  env.push_back({{"name", "GANTRY_NODE"},
+                 {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}});
+}
+
+// The Job's task for the job's task launch.task, its template built from
+// `launch` (the part's first replica of it, whose index is the task's first
+// here). Volcano places the pods: no node is named.
 json volcano_task(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch,
-                  const std::string& task_name) {
-  json object = template_of(task_of(launch));
-  json metadata = merged_metadata(object["metadata"], replica_labels(options, launch),
-                                  replica_annotations(launch));
-  return {{"name", task_name},
-          {"replicas", 1},
-          {"template",
-           {{"metadata", std::move(metadata)},
-            {"spec", pod_spec(options, launch, std::move(object["spec"]), /*volcano=*/true)}}}};
+                  const std::string& master_addr) {
+  const protocol::TaskSpec& task = task_of(launch);
+  json object = template_of(task);
+  json labels = part_labels(options, launch);
+  labels[kTaskLabel] = label_value(task.name);
+  const json annotations = {{kPartsAnnotation, std::to_string(part_of(launch).second)},
+                            {kJobAnnotation, launch.job->name},
+                            {kTaskAnnotation, task.name},
+                            {kTaskOrderAnnotation, std::to_string(launch.task)},
+                            {kFirstIndexAnnotation, std::to_string(launch.index)}};
+  json metadata = merged_metadata(object["metadata"], labels, annotations);
+  json spec = std::move(object["spec"]);
+  const Identity identity = volcano_task_identity(launch, master_addr);
+  if (json& containers = spec["containers"]; containers.is_array()) {
+    for (json& container : containers) {
+      add_identity(container, identity);
+      add_node_name(container);
+    }
+  }
+  spec["restartPolicy"] = "Never";
+  return {{"name", task.name},
+          {"replicas", 0},
+          {"template", {{"metadata", std::move(metadata)}, {"spec", std::move(spec)}}}};
 }
 
-json volcano_job_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch) {
+// The part's Job with every task of the job, none of them with replicas yet.
+json volcano_job_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch,
+                          const std::string& name, const std::string& master_addr) {
+  json tasks = json::array();
+  for (std::uint32_t t = 0; t < launch.job->tasks.size(); ++t) {
+    ReplicaLaunch first = launch;
+    first.task = t;
+    first.index = 0;
+    tasks.push_back(volcano_task(options, first, master_addr));
+  }
   json manifest = {{"apiVersion", kVolcanoGroupVersion},
                    {"kind", "Job"},
                    {"metadata",
-                    {{"name", group_name(launch.job->name, launch.key.dispatch)},
+                    {{"name", name},
                      {"namespace", options.namespace_},
                      {"labels", part_labels(options, launch)},
                      {"annotations",
@@ -574,15 +611,39 @@ json volcano_job_manifest(const KubernetesExecutorOptions& options, const Replic
                    {"spec",
                     {{"schedulerName", kVolcanoScheduler},
                      {"minAvailable", 0},  // set by started_all(), once every replica is in
-                     {"tasks", json::array()}}}};
+                     {"tasks", std::move(tasks)}}}};
   // Volcano's controller runs the job's plugins, with the arguments as given;
-  // its svc plugin always, so that the pods' names resolve (MASTER_ADDR).
+  // its svc plugin always, so that the pods' names resolve (MASTER_ADDR), and
+  // its env plugin, so that each pod knows its index (VC_TASK_INDEX).
   std::map<std::string, std::vector<std::string>> plugins = launch.job->plugins;
   plugins.try_emplace("svc");
+  plugins.try_emplace("env");
   manifest["spec"]["plugins"] = plugins;
   if (const std::string queue = member_queue(options, launch); !queue.empty())
     manifest["spec"]["queue"] = queue;
   return manifest;
+}
+
+// Volcano's names: each task's pods are "<vjob>-<task>-<index>", a DNS-1123
+// label (Volcano's admission refuses others).
+std::string volcano_task_name_problem(const protocol::JobSpec& job) {
+  for (std::size_t t = 0; t < job.tasks.size(); ++t) {
+    const protocol::TaskSpec& task = job.tasks[t];
+    const std::string field = "spec.tasks[" + std::to_string(t) + "].name";
+    if (task.name.empty() || dns_label(task.name, "") != task.name) {
+      return field + ": '" + task.name +
+             "' is no DNS-1123 label, which the member's Volcano needs: in Volcano Job mode "
+             "the job keeps its task names (Volcano's plugins find tasks by them)";
+    }
+    const std::size_t pod_name = kMaxGroupNameLength + 1 + task.name.size() + 1 +
+                                 std::to_string(std::max(task.replicas - 1, 0)).size();
+    if (pod_name > kMaxLabelLength) {
+      return field + ": '" + task.name + "' is too long for Volcano's pod names "
+             "(<job>-<dispatch>-<task>-<index>, at most " + std::to_string(kMaxLabelLength) +
+             " characters, the job's part taking up to " + std::to_string(kMaxGroupNameLength) + ")";
+    }
+  }
+  return "";
 }
 
 bool resolve_volcano(kube::Client& client, KubernetesExecutorOptions::Mode mode) {
@@ -614,10 +675,19 @@ std::optional<std::pair<std::string, KubernetesExecutor::PodView>> KubernetesExe
   const auto dispatch = parse_number<DispatchId>(text(labels, kDispatchLabel));
   const auto rank = parse_number<std::uint32_t>(text(labels, kRankLabel));
   const std::string name = text(metadata, "name");
-  if (!dispatch || !rank || name.empty()) return std::nullopt;
+  if (!dispatch || name.empty()) return std::nullopt;
   PodView view;
   Adopted& replica = view.replica;
-  replica.key = ReplicaKey{*dispatch, *rank};
+  if (rank) {
+    replica.key = ReplicaKey{*dispatch, *rank};
+    replica.task_index = int_or(text(annotations, kTaskIndexAnnotation), 0);
+  } else {
+    view.slot = volcano_slot(pod, *dispatch);
+    if (!view.slot) return std::nullopt;
+    view.resolved = false;
+    replica.key = ReplicaKey{*dispatch, 0};
+    replica.task_index = int_or(text(annotations, kFirstIndexAnnotation), 0) + view.slot->index;
+  }
   replica.job = text(annotations, kJobAnnotation);
   if (replica.job.empty()) replica.job = text(labels, kJobLabel);
   replica.task = text(annotations, kTaskAnnotation);
@@ -625,7 +695,6 @@ std::optional<std::pair<std::string, KubernetesExecutor::PodView>> KubernetesExe
   replica.node = node_of(member(pod, "spec"));
   replica.part = int_or(text(labels, kPartLabel), 0);
   replica.parts = int_or(text(annotations, kPartsAnnotation), 1);
-  replica.task_index = int_or(text(annotations, kTaskIndexAnnotation), 0);
   const std::string phase = text(member(pod, "status"), "phase");
   if (phase == "Succeeded") {
     replica.ended = true;
@@ -637,6 +706,33 @@ std::optional<std::pair<std::string, KubernetesExecutor::PodView>> KubernetesExe
   view.running = phase == "Running";
   if (!replica.ended && !view.running) view.waiting = waiting_reason(pod);
   return std::pair{name, std::move(view)};
+}
+
+// A pod Volcano made for a task of a part's Job: the task's number from its
+// template, the index from the pod's name "<vjob>-<task>-<index>" (as
+// Volcano's own plugins read it).
+std::optional<KubernetesExecutor::VolcanoSlot> KubernetesExecutor::volcano_slot(
+    const json& pod, DispatchId dispatch) {
+  const json& metadata = member(pod, "metadata");
+  if (text(member(metadata, "labels"), kVolcanoJobNameLabel).empty()) return std::nullopt;
+  const auto task = parse_number<std::uint32_t>(
+      text(member(metadata, "annotations"), kTaskOrderAnnotation));
+  const std::string name = text(metadata, "name");
+  const std::size_t dash = name.rfind('-');
+  if (!task || dash == std::string::npos) return std::nullopt;
+  const auto index = parse_number<std::int32_t>(name.substr(dash + 1));
+  if (!index) return std::nullopt;
+  return VolcanoSlot{dispatch, *task, *index};
+}
+
+// Under mutex_.
+bool KubernetesExecutor::resolve(PodView& view) const {
+  if (view.resolved) return true;
+  const auto found = volcano_ranks_.find(*view.slot);
+  if (found == volcano_ranks_.end()) return false;
+  view.replica.key.rank = found->second;
+  view.resolved = true;
+  return true;
 }
 
 // ---------------------------------------------------------------- the executor
@@ -667,6 +763,9 @@ KubernetesExecutor::~KubernetesExecutor() {
 
 std::string KubernetesExecutor::check(const protocol::JobSpec& job) const {
   if (std::string why = check_plugins(job); !why.empty()) return why;
+  if (volcano_) {
+    if (std::string why = volcano_task_name_problem(job); !why.empty()) return why;
+  }
   for (std::size_t t = 0; t < job.tasks.size(); ++t) {
     const std::string field = "spec.tasks[" + std::to_string(t) + "].template.spec.containers";
     const auto& containers = job.tasks[t].containers;
@@ -680,8 +779,19 @@ std::string KubernetesExecutor::check(const protocol::JobSpec& job) const {
   return "";
 }
 
-std::string KubernetesExecutor::check_split(const protocol::JobSpec&, std::int32_t parts) const {
-  if (parts <= 1 || options_.cross_cluster_rendezvous) return "";
+std::string KubernetesExecutor::check_split(const protocol::JobSpec& job,
+                                            std::int32_t parts) const {
+  if (parts <= 1) return "";
+  if (volcano_) {
+    for (const char* plugin : {"pytorch", "tensorflow", "mpi"}) {
+      if (!job.plugins.contains(plugin)) continue;
+      return std::string("a gang split over ") + std::to_string(parts) +
+             " clusters cannot use Volcano's " + plugin +
+             " plugin: the member's Volcano would give its pods a world of this cluster's "
+             "share only";
+    }
+  }
+  if (options_.cross_cluster_rendezvous) return "";
   return "a gang split over " + std::to_string(parts) +
          " clusters has no rendezvous here: rank 0's pod is in another cluster and its name "
          "does not resolve in this one (run the agent with --cross-cluster-rendezvous where "
@@ -703,7 +813,7 @@ void KubernetesExecutor::start(const ReplicaLaunch& launch, TimeMs) {
     started_here_.insert(launch.key.dispatch);
   }
   if (volcano_) {
-    record_volcano_task(launch);
+    record_volcano_replica(launch);
   } else {
     start_pod(launch);
   }
@@ -846,53 +956,122 @@ void KubernetesExecutor::note_object(DispatchId dispatch, const std::string& pod
   ++run.live;
 }
 
-void KubernetesExecutor::record_volcano_task(const ReplicaLaunch& launch) {
-  PendingJob& job = pending_jobs_[launch.key.dispatch];
-  if (job.manifest.is_null()) job.manifest = volcano_job_manifest(options_, launch);
-  const std::string job_name = job.manifest["metadata"]["name"];
-  const std::string task_name = volcano_task_name(launch, job_name);
-  job.manifest["spec"]["tasks"].push_back(volcano_task(options_, launch, task_name));
-  job.keys.push_back(launch.key);
+// The replica is the next index of its task in the part's Job (the Job is
+// made, or its task raised, by started_all()).
+void KubernetesExecutor::record_volcano_replica(const ReplicaLaunch& launch) {
+  VolcanoRun& run = volcano_runs_[launch.key.dispatch];
+  const std::uint32_t task = launch.task;
+  if (run.name.empty()) {
+    run.name = group_name(launch.job->name, launch.key.dispatch);
+    run.master_addr = volcano_host(run.name, task_of(launch).name, 0);  // rank 0 comes first
+    run.manifest = volcano_job_manifest(options_, launch, run.name, run.master_addr);
+    run.replicas.assign(launch.job->tasks.size(), 0);
+    run.applied = run.replicas;
+  }
+  if (!run.created && run.replicas[task] == 0)
+    run.manifest["spec"]["tasks"][task] = volcano_task(options_, launch, run.master_addr);
+  const VolcanoSlot slot{launch.key.dispatch, task, run.replicas[task]++};
+  run.recorded.push_back(launch.key);
+  const std::string pod = run.name + "-" + task_of(launch).name + "-" + std::to_string(slot.index);
   std::lock_guard lock(mutex_);
-  const std::string pod = job_name + "-" + task_name + "-0";
-  replicas_[launch.key] = Replica{.pod = pod, .volcano_job = job_name};
-  note_object(launch.key.dispatch, pod, job_name);
+  replicas_[launch.key] = Replica{.pod = pod, .volcano_job = run.name, .slot = slot};
+  volcano_ranks_[slot] = launch.key.rank;
+  note_object(launch.key.dispatch, pod, run.name);
+}
+
+namespace {
+
+std::int32_t total_replicas(const std::vector<std::int32_t>& replicas) {
+  std::int32_t total = 0;
+  for (std::int32_t count : replicas) total += count;
+  return total;
+}
+
+}  // namespace
+
+// "" once the API server has the Job.
+std::string KubernetesExecutor::create_volcano_job(VolcanoRun& run) {
+  json& spec = run.manifest["spec"];
+  for (std::size_t t = 0; t < run.replicas.size(); ++t) spec["tasks"][t]["replicas"] = run.replicas[t];
+  spec["minAvailable"] = total_replicas(run.replicas);
+  const std::string failure = create(volcano_jobs_path(), run.name, run.manifest);
+  if (!failure.empty()) return failure;
+  run.created = true;
+  run.applied = run.replicas;
+  run.manifest = nullptr;
+  return "";
+}
+
+// Each task's replicas as `run` wants them: Volcano makes the pods of indices
+// it did not have and deletes those at or above the new count. The gang is
+// every replica of the part (minAvailable).
+std::string KubernetesExecutor::scale_volcano_job(VolcanoRun& run) {
+  json patch = json::array();
+  for (std::size_t t = 0; t < run.replicas.size(); ++t) {
+    if (run.replicas[t] == run.applied[t]) continue;
+    // A task's own minAvailable (Volcano defaults it to its replicas) must
+    // not exceed them; "add" sets a member whether it was there or not.
+    const std::string task = "/spec/tasks/" + std::to_string(t);
+    patch.push_back({{"op", "replace"}, {"path", task + "/replicas"}, {"value", run.replicas[t]}});
+    patch.push_back({{"op", "add"}, {"path", task + "/minAvailable"}, {"value", run.replicas[t]}});
+  }
+  if (patch.empty()) return "";
+  patch.push_back(
+      {{"op", "replace"}, {"path", "/spec/minAvailable"}, {"value", total_replicas(run.replicas)}});
+  try {
+    const kube::Response response =
+        client_.patch(volcano_jobs_path() + "/" + run.name, patch.dump(), kube::PatchType::kJson);
+    if (!response.ok()) return status_message(response);
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  run.applied = run.replicas;
+  return "";
 }
 
 void KubernetesExecutor::started_all(DispatchId dispatch, TimeMs) {
-  auto pending = pending_jobs_.extract(dispatch);
-  if (pending.empty()) return;
-  PendingJob& job = pending.mapped();
-  job.manifest["spec"]["minAvailable"] = job.keys.size();
-  const std::string name = job.manifest["metadata"]["name"];
-  const std::string failure = create(volcano_jobs_path(), name, job.manifest);
+  const auto found = volcano_runs_.find(dispatch);
+  if (found == volcano_runs_.end() || found->second.recorded.empty()) return;
+  VolcanoRun& run = found->second;
+  const bool adding = run.created;
+  const std::string failure = adding ? scale_volcano_job(run) : create_volcano_job(run);
+  const std::vector<ReplicaKey> recorded = std::move(run.recorded);
+  run.recorded.clear();
+  if (!failure.empty()) {
+    spdlog::error("{} Volcano Job {}/{}: {}: its {} new replica(s) end with exit {}",
+                  adding ? "scale" : "create", options_.namespace_, run.name, failure,
+                  recorded.size(), kCouldNotStartExitCode);
+    if (adding) {
+      run.replicas = run.applied;
+    } else {
+      volcano_runs_.erase(found);
+    }
+  }
   std::lock_guard lock(mutex_);
-  for (const ReplicaKey& key : job.keys) {
-    const auto found = replicas_.find(key);
-    if (found == replicas_.end()) continue;
+  for (const ReplicaKey& key : recorded) {
+    const auto replica = replicas_.find(key);
+    if (replica == replicas_.end()) continue;
     // Every replica already counts as started: each gets its exit, and the
     // part fails through them (started_all does not throw).
     if (failure.empty()) {
-      found->second.created = true;
+      replica->second.created = true;
     } else {
       queue_exit(key, kCouldNotStartExitCode, 0);
     }
   }
-  if (!failure.empty()) {
-    spdlog::error("create Volcano Job {}/{}: {}: its replicas end with exit {}",
-                  options_.namespace_, name, failure, kCouldNotStartExitCode);
-  }
 }
 
 void KubernetesExecutor::kill(const ReplicaKey& key) {
+  if (volcano_) {
+    kill_volcano_replica(key);
+    return;
+  }
   Replica replica;
   {
     std::lock_guard lock(mutex_);
     const auto found = replicas_.find(key);
     if (found == replicas_.end() || !found->second.created) {
       // Never created (or already ended: the agent ignores a second report).
-      // A part stopped before started_all() is never created.
-      if (found != replicas_.end()) pending_jobs_.erase(key.dispatch);
       queue_exit(key, kKilledExitCode, SIGKILL);
       return;
     }
@@ -907,8 +1086,7 @@ void KubernetesExecutor::kill(const ReplicaKey& key) {
                   replica.pod, error.what());
   }
   if (response.status == 404) {
-    // Gone before the watch saw it (or Volcano has not made it yet): nothing
-    // will report it, and the Job's deletion takes a pod that comes late.
+    // Gone before the watch saw it: nothing will report it.
     std::lock_guard lock(mutex_);
     const auto found = replicas_.find(key);
     if (found != replicas_.end() && !found->second.seen) queue_exit(key, kKilledExitCode, SIGKILL);
@@ -916,20 +1094,89 @@ void KubernetesExecutor::kill(const ReplicaKey& key) {
     spdlog::error("kubernetes executor: kill: delete pod {}/{}: {}", options_.namespace_,
                   replica.pod, status_message(response));
   }
-  if (!replica.volcano_job.empty())
-    delete_volcano_job_when_all_killed(key.dispatch, replica.volcano_job);
 }
 
-void KubernetesExecutor::delete_volcano_job_when_all_killed(DispatchId dispatch,
-                                                            const std::string& job) {
+// Volcano makes a pod that goes missing again, so a pod is never deleted on
+// its own. Kills are gathered until the next collect_exits(): the agent stops
+// a whole part (or shrinks it) with one kill() per replica, and a part whose
+// every replica is stopped goes with its Job, where one Job scale-down per
+// shrink stops the others (Volcano deletes a task's highest indices).
+void KubernetesExecutor::kill_volcano_replica(const ReplicaKey& key) {
+  std::lock_guard lock(mutex_);
+  const auto found = replicas_.find(key);
+  if (found == replicas_.end() || !found->second.created) {
+    // Never in the Job (or already ended: the agent ignores a second report).
+    if (found != replicas_.end()) {
+      if (const auto run = volcano_runs_.find(key.dispatch); run != volcano_runs_.end()) {
+        std::erase(run->second.recorded, key);
+        --run->second.replicas[found->second.slot->task];
+      }
+    }
+    queue_exit(key, kKilledExitCode, SIGKILL);
+    return;
+  }
+  if (found->second.kill_requested) return;
+  found->second.kill_requested = true;
+  volcano_kills_.push_back(key);
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
+}
+
+// Agent thread, from collect_exits().
+void KubernetesExecutor::apply_volcano_kills() {
+  std::map<DispatchId, std::vector<VolcanoSlot>> stopped;
+  std::set<DispatchId> whole_parts;
   {
     std::lock_guard lock(mutex_);
-    for (const auto& [key, replica] : replicas_) {
-      if (key.dispatch == dispatch && !replica.kill_requested) return;
+    for (const ReplicaKey& key : volcano_kills_) {
+      const auto found = replicas_.find(key);
+      if (found != replicas_.end()) stopped[key.dispatch].push_back(*found->second.slot);
+    }
+    volcano_kills_.clear();
+    for (const auto& [dispatch, slots] : stopped) {
+      const bool whole = std::none_of(replicas_.begin(), replicas_.end(), [&](const auto& entry) {
+        return entry.first.dispatch == dispatch && !entry.second.kill_requested;
+      });
+      if (whole) whole_parts.insert(dispatch);
     }
   }
+  for (const auto& [dispatch, slots] : stopped) {
+    const auto run = volcano_runs_.find(dispatch);
+    if (run == volcano_runs_.end()) {
+      spdlog::error("kubernetes executor: kill: no Volcano Job known for dispatch {}", dispatch);
+      continue;
+    }
+    if (whole_parts.contains(dispatch)) {
+      delete_volcano_job(dispatch, run->second.name);
+      volcano_runs_.erase(run);
+      continue;
+    }
+    scale_down(run->second, slots);
+  }
+}
+
+void KubernetesExecutor::scale_down(VolcanoRun& run, const std::vector<VolcanoSlot>& slots) {
+  for (const VolcanoSlot& slot : slots) --run.replicas[slot.task];
+  for (const VolcanoSlot& slot : slots) {
+    if (slot.index < run.replicas[slot.task]) {
+      spdlog::warn("kubernetes executor: Volcano scales task {} of Job {}/{} down from its "
+                   "highest index, not {}: the agent stops a task's highest index first",
+                   slot.task, options_.namespace_, run.name, slot.index);
+    }
+  }
+  if (const std::string failure = scale_volcano_job(run); !failure.empty()) {
+    spdlog::error("kubernetes executor: kill: scale Volcano Job {}/{} down: {}",
+                  options_.namespace_, run.name, failure);
+  }
+}
+
+// Its pods go with it (garbage collection). A Job already gone took its pods
+// along: those the watch never showed are reported here.
+void KubernetesExecutor::delete_volcano_job(DispatchId dispatch, const std::string& job) {
+  int status = 0;
   try {
     const kube::Response response = client_.remove(volcano_jobs_path() + "/" + job);
+    status = response.status;
     if (!response.ok() && response.status != 404) {
       spdlog::error("kubernetes executor: delete Volcano Job {}/{}: {}", options_.namespace_, job,
                     status_message(response));
@@ -938,6 +1185,13 @@ void KubernetesExecutor::delete_volcano_job_when_all_killed(DispatchId dispatch,
     spdlog::error("kubernetes executor: delete Volcano Job {}/{}: {}", options_.namespace_, job,
                   error.what());
   }
+  if (status != 404) return;
+  std::lock_guard lock(mutex_);
+  std::vector<ReplicaKey> unseen;
+  for (const auto& [key, replica] : replicas_) {
+    if (key.dispatch == dispatch && replica.kill_requested && !replica.seen) unseen.push_back(key);
+  }
+  for (const ReplicaKey& key : unseen) queue_exit(key, kKilledExitCode, SIGKILL);
 }
 
 void KubernetesExecutor::collect_exits(TimeMs, std::vector<ReplicaExit>& out) {
@@ -949,6 +1203,10 @@ void KubernetesExecutor::collect_exits(TimeMs, std::vector<ReplicaExit>& out) {
     out.insert(out.end(), exits_.begin(), exits_.end());
     exits_.clear();
   }
+  if (volcano_) {
+    apply_volcano_kills();
+    delete_recreating_volcano_jobs();
+  }
   delete_ended_runs();
 }
 
@@ -959,6 +1217,27 @@ void KubernetesExecutor::collect_progress(std::vector<ReplicaProgress>& out) {
   progress_.clear();
 }
 
+// A Volcano Job whose pod went outside Gantry would run it again: once its
+// run has ended, it goes at once rather than after keep_ended newer runs.
+void KubernetesExecutor::delete_recreating_volcano_jobs() {
+  std::vector<std::pair<DispatchId, std::string>> jobs;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [dispatch, run] : runs_) {
+      if (!run.volcano_recreates || run.live != 0) continue;
+      run.volcano_recreates = false;
+      jobs.emplace_back(dispatch, run.volcano_job);
+    }
+  }
+  for (const auto& [dispatch, job] : jobs) {
+    spdlog::info("kubernetes executor: deleting Volcano Job {}/{} of an ended run: one of its pods "
+                 "was deleted outside Gantry, and Volcano would make it again",
+                 options_.namespace_, job);
+    delete_volcano_job(dispatch, job);
+    volcano_runs_.erase(dispatch);
+  }
+}
+
 // The agent has recorded these runs' ends (their exits went out with the
 // last collect_exits); all but the newest keep_ended lose their objects.
 void KubernetesExecutor::delete_ended_runs() {
@@ -966,8 +1245,11 @@ void KubernetesExecutor::delete_ended_runs() {
   {
     std::lock_guard lock(mutex_);
     while (ended_runs_.size() > options_.keep_ended) {
-      const auto found = runs_.find(ended_runs_.front());
-      plugin_mounts_.erase(ended_runs_.front());
+      const DispatchId dispatch = ended_runs_.front();
+      const auto found = runs_.find(dispatch);
+      plugin_mounts_.erase(dispatch);
+      volcano_runs_.erase(dispatch);
+      std::erase_if(volcano_ranks_, [&](const auto& entry) { return entry.first.dispatch == dispatch; });
       ended_runs_.pop_front();
       if (found == runs_.end()) continue;
       expired.push_back(std::move(found->second));
@@ -1016,17 +1298,21 @@ std::vector<KubernetesExecutor::Adopted> KubernetesExecutor::adopt() {
     throw std::runtime_error("kubernetes executor: adopt: no list of pods from " +
                              client_.server() + " within 30 s (see the log)");
   }
+  resolve_adopted_volcano_pods();
   std::vector<Adopted> adopted;
   for (const auto& [name, view] : pods_) {
+    if (!view.resolved) continue;
     adopted.push_back(view.replica);
     RunObjects& run = runs_[view.replica.key.dispatch];
     run.pods.push_back(name);
     if (!view.volcano_job.empty()) run.volcano_job = view.volcano_job;
     if (!view.replica.ended) {
       ++run.live;
-      replicas_.try_emplace(
-          view.replica.key,
-          Replica{.pod = name, .volcano_job = view.volcano_job, .created = true, .seen = true});
+      replicas_.try_emplace(view.replica.key, Replica{.pod = name,
+                                                      .volcano_job = view.volcano_job,
+                                                      .slot = view.slot,
+                                                      .created = true,
+                                                      .seen = true});
     }
   }
   for (const auto& [dispatch, run] : runs_) {
@@ -1037,6 +1323,32 @@ std::vector<KubernetesExecutor::Adopted> KubernetesExecutor::adopt() {
     return std::pair(a.key.dispatch, a.key.rank) < std::pair(b.key.dispatch, b.key.rank);
   });
   return adopted;
+}
+
+// Under mutex_. Volcano pods no replica here knows (an earlier agent made
+// them) take the ranks the agent gives a part's replicas: tasks in order,
+// each task's by index. Their Jobs are known from then on, at the size found.
+void KubernetesExecutor::resolve_adopted_volcano_pods() {
+  std::map<DispatchId, std::vector<PodView*>> by_dispatch;
+  for (auto& [name, view] : pods_) {
+    if (!view.resolved) by_dispatch[view.slot->dispatch].push_back(&view);
+  }
+  for (auto& [dispatch, views] : by_dispatch) {
+    std::sort(views.begin(), views.end(),
+              [](const PodView* a, const PodView* b) { return *a->slot < *b->slot; });
+    VolcanoRun& run = volcano_runs_[dispatch];
+    run.name = views.front()->volcano_job;
+    run.created = true;
+    for (std::uint32_t rank = 0; rank < views.size(); ++rank) {
+      PodView& view = *views[rank];
+      volcano_ranks_[*view.slot] = rank;
+      view.replica.key.rank = rank;
+      view.resolved = true;
+      if (run.replicas.size() <= view.slot->task) run.replicas.resize(view.slot->task + 1, 0);
+      run.replicas[view.slot->task] = std::max(run.replicas[view.slot->task], view.slot->index + 1);
+    }
+    run.applied = run.replicas;
+  }
 }
 
 bool KubernetesExecutor::started_here(const json& pod) const {
@@ -1057,13 +1369,17 @@ void KubernetesExecutor::on_list(const std::vector<json>& pods) {
   for (const json& pod : pods) {
     if (auto read = read_pod(pod)) listed.insert(std::move(*read));
   }
-  std::unordered_set<ReplicaKey, ReplicaKeyHash> present;
-  for (const auto& [name, view] : listed) present.insert(view.replica.key);
   std::vector<std::pair<ReplicaKey, std::string>> unseen;
   {
     std::lock_guard lock(mutex_);
+    std::unordered_set<ReplicaKey, ReplicaKeyHash> present;
+    for (auto& [name, view] : listed) {
+      if (resolve(view)) present.insert(view.replica.key);
+    }
     pods_ = std::move(listed);
-    for (const auto& [name, view] : pods_) apply(view);
+    for (const auto& [name, view] : pods_) {
+      if (view.resolved) apply(view);
+    }
     std::vector<std::pair<ReplicaKey, std::string>> vanished;
     for (const auto& [key, replica] : replicas_) {
       if (present.contains(key)) continue;
@@ -1101,8 +1417,16 @@ void KubernetesExecutor::report_if_missing(const ReplicaKey& key, const std::str
 void KubernetesExecutor::on_event(const std::string& type, const json& pod) {
   auto read = read_pod(pod);
   if (!read) return;
-  const auto& [name, view] = *read;
+  auto& [name, view] = *read;
   std::lock_guard lock(mutex_);
+  if (!resolve(view)) {  // a Volcano pod of no replica known here (yet: adopt() may take it)
+    if (type == "DELETED") {
+      pods_.erase(name);
+    } else {
+      pods_[name] = view;
+    }
+    return;
+  }
   if (type == "DELETED") {
     pods_.erase(name);
     if (view.replica.ended) {
@@ -1144,6 +1468,7 @@ void KubernetesExecutor::pod_gone(const ReplicaKey& key, const std::string& pod)
   if (!found->second.kill_requested) {
     spdlog::warn("kubernetes executor: pod {}/{} (dispatch {} rank {}) was deleted outside Gantry",
                  options_.namespace_, pod, key.dispatch, key.rank);
+    if (!found->second.volcano_job.empty()) runs_[key.dispatch].volcano_recreates = true;
   }
   queue_exit(key, kKilledExitCode, SIGKILL);
 }

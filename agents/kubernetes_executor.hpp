@@ -1,6 +1,9 @@
 // Runs a cluster-role agent's replicas in its Kubernetes cluster: one Pod per
 // replica, or one Volcano Job (batch.volcano.sh/v1alpha1) per part of a
-// dispatch. Pods carry gantry.io/* labels that map them back to replicas; one
+// dispatch, whose tasks are the job's own (Volcano's plugins find tasks by
+// name) with the part's replicas of each; the member's Volcano makes, names
+// and places the pods. Pods carry gantry.io/* labels (a Volcano pod: its
+// task's, plus the index in its name) that map them back to replicas; one
 // pod watch (list + watch, re-listing when compacted) turns their ends into
 // replica exits, queued for the agent's event loop behind an eventfd.
 //
@@ -79,8 +82,13 @@ class KubernetesExecutor final : public Executor {
   void collect_progress(std::vector<ReplicaProgress>& out) override;
   // Pods mode: creates the replica's Pod. Volcano mode: records it for started_all().
   void start(const ReplicaLaunch& launch, TimeMs now) override;
-  // Volcano mode: creates the part's Job. Throws std::runtime_error when refused.
+  // Volcano mode: creates the part's Job, or raises its tasks' replicas when
+  // replicas were added to a running part. A refusal ends the recorded replicas.
   void started_all(DispatchId dispatch, TimeMs now) override;
+  // Volcano mode: kills are applied by the next collect_exits() (the wake fd
+  // says so): with every replica of the part stopped the Job is deleted (its
+  // pods go with it); replicas of a shrink (a task's highest indices) by
+  // lowering their task's replicas, as Volcano scales a Job down.
   void kill(const ReplicaKey& key) override;
   std::optional<TimeMs> next_deadline() const override { return std::nullopt; }
   int wake_fd() const override { return wake_fd_; }  // eventfd, readable when exits are queued
@@ -102,11 +110,22 @@ class KubernetesExecutor final : public Executor {
   bool volcano_mode() const { return volcano_; }
 
  private:
+  // Volcano mode: a pod of the part's Volcano Job is replica `index` of the
+  // Job's task number `task` (the job's task in spec order); which rank that
+  // is, the executor knows from start() (or assigns on adopt()).
+  struct VolcanoSlot {
+    DispatchId dispatch = 0;
+    std::uint32_t task = 0;
+    std::int32_t index = 0;
+    auto operator<=>(const VolcanoSlot&) const = default;
+  };
   // A pod of this agent as the watch last showed it.
   struct PodView {
     Adopted replica;
     int signal = 0;
     std::string volcano_job;  // the Volcano Job that owns it, "" for a bare pod
+    std::optional<VolcanoSlot> slot;  // Volcano mode; replica.key.rank is known once resolved
+    bool resolved = true;     // replica.key names the replica (a Volcano pod: slot looked up)
     bool running = false;     // phase Running
     std::string waiting;      // why a Pending pod waits
   };
@@ -114,6 +133,7 @@ class KubernetesExecutor final : public Executor {
   struct Replica {
     std::string pod{};          // its pod's name
     std::string volcano_job{};  // Volcano mode: the part's Job
+    std::optional<VolcanoSlot> slot{};  // Volcano mode
     bool created = false;       // the API server accepted the pod (or its Job)
     bool seen = false;          // the watch has shown the pod
     bool kill_requested = false;
@@ -129,25 +149,44 @@ class KubernetesExecutor final : public Executor {
     std::string config_map;   // the plugins' files (pods mode), "" when none
     std::string secret;       // the ssh plugin's keys (pods mode), "" when none
     std::size_t live = 0;     // replicas not yet ended
+    // Volcano mode: a pod went while its Job stayed, and Volcano creates a
+    // missing pod again; the Job goes as soon as the run has ended.
+    bool volcano_recreates = false;
   };
-  // Volcano mode: what start() recorded for started_all().
-  struct PendingJob {
-    nlohmann::json manifest;
-    std::vector<ReplicaKey> keys;
+  // Volcano mode: the part's Volcano Job, one task per task of the job (in
+  // spec order, so the job's task number is the Job's), each with the part's
+  // replicas of it. Agent thread only.
+  struct VolcanoRun {
+    std::string name;
+    std::string master_addr;                // rank 0's name: "<vjob>-<task>-0.<vjob>"
+    nlohmann::json manifest;                // until created
+    std::vector<std::int32_t> replicas;     // per task, as start() and kill() want them
+    std::vector<std::int32_t> applied;      // per task, as the API server has them
+    std::vector<ReplicaKey> recorded;       // started since the last started_all()
+    bool created = false;
   };
 
   static std::optional<std::pair<std::string, PodView>> read_pod(const nlohmann::json& pod);
+  static std::optional<VolcanoSlot> volcano_slot(const nlohmann::json& pod, DispatchId dispatch);
   void start_pod(const ReplicaLaunch& launch);
   std::string create(const std::string& collection, const std::string& name,
                      const nlohmann::json& object);
-  void record_volcano_task(const ReplicaLaunch& launch);
+  void record_volcano_replica(const ReplicaLaunch& launch);
+  std::string create_volcano_job(VolcanoRun& run);
+  std::string scale_volcano_job(VolcanoRun& run);
+  void kill_volcano_replica(const ReplicaKey& key);
+  void apply_volcano_kills();
+  void scale_down(VolcanoRun& run, const std::vector<VolcanoSlot>& slots);
+  bool resolve(PodView& view) const;  // under mutex_
+  void delete_recreating_volcano_jobs();
+  void resolve_adopted_volcano_pods();  // under mutex_
   void ensure_service(const ReplicaLaunch& launch);
   PluginMounts plugin_mounts(const ReplicaLaunch& launch);
   void create_or_fail(const std::string& plural, nlohmann::json object);
   void note_object(DispatchId dispatch, const std::string& pod, const std::string& volcano_job);
   void delete_ended_runs();
   void delete_object(const std::string& path);
-  void delete_volcano_job_when_all_killed(DispatchId dispatch, const std::string& job);
+  void delete_volcano_job(DispatchId dispatch, const std::string& job);
 
   // Reflector handlers (its thread).
   void on_list(const std::vector<nlohmann::json>& pods);
@@ -179,7 +218,9 @@ class KubernetesExecutor final : public Executor {
   std::map<std::string, DispatchId> services_;  // agent thread: which run each Service selects
   std::map<DispatchId, PluginMounts> plugin_mounts_;  // agent thread: made per run
 
-  std::map<DispatchId, PendingJob> pending_jobs_;  // agent thread only
+  std::map<DispatchId, VolcanoRun> volcano_runs_;  // agent thread only
+  std::map<VolcanoSlot, std::uint32_t> volcano_ranks_;  // guarded by mutex_: slot -> rank
+  std::vector<ReplicaKey> volcano_kills_;  // guarded by mutex_: for apply_volcano_kills()
   std::unique_ptr<kube::Reflector> reflector_;
 };
 

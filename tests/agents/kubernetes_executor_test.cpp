@@ -1,153 +1,17 @@
-// The kubernetes executor against the fixture API server: the pods (or the
-// Volcano Job) it creates, the exits it reads off the pod watch, kills, and
-// adoption by a later executor. Exits are awaited on the wake fd, as the
-// agent's loop does; the poll timeout is only a failure guard.
-#include "agents/kubernetes_executor.hpp"
-
-#include <gtest/gtest.h>
-#include <poll.h>
-
+// The kubernetes executor in pods mode against the fixture API server: the
+// pods it creates, the exits it reads off the pod watch, kills, and adoption
+// by a later executor (Volcano Job mode: volcano_job_executor_test.cpp).
 #include <functional>
 #include <regex>
 
 #include "config/volcano_job.hpp"
 #include "hub/field_error.hpp"
-#include "support/temp_dir.hpp"
-#include "tests/kube/fixture_server.hpp"
+#include "tests/agents/kube_executor_fixture.hpp"
 
 namespace gantry::agents {
 namespace {
 
-using json = nlohmann::json;
-using Mode = KubernetesExecutorOptions::Mode;
-
-constexpr DispatchId kDispatch = 7;
-constexpr int kGuardMs = 30'000;  // failure guard, never a wait for something to happen
-const std::string kPods = "/api/v1/namespaces/default/pods";
-const std::string kVolcanoJobs = "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs";
-
-protocol::JobSpec ddp_job(std::string name = "ddp") {
-  protocol::ContainerSpec container;
-  container.name = "trainer";
-  container.image = "pytorch/pytorch:2.3";
-  container.command = {"torchrun"};
-  container.args = {"train.py"};
-  container.env = {{"EPOCHS", "3"}, {"RANK", "overridden"}};
-  container.requests = {
-      {"cpu", 2000}, {"memory", 4LL * 1024 * 1024 * 1024 * 1000}, {"nvidia.com/gpu", 1000}};
-  container.limits = {{"nvidia.com/gpu", 1000}};
-  protocol::TaskSpec task;
-  task.name = "worker";
-  task.replicas = 2;
-  task.containers = {container};
-  protocol::JobSpec job;
-  job.name = std::move(name);
-  job.tasks = {task};
-  return job;
-}
-
-ReplicaLaunch launch_of(const protocol::JobSpec& job, std::uint32_t rank) {
-  ReplicaLaunch launch;
-  launch.key = ReplicaKey{kDispatch, rank};
-  launch.job = &job;
-  launch.task = 0;
-  launch.index = static_cast<std::int32_t>(rank);
-  launch.rank = static_cast<std::int32_t>(rank);
-  launch.world_size = 2;
-  launch.master_addr = "10.0.0.1";
-  launch.master_port = 29500;
-  launch.cluster = "east";
-  launch.epoch = 1;
-  launch.node = "node-" + std::to_string(rank);
-  return launch;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::map<std::string, std::string> env_of(const json& container) {
-  std::map<std::string, std::string> env;
-  for (const json& var : container["env"]) env[var["name"]] = var["value"];
-  return env;
-}
-
-class KubernetesExecutorTest : public ::testing::Test {
- protected:
-  explicit KubernetesExecutorTest(std::vector<std::string> fixture_arguments = {})
-      : fixture_(std::move(fixture_arguments), dir_.path() / "fixture.log") {}
-
-  std::unique_ptr<KubernetesExecutor> make_executor(Mode mode = Mode::kAuto,
-                                                    std::string scheduler = "") {
-    return std::make_unique<KubernetesExecutor>(
-        client_,
-        KubernetesExecutorOptions{
-            .agent_identity = "east-agent", .scheduler_name = std::move(scheduler), .mode = mode});
-  }
-
-  json get(const std::string& path) {
-    const kube::Response response = client_.get(path);
-    EXPECT_EQ(response.status, 200) << path << ": " << response.body;
-    return json::parse(response.body);
-  }
-
-  int status_of(const std::string& path) { return client_.get(path).status; }
-
-  void create(const std::string& path, const json& object) {
-    const kube::Response response = client_.post(path, object.dump());
-    ASSERT_EQ(response.status, 201) << response.body;
-  }
-
-  void set_pod_status(const std::string& pod, const json& status) {
-    const kube::Response response = client_.patch(
-        kPods + "/" + pod + "/status", json{{"status", status}}.dump(), kube::PatchType::kMerge);
-    ASSERT_EQ(response.status, 200) << response.body;
-  }
-
-  static json failed_with(int exit_code) {
-    return {{"phase", "Failed"},
-            {"containerStatuses",
-             {{{"name", "trainer"}, {"state", {{"terminated", {{"exitCode", exit_code}}}}}}}}};
-  }
-
-  // Collects exits until `count` came, waiting on the wake fd between tries.
-  static std::vector<ReplicaExit> await_exits(KubernetesExecutor& executor, std::size_t count) {
-    std::vector<ReplicaExit> exits;
-    while (exits.size() < count) {
-      pollfd readable{executor.wake_fd(), POLLIN, 0};
-      if (::poll(&readable, 1, kGuardMs) <= 0) {
-        ADD_FAILURE() << "only " << exits.size() << " of " << count << " exits came";
-        break;
-      }
-      executor.collect_exits(0, exits);
-    }
-    return exits;
-  }
-
-  static bool wake_fd_is_readable(KubernetesExecutor& executor) {
-    pollfd readable{executor.wake_fd(), POLLIN, 0};
-    return ::poll(&readable, 1, 0) == 1;
-  }
-
-  support::TempDir dir_{"kube-executor"};
-  kube::testing::FixtureServer fixture_;
-  kube::Client client_{kube::ClusterAccess{.server = fixture_.url()}};
-  protocol::JobSpec job_ = ddp_job();
-};
-
-class VolcanoExecutorTest : public KubernetesExecutorTest {
- protected:
-  VolcanoExecutorTest() : KubernetesExecutorTest({"--serve-api", "batch.volcano.sh/v1alpha1"}) {}
-
-  // What Volcano's job controller would make of one task of the Job.
-  void create_pod_as_volcano_would(const json& vcjob, const json& task) {
-    const std::string job_name = vcjob["metadata"]["name"];
-    json metadata = task["template"]["metadata"];
-    metadata["name"] = job_name + "-" + task["name"].get<std::string>() + "-0";
-    metadata["labels"]["volcano.sh/job-name"] = job_name;
-    create(kPods, {{"metadata", metadata}, {"spec", task["template"]["spec"]}});
-  }
-};
+using namespace kube_executor_testing;
 
 TEST_F(KubernetesExecutorTest, CreatesOnePodPerReplicaWithLabelsEnvResourcesAndNode) {
   auto executor = make_executor();
@@ -548,86 +412,6 @@ TEST_F(KubernetesExecutorTest, AnIdentityThatIsNoLabelValueIsRefused) {
     EXPECT_EQ(error.field(), "agent identity");
     EXPECT_EQ(error.value(), "east agent");
   }
-}
-
-TEST_F(VolcanoExecutorTest, OneJobHoldsThePartAndItsPodsMapBackToReplicas) {
-  auto executor = make_executor();
-  ASSERT_TRUE(executor->volcano_mode()) << "discovery answered 200";
-  executor->start(launch_of(job_, 0), 0);
-  executor->start(launch_of(job_, 1), 0);
-  EXPECT_EQ(status_of(kVolcanoJobs + "/ddp-7"), 404) << "created only once every replica is in";
-  executor->started_all(kDispatch, 0);
-
-  const json jobs = get(kVolcanoJobs)["items"];
-  ASSERT_EQ(jobs.size(), 1u);
-  const json& vcjob = jobs[0];
-  EXPECT_EQ(vcjob["metadata"]["name"], "ddp-7");
-  EXPECT_EQ(vcjob["metadata"]["labels"], (json{{"gantry.io/agent", "east-agent"},
-                                               {"gantry.io/job", "ddp"},
-                                               {"gantry.io/dispatch-id", "7"},
-                                               {"gantry.io/part", "0"}}));
-  EXPECT_EQ(vcjob["spec"]["schedulerName"], "volcano");
-  EXPECT_EQ(vcjob["spec"]["minAvailable"], 2);
-  const json& tasks = vcjob["spec"]["tasks"];
-  ASSERT_EQ(tasks.size(), 2u);
-  EXPECT_EQ(tasks[1]["name"], "worker-1");
-  EXPECT_EQ(tasks[1]["replicas"], 1);
-  EXPECT_EQ(tasks[1]["template"]["metadata"]["labels"]["gantry.io/rank"], "1");
-  EXPECT_EQ(tasks[1]["template"]["spec"]["nodeSelector"],
-            (json{{"kubernetes.io/hostname", "node-1"}}));
-  EXPECT_EQ(env_of(tasks[1]["template"]["spec"]["containers"][0]).at("RANK"), "1");
-  // Volcano's svc plugin (always on) names rank 0's pod: the gang meets there.
-  EXPECT_EQ(vcjob["spec"]["plugins"], (json{{"svc", json::array()}}));
-  EXPECT_EQ(env_of(tasks[1]["template"]["spec"]["containers"][0]).at("MASTER_ADDR"),
-            "ddp-7-worker-0-0.ddp-7");
-  EXPECT_FALSE(vcjob["spec"].contains("queue")) << "no member queue: Volcano's default";
-  EXPECT_TRUE(get(kPods)["items"].empty()) << "Volcano makes the pods";
-
-  create_pod_as_volcano_would(vcjob, tasks[1]);
-  set_pod_status("ddp-7-worker-1-0", failed_with(3));
-  const auto exits = await_exits(*executor, 1);
-  ASSERT_EQ(exits.size(), 1u);
-  EXPECT_EQ(exits[0].key, (ReplicaKey{kDispatch, 1}));
-  EXPECT_EQ(exits[0].exit_code, 3);
-
-  // Rank 0's pod was never made: its kill is reported at once, and with
-  // every replica stopped the Job goes.
-  executor->kill(ReplicaKey{kDispatch, 0});
-  ASSERT_TRUE(wake_fd_is_readable(*executor));
-  std::vector<ReplicaExit> killed;
-  executor->collect_exits(0, killed);
-  ASSERT_EQ(killed.size(), 1u);
-  EXPECT_EQ(killed[0].key, (ReplicaKey{kDispatch, 0}));
-  EXPECT_EQ(killed[0].exit_code, 137);
-  EXPECT_EQ(status_of(kVolcanoJobs + "/ddp-7"), 404);
-}
-
-TEST_F(VolcanoExecutorTest, TheJobGoesToTheMemberQueueThePrepareOrTheAgentNames) {
-  KubernetesExecutor executor(client_, {.agent_identity = "east-agent",
-                                        .mode = Mode::kVolcanoJob,
-                                        .member_queue = "gpu-batch"});
-  ReplicaLaunch launch = launch_of(job_, 0);
-  executor.start(launch, 0);
-  executor.started_all(kDispatch, 0);
-  EXPECT_EQ(get(kVolcanoJobs + "/ddp-7")["spec"]["queue"], "gpu-batch");
-  launch.key.dispatch = 9;
-  launch.member_queue = "research";  // the Gantry queue's gantry.io/member-queue
-  executor.start(launch, 0);
-  executor.started_all(9, 0);
-  EXPECT_EQ(get(kVolcanoJobs + "/ddp-9")["spec"]["queue"], "research");
-}
-
-TEST_F(VolcanoExecutorTest, ARefusedJobEndsEveryReplicaOfThePart) {
-  create(kVolcanoJobs, {{"metadata", {{"name", "ddp-7"}}}});  // the name is taken
-  auto executor = make_executor(Mode::kVolcanoJob);
-  executor->start(launch_of(job_, 0), 0);
-  executor->start(launch_of(job_, 1), 0);
-  executor->started_all(kDispatch, 0);  // does not throw: the replicas end instead
-  std::vector<ReplicaExit> exits;
-  executor->collect_exits(0, exits);
-  ASSERT_EQ(exits.size(), 2u);
-  EXPECT_EQ(exits[0].exit_code, 127);
-  EXPECT_EQ(exits[1].exit_code, 127);
 }
 
 }  // namespace

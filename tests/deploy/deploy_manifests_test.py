@@ -364,7 +364,7 @@ def agent_grants(with_ocm):
     wanted |= {(JOBS_NS, "", "pods", v) for v in ("create", "delete")}
     wanted |= {(JOBS_NS, "", "services", v) for v in ("create", "patch", "delete")}
     wanted |= {(JOBS_NS, "", r, v) for r in ("configmaps", "secrets") for v in ("create", "delete")}
-    wanted |= {(JOBS_NS, "batch.volcano.sh", "jobs", v) for v in ("create", "delete", "get", "list", "watch")}
+    wanted |= {(JOBS_NS, "batch.volcano.sh", "jobs", v) for v in ("create", "patch", "delete", "get", "list", "watch")}
     wanted |= {(SYSTEM_NS, "coordination.k8s.io", "leases", v) for v in ("get", "create", "update")}
     if with_ocm:
         group = "cluster.open-cluster-management.io"

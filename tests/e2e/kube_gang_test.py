@@ -18,6 +18,11 @@ for PyTorch to meet, not that Kubernetes would run them.
   the job; every pod's <hostname>.<subdomain> resolves (fixture DNS) to its podIP; MASTER_ADDR is
   rank 0's (the master's) name; RANK 0..3, WORLD_SIZE 4, VC_*_HOSTS / VC_*_NUM as Volcano's svc
   plugin; the gloo all-reduce of rank + 1 over the four gives 10; the pods' exits complete the job.
+- In a member that runs Volcano (the fixture's --volcano-controller: Volcano's job admission and
+  controller with its env, svc and pytorch plugins, read from Volcano's sources), the same gang
+  under Volcano's pytorch plugin becomes one Volcano Job that keeps the tasks master and worker;
+  Volcano makes the pods and its plugin tells them MASTER_ADDR, RANK and WORLD_SIZE; the same gloo
+  all-reduce through those names gives 10; the pods' exits complete the job.
 - A gang whose pods Kubernetes will not schedule (its template's required node affinity names a
   zone no node of the member is in: Gantry's placement reads nodeSelector, not affinity; the agent
   leaves binding to the scheduler with --scheduler-name) shows
@@ -55,7 +60,7 @@ def node(name, gpus=8):
                        "conditions": [{"type": "Ready", "status": "True"}]}}
 
 
-def gang_yaml(name, zone=None):
+def gang_yaml(name, zone=None, plugins=""):
     """A PyTorch-style Volcano Job: master x1 + worker x3, one GPU each, all four needed. The
     template's own restartPolicy, env and labels show what of it reaches the pods; with `zone`,
     a required node affinity to that zone (Kubernetes' scheduler honours it, Gantry's placement
@@ -92,7 +97,7 @@ metadata:
   name: {name}
 spec:
   queue: default
-  minAvailable: 4
+  minAvailable: 4{plugins}
   tasks:{''.join(tasks)}
 """
 
@@ -132,11 +137,11 @@ class KubeGang(unittest.TestCase):
         self.rendezvous_port = free_port()
 
     # ------------------------------------------------------------ processes
-    def start_api(self, name):
+    def start_api(self, name, *extra):
         """A fixture API server (scheduler, kubelet and DNS stand-ins on) of its own directory."""
         directory = os.path.join(self.workdir, name)
         os.makedirs(directory)
-        api = KarmadaFixture(directory, fixture_args=["--simulate-pods"])
+        api = KarmadaFixture(directory, fixture_args=["--simulate-pods", *extra])
         self.apis.append(api)
         return api
 
@@ -237,6 +242,22 @@ class KubeGang(unittest.TestCase):
                     process.wait()
         return outputs
 
+    def gloo_world(self, pods, rank0_name):
+        """The gloo all-reduce over `pods`, each process given its pod's env; '' when it ran, else
+        why it could not run here."""
+        python = torch_python()
+        if python is None:
+            return "no python3 with torch.distributed gloo (Debian: python3-torch)"
+        hosts = self.hosts_file(pods)
+        refused = self.private_hosts_refused(hosts, rank0_name)
+        if refused:
+            return f"no private /etc/hosts (unshare -m + mount --bind): {refused}"
+        outputs = self.run_gloo(python, hosts, pods)
+        for rank, (output, code) in enumerate(outputs):
+            self.assertEqual(code, 0, output)
+            self.assertIn(f"rank {rank} allreduce sum 10.0 world 4", output)
+        return ""
+
     # ------------------------------------------------------------ tests
     def test_a_gang_runs_as_pods_that_meet_by_their_service_names(self):
         self.start_member("lab", self.api)
@@ -295,6 +316,53 @@ class KubeGang(unittest.TestCase):
             self.skipTest("gloo part not run: no python3 with torch.distributed gloo (Debian: python3-torch)")
         if refused:
             self.skipTest(f"gloo part not run: no private /etc/hosts (unshare -m + mount --bind): {refused}")
+
+    def test_a_volcano_member_runs_the_gang_with_volcanos_own_pytorch_plugin(self):
+        api = self.start_api("volcano", "--volcano-controller")
+        for name in ("gpu-0", "gpu-1", "gpu-2"):
+            api.create(NODES, node(name))
+        self.start_member("volcano", api)
+        plugins = f"""
+  plugins:
+    pytorch: ["--master=master", "--worker=worker", "--port={self.rendezvous_port}"]"""
+        job = self.gantry.submit(gang_yaml("vc-gang", plugins=plugins))
+        pods = wait_until(lambda: self.running_pods(api, job, 4), "Volcano's four pods of the gang to run")
+        wait_until(lambda: self.phase_is(job, "Running"), "the job to run", deadline_s=30)
+
+        dispatch = pods[0]["metadata"]["labels"]["gantry.io/dispatch-id"]
+        vcjob_name = f"{job}-{dispatch}"
+        status, vcjob = api.request("GET", f"/apis/batch.volcano.sh/v1alpha1/namespaces/{NAMESPACE}/jobs/{vcjob_name}")
+        self.assertEqual(status, 200, vcjob)
+        self.assertEqual([(t["name"], t["replicas"]) for t in vcjob["spec"]["tasks"]], [("master", 1), ("worker", 3)],
+                         "the job's own tasks, which Volcano's pytorch plugin finds by name")
+        self.assertEqual(vcjob["spec"]["minAvailable"], 4)
+        self.assertEqual(vcjob["spec"]["plugins"]["pytorch"],
+                         ["--master=master", "--worker=worker", f"--port={self.rendezvous_port}"])
+
+        names = [f"{vcjob_name}-master-0"] + [f"{vcjob_name}-worker-{i}" for i in range(3)]
+        self.assertEqual([p["metadata"]["name"] for p in pods], names, "RANK from Volcano: master 0, worker i+1")
+        master = f"{names[0]}.{vcjob_name}"
+        for pod in pods:
+            env = container_env(pod)
+            self.assertEqual(dns_name(pod), f"{pod['metadata']['name']}.{vcjob_name}", "Volcano's svc names")
+            self.assertEqual(env["MASTER_ADDR"], master)
+            self.assertEqual(env["MASTER_PORT"], str(self.rendezvous_port))
+            self.assertEqual(env["WORLD_SIZE"], "4")
+            self.assertEqual(env["NCCL_DEBUG"], "INFO", "the template's env is kept")
+            self.assertEqual(env["GANTRY_JOB"], job)
+            self.assertEqual(pod["spec"]["restartPolicy"], "Never", "Gantry retries, not the kubelet")
+            status, answer = api.request(
+                "GET", f"/fixture/dns?name={urllib.parse.quote(dns_name(pod))}&namespace={NAMESPACE}")
+            self.assertEqual(status, 200, answer)
+            self.assertEqual(answer["addresses"], [pod["status"]["podIP"]], dns_name(pod))
+        self.assertEqual([self.rank(p) for p in pods], [0, 1, 2, 3])
+        self.assertEqual([container_env(p)["VC_TASK_INDEX"] for p in pods], ["0", "0", "1", "2"])
+
+        skipped = self.gloo_world(pods, master)
+        self.exit_pods(api, pods)
+        wait_until(lambda: self.phase_is(job, "Completed"), "the job to complete from its pods' exits")
+        if skipped:
+            self.skipTest(f"gloo part not run: {skipped}")
 
     def test_pods_kubernetes_will_not_schedule_are_handed_back_and_run_elsewhere(self):
         # Every node of 'zone-a' is in zone a, the job's pods need zone b; its agent leaves
