@@ -40,6 +40,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   settings.planned_runtimes = config.planned_runtimes;
   settings.topology_tier_labels = config.topology_tier_labels;
   settings.reclaim_spares_after = config.reclaim_spares_after;
+  settings.min_runtime = config.min_runtime;
   settings.restart_backoff = config.restart_backoff;
   settings.cordoned = config.store->cordoned_clusters();
   settings.deleted_stop_grace = config.lost_grace;
@@ -195,6 +196,7 @@ struct Hub::Running {
     actors_config.planned_runtimes = options.planned_runtimes;
     actors_config.topology_tier_labels = options.topology_tier_labels;
     actors_config.reclaim_spares_after = options.reclaim_spares_after;
+    actors_config.min_runtime = options.min_runtime;
     actors_config.restart_backoff = options.restart_backoff;
     actors_config.agent_lease = options.agent_lease;
     actors_config.lost_grace = options.lost_grace;

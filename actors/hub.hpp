@@ -35,6 +35,8 @@ struct HubOptions {
   std::vector<std::string> topology_tier_labels;
   // Reclaim spares a gang that has run this long (0: none is spared).
   std::chrono::milliseconds reclaim_spares_after{3'600'000};
+  // Preemption and reclaim spare a run committed less than this ago (0: none).
+  std::chrono::milliseconds min_runtime{0};
   // A job a lifecycle policy restarts waits this long, doubling per retry (5 min cap).
   std::chrono::milliseconds restart_backoff{10'000};
   // An agent silent this long: its cluster is not ready (its jobs stay).

@@ -50,6 +50,8 @@ struct HubActorsConfig {
   std::vector<std::string> topology_tier_labels;
   // Runs reclaim leaves alone (hub::SchedulerOptions::reclaim_spares_after_ms).
   std::chrono::milliseconds reclaim_spares_after{3'600'000};
+  // Runs eviction leaves alone while young (hub::SchedulerOptions::min_runtime_ms).
+  std::chrono::milliseconds min_runtime{0};
   // First wait before a lifecycle policy's restart (hub::SchedulerOptions::restart_backoff_ms).
   std::chrono::milliseconds restart_backoff{10'000};
   // Jobs it holds without a terminal phase are re-submitted at spawn.

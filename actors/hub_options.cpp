@@ -57,6 +57,10 @@ std::chrono::milliseconds duration(const std::string& text) {
   return std::chrono::milliseconds(ms);
 }
 
+// A release Karmada has applied is not taken back sooner: on the members
+// each flip creates and deletes a workload and its pods.
+constexpr std::chrono::milliseconds kKarmadaMinRuntime{60'000};
+
 // A run's age: 0 (off), or hub/duration.hpp's syntax up to a leap year.
 std::chrono::milliseconds run_age(const std::string& text) {
   constexpr std::int64_t kYearMs = std::int64_t{8784} * 3600 * 1000;
@@ -136,7 +140,8 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
       "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
       "                  [--planned-runtimes limits|learned]\n"
-      "                  [--reclaim-spares-after DURATION] [--restart-backoff DURATION]\n"
+      "                  [--reclaim-spares-after DURATION] [--min-runtime DURATION]\n"
+      "                  [--restart-backoff DURATION]\n"
       "                  [--log-level LEVEL]\n"
       "                  [--topology-tier-label TIER=LABEL ...]\n"
       "                  [--karmada KUBECONFIG|in-cluster] [--karmada-context NAME]\n"
@@ -201,6 +206,14 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "it would throw away outweighs the share it gives back (default 1h;\n"
       "0: any run may be reclaimed)")
       ->type_name("DURATION");
+  cl::add_read<std::optional<std::chrono::milliseconds>>(
+      app, "--min-runtime", parsed.min_runtime,
+      [](const std::string& text) { return std::optional(run_age(text)); },
+      "preemption and reclaim never evict a gang committed less than this\n"
+      "ago: each eviction of a fresh start throws its pods away (default\n"
+      "60s with --karmada, where it re-suspends a release Karmada has just\n"
+      "applied; else 0: any run may be evicted)")
+      ->type_name("DURATION");
   cl::add_read<std::chrono::milliseconds>(
       app, "--restart-backoff", options.restart_backoff, duration,
       "a job a lifecycle policy restarts (RestartJob, ...) is placed again\n"
@@ -222,6 +235,8 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
                                 duration_text(options.agent_lease.count()) + ") (got \"" +
                                 duration_text(options.lost_grace.count()) + "\")");
   const KarmadaOptions& karmada = parsed.karmada;
+  parsed.options.min_runtime = parsed.min_runtime.value_or(
+      karmada.kubeconfig.empty() ? std::chrono::milliseconds(0) : kKarmadaMinRuntime);
   if (!karmada.webhook_listen.empty() &&
       (karmada.webhook_cert.empty() || karmada.webhook_key.empty()))
     throw std::invalid_argument("--webhook-listen: needs --webhook-cert and --webhook-key (got \"" +

@@ -1,6 +1,8 @@
 // gantry-hub's command line.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,8 @@ struct KarmadaOptions {
 struct HubCommandLine {
   HubOptions options;
   KarmadaOptions karmada;
+  // --min-runtime as given; unset: 60s in Karmada mode, else 0 (HubOptions::min_runtime).
+  std::optional<std::chrono::milliseconds> min_runtime;
   std::string log_level = "info";
   bool help = false;
 };

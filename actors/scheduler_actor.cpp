@@ -135,6 +135,7 @@ class Scheduler {
     for (const std::string& tier : settings.topology_tier_labels)
       options.topology_tiers.apply(tier);  // checked by the command line
     options.reclaim_spares_after_ms = settings.reclaim_spares_after.count();
+    options.min_runtime_ms = settings.min_runtime.count();
     options.restart_backoff_ms = settings.restart_backoff.count();
     return options;
   }

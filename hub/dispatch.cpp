@@ -30,6 +30,7 @@ void SchedulerCore::commit(DispatchId dispatch_id, TimeMs now) {
   if (it == dispatches_.end() || it->second.committed) return;
   Dispatch& dispatch = it->second;
   dispatch.committed = true;
+  dispatch.committed_ms = now;
   for (DispatchPart& part : dispatch.parts) part.state = PartState::kCommitted;
   Job& job = jobs_[dispatch.job];
   job.phase = JobPhase::kRunning;

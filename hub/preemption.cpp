@@ -74,6 +74,7 @@ SchedulerCore::EvictionSearch SchedulerCore::eviction_search_for(const Job& job)
 bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
                                   const ResourceVector& victim_allocated, Reclaim reclaim) const {
   if (dispatch.id >= pass_.first_dispatch) return false;  // placed by this very pass
+  if (within_min_runtime(dispatch)) return false;
   for (const DispatchPart& part : dispatch.parts)
     if (part.state == PartState::kStopping) return false;  // already on its way out
   const Job& victim = jobs_[dispatch.job];
@@ -89,6 +90,12 @@ bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
       reclaim == Reclaim::kToGuarantee || overused_after(owner, victim_allocated, job.minimum);
   return owner.spec.reclaimable && over &&
          owner.guarantee.fits_in(victim_allocated - dispatch.amount);
+}
+
+// A gang still being prepared has not started anything: it is never spared.
+bool SchedulerCore::within_min_runtime(const Dispatch& dispatch) const {
+  return options_.min_runtime_ms > 0 && dispatch.committed &&
+         pass_.now - dispatch.committed_ms < options_.min_runtime_ms;
 }
 
 // A run's age counts from its commit; a gang still being prepared (started_ms

@@ -54,6 +54,7 @@ bool SchedulerCore::adopt(JobId id, DispatchId dispatch_id, std::span<const Adop
   // Its start is not known: planned as if it started now (a later end is safe).
   plan_run_end(dispatch, now);
   dispatch.committed = true;
+  dispatch.committed_ms = now;  // its start is not known: its minimum runtime counts from now
   for (DispatchPart& part : dispatch.parts) part.state = PartState::kCommitted;
   job.phase = JobPhase::kRunning;
   job.started_ms = now;

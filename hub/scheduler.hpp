@@ -106,6 +106,7 @@ struct Dispatch {
   ResourceVector amount;            // what its queue is charged: the parts' sum
   std::int32_t world_size = 0;      // replicas over every part
   bool committed = false;
+  TimeMs committed_ms = 0;  // when every part was committed (or it was recovered)
   // Where the gang meets (MASTER_ADDR / MASTER_PORT): from part 0's admit.
   std::string rendezvous_host;
   std::int32_t rendezvous_port = 0;
@@ -202,6 +203,11 @@ struct SchedulerOptions {
   // fair share's tail weeks long. A queue below its share still gets it back
   // from younger runs and from older ones as they end.
   TimeMs reclaim_spares_after_ms = 3'600'000;
+  // Preemption and reclaim (a guarantee's included) spare a run committed
+  // less than this ago (0: none is spared). Each eviction of a fresh start
+  // throws away its pods' creation: in front of Karmada a release taken
+  // back within a second created and deleted the member's workload and pods.
+  TimeMs min_runtime_ms = 0;
   bool preemption = true;  // evict lower-priority jobs of the same queue
   // Dispatch ids start here; a hub puts its epoch in the high bits so an id
   // never names two dispatches across hub restarts.
@@ -517,6 +523,7 @@ class SchedulerCore {
   bool may_evict_for(const Job& job, const Dispatch& dispatch,
                      const ResourceVector& victim_queue_allocated, Reclaim reclaim) const;
   bool spared_by_age(const Job& victim) const;
+  bool within_min_runtime(const Dispatch& dispatch) const;
   bool started_starving(const Job& victim) const;
   // Whether make_room may search for victims for the job, and how.
   struct EvictionSearch {

@@ -182,6 +182,57 @@ TEST_F(FairShareAnyAgeTest, ZeroSpareAgeReclaimsRunsOfAnyAge) {
   EXPECT_EQ(pass().evicted, std::vector<std::string>{"a3"});
 }
 
+// min_runtime_ms: no eviction (reclaim, preemption or a guarantee taken
+// back) takes a run committed less than that ago.
+class MinRuntimeTest : public FairShareTest {
+ protected:
+  static constexpr TimeMs kMinRuntime = 60'000;
+  static SchedulerOptions with_min_runtime() {
+    SchedulerOptions options;
+    options.min_runtime_ms = kMinRuntime;
+    return options;
+  }
+  MinRuntimeTest() : FairShareTest(with_min_runtime()) {}
+};
+
+TEST_F(MinRuntimeTest, ReclaimWaitsUntilTheRunsHaveRunTheirMinimum) {
+  queue_a_borrows(4);
+  pass();
+  now += kMinRuntime - 1;
+  submit("b0", "b", 8);
+  EXPECT_TRUE(pass().evicted.empty()) << "every run of a committed just under a minute ago";
+  EXPECT_EQ(job("b0").phase, JobPhase::kPending);
+  now += 1;
+  const auto [dispatched, evicted] = pass();
+  EXPECT_EQ(evicted, std::vector<std::string>{"a3"});
+  EXPECT_EQ(dispatched, std::vector<std::string>{"b0"});
+}
+
+TEST_F(MinRuntimeTest, PreemptionAndGuaranteesWaitForItToo) {
+  add_cluster("c", 1, 8);
+  add_queue("g", 1);
+  submit("low", "g", 8, /*priority=*/0);
+  pass();
+  submit("high", "g", 8, /*priority=*/10);
+  EXPECT_TRUE(pass().evicted.empty()) << "preemption spares the fresh run";
+  now += kMinRuntime;
+  EXPECT_EQ(pass().evicted, std::vector<std::string>{"low"});
+
+  add_queue("guaranteed", 1, /*guarantee=*/8);
+  submit("g0", "guaranteed", 8);
+  now += 1;
+  EXPECT_TRUE(pass().evicted.empty()) << "'high' has just started: even a guarantee waits";
+  now += kMinRuntime;
+  EXPECT_EQ(pass().evicted, std::vector<std::string>{"high"});
+}
+
+TEST_F(MinRuntimeTest, AGangStillBeingPreparedIsNotSpared) {
+  queue_a_borrows(4);
+  EXPECT_EQ(scheduled_names().size(), 4u) << "placed, not committed";
+  submit("b0", "b", 8);
+  EXPECT_EQ(pass().evicted, std::vector<std::string>{"a3"}) << "nothing of it runs yet";
+}
+
 TEST_F(FairShareTest, NoReclaimFromNonReclaimableQueueOrBeyondDeserved) {
   add_cluster("c", 4, 8);
   add_queue("keeper", 1, 0, 0, /*reclaimable=*/false);
