@@ -157,7 +157,8 @@ TEST(BindingJobCorpus, EveryExampleJobReadsTheSameThroughABinding) {
 }
 
 TEST(BindingJobCorpus, VolcanoCompatJobsReadTheSameThroughABinding) {
-  const std::vector<fs::path> files = yaml_files(kSource / "tests" / "config" / "volcano_compat" / "jobs");
+  const std::vector<fs::path> files =
+      yaml_files(kSource / "tests" / "config" / "volcano_compat" / "jobs");
   ASSERT_GE(files.size(), 5u);
   std::size_t compared = 0;
   for (const fs::path& path : files) compared += compare_both_ways(path) ? 1 : 0;

@@ -235,7 +235,8 @@ TEST(BindingJob, VolcanoJobSpecIsReadWhole) {
   EXPECT_EQ(job.max_retry, 5);
   ASSERT_EQ(job.policies.size(), 1u);
   EXPECT_EQ(job.policies[0].action, "RestartJob");
-  EXPECT_EQ(job.plugins.at("pytorch"), (std::vector<std::string>{"--master=master", "--worker=worker"}));
+  EXPECT_EQ(job.plugins.at("pytorch"),
+            (std::vector<std::string>{"--master=master", "--worker=worker"}));
   const protocol::TaskSpec& worker = job.tasks[1];
   EXPECT_EQ(worker.min_available, 2);
   EXPECT_EQ(worker.max_retry, 1);

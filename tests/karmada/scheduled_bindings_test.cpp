@@ -9,13 +9,14 @@ using nlohmann::json;
 
 json binding(const std::string& api_version, const std::string& kind,
              const std::string& scheduler = "gantry") {
-  return {{"apiVersion", "work.karmada.io/v1alpha2"},
-          {"kind", "ResourceBinding"},
-          {"metadata", {{"namespace", "research"}, {"name", "w-" + kind}}},
-          {"spec",
-           {{"resource",
-             {{"apiVersion", api_version}, {"kind", kind}, {"namespace", "research"}, {"name", "w"}}},
-            {"schedulerName", scheduler}}}};
+  return {
+      {"apiVersion", "work.karmada.io/v1alpha2"},
+      {"kind", "ResourceBinding"},
+      {"metadata", {{"namespace", "research"}, {"name", "w-" + kind}}},
+      {"spec",
+       {{"resource",
+         {{"apiVersion", api_version}, {"kind", kind}, {"namespace", "research"}, {"name", "w"}}},
+        {"schedulerName", scheduler}}}};
 }
 
 TEST(ScheduledBindings, VolcanoJobForGantryIsGantrys) {
