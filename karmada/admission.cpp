@@ -23,16 +23,11 @@ bool creates_binding(const json& request) {
 
 // RFC 6902 ops that leave the binding suspended and Gantry's. "add" on an
 // existing member replaces it, so one op fits both a present and an absent
-// field; only a missing parent object needs the whole object added.
+// field. The binding has a spec: gantry_schedules() found its resource there.
 json patch_ops(const json& binding) {
-  const json* spec = optional_object_at(binding, "spec", "request.object");
-  if (spec == nullptr)
-    return json::array(
-        {{{"op", "add"},
-          {"path", "/spec"},
-          {"value", {{"schedulerName", kSchedulerName}, {"suspension", {{"scheduling", true}}}}}}});
+  const json& spec = object_at(binding, "spec", "request.object");
   json ops = json::array();
-  if (optional_object_at(*spec, "suspension", "request.object.spec") == nullptr)
+  if (optional_object_at(spec, "suspension", "request.object.spec") == nullptr)
     ops.push_back({{"op", "add"}, {"path", "/spec/suspension"}, {"value", {{"scheduling", true}}}});
   else
     ops.push_back({{"op", "add"}, {"path", "/spec/suspension/scheduling"}, {"value", true}});
@@ -84,8 +79,10 @@ json admission_response(const json& review) {
   if (creates_binding(request)) {
     const json* binding = optional_object_at(request, "object", "request");
     if (binding == nullptr) throw FieldError("request.object", "", "is required for CREATE");
-    response["patchType"] = "JSONPatch";
-    response["patch"] = base64_encode(patch_ops(*binding).dump());
+    if (gantry_schedules(*binding, "request.object")) {
+      response["patchType"] = "JSONPatch";
+      response["patch"] = base64_encode(patch_ops(*binding).dump());
+    }
   }
   const std::string api_version =
       optional_string_at(review, "apiVersion").value_or("admission.k8s.io/v1");

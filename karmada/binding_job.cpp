@@ -125,70 +125,28 @@ json string_map(const json& root, std::string_view path, std::string_view base =
   return out;
 }
 
-// `path` (here and below) is where the object sits in the workload.
-json volcano_container(const json& container, const std::string& path) {
-  json out = json::object();
-  if (const auto name = optional_string_at(container, "name", path)) out["name"] = *name;
-  if (const auto image = optional_string_at(container, "image", path)) out["image"] = *image;
-  json requests = resources(container, "resources.requests", path);
-  json limits = resources(container, "resources.limits", path);
-  if (!requests.empty() || !limits.empty()) {
-    out["resources"] = json::object();
-    if (!requests.empty()) out["resources"]["requests"] = std::move(requests);
-    if (!limits.empty()) out["resources"]["limits"] = std::move(limits);
-  }
-  return out;
-}
-
-json volcano_pod(const json& task, const std::string& task_path) {
-  json pod = json::object();
-  json containers = json::array();
-  const json* pod_spec = optional_object_at(task, "template.spec", task_path);
-  if (pod_spec != nullptr) {
-    const std::string pod_path = task_path + ".template.spec";
-    json selector = string_map(*pod_spec, "nodeSelector", pod_path);
-    if (!selector.empty()) pod["nodeSelector"] = std::move(selector);
-    if (const json* list = optional_array_at(*pod_spec, "containers", pod_path)) {
-      for (std::size_t i = 0; i < list->size(); ++i) {
-        const std::string item = pod_path + ".containers[" + std::to_string(i) + "]";
-        if (!(*list)[i].is_object()) throw FieldError(item, (*list)[i].dump(), "must be an object");
-        containers.push_back(volcano_container((*list)[i], item));
-      }
-    }
-  }
-  // An empty list is left for config::parse_volcano_job to refuse, naming the
-  // same path the workload has.
-  pod["containers"] = std::move(containers);
-  return pod;
-}
-
-json volcano_task(const json& task, const std::string& path) {
-  json out = json::object();
-  out["name"] = optional_string_at(task, "name", path).value_or("");
-  out["replicas"] = optional_int32_at(task, "replicas", path).value_or(1);
-  out["template"] = {{"spec", volcano_pod(task, path)}};
-  return out;
-}
-
-void volcano_spec(const json& workload, json& spec) {
-  const json* tasks = optional_array_at(workload, "spec.tasks");
-  if (tasks == nullptr || tasks->empty())
-    throw FieldError("spec.tasks", "", "a Volcano Job workload needs at least one task");
-  json out = json::array();
-  for (std::size_t i = 0; i < tasks->size(); ++i) {
-    const std::string path = "spec.tasks[" + std::to_string(i) + "]";
-    const json& task = (*tasks)[i];
-    if (!task.is_object()) throw FieldError(path, task.dump(), "must be an object");
-    out.push_back(volcano_task(task, path));
-  }
-  spec["tasks"] = std::move(out);
-  if (const auto min_available = optional_int32_at(workload, "spec.minAvailable"))
-    spec["minAvailable"] = *min_available;
+// A Volcano Job's spec exactly as submitted, so that config::parse_volcano_job
+// reads on this path what `gantryctl submit` reads from the same manifest
+// (and names the same field paths in its errors); only the queue and the
+// priority class are resolved here, as for every Karmada job.
+json volcano_spec(const json& binding, const json& workload) {
+  const json* submitted = optional_object_at(workload, "spec");
+  json spec = submitted != nullptr ? *submitted : json::object();
+  spec["queue"] = queue(&workload, /*volcano=*/true);
+  if (const auto name = priority_class(binding, &workload, /*volcano=*/true))
+    spec["priorityClassName"] = *name;
+  else
+    spec.erase("priorityClassName");  // a class Gantry does not know would refuse the job
+  return spec;
 }
 
 // Any other workload (Deployment, StatefulSet, batch Job, ...) is one gang of
 // identical replicas as Karmada describes them in replicaRequirements.
-void generic_spec(const json& binding, json& spec) {
+json generic_spec(const json& binding, const json* workload) {
+  json spec = json::object();
+  spec["queue"] = queue(workload, /*volcano=*/false);
+  if (const auto name = priority_class(binding, workload, /*volcano=*/false))
+    spec["priorityClassName"] = *name;
   const std::int32_t replicas =
       std::max(optional_int32_at(binding, "spec.replicas").value_or(1), 1);
   json container = {{"name", kGenericTask}, {"image", kGenericImage}};
@@ -199,6 +157,21 @@ void generic_spec(const json& binding, json& spec) {
   if (!selector.empty()) pod["nodeSelector"] = std::move(selector);
   spec["tasks"] = json::array(
       {{{"name", kGenericTask}, {"replicas", replicas}, {"template", {{"spec", std::move(pod)}}}}});
+  return spec;
+}
+
+// Gantry's own metadata: its name and annotations, and a Volcano Job's labels
+// as submitted. Server-set fields (uid, resourceVersion, managedFields,
+// ownerReferences, ...) and status are left behind with the rest of the
+// workload.
+json metadata(const json& binding, const json* workload, bool volcano) {
+  json out = {{"name", job_name(binding_key(binding))},
+              {"annotations", annotations(binding, workload)}};
+  if (volcano) {
+    json labels = string_map(*workload, "metadata.labels");
+    if (!labels.empty()) out["labels"] = std::move(labels);
+  }
+  return out;
 }
 
 }  // namespace
@@ -234,21 +207,16 @@ std::string job_document(const json& binding, const json* workload) {
   // Without the workload, Karmada's replicaRequirements still describe the
   // replicas, so even a Volcano Job can wait in Gantry's queue.
   const bool volcano = workload != nullptr && is_volcano_job(*workload);
-  json spec = json::object();
-  spec["queue"] = queue(workload, volcano);
-  if (const auto name = priority_class(binding, workload, volcano))
-    spec["priorityClassName"] = *name;
-  if (volcano)
-    volcano_spec(*workload, spec);
-  else
-    generic_spec(binding, spec);
-  json document = {
+  const json document = {
       {"apiVersion", kVolcanoApiVersion},
       {"kind", "Job"},
-      {"metadata",
-       {{"name", job_name(binding_key(binding))}, {"annotations", annotations(binding, workload)}}},
-      {"spec", std::move(spec)}};
-  return document.dump();
+      {"metadata", metadata(binding, workload, volcano)},
+      {"spec", volcano ? volcano_spec(binding, *workload) : generic_spec(binding, workload)}};
+  std::string text = document.dump();
+  // The hub parses the document again; parsing it here too refuses a bad
+  // workload where its binding is known, naming the workload's field.
+  config::parse_volcano_job(text);
+  return text;
 }
 
 }  // namespace gantry::karmada

@@ -45,18 +45,22 @@ std::string workload_path(const nlohmann::json& binding);
 //    gantry.io/cluster-selector "gantry.io/source=karmada" plus the workload's
 //    own selector terms, every other gantry.io/* annotation of the workload,
 //    and gantry.io/split "allowed" for a Divided placement unless the
-//    workload says otherwise.
+//    workload says otherwise; a Volcano Job's metadata.labels. Nothing else of
+//    the workload's metadata (uid, managedFields, ...) and no status.
 //  - queue: a Volcano Job's spec.queue, else the workload's annotation
 //    scheduling.volcano.sh/queue-name, else "default".
 //  - priorityClassName: the Volcano Job's, else replicaRequirements', when
-//    Gantry knows the class (config::default_priority_classes()).
-//  - tasks: a Volcano Job's tasks (name, replicas, nodeSelector, containers'
-//    name, image, requests, limits) and minAvailable; any other workload: one
-//    task "main" of spec.replicas (at least 1) replicas, one container "main"
-//    requesting replicaRequirements.resourceRequest, with
+//    Gantry knows the class (config::default_priority_classes()), else the
+//    known class ranked by spec.schedulePriority.priority, else none.
+//  - a Volcano Job: the rest of its spec as submitted (tasks with their whole
+//    pod templates, minAvailable, minSuccess, maxRetry, policies, plugins,
+//    ttlSecondsAfterFinished, ...), so the job is the one `gantryctl submit`
+//    makes of the same manifest. Any other workload: one task "main" of
+//    spec.replicas (at least 1) replicas, one container "main" requesting
+//    replicaRequirements.resourceRequest, with
 //    replicaRequirements.nodeClaim.nodeSelector; all replicas are one gang.
-// A field of the wrong type or a bad quantity throws hub::FieldError naming
-// the binding's or the workload's field.
+// A document config::parse_volcano_job refuses throws its hub::FieldError,
+// which names the workload's field (spec.tasks[1].replicas) or the binding's.
 std::string job_document(const nlohmann::json& binding, const nlohmann::json* workload);
 
 }  // namespace gantry::karmada

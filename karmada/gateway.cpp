@@ -15,6 +15,7 @@
 
 #include "agents/agent_loop.hpp"
 #include "karmada/gateway_core.hpp"
+#include "karmada/scheduled_bindings.hpp"
 #include "kube/reflector.hpp"
 #include "protocol/envelope.hpp"
 
@@ -495,10 +496,7 @@ struct Gateway::Running {
       throw RefusedRequest("reading binding " + key.namespace_ + "/" + key.name + ": HTTP " +
                            std::to_string(got.status) + " " + got.body);
     const nlohmann::json binding = nlohmann::json::parse(got.body);
-    std::optional<nlohmann::json> workload;
-    const kube::Response read = client.get(workload_path(binding));
-    if (read.status == 200) workload = nlohmann::json::parse(read.body, nullptr, false);
-    if (workload && workload->is_discarded()) workload.reset();
+    const std::optional<nlohmann::json> workload = read_workload(binding);
     std::string yaml;
     try {
       yaml = job_document(binding, workload ? &*workload : nullptr);
@@ -508,6 +506,18 @@ struct Gateway::Running {
       return;
     }
     post(Document{key, std::move(yaml)});
+  }
+
+  // The binding's workload, read only for a kind Gantry schedules: those are
+  // the reads deploy/karmada/rbac.yaml grants. Unreadable: nullopt, and the
+  // job is made from the binding alone.
+  std::optional<nlohmann::json> read_workload(const nlohmann::json& binding) {
+    if (!is_scheduled_kind(binding)) return std::nullopt;
+    const kube::Response read = client.get(workload_path(binding));
+    if (read.status != 200) return std::nullopt;
+    nlohmann::json workload = nlohmann::json::parse(read.body, nullptr, false);
+    if (workload.is_discarded()) return std::nullopt;
+    return workload;
   }
 
   // Read, patch with the resourceVersion read, and on a conflict read again.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "karmada/scheduled_bindings.hpp"
 #include "karmada/workload_status.hpp"
 
 namespace gantry::karmada {
@@ -46,8 +47,12 @@ void apply_list(const Known& known, const std::vector<nlohmann::json>& items, Ke
 }  // namespace
 
 bool scheduled_by_gantry(const nlohmann::json& binding) {
+  // A kind Gantry does not schedule is never its, whatever suspended it: the
+  // gateway would read a workload its RBAC does not grant, and hold a binding
+  // that Karmada's scheduler should place.
+  if (!is_scheduled_kind(binding)) return false;
   const nlohmann::json spec = binding.value("spec", nlohmann::json::object());
-  if (spec.value("schedulerName", "") == "gantry") return true;
+  if (spec.value("schedulerName", "") == kSchedulerName) return true;
   if (is_suspended(binding)) return true;
   return released_decision(binding).has_value();
 }

@@ -4,8 +4,9 @@
 //
 // - Karmada Clusters become hub sessions whose nodes come from the cluster's
 //   resource models (karmada/cluster_view.hpp).
-// - ResourceBindings scheduled by Gantry (schedulerName gantry, or suspended)
-//   become Gantry jobs; a binding deleted in Karmada cancels its job.
+// - ResourceBindings scheduled by Gantry (a kind it schedules, and
+//   schedulerName gantry or suspended) become Gantry jobs; a binding deleted
+//   in Karmada cancels its job.
 // - Two-phase dispatch: a Prepare of a binding's job is admitted (the hub has
 //   fitted it to the reported nodes; Karmada's own member schedulers bind the
 //   pods); when every part is committed the binding is released with its
@@ -124,8 +125,10 @@ class GatewayCore {
   std::map<std::string, std::vector<protocol::StatusUpdate>> ended_;
 };
 
-// Whether Gantry schedules this binding: spec.schedulerName "gantry", or it is
-// suspended for scheduling (by the webhook), or Gantry released it before.
+// Whether Gantry schedules this binding: its resource is one of
+// kScheduledKinds (karmada/scheduled_bindings.hpp), and spec.schedulerName is
+// "gantry", or it is suspended for scheduling (by the webhook), or Gantry
+// released it before.
 bool scheduled_by_gantry(const nlohmann::json& binding);
 
 }  // namespace gantry::karmada

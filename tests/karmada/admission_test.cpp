@@ -29,7 +29,8 @@ std::string base64_decode(const std::string& text) {
   return out;
 }
 
-// An AdmissionReview as the Karmada API server sends it for a new binding.
+// An AdmissionReview as the Karmada API server sends it for a new binding of
+// a Volcano Job under a PropagationPolicy naming `schedulerName: gantry`.
 json create_review(const std::string& api_version = "admission.k8s.io/v1") {
   return json::parse(R"({
     "apiVersion": ")" +
@@ -53,7 +54,7 @@ json create_review(const std::string& api_version = "admission.k8s.io/v1") {
           "resource": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
                        "namespace": "research", "name": "ddp"},
           "replicas": 4,
-          "schedulerName": "default-scheduler"
+          "schedulerName": "gantry"
         }
       },
       "oldObject": null,
@@ -125,6 +126,44 @@ TEST(Admission, OtherKindsAreAllowedWithoutPatch) {
   review = create_review();
   review["request"]["kind"]["group"] = "example.com";
   EXPECT_FALSE(admission_response(review)["response"].contains("patch"));
+}
+
+// A ConfigMap propagated Duplicated, even under a policy naming Gantry, is
+// Karmada's to place: no patch, the binding is created as it came.
+TEST(Admission, ConfigMapBindingIsNeverSuspended) {
+  json review = create_review();
+  review["request"]["object"]["spec"]["resource"] = {
+      {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"namespace", "research"}, {"name", "settings"}};
+  review["request"]["object"]["spec"]["placement"] = {
+      {"replicaScheduling", {{"replicaSchedulingType", "Duplicated"}}}};
+  EXPECT_EQ(admission_response(review)["response"],
+            (json{{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"}, {"allowed", true}}));
+  review["request"]["object"]["spec"]["schedulerName"] = "default-scheduler";
+  EXPECT_EQ(admission_response(review)["response"],
+            (json{{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"}, {"allowed", true}}));
+}
+
+TEST(Admission, BindingForKarmadasDefaultSchedulerIsNeverSuspended) {
+  json review = create_review();
+  review["request"]["object"]["spec"]["schedulerName"] = "default-scheduler";
+  EXPECT_EQ(admission_response(review)["response"],
+            (json{{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"}, {"allowed", true}}));
+  review["request"]["object"]["spec"].erase("schedulerName");
+  EXPECT_FALSE(admission_response(review)["response"].contains("patch"));
+}
+
+// A binding another tool made with Volcano's queue annotation asks for Gantry
+// without the scheduler name: it is suspended and named for Gantry.
+TEST(Admission, QueueAnnotationSuspendsAndNamesGantry) {
+  json review = create_review();
+  review["request"]["object"]["spec"]["schedulerName"] = "default-scheduler";
+  review["request"]["object"]["metadata"]["annotations"] = {
+      {"scheduling.volcano.sh/queue-name", "research"}};
+  const json expected = json::parse(R"([
+    {"op": "add", "path": "/spec/suspension", "value": {"scheduling": true}},
+    {"op": "add", "path": "/spec/schedulerName", "value": "gantry"}
+  ])");
+  EXPECT_EQ(decoded_patch(admission_response(review)), expected);
 }
 
 TEST(Admission, DeleteWithNullObjectIsAllowed) {

@@ -216,6 +216,68 @@ TEST(BindingJob, VolcanoJobBecomesItsTasks) {
   EXPECT_EQ(worker.containers[1].requests, (protocol::ResourceList{{"cpu", 100}}));
 }
 
+// Fields the agents honour travel with the workload's spec as submitted.
+TEST(BindingJob, VolcanoJobSpecIsReadWhole) {
+  json workload = volcano_workload();
+  json& spec = workload["spec"];
+  spec["ttlSecondsAfterFinished"] = 600;
+  spec["minSuccess"] = 3;
+  spec["maxRetry"] = 5;
+  spec["policies"] = json::parse(R"([{"event": "PodEvicted", "action": "RestartJob"}])");
+  spec["tasks"][1]["minAvailable"] = 2;
+  spec["tasks"][1]["maxRetry"] = 1;
+  spec["tasks"][1]["dependsOn"] = {{"name", {"master"}}};
+  spec["tasks"][1]["template"]["spec"]["tolerations"] =
+      json::parse(R"([{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}])");
+  const protocol::JobSpec job = parse(job_document(volcano_binding(), &workload));
+  EXPECT_EQ(job.ttl_seconds_after_finished, 600);
+  EXPECT_EQ(job.min_success, 3);
+  EXPECT_EQ(job.max_retry, 5);
+  ASSERT_EQ(job.policies.size(), 1u);
+  EXPECT_EQ(job.policies[0].action, "RestartJob");
+  EXPECT_EQ(job.plugins.at("pytorch"),
+            (std::vector<std::string>{"--master=master", "--worker=worker"}));
+  const protocol::TaskSpec& worker = job.tasks[1];
+  EXPECT_EQ(worker.min_available, 2);
+  EXPECT_EQ(worker.max_retry, 1);
+  EXPECT_EQ(worker.depends_on.names, (std::vector<std::string>{"master"}));
+  ASSERT_EQ(worker.tolerations.size(), 1u);
+  EXPECT_EQ(worker.tolerations[0].key, "gpu");
+  // The whole pod template reaches the job, command and restartPolicy included.
+  const json master_template = json::parse(job.tasks[0].pod_template);
+  EXPECT_EQ(master_template, workload["spec"]["tasks"][0]["template"]);
+}
+
+// What the API server adds to a stored workload is not the job's: the
+// manifest reader would refuse metadata.uid, and status is no input.
+TEST(BindingJob, ServerSetFieldsAreLeftBehind) {
+  json workload = volcano_workload();
+  workload["metadata"]["uid"] = "0a1b2c3d";
+  workload["metadata"]["resourceVersion"] = "1200";
+  workload["metadata"]["generation"] = 2;
+  workload["metadata"]["managedFields"] = json::array({{{"manager", "kubectl"}}});
+  workload["metadata"]["ownerReferences"] = json::array();
+  workload["metadata"]["labels"] = {{"team", "vision"}};
+  workload["status"] = {{"state", {{"phase", "Running"}}}};
+  const std::string document = job_document(volcano_binding(), &workload);
+  const json parsed = json::parse(document);
+  EXPECT_EQ(parsed.at("metadata").size(), 3u) << parsed.at("metadata").dump();
+  EXPECT_FALSE(parsed.contains("status"));
+  EXPECT_EQ(parse(document).labels, (protocol::Labels{{"team", "vision"}}));
+}
+
+// The manifest reader refuses a PriorityClass it does not know; on this path
+// the class is resolved as Karmada resolved it, and the job still runs.
+TEST(BindingJob, UnknownVolcanoPriorityClassIsResolvedNotRefused) {
+  json workload = volcano_workload();
+  workload["spec"]["priorityClassName"] = "team-urgent";
+  json binding = volcano_binding();
+  binding["spec"]["replicaRequirements"].erase("priorityClassName");
+  EXPECT_EQ(parse(job_document(binding, &workload)).priority_class, "");
+  binding["spec"]["schedulePriority"]["priority"] = 5000;
+  EXPECT_EQ(parse(job_document(binding, &workload)).priority_class, "high-priority");
+}
+
 TEST(BindingJob, AnnotationsNameTheBindingAndKarmadaClusters) {
   const json workload = volcano_workload();
   const protocol::JobSpec job = parse(job_document(volcano_binding(), &workload));

@@ -134,6 +134,21 @@ TEST_F(GatewayCoreTest, ChangedModelsAreReportedAndVanishedClustersClosed) {
   EXPECT_TRUE(relisted.usage_changed.empty());
 }
 
+// Even suspended and named for Gantry, a ConfigMap is not a job: the gateway
+// neither submits it nor (karmada/gateway.cpp) reads its workload.
+TEST_F(GatewayCoreTest, BindingOfAKindGantryDoesNotScheduleIsIgnored) {
+  GatewayCore fresh;
+  GatewayOutbox out;
+  json config_map = binding("settings");
+  config_map["spec"]["resource"] = {
+      {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"namespace", "team-a"}, {"name", "settings"}};
+  fresh.on_bindings_listed({config_map, binding("train")}, out);
+  ASSERT_EQ(out.submit.size(), 1u);
+  EXPECT_EQ(out.submit[0].name, "train-job");
+  EXPECT_EQ(fresh.binding_count(), 1u);
+  EXPECT_FALSE(scheduled_by_gantry(config_map));
+}
+
 TEST_F(GatewayCoreTest, BindingsForGantryAreSubmittedOnceAcrossRelists) {
   GatewayCore fresh;
   GatewayOutbox out;

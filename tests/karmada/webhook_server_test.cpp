@@ -271,6 +271,18 @@ TEST_F(WebhookServerTest, ResourceBindingCreateIsSuspendedForGantryByJsonPatch) 
   EXPECT_EQ(server_->requests_served(), 1u);
 }
 
+// A ConfigMap's binding passes as it came: allowed, no patch, no patchType.
+TEST_F(WebhookServerTest, ConfigMapBindingPassesUnchanged) {
+  HttpsClient https = client();
+  json review = binding_create_review("config-map-uid");
+  review["request"]["object"]["spec"]["resource"] = {
+      {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"namespace", "research"}, {"name", "settings"}};
+  const Response response = https.post_review(review);
+  ASSERT_EQ(response.result(), http::status::ok) << response.body();
+  EXPECT_EQ(json::parse(response.body()).at("response"),
+            (json{{"uid", "config-map-uid"}, {"allowed", true}}));
+}
+
 TEST_F(WebhookServerTest, MutateAliasAnswersTheSameReview) {
   HttpsClient https = client();
   const Response response =
