@@ -101,6 +101,11 @@ void define_karmada(CLI::App& app, KarmadaOptions& karmada) {
   cl::add_read<std::string>(app, "--webhook-key", karmada.webhook_key, not_empty,
                             "the webhook's TLS private key (PEM)")
       ->type_name("FILE");
+  cl::add_read(app, "--karmada-apply-timeout-ms", karmada.apply_timeout, milliseconds(),
+               "a released binding's member workload not applied by Karmada\n"
+               "within this time is refused on that cluster and the job\n"
+               "placed again (default 120000)")
+      ->type_name("N");
 }
 
 hub::PlannedRuntimes planned_runtimes(const std::string& text) {

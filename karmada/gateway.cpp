@@ -163,6 +163,8 @@ struct Gateway::Running {
     while (!stopping) {
       const TimeMs now = agents::steady_now_ms();
       drain_inbox();
+      core.on_time(now, outbox);
+      carry_out();
       // Sessions wait for the first list of both kinds: a Hello must already
       // name the bindings Gantry released before (a hub restart takes them back).
       if (listed_clusters && listed_bindings)
@@ -173,6 +175,7 @@ struct Gateway::Running {
       items.push_back({nullptr, wake_fd, ZMQ_POLLIN, 0});
       items.push_back({admin->handle(), 0, ZMQ_POLLIN, 0});
       TimeMs deadline = now + 1000;
+      if (const TimeMs apply = core.next_deadline(); apply != 0) deadline = std::min(deadline, apply);
       for (auto& [name, session] : sessions) {
         deadline = std::min(deadline, session.session.next_deadline());
         if (!session.socket) continue;
@@ -565,7 +568,7 @@ struct Gateway::Running {
 
   GatewayOptions options;
   kube::Client client;
-  GatewayCore core;  // loop thread only
+  GatewayCore core{GatewayCoreOptions{options.apply_timeout_ms}};  // loop thread only
   GatewayOutbox outbox;
   zmq::context_t context{1};
   std::unique_ptr<zmq::socket_t> admin;

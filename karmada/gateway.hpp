@@ -25,6 +25,7 @@ struct GatewayOptions {
   std::string agents_endpoint;  // the hub's agent socket
   std::string admin_endpoint;   // the hub's admin socket
   agents::SessionTiming timing;
+  std::int64_t apply_timeout_ms = 120000;  // GatewayCoreOptions::apply_timeout_ms
   std::string bindings_path = "/apis/work.karmada.io/v1alpha2/resourcebindings";
   std::string clusters_path = "/apis/cluster.karmada.io/v1alpha1/clusters";
 };

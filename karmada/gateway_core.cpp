@@ -219,6 +219,7 @@ void GatewayCore::sync_status(const Binding& binding, GatewayOutbox& out) {
   for (auto& [index, part] : found->second.parts) {
     if (!part.committed || part.ended) continue;
     const PartProgress progress = part_progress(binding.object, part.cluster);
+    if (apply_refused(id, index, part, progress, out)) continue;
     if (!progress.reported || progress.phase.empty()) continue;
     if (progress.phase == protocol::phase::kCompleted ||
         progress.phase == protocol::phase::kFailed) {
@@ -232,6 +233,82 @@ void GatewayCore::sync_status(const Binding& binding, GatewayOutbox& out) {
     out.messages.emplace_back(part.cluster, part.last);
   }
   forget_if_over(id);
+}
+
+// A member that refuses the workload (Volcano's admission, a quota, an
+// invalid override) leaves Karmada retrying the same refusal forever: the
+// part ends at once. Only before the first apply: a re-apply failing later
+// (a template update) does not stop what already runs.
+bool GatewayCore::apply_refused(DispatchId id, std::int32_t index, Part& part,
+                                const PartProgress& progress, GatewayOutbox& out) {
+  if (part.applied) return false;
+  const bool ended = progress.phase == protocol::phase::kCompleted ||
+                     progress.phase == protocol::phase::kFailed;
+  if (progress.applied || ended) {
+    part.applied = true;
+    return false;
+  }
+  part.apply_state = !progress.reported      ? "no status from the member yet"
+                     : progress.message.empty() ? "still applying"
+                                                : progress.message;
+  if (!progress.reported || progress.message.empty()) return false;
+  refuse_part(id, index, part, "Karmada could not apply it on " + part.cluster + ": " + progress.message,
+              out);
+  return true;
+}
+
+// As an agent's Reject of a Prepare: the hub requeues the job, backs the
+// cluster off for it and cancels the other parts, whose Cancels then find
+// the binding already suspended.
+void GatewayCore::refuse_part(DispatchId id, std::int32_t index, Part& part, std::string reason,
+                              GatewayOutbox& out) {
+  GatewayDispatch& dispatch = dispatches_.at(id);
+  if (dispatch.released) {
+    out.writes.push_back(
+        BindingWrite{BindingWrite::Kind::kSuspend, dispatch.binding, Decision{id, dispatch.job, {}}});
+    dispatch.released = false;
+  }
+  part.ended = true;
+  part.last = protocol::StatusUpdate{id, dispatch.job, protocol::phase::kAborted, part.last.tasks,
+                                     reason};
+  out.log.push_back("binding " + key_text(dispatch.binding) + ": " + reason +
+                    "; refusing the part and suspending the binding");
+  out.messages.emplace_back(part.cluster, protocol::Reject{id, dispatch.job, std::move(reason), index});
+}
+
+void GatewayCore::on_time(TimeMs now, GatewayOutbox& out) {
+  std::vector<DispatchId> touched;
+  for (auto& [id, dispatch] : dispatches_) {
+    if (!dispatch.released) continue;
+    for (auto& [index, part] : dispatch.parts) {
+      if (!part.committed || part.ended || part.applied) continue;
+      if (part.apply_deadline == 0) {
+        part.apply_deadline = now + options_.apply_timeout_ms;
+        continue;
+      }
+      if (now < part.apply_deadline) continue;
+      refuse_part(id, index, part,
+                  "Karmada did not apply it on " + part.cluster + " within " +
+                      std::to_string(options_.apply_timeout_ms) + " ms (" +
+                      (part.apply_state.empty() ? "no status from the member yet" : part.apply_state) +
+                      ")",
+                  out);
+      touched.push_back(id);
+    }
+  }
+  for (DispatchId id : touched) forget_if_over(id);
+}
+
+TimeMs GatewayCore::next_deadline() const {
+  TimeMs next = 0;
+  for (const auto& [id, dispatch] : dispatches_) {
+    if (!dispatch.released) continue;
+    for (const auto& [index, part] : dispatch.parts)
+      if (part.apply_deadline != 0 && !part.ended && !part.applied &&
+          (next == 0 || part.apply_deadline < next))
+        next = part.apply_deadline;
+  }
+  return next;
 }
 
 // ------------------------------------------------------------------ dispatch

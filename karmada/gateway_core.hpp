@@ -14,6 +14,11 @@
 //   committed part re-suspends the binding (reclaim, preemption, cancel).
 // - Status: status.aggregatedStatus of a released binding, per cluster,
 //   becomes each part's StatusUpdate.
+// - Applies that fail end: a part whose member refuses the workload
+//   (applied false with an appliedMessage), or that Karmada has not applied
+//   within apply_timeout_ms, is answered with a Reject, as an agent refuses
+//   a Prepare: the hub requeues the job, backs the cluster off for it and
+//   cancels the other parts; the binding is suspended again.
 // The I/O around it (karmada/gateway.hpp) feeds it watch events and hub
 // frames, and carries out what it puts in a GatewayOutbox.
 #pragma once
@@ -30,11 +35,13 @@
 #include "karmada/binding_job.hpp"
 #include "karmada/cluster_view.hpp"
 #include "karmada/decision.hpp"
+#include "karmada/workload_status.hpp"
 #include "protocol/messages.hpp"
 
 namespace gantry::karmada {
 
 using DispatchId = hub::DispatchId;
+using TimeMs = hub::TimeMs;
 using HubMessage = std::variant<protocol::Admit, protocol::Reject, protocol::StatusUpdate>;
 
 // A change the gateway asks of a binding. The writer reads the binding's
@@ -57,8 +64,14 @@ struct GatewayOutbox {
   std::vector<std::string> log;  // lines for the gateway's log (the core has no logger)
 };
 
+struct GatewayCoreOptions {
+  TimeMs apply_timeout_ms = 120000;  // --karmada-apply-timeout-ms
+};
+
 class GatewayCore {
  public:
+  explicit GatewayCore(GatewayCoreOptions options = {}) : options_(options) {}
+
   // Karmada Cluster objects: a full list (every re-list) or one watch event
   // ("ADDED", "MODIFIED", "DELETED").
   void on_clusters_listed(const std::vector<nlohmann::json>& clusters, GatewayOutbox& out);
@@ -73,6 +86,13 @@ class GatewayCore {
   void on_commit(const std::string& cluster, const protocol::Commit& commit, GatewayOutbox& out);
   void on_abort(const std::string& cluster, const protocol::Abort& abort, GatewayOutbox& out);
   void on_cancel(const std::string& cluster, const protocol::Cancel& cancel, GatewayOutbox& out);
+
+  // Time passing: starts the apply clock of parts released since the last
+  // call and refuses those past it. The I/O calls it at least once a second
+  // and by next_deadline().
+  void on_time(TimeMs now, GatewayOutbox& out);
+  // The earliest apply deadline running, or 0 when none runs.
+  TimeMs next_deadline() const;
 
   // What a (re)connecting session tells the hub.
   protocol::Hello hello(const std::string& cluster, const std::string& version) const;
@@ -89,6 +109,9 @@ class GatewayCore {
     std::map<std::string, std::int32_t> task_replicas;
     bool committed = false;
     bool ended = false;
+    bool applied = false;           // Karmada reported its member workload applied
+    TimeMs apply_deadline = 0;      // 0 = the clock has not started
+    std::string apply_state;        // what Karmada last said while not applied
     protocol::StatusUpdate last;  // the last status sent for it
   };
   struct GatewayDispatch {
@@ -110,6 +133,11 @@ class GatewayCore {
   void remove_binding(const BindingKey& key, GatewayOutbox& out);
   void adopt_released(Binding& binding, const BindingKey& key, const Decision& decision);
   void sync_status(const Binding& binding, GatewayOutbox& out);
+  // Whether the part's apply failed (and was refused); records its progress.
+  bool apply_refused(DispatchId id, std::int32_t index, Part& part, const PartProgress& progress,
+                     GatewayOutbox& out);
+  void refuse_part(DispatchId id, std::int32_t index, Part& part, std::string reason,
+                   GatewayOutbox& out);
   void release_if_all_committed(DispatchId id, GatewayDispatch& dispatch, GatewayOutbox& out);
   void end_part(DispatchId id, Part& part, std::string phase, std::string message,
                 GatewayOutbox& out);
@@ -117,6 +145,7 @@ class GatewayCore {
   std::optional<BindingKey> binding_of_job(const protocol::JobSpec& job) const;
   std::vector<protocol::PlacedReplica> replicas_of(const Part& part) const;
 
+  GatewayCoreOptions options_;
   std::map<std::string, ClusterView> clusters_;
   std::map<BindingKey, Binding> bindings_;
   std::map<DispatchId, GatewayDispatch> dispatches_;

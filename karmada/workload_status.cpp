@@ -158,6 +158,7 @@ PartProgress part_progress(const json& binding, const std::string& cluster) {
   if (item == nullptr) return progress;
   progress.reported = true;
   const bool applied = optional_bool_at(*item, "applied", path).value_or(false);
+  progress.applied = applied;
   const std::string applied_message =
       optional_string_at(*item, "appliedMessage", path).value_or("");
   const std::string health = optional_string_at(*item, "health", path).value_or("");

@@ -12,6 +12,7 @@ namespace gantry::karmada {
 
 struct PartProgress {
   bool reported = false;                    // an aggregatedStatus item for the cluster exists
+  bool applied = false;                     // its applied: Karmada created the member workload
   std::string phase;                        // "" (not known yet) or a protocol::phase
   std::vector<protocol::TaskStatus> tasks;  // counts when the workload status has them
   std::string message;                      // appliedMessage, or why Failed
@@ -27,7 +28,8 @@ struct PartProgress {
 //    Running; one task "main" (running = active, succeeded, failed).
 //  - anything else: applied && health == "Healthy" -> Running.
 // applied == false -> phase "" with appliedMessage (Karmada retries
-// applying), unless the workload status already says Completed or Failed.
+// applying; the gateway decides how long to wait), unless the workload
+// status already says Completed or Failed.
 // A field of the wrong type throws hub::FieldError naming it.
 PartProgress part_progress(const nlohmann::json& binding, const std::string& cluster);
 

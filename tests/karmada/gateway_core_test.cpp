@@ -321,5 +321,122 @@ TEST_F(GatewayCoreTest, ABindingReleasedBeforeARestartIsListedInTheHello) {
   EXPECT_TRUE(restarted.hello("east", "v").running.empty());
 }
 
+
+// ------------------------------------------------------------ applies that fail
+
+// The split of "train-job" (dispatch 9, east part 0, west part 1) as released,
+// with aggregatedStatus items given per cluster.
+json split_released_with(const std::vector<json>& items) {
+  json object = released(binding("train"),
+                         Decision{9, "team-a.train-job",
+                                  {{"east", 1, {{"main", 1}}}, {"west", 1, {{"main", 1}}}}},
+                         "Running");
+  object["status"]["aggregatedStatus"] = items;
+  return object;
+}
+
+const json kRunningEast = {{"clusterName", "east"},
+                           {"applied", true},
+                           {"health", "Healthy"},
+                           {"status", {{"state", {{"phase", "Running"}}}}}};
+
+TEST_F(GatewayCoreTest, AMemberRefusingTheWorkloadIsARejectAndTheBindingIsSuspended) {
+  GatewayOutbox out;
+  commit_split(9, out);
+  const std::string refusal =
+      "Failed to apply all manifests (0/1): admission webhook \"validatejob.volcano.sh\" denied "
+      "the request: job 'minAvailable' should not be greater than total replicas in tasks;";
+  GatewayOutbox refused;
+  core.on_binding_event("MODIFIED",
+                        split_released_with({kRunningEast,
+                                             {{"clusterName", "west"},
+                                              {"health", "Unknown"},
+                                              {"appliedMessage", refusal}}}),
+                        refused);
+  std::vector<const protocol::Reject*> rejects;
+  for (const auto& [cluster, message] : refused.messages)
+    if (const auto* reject = std::get_if<protocol::Reject>(&message); reject && cluster == "west")
+      rejects.push_back(reject);
+  ASSERT_EQ(rejects.size(), 1u);
+  EXPECT_EQ(rejects[0]->dispatch_id, 9u);
+  EXPECT_EQ(rejects[0]->part, 1);
+  EXPECT_EQ(rejects[0]->reason, "Karmada could not apply it on west: " + refusal);
+  ASSERT_EQ(refused.writes.size(), 1u);
+  EXPECT_EQ(refused.writes[0].kind, BindingWrite::Kind::kSuspend);
+  EXPECT_EQ(refused.writes[0].decision.dispatch_id, 9u);
+
+  // The hub cancels the other part: the binding is already suspended, and the
+  // refused part is not reported again.
+  GatewayOutbox cancelled;
+  core.on_cancel("east", protocol::Cancel{9, "team-a.train-job"}, cancelled);
+  EXPECT_TRUE(cancelled.writes.empty());
+  EXPECT_EQ(core.dispatch_count(), 0u);
+  for (const protocol::RunningDispatch& running : core.hello("west", "v").running)
+    EXPECT_NE(running.dispatch_id, 9u);
+}
+
+TEST_F(GatewayCoreTest, StillApplyingIsNoRefusalUntilTheApplyTimeout) {
+  GatewayCore timed(GatewayCoreOptions{5000});
+  GatewayOutbox setup;
+  timed.on_clusters_listed({cluster("east"), cluster("west")}, setup);
+  timed.on_bindings_listed({binding("train")}, setup);
+  timed.on_prepare("east", prepare(9, "train-job", 0, 2, 1), setup);
+  timed.on_prepare("west", prepare(9, "train-job", 1, 2, 1), setup);
+  timed.on_commit("east", commit(9, 0), setup);
+  timed.on_commit("west", commit(9, 1), setup);
+
+  GatewayOutbox started;
+  timed.on_time(1000, started);  // the release was asked for: the clock starts
+  EXPECT_EQ(timed.next_deadline(), 6000);
+  // east applied; west shows an item without applied or a message: applying.
+  GatewayOutbox applying;
+  timed.on_binding_event(
+      "MODIFIED",
+      split_released_with({kRunningEast, {{"clusterName", "west"}, {"health", "Unknown"}}}),
+      applying);
+  for (const auto& [cluster, message] : applying.messages)
+    EXPECT_EQ(std::get_if<protocol::Reject>(&message), nullptr) << cluster;
+  GatewayOutbox early;
+  timed.on_time(5999, early);
+  EXPECT_TRUE(early.messages.empty());
+  EXPECT_TRUE(early.writes.empty());
+
+  GatewayOutbox late;
+  timed.on_time(6000, late);
+  const auto* reject = only_message<protocol::Reject>(late, "west");
+  ASSERT_NE(reject, nullptr) << "the applied part on east is never timed out";
+  EXPECT_EQ(reject->part, 1);
+  EXPECT_EQ(reject->reason, "Karmada did not apply it on west within 5000 ms (still applying)");
+  ASSERT_EQ(late.writes.size(), 1u);
+  EXPECT_EQ(late.writes[0].kind, BindingWrite::Kind::kSuspend);
+  EXPECT_EQ(timed.next_deadline(), 0);
+  GatewayOutbox after;
+  timed.on_time(99999, after);
+  EXPECT_TRUE(after.messages.empty()) << "refused once";
+}
+
+TEST_F(GatewayCoreTest, AFailedReapplyAfterTheFirstApplyDoesNotStopThePart) {
+  GatewayOutbox out;
+  commit_split(9, out);
+  json west_running = kRunningEast;
+  west_running["clusterName"] = "west";
+  GatewayOutbox running;
+  core.on_binding_event("MODIFIED", split_released_with({kRunningEast, west_running}), running);
+  GatewayOutbox reapply;
+  core.on_binding_event("MODIFIED",
+                        split_released_with({kRunningEast,
+                                             {{"clusterName", "west"},
+                                              {"appliedMessage", "Failed to apply all manifests "
+                                                                 "(0/1): the server is busy"}}}),
+                        reapply);
+  for (const auto& [cluster, message] : reapply.messages)
+    EXPECT_EQ(std::get_if<protocol::Reject>(&message), nullptr) << cluster;
+  EXPECT_TRUE(reapply.writes.empty());
+  GatewayOutbox later;
+  core.on_time(0, later);
+  core.on_time(10'000'000, later);
+  EXPECT_TRUE(later.messages.empty()) << "applied parts have no apply deadline";
+}
+
 }  // namespace
 }  // namespace gantry::karmada
