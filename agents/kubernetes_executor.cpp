@@ -1386,6 +1386,10 @@ void KubernetesExecutor::on_list(const std::vector<json>& pods) {
       // A pod the watch had shown was deleted while the watch was down (a
       // re-list after compaction).
       if (replica.seen) vanished.emplace_back(key, replica.pod);
+      // A Volcano pod stopped before any watch showed it: its Job was
+      // deleted or scaled below it, so Volcano will not make it again.
+      else if (replica.kill_requested && !replica.volcano_job.empty())
+        vanished.emplace_back(key, replica.pod);
       // A pod created before this list but missing from it was deleted before
       // any watch showed it, or was created after the list's snapshot: asked below.
       if (!replica.seen && replica.created && replica.volcano_job.empty())

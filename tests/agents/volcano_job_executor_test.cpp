@@ -3,6 +3,7 @@
 // admission and controller, its env / svc / pytorch plugins). The part's Job
 // keeps the job's own tasks, so that Volcano's plugins find them; the pods
 // Volcano makes map back to replicas by task and index.
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -66,6 +67,24 @@ class VolcanoJobExecutorTest : public KubernetesExecutorTest {
     }
     ADD_FAILURE() << "Volcano did not make pod " << name;
     return json::object();
+  }
+
+  // Until the executor's watch has shown the pod, a pod deleted at once
+  // would be one it never saw (and Volcano makes it again): waits for the
+  // first progress of `key` (the pod waits for a node here).
+  static void await_seen(KubernetesExecutor& executor, const ReplicaKey& key) {
+    std::vector<ReplicaProgress> progress;
+    while (std::none_of(progress.begin(), progress.end(),
+                        [&](const ReplicaProgress& entry) { return entry.key == key; })) {
+      pollfd readable{executor.wake_fd(), POLLIN, 0};
+      if (::poll(&readable, 1, kGuardMs) <= 0) {
+        ADD_FAILURE() << "the executor never showed replica " << key.rank;
+        return;
+      }
+      executor.collect_progress(progress);
+      std::vector<ReplicaExit> none;
+      executor.collect_exits(0, none);  // resets the wake fd
+    }
   }
 
   const json& task_named(const json& vcjob, const std::string& name) {
@@ -235,7 +254,7 @@ TEST_F(VolcanoJobExecutorTest, APodDeletedOutsideGantryEndsItsReplicaAndTheEnded
   job.tasks[0].replicas = 1;
   auto executor = make_executor();
   start_part(*executor, job);
-  await_pod("ddp-7-worker-0");
+  await_seen(*executor, ReplicaKey{kDispatch, 0});
   ASSERT_EQ(client_.remove(kPods + "/ddp-7-worker-0").status, 200);
   const auto exits = await_exits(*executor, 1);  // its Job goes with this collect
   ASSERT_EQ(exits.size(), 1u);
