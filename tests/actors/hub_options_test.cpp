@@ -94,6 +94,21 @@ TEST(HubOptionsTest, ReclaimSparesAfterTakesZeroOrADurationAndNamesABadOne) {
             "(got \"soon\")");
 }
 
+TEST(HubOptionsTest, MinRuntimeIsZeroUnlessKarmadaModeOrGiven) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(parse_hub_command_line({}).options.min_runtime, milliseconds(0));
+  EXPECT_EQ(parse_hub_command_line({"--karmada", "k.yaml"}).options.min_runtime,
+            milliseconds(60'000))
+      << "a release Karmada applied is not taken back within a minute";
+  EXPECT_EQ(parse_hub_command_line({"--karmada", "k.yaml", "--min-runtime", "0"}).options.min_runtime,
+            milliseconds(0));
+  EXPECT_EQ(parse_hub_command_line({"--min-runtime", "5m"}).options.min_runtime,
+            milliseconds(300'000));
+  EXPECT_EQ(refusal({"--min-runtime", "soon"}),
+            "--min-runtime: expected 0 or a duration up to 8784h such as 30m, 1h or 48h "
+            "(got \"soon\")");
+}
+
 TEST(HubOptionsTest, UnknownPlacementNamesTheFlagTheValueAndTheChoices) {
   EXPECT_EQ(refusal({"--placement", "pack"}),
             "--placement: expected one of binpack, spread, gpu-available (got \"pack\")");
@@ -153,6 +168,10 @@ TEST(HubOptionsTest, KarmadaModeFlags) {
   EXPECT_EQ(parsed.karmada.webhook_listen, "0.0.0.0:8443");
   EXPECT_EQ(parsed.karmada.webhook_cert, "tls.crt");
   EXPECT_EQ(parsed.karmada.webhook_key, "tls.key");
+  EXPECT_EQ(parsed.karmada.apply_timeout.count(), 120'000) << "an apply may take two minutes";
+  EXPECT_EQ(parse_hub_command_line({"--karmada-apply-timeout-ms", "3000"})
+                .karmada.apply_timeout.count(),
+            3000);
   EXPECT_EQ(refusal({"--webhook-listen", "8443"}),
             "--webhook-listen: expected HOST:PORT such as 0.0.0.0:8443 (got \"8443\")");
   EXPECT_EQ(refusal({"--webhook-listen", "0.0.0.0:8443"}),
