@@ -584,9 +584,16 @@ json volcano_task(const KubernetesExecutorOptions& options, const ReplicaLaunch&
     }
   }
   spec["restartPolicy"] = "Never";
-  return {{"name", task.name},
-          {"replicas", 0},
-          {"template", {{"metadata", std::move(metadata)}, {"spec", std::move(spec)}}}};
+  json out = {{"name", task.name},
+              {"replicas", 0},
+              {"template", {{"metadata", std::move(metadata)}, {"spec", std::move(spec)}}}};
+  // Volcano's controller makes the task's pods once the tasks it names run.
+  if (!task.depends_on.names.empty()) {
+    out["dependsOn"] = {{"name", task.depends_on.names}};
+    if (!task.depends_on.iteration.empty())
+      out["dependsOn"]["iteration"] = task.depends_on.iteration;
+  }
+  return out;
 }
 
 // The part's Job with every task of the job, none of them with replicas yet.

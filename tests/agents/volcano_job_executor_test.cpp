@@ -186,6 +186,18 @@ TEST_F(VolcanoJobExecutorTest, WithoutAFrameworkPluginGantryNamesWhereTheGangMee
   EXPECT_EQ(pod_env.at("VC_TASK_INDEX"), "1") << "Volcano's env plugin: RANK is 0 + this";
 }
 
+TEST_F(VolcanoJobExecutorTest, DependsOnIsVolcanosToEnforce) {
+  protocol::JobSpec job = job_;
+  job.tasks[1].depends_on.names = {"master"};
+  job.tasks[1].depends_on.iteration = "any";
+  auto executor = make_executor();
+  start_part(*executor, job);
+  const json tasks = get(kVolcanoJobs + "/" + kJob)["spec"]["tasks"];
+  EXPECT_FALSE(tasks[0].contains("dependsOn"));
+  EXPECT_EQ(tasks[1]["dependsOn"], (json{{"name", {"master"}}, {"iteration", "any"}}))
+      << "the agent records every replica at once; Volcano starts workers once the master runs";
+}
+
 TEST_F(VolcanoJobExecutorTest, PodsMapBackToReplicasByTaskAndIndex) {
   auto executor = make_executor();
   start_part(*executor, job_);
