@@ -42,6 +42,11 @@ std::string cluster_selector(const protocol::Labels& workload_annotations) {
   return selector;
 }
 
+bool divided(const json& binding) {
+  return optional_string_at(binding, "spec.placement.replicaScheduling.replicaSchedulingType") ==
+         "Divided";
+}
+
 json annotations(const json& binding, const json* workload) {
   const BindingKey key = binding_key(binding);
   const protocol::Labels workload_annotations =
@@ -49,10 +54,13 @@ json annotations(const json& binding, const json* workload) {
   json out = json::object();
   for (const auto& [name, value] : workload_annotations)
     if (name.starts_with(kGantryAnnotationPrefix)) out[name] = value;
-  const auto scheduling_type =
-      optional_string_at(binding, "spec.placement.replicaScheduling.replicaSchedulingType");
-  if (scheduling_type == "Divided" && !out.contains(hub::kSplitAnnotation))
+  if (divided(binding) && !out.contains(hub::kSplitAnnotation))
     out[hub::kSplitAnnotation] = "allowed";
+  // Whatever the policy or the workload says: a part would be a world of its own.
+  if (const auto refusal = refused_split(binding, workload)) {
+    out[hub::kSplitAnnotation] = "never";
+    out[kSplitRefusedAnnotation] = *refusal;
+  }
   out[hub::kClusterSelectorAnnotation] = cluster_selector(workload_annotations);
   out[kBindingAnnotation] = key.namespace_ + "/" + key.name;
   return out;
@@ -175,6 +183,25 @@ json metadata(const json& binding, const json* workload, bool volcano) {
 }
 
 }  // namespace
+
+std::optional<std::string> refused_split(const json& binding, const json* workload) {
+  if (workload == nullptr) return std::nullopt;
+  const auto asked = string_map_at(*workload, "metadata.annotations");
+  const auto split = asked.find(hub::kSplitAnnotation);
+  const bool wanted = split != asked.end() ? split->second == "allowed" : divided(binding);
+  return wanted ? split_refusal(*workload) : std::nullopt;
+}
+
+std::optional<std::string> split_refusal(const json& workload) {
+  if (!is_volcano_job(workload)) return std::nullopt;
+  const json* plugins = optional_object_at(workload, "spec.plugins");
+  if (plugins == nullptr) return std::nullopt;
+  for (const char* plugin : kWholeWorldPlugins)
+    if (plugins->contains(plugin))
+      return std::string("not split: Volcano's ") + plugin +
+             " plugin needs every replica in one cluster";
+  return std::nullopt;
+}
 
 BindingKey binding_key(const json& binding) {
   return BindingKey{string_at(binding, "metadata.namespace"), string_at(binding, "metadata.name")};

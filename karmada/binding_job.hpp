@@ -5,6 +5,7 @@
 
 #include <compare>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "protocol/messages.hpp"
@@ -30,6 +31,24 @@ inline constexpr const char* kBindingAnnotation = "gantry.io/karmada-binding";
 inline constexpr const char* kSourceLabel = protocol::kSourceLabel;
 inline constexpr const char* kSourceValue = protocol::kKarmadaSource;
 
+// Volcano Job plugins that give every pod the job's whole world (pytorch's
+// MASTER_ADDR/WORLD_SIZE, tensorflow's TF_CONFIG, mpi's hostfile) from the
+// job's own tasks: a member's Volcano would give each part of a split a world
+// of its own share, and Karmada mode offers no cross-cluster rendezvous.
+inline constexpr const char* kWholeWorldPlugins[] = {"pytorch", "tensorflow", "mpi"};
+// On the Gantry job of a workload that asked to be split but cannot be
+// (shown by `gantryctl describe job`): the reason, split_refusal().
+inline constexpr const char* kSplitRefusedAnnotation = "gantry.io/split-refused";
+
+// Why a workload cannot be split safely: "not split: Volcano's pytorch plugin
+// needs every replica in one cluster"; nullopt when it can (any workload not
+// a Volcano Job: Karmada's ReviseReplica divides those).
+std::optional<std::string> split_refusal(const nlohmann::json& workload);
+// split_refusal() of a workload whose split was wanted (a Divided placement
+// the workload does not override, or its own gantry.io/split: allowed).
+std::optional<std::string> refused_split(const nlohmann::json& binding,
+                                         const nlohmann::json* workload);
+
 // The workload's API path from binding.spec.resource. Rule: apiVersion "v1"
 // (core group) -> "/api/v1", any other "group/version" -> "/apis/group/version";
 // then "/namespaces/NS" when the resource is namespaced; then the plural,
@@ -45,7 +64,9 @@ std::string workload_path(const nlohmann::json& binding);
 //    gantry.io/cluster-selector "gantry.io/source=karmada" plus the workload's
 //    own selector terms, every other gantry.io/* annotation of the workload,
 //    and gantry.io/split "allowed" for a Divided placement unless the
-//    workload says otherwise; a Volcano Job's metadata.labels. Nothing else of
+//    workload says otherwise, but "never" whatever either says when
+//    split_refusal() has a reason (then kSplitRefusedAnnotation shows it
+//    when a split was wanted); a Volcano Job's metadata.labels. Nothing else of
 //    the workload's metadata (uid, managedFields, ...) and no status.
 //  - queue: a Volcano Job's spec.queue, else the workload's annotation
 //    scheduling.volcano.sh/queue-name, else "default".

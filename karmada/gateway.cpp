@@ -16,6 +16,7 @@
 #include "agents/agent_loop.hpp"
 #include "karmada/gateway_core.hpp"
 #include "karmada/scheduled_bindings.hpp"
+#include "karmada/split_override.hpp"
 #include "kube/reflector.hpp"
 #include "protocol/envelope.hpp"
 
@@ -46,7 +47,12 @@ struct Document {
   BindingKey key;
   std::string yaml;
 };
-using InboxItem = std::variant<Listed, Event, Document>;
+// The writer could not release a dispatch (GatewayCore::on_release_failed).
+struct ReleaseFailed {
+  DispatchId dispatch_id = 0;
+  std::string reason;
+};
+using InboxItem = std::variant<Listed, Event, Document, ReleaseFailed>;
 
 std::string binding_path(const std::string& bindings_path, const BindingKey& key) {
   // bindings_path is the all-namespaces list: /apis/GROUP/VERSION/resourcebindings.
@@ -220,6 +226,8 @@ struct Gateway::Running {
         } else {
           core.on_binding_event(event->type, event->object, outbox);
         }
+      } else if (auto* failed = std::get_if<ReleaseFailed>(&item)) {
+        core.on_release_failed(failed->dispatch_id, failed->reason, outbox);
       } else {
         submit(std::move(std::get<Document>(item)));
       }
@@ -480,6 +488,7 @@ struct Gateway::Running {
         return;
       } catch (const RefusedRequest& refused) {
         spdlog::warn("karmada: {}", refused.what());
+        report_if_release(task, refused.what());
         return;
       } catch (const std::exception& unreachable) {
         spdlog::warn("karmada: {}; trying again in {} ms", unreachable.what(), backoff.count());
@@ -488,6 +497,14 @@ struct Gateway::Running {
       write_wake.wait_for(lock, backoff, [&] { return stopping.load(); });
       backoff = std::min<std::chrono::milliseconds>(backoff * 2, std::chrono::seconds(5));
     }
+  }
+
+  // A release that did not happen must not leave its parts waiting for an
+  // apply that never comes: the core refuses them at once.
+  void report_if_release(const WriteTask& task, const std::string& reason) {
+    const auto* write = std::get_if<BindingWrite>(&task);
+    if (write == nullptr || write->kind != BindingWrite::Kind::kRelease) return;
+    post(ReleaseFailed{write->decision.dispatch_id, reason});
   }
 
   // The job document needs the workload (queue, tasks, minAvailable of a
@@ -508,6 +525,9 @@ struct Gateway::Running {
                    bad.what());
       return;
     }
+    if (const std::optional<std::string> refusal =
+            refused_split(binding, workload ? &*workload : nullptr))
+      spdlog::info("karmada: binding {}/{}: {}", key.namespace_, key.name, *refusal);
     post(Document{key, std::move(yaml)});
   }
 
@@ -524,8 +544,13 @@ struct Gateway::Running {
   }
 
   // Read, patch with the resourceVersion read, and on a conflict read again.
+  // A release's OverridePolicy is written (or an old one deleted) before its
+  // patch, in this one thread: Karmada never sees the clusters before the
+  // revision, and a refused policy write throws before any patch is sent. A
+  // suspension's policy is deleted only after the patch took the clusters.
   void write_binding(const BindingWrite& write) {
     const std::string path = binding_path(options.bindings_path, write.key);
+    bool policy_done = false;
     for (int attempt = 1; attempt <= kWriteAttempts && !stopping; ++attempt) {
       const kube::Response got = client.get(path);
       if (got.status == 404) return;
@@ -534,6 +559,10 @@ struct Gateway::Running {
                              ": HTTP " + std::to_string(got.status) + " " + got.body);
       const nlohmann::json binding = nlohmann::json::parse(got.body);
       if (already_written(write, binding)) return;
+      if (write.kind == BindingWrite::Kind::kRelease && !policy_done) {
+        carry_out_policy(write);
+        policy_done = true;
+      }
       const std::string version =
           binding.value("metadata", nlohmann::json::object()).value("resourceVersion", "");
       const std::string patch = write.kind == BindingWrite::Kind::kRelease
@@ -545,6 +574,7 @@ struct Gateway::Running {
                      write.key.name,
                      write.kind == BindingWrite::Kind::kRelease ? "released" : "suspended",
                      write.decision.dispatch_id);
+        if (write.kind == BindingWrite::Kind::kSuspend) carry_out_policy(write);
         return;
       }
       if (patched.status != 409)
@@ -553,8 +583,42 @@ struct Gateway::Running {
       spdlog::info("karmada: binding {}/{} changed under the patch (409): reading it again",
                    write.key.namespace_, write.key.name);
     }
-    spdlog::warn("karmada: binding {}/{} not written after {} conflicts", write.key.namespace_,
-                 write.key.name, kWriteAttempts);
+    throw RefusedRequest("binding " + write.key.namespace_ + "/" + write.key.name +
+                         " not written after " + std::to_string(kWriteAttempts) + " conflicts");
+  }
+
+  void carry_out_policy(const BindingWrite& write) {
+    if (write.policy == BindingWrite::Policy::kWritePolicy) create_override_policy(write);
+    if (write.policy == BindingWrite::Policy::kDeletePolicy) delete_override_policy(write.key);
+  }
+
+  // Create; one already there (an earlier split's, whose delete failed) is
+  // deleted and created again: only create and delete are granted
+  // (deploy/karmada/rbac.yaml), and the binding is suspended meanwhile.
+  void create_override_policy(const BindingWrite& write) {
+    const std::string collection = override_policies_path(write.key.namespace_);
+    const std::string body = write.override_policy.dump();
+    kube::Response created = client.post(collection, body);
+    if (created.status == 409) {
+      delete_override_policy(write.key);
+      created = client.post(collection, body);
+    }
+    if (created.status != 200 && created.status != 201)
+      throw RefusedRequest("writing OverridePolicy " + write.key.namespace_ + "/" +
+                           override_policy_name(write.key) + " for the split: HTTP " +
+                           std::to_string(created.status) + " " + created.body);
+    spdlog::info("karmada: OverridePolicy {}/{} written (dispatch {})", write.key.namespace_,
+                 override_policy_name(write.key), write.decision.dispatch_id);
+  }
+
+  void delete_override_policy(const BindingKey& key) {
+    const std::string name = override_policy_name(key);
+    const kube::Response deleted = client.remove(override_policies_path(key.namespace_) + "/" + name);
+    if (deleted.status == 404) return;
+    if (deleted.status != 200 && deleted.status != 202)
+      throw RefusedRequest("deleting OverridePolicy " + key.namespace_ + "/" + name + ": HTTP " +
+                           std::to_string(deleted.status) + " " + deleted.body);
+    spdlog::info("karmada: OverridePolicy {}/{} deleted", key.namespace_, name);
   }
 
   // A release already shown (a retried write, a re-list), or a suspension

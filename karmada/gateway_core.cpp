@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "karmada/scheduled_bindings.hpp"
+#include "karmada/split_override.hpp"
 #include "karmada/workload_status.hpp"
 
 namespace gantry::karmada {
@@ -264,8 +265,7 @@ void GatewayCore::refuse_part(DispatchId id, std::int32_t index, Part& part, std
                               GatewayOutbox& out) {
   GatewayDispatch& dispatch = dispatches_.at(id);
   if (dispatch.released) {
-    out.writes.push_back(
-        BindingWrite{BindingWrite::Kind::kSuspend, dispatch.binding, Decision{id, dispatch.job, {}}});
+    out.writes.push_back(suspend_write(id, dispatch));
     dispatch.released = false;
   }
   part.ended = true;
@@ -347,6 +347,7 @@ void GatewayCore::on_prepare(const std::string& cluster, const protocol::Prepare
   dispatch.job = prepare.job.name;
   dispatch.binding = *key;
   dispatch.parts_expected = prepare.parts;
+  dispatch.spec = prepare.job;
   Part& part = dispatch.parts[prepare.part];
   part.cluster = cluster;
   part.task_replicas = prepare.task_replicas;
@@ -396,9 +397,65 @@ void GatewayCore::release_if_all_committed(DispatchId id, GatewayDispatch& dispa
     decision.parts.push_back(DecisionPart{part.cluster, replicas, part.task_replicas});
   }
   dispatch.released = true;
-  out.writes.push_back(BindingWrite{BindingWrite::Kind::kRelease, dispatch.binding, decision});
+  BindingWrite write;
+  try {
+    write = release_write(dispatch, decision);
+  } catch (const std::exception& bad) {
+    on_release_failed(id, "its split cannot be written as an OverridePolicy: " + std::string(bad.what()),
+                      out);
+    return;
+  }
+  out.writes.push_back(std::move(write));
   out.log.push_back("binding " + key_text(dispatch.binding) +
                     ": every part committed; releasing it (dispatch " + std::to_string(id) + ")");
+}
+
+// Karmada has no ReviseReplica for a Volcano Job: every listed cluster would
+// get the whole Job, so a split one goes out with an OverridePolicy that cuts
+// each cluster's copy to its part. A Volcano Job released to one cluster
+// runs whole there, so a policy an earlier split left must go first.
+// Other kinds are divided by Karmada's own ReviseReplica.
+BindingWrite GatewayCore::release_write(const GatewayDispatch& dispatch,
+                                        const Decision& decision) const {
+  BindingWrite write;
+  write.key = dispatch.binding;
+  write.decision = decision;
+  const auto binding = bindings_.find(dispatch.binding);
+  if (binding == bindings_.end() || !binds_volcano_job(binding->second.object)) return write;
+  if (decision.parts.size() < 2) {
+    write.policy = BindingWrite::Policy::kDeletePolicy;
+    return write;
+  }
+  write.policy = BindingWrite::Policy::kWritePolicy;
+  write.override_policy = split_override_policy(binding->second.object, dispatch.spec, decision);
+  return write;
+}
+
+// A suspended split leaves no OverridePolicy behind (deleted after the
+// suspension, so Karmada never re-applies the released Job unrevised).
+BindingWrite GatewayCore::suspend_write(DispatchId id, const GatewayDispatch& dispatch) const {
+  BindingWrite write;
+  write.kind = BindingWrite::Kind::kSuspend;
+  write.key = dispatch.binding;
+  write.decision = Decision{id, dispatch.job, {}};
+  const auto binding = bindings_.find(dispatch.binding);
+  if (dispatch.parts_expected > 1 && binding != bindings_.end() &&
+      binds_volcano_job(binding->second.object))
+    write.policy = BindingWrite::Policy::kDeletePolicy;
+  return write;
+}
+
+// As a member refusing the apply: one part is refused, the hub requeues the
+// job and cancels the other parts, which find the binding suspended.
+void GatewayCore::on_release_failed(DispatchId id, const std::string& reason, GatewayOutbox& out) {
+  const auto found = dispatches_.find(id);
+  if (found == dispatches_.end() || !found->second.released) return;
+  for (auto& [index, part] : found->second.parts) {
+    if (!part.committed || part.ended) continue;
+    refuse_part(id, index, part, "Gantry could not release it: " + reason, out);
+    break;
+  }
+  forget_if_over(id);
 }
 
 void GatewayCore::on_abort(const std::string& cluster, const protocol::Abort& abort,
@@ -424,8 +481,7 @@ void GatewayCore::on_cancel(const std::string& cluster, const protocol::Cancel& 
       continue;
     }
     if (dispatch.released) {
-      out.writes.push_back(BindingWrite{BindingWrite::Kind::kSuspend, dispatch.binding,
-                                        Decision{cancel.dispatch_id, dispatch.job, {}}});
+      out.writes.push_back(suspend_write(cancel.dispatch_id, dispatch));
       dispatch.released = false;
     }
     end_part(cancel.dispatch_id, part, protocol::phase::kAborted, "binding suspended again", out);

@@ -46,11 +46,21 @@ using HubMessage = std::variant<protocol::Admit, protocol::Reject, protocol::Sta
 
 // A change the gateway asks of a binding. The writer reads the binding's
 // current resourceVersion, patches with it and retries on a conflict.
+//
+// A split Volcano Job also needs its OverridePolicy (karmada/split_override.hpp)
+// in place before Karmada applies it: kWritePolicy is written first and the
+// release patch goes only once that write succeeded (a refused write leaves
+// the binding suspended and is reported with on_release_failed). kDeletePolicy
+// removes an earlier split's policy: before a release to one cluster (so it
+// cannot revise the whole job), after a suspension (so it cannot outlive it).
 struct BindingWrite {
   enum class Kind { kRelease, kSuspend };
+  enum class Policy { kNone, kWritePolicy, kDeletePolicy };
   Kind kind = Kind::kRelease;
   BindingKey key;
   Decision decision;  // kRelease: what to write; kSuspend: the dispatch being stopped
+  Policy policy = Policy::kNone;
+  nlohmann::json override_policy;  // kWritePolicy: the whole OverridePolicy object
 };
 
 struct GatewayOutbox {
@@ -86,6 +96,9 @@ class GatewayCore {
   void on_commit(const std::string& cluster, const protocol::Commit& commit, GatewayOutbox& out);
   void on_abort(const std::string& cluster, const protocol::Abort& abort, GatewayOutbox& out);
   void on_cancel(const std::string& cluster, const protocol::Cancel& cancel, GatewayOutbox& out);
+  // The writer could not release the dispatch (its OverridePolicy or the
+  // binding patch was refused): its parts are refused as an apply that failed.
+  void on_release_failed(DispatchId id, const std::string& reason, GatewayOutbox& out);
 
   // Time passing: starts the apply clock of parts released since the last
   // call and refuses those past it. The I/O calls it at least once a second
@@ -120,6 +133,7 @@ class GatewayCore {
     std::int32_t parts_expected = 1;
     std::map<std::int32_t, Part> parts;  // by part index
     bool released = false;               // the release patch was asked for
+    protocol::JobSpec spec;              // from the Prepare (tasks in the workload's order)
   };
   struct Binding {
     nlohmann::json object;
@@ -139,6 +153,8 @@ class GatewayCore {
   void refuse_part(DispatchId id, std::int32_t index, Part& part, std::string reason,
                    GatewayOutbox& out);
   void release_if_all_committed(DispatchId id, GatewayDispatch& dispatch, GatewayOutbox& out);
+  BindingWrite release_write(const GatewayDispatch& dispatch, const Decision& decision) const;
+  BindingWrite suspend_write(DispatchId id, const GatewayDispatch& dispatch) const;
   void end_part(DispatchId id, Part& part, std::string phase, std::string message,
                 GatewayOutbox& out);
   void forget_if_over(DispatchId id);

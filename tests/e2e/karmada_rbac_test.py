@@ -73,10 +73,11 @@ class KarmadaRbac(unittest.TestCase):
         self.workdir = tempfile.mkdtemp(prefix="gantry-karmada-rbac-")
         self.karmada = KarmadaFixture(self.workdir)
         self.addCleanup(self.karmada.close)
-        self.karmada.create(CLUSTERS, cluster_object("east", gpu_nodes=2))
+        for name in ("east", "west"):
+            self.karmada.create(CLUSTERS, cluster_object(name, gpu_nodes=2))
         self.gantry = KarmadaHub(self.karmada)
         self.addCleanup(self.gantry.close)
-        self.gantry.wait_ready_clusters(1)
+        self.gantry.wait_ready_clusters(2)
 
     def create(self, obj, binding):
         self.karmada.create(collection(obj["apiVersion"], obj["kind"]), obj)
@@ -87,7 +88,13 @@ class KarmadaRbac(unittest.TestCase):
         return next(b for b in self.karmada.bindings() if b["metadata"]["name"] == name)
 
     def test_the_hub_uses_exactly_what_its_role_grants(self):
-        scheduled = [submit_volcano_job(self.karmada, volcano_job(NAMESPACE, "train", "default", 1, 1))
+        # 3 whole nodes of 4: split over both clusters, so its OverridePolicy is created
+        # (the one-cluster Volcano release below deletes any left from a split).
+        wide = submit_volcano_job(self.karmada, volcano_job(NAMESPACE, "wide", "default", 3, 8), divided=True)
+        wait_until(lambda: len(self.binding(wide["metadata"]["name"])["spec"].get("clusters") or []) == 2,
+                   "the wide gang released as a split")
+        scheduled = [wide["metadata"]["name"],
+                     submit_volcano_job(self.karmada, volcano_job(NAMESPACE, "train", "default", 1, 1))
                      ["metadata"]["name"]]
         for api_version, kind in (("apps/v1", "Deployment"), ("apps/v1", "StatefulSet"), ("batch/v1", "Job")):
             scheduled.append(self.create(*workload(api_version, kind, f"w-{kind.lower()}")))

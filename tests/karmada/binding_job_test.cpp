@@ -279,7 +279,8 @@ TEST(BindingJob, UnknownVolcanoPriorityClassIsResolvedNotRefused) {
 }
 
 TEST(BindingJob, AnnotationsNameTheBindingAndKarmadaClusters) {
-  const json workload = volcano_workload();
+  json workload = volcano_workload();
+  workload["spec"].erase("plugins");  // a pytorch job is never split (below)
   const protocol::JobSpec job = parse(job_document(volcano_binding(), &workload));
   EXPECT_EQ(job.annotations,
             (protocol::Labels{{"gantry.io/karmada-binding", "research/ddp-job"},
@@ -293,6 +294,40 @@ TEST(BindingJob, WorkloadSplitAnnotationOverridesDividedPlacement) {
   workload["metadata"]["annotations"]["gantry.io/split"] = "never";
   const protocol::JobSpec job = parse(job_document(volcano_binding(), &workload));
   EXPECT_EQ(job.annotations.at("gantry.io/split"), "never");
+}
+
+// Each member's Volcano would give every part a world of its own share (no
+// cross-cluster rendezvous in Karmada mode): such a job stays whole, whatever
+// the placement or the workload asks, and says why.
+TEST(BindingJob, JobsWhosePluginsNeedOneWorldAreNeverSplitWhateverThePolicySays) {
+  for (const std::string plugin : {"pytorch", "tensorflow", "mpi"}) {
+    for (const bool workload_asks : {false, true}) {
+      json workload = volcano_workload();
+      workload["spec"]["plugins"] = json{{plugin, json::array()}};
+      if (workload_asks) workload["metadata"]["annotations"]["gantry.io/split"] = "allowed";
+      const protocol::JobSpec job = parse(job_document(volcano_binding(), &workload));
+      EXPECT_EQ(job.annotations.at("gantry.io/split"), "never") << plugin;
+      EXPECT_EQ(job.annotations.at(kSplitRefusedAnnotation),
+                "not split: Volcano's " + plugin + " plugin needs every replica in one cluster");
+    }
+  }
+}
+
+TEST(BindingJob, APluginJobThatAskedForNoSplitGivesNoReason) {
+  json binding = volcano_binding();
+  binding["spec"]["placement"].erase("replicaScheduling");
+  const json workload = volcano_workload();  // pytorch
+  const protocol::JobSpec job = parse(job_document(binding, &workload));
+  EXPECT_FALSE(job.annotations.contains("gantry.io/split"));
+  EXPECT_FALSE(job.annotations.contains(kSplitRefusedAnnotation));
+}
+
+TEST(BindingJob, OnlyVolcanoJobsWithWholeWorldPluginsAreRefusedASplit) {
+  json plain = volcano_workload();
+  plain["spec"]["plugins"] = json{{"svc", json::array()}, {"env", json::array()}};
+  EXPECT_EQ(split_refusal(plain), std::nullopt);
+  EXPECT_EQ(split_refusal(deployment_workload()), std::nullopt);
+  EXPECT_NE(split_refusal(volcano_workload()), std::nullopt);
 }
 
 TEST(BindingJob, WorkloadCannotUnsetTheKarmadaSourceOrTheBinding) {

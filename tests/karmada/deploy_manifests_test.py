@@ -160,6 +160,7 @@ def check_rbac_least_privilege():
     # What the hub uses (tests/e2e/karmada_rbac_test.py derives it from the hub's own requests).
     wanted = {("work.karmada.io", "resourcebindings", v) for v in ("get", "list", "watch", "patch")}
     wanted |= {("cluster.karmada.io", "clusters", v) for v in ("list", "watch")}
+    wanted |= {("policy.karmada.io", "overridepolicies", v) for v in ("create", "delete")}
     wanted |= {("batch.volcano.sh", "jobs", "get"), ("apps", "deployments", "get"),
                ("apps", "statefulsets", "get"), ("batch", "jobs", "get")}
     expect_equal(granted, wanted, "ClusterRole gantry-hub grants")
