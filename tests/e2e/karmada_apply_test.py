@@ -12,22 +12,14 @@ import os
 import tempfile
 import unittest
 
-from karmada_harness import (CLUSTERS, KarmadaFixture, KarmadaHub, cluster_object, decision, released,
-                             submit_volcano_job, volcano_job, wait_until)
+from karmada_harness import (CLUSTERS, KarmadaFixture, KarmadaHub, cluster_object, decision, gantry_queue_yaml,
+                             open_member_queue, released, submit_volcano_job, volcano_job, wait_until)
 
 NS = "team-a"
 QUEUE = "train"
 APPLY_TIMEOUT_MS = 3000
-GANTRY_QUEUE = f"""apiVersion: scheduling.volcano.sh/v1beta1
-kind: Queue
-metadata:
-  name: {QUEUE}
-spec:
-  weight: 1
-"""
-# The Volcano Queue each member has (propagated by the user): Volcano's admission needs it Open.
-MEMBER_QUEUE = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": QUEUE},
-                "spec": {"weight": 1}, "status": {"state": "Open"}}
+GANTRY_QUEUE = gantry_queue_yaml(QUEUE)
+MEMBER_QUEUE = open_member_queue(QUEUE)
 CUT_ON_EAST = {
     "apiVersion": "policy.karmada.io/v1alpha1", "kind": "OverridePolicy",
     "metadata": {"name": "cut-east", "namespace": NS},

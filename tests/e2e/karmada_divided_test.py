@@ -16,20 +16,13 @@ import time
 import unittest
 
 from karmada_harness import (CLUSTERS, GPU, KarmadaFixture, KarmadaHub, binding_object, cluster_object,
-                             decision, released, wait_until)
+                             decision, gantry_queue_yaml, open_member_queue, released, wait_until)
 
 NS = "team-a"
 QUEUE = "train"
 MEMBERS = ("north", "west", "south")  # 2 nodes x 8 GPUs each
-GANTRY_QUEUE = f"""apiVersion: scheduling.volcano.sh/v1beta1
-kind: Queue
-metadata:
-  name: {QUEUE}
-spec:
-  weight: 1
-"""
-MEMBER_QUEUE = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": QUEUE},
-                "spec": {"weight": 1}, "status": {"state": "Open"}}
+GANTRY_QUEUE = gantry_queue_yaml(QUEUE)
+MEMBER_QUEUE = open_member_queue(QUEUE)
 POLICIES = f"/apis/policy.karmada.io/v1alpha1/namespaces/{NS}/overridepolicies"
 PYTORCH_REASON = "not split: Volcano's pytorch plugin needs every replica in one cluster"
 # (name, [(task, replicas, GPUs each, task minAvailable or None)], minSuccess or None); 24 GPUs fit no

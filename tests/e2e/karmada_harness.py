@@ -155,6 +155,26 @@ def cluster_object(name, gpu_nodes, gpus_per_node=8):
                 "allocatableModelings": [{"grade": 0, "count": 0}, {"grade": 1, "count": gpu_nodes}]}}}
 
 
+QUEUES = "/apis/scheduling.volcano.sh/v1beta1/queues"
+
+
+def gantry_queue_yaml(name):
+    """A Gantry queue (gantryctl apply) of weight 1."""
+    return f"""apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata:
+  name: {name}
+spec:
+  weight: 1
+"""
+
+
+def open_member_queue(name):
+    """The Volcano Queue each member has (the user propagates it): Volcano's admission needs it Open."""
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name},
+            "spec": {"weight": 1}, "status": {"state": "Open"}}
+
+
 def volcano_job(namespace, name, queue, replicas, gpus, annotations=None):
     return {
         "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
@@ -210,5 +230,5 @@ class KarmadaHub(Cluster):
         super().__init__(**kwargs)
 
 
-__all__ = ["KarmadaFixture", "KarmadaHub", "cluster_object", "volcano_job", "binding_object",
+__all__ = ["QUEUES", "gantry_queue_yaml", "open_member_queue", "KarmadaFixture", "KarmadaHub", "cluster_object", "volcano_job", "binding_object",
            "submit_volcano_job", "released", "decision", "wait_until", "BINDINGS", "CLUSTERS", "GPU"]
