@@ -106,6 +106,11 @@ void define_karmada(CLI::App& app, KarmadaOptions& karmada) {
                "within this time is refused on that cluster and the job\n"
                "placed again (default 120000)")
       ->type_name("N");
+  cl::add_read(app, "--karmada-termination-grace-ms", karmada.termination_grace, milliseconds(),
+               "a part taken off a member cluster stays counted there until\n"
+               "Karmada shows its workload gone, or this long at most\n"
+               "(default 300000)")
+      ->type_name("N");
 }
 
 hub::PlannedRuntimes planned_runtimes(const std::string& text) {

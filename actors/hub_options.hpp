@@ -21,6 +21,10 @@ struct KarmadaOptions {
   // A released part whose member workload Karmada has not applied by then
   // is refused (docs/karmada.md, "Applies that fail").
   std::chrono::milliseconds apply_timeout{120000};
+  // A part taken off a member cluster keeps its resources counted there until
+  // Karmada shows its pods gone, or this long at most (docs/karmada.md,
+  // "Evictions and terminating pods").
+  std::chrono::milliseconds termination_grace{300000};
 };
 
 struct HubCommandLine {

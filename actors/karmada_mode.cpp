@@ -60,6 +60,7 @@ KarmadaMode::KarmadaMode(const KarmadaOptions& options, const Hub& hub,
     gateway.agents_endpoint = local_endpoint(hub.agents_endpoint());
     gateway.admin_endpoint = local_endpoint(hub.admin_endpoint());
     gateway.apply_timeout_ms = options.apply_timeout.count();
+    gateway.termination_grace_ms = options.termination_grace.count();
     gateway.timing.heartbeat_ms = static_cast<std::int32_t>(heartbeat_interval.count());
     running_->gateway.emplace(std::move(gateway));
     running_->gateway->start();

@@ -181,7 +181,7 @@ struct Gateway::Running {
       items.push_back({nullptr, wake_fd, ZMQ_POLLIN, 0});
       items.push_back({admin->handle(), 0, ZMQ_POLLIN, 0});
       TimeMs deadline = now + 1000;
-      if (const TimeMs apply = core.next_deadline(); apply != 0) deadline = std::min(deadline, apply);
+      if (const TimeMs next = core.next_deadline(); next != 0) deadline = std::min(deadline, next);
       for (auto& [name, session] : sessions) {
         deadline = std::min(deadline, session.session.next_deadline());
         if (!session.socket) continue;
@@ -632,7 +632,8 @@ struct Gateway::Running {
 
   GatewayOptions options;
   kube::Client client;
-  GatewayCore core{GatewayCoreOptions{options.apply_timeout_ms}};  // loop thread only
+  GatewayCore core{GatewayCoreOptions{options.apply_timeout_ms,
+                                      options.termination_grace_ms}};  // loop thread only
   GatewayOutbox outbox;
   zmq::context_t context{1};
   std::unique_ptr<zmq::socket_t> admin;

@@ -26,6 +26,7 @@ struct GatewayOptions {
   std::string admin_endpoint;   // the hub's admin socket
   agents::SessionTiming timing;
   std::int64_t apply_timeout_ms = 120000;  // GatewayCoreOptions::apply_timeout_ms
+  std::int64_t termination_grace_ms = 300000;  // GatewayCoreOptions::termination_grace_ms
   std::string bindings_path = "/apis/work.karmada.io/v1alpha2/resourcebindings";
   std::string clusters_path = "/apis/cluster.karmada.io/v1alpha1/clusters";
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hub/job_request.hpp"
 #include "karmada/scheduled_bindings.hpp"
 #include "karmada/split_override.hpp"
 #include "karmada/workload_status.hpp"
@@ -43,6 +44,81 @@ void apply_list(const Known& known, const std::vector<nlohmann::json>& items, Ke
   for (const auto& [key, value] : known)
     if (!listed.count(key)) gone.push_back(key);
   for (const auto& key : gone) remove(key);
+}
+
+// What each replica of a part asks for (the Prepare's tasks, in its order).
+std::vector<protocol::ResourceList> replica_requests(
+    const protocol::JobSpec& spec, const std::map<std::string, std::int32_t>& task_replicas) {
+  std::vector<protocol::ResourceList> requests;
+  for (const protocol::TaskSpec& task : spec.tasks) {
+    const auto count = task_replicas.find(task.name);
+    if (count == task_replicas.end()) continue;
+    const protocol::ResourceList request = hub::replica_request(task, "spec.tasks").to_list();
+    for (std::int32_t i = 0; i < count->second; ++i) requests.push_back(request);
+  }
+  return requests;
+}
+
+std::int64_t amount_of(const protocol::ResourceList& list, const std::string& name) {
+  const auto found = list.find(name);
+  return found == list.end() ? 0 : found->second;
+}
+
+bool has_room(const protocol::NodeUsage& node, const protocol::ResourceList& request) {
+  return std::all_of(request.begin(), request.end(), [&](const auto& entry) {
+    const auto& [name, milli] = entry;
+    return milli <= 0 ||
+           amount_of(node.allocatable, name) - amount_of(node.allocated, name) >= milli;
+  });
+}
+
+// Counts the replica on the first node with room for it; false when none has.
+bool take_room(std::vector<protocol::NodeUsage>& nodes, const protocol::ResourceList& replica) {
+  for (protocol::NodeUsage& node : nodes) {
+    if (!has_room(node, replica)) continue;
+    for (const auto& [name, milli] : replica) node.allocated[name] += milli;
+    return true;
+  }
+  return false;
+}
+
+bool is_summary_node(const std::vector<protocol::NodeUsage>& nodes) {
+  static const std::string suffix = "/summary";
+  return nodes.size() == 1 && nodes.front().name.ends_with(suffix);
+}
+
+// A replica whose pods may still hold room on the member. On the summary
+// node its request is added to allocated, capped at allocatable: a summary
+// with less free room than that already counts (some of) the pods. On graded
+// nodes it takes the first node (lowest grade first) with room for it: the
+// real pods sit on one node, so the honest guess is a node that could hold
+// them; when none could, Karmada's models already count them and nothing is
+// taken.
+void count_terminating(std::vector<protocol::NodeUsage>& nodes,
+                       const protocol::ResourceList& replica) {
+  if (!is_summary_node(nodes)) {
+    take_room(nodes, replica);
+    return;
+  }
+  protocol::NodeUsage& node = nodes.front();
+  for (const auto& [name, milli] : replica) {
+    const std::int64_t cap = amount_of(node.allocatable, name);
+    node.allocated[name] = std::min(cap, amount_of(node.allocated, name) + milli);
+  }
+}
+
+// Karmada shows the binding's workload on the cluster while it lists the
+// cluster or keeps an aggregatedStatus item for it (it drops the item once
+// the member workload and its pods are gone).
+bool workload_shown(const nlohmann::json& binding, const std::string& cluster) {
+  const auto names = [&](const char* object, const char* list, const char* field) {
+    const nlohmann::json part = binding.value(object, nlohmann::json::object());
+    const nlohmann::json items = part.value(list, nlohmann::json::array());
+    return items.is_array() && std::any_of(items.begin(), items.end(), [&](const auto& item) {
+             return item.is_object() && item.value(field, "") == cluster;
+           });
+  };
+  return names("spec", "clusters", "name") || names("status", "aggregatedStatus", "clusterName");
 }
 
 }  // namespace
@@ -156,6 +232,7 @@ void GatewayCore::upsert_binding(const nlohmann::json& object, GatewayOutbox& ou
   const BindingKey key = binding_key(object);
   Binding& binding = bindings_[key];
   binding.object = object;
+  drop_gone_holds(key, &binding.object, out);
   if (!binding.submitted) {
     // Every binding is submitted once per gateway life; the hub refuses a name
     // it already holds, so a restart or a re-list submits nothing twice.
@@ -200,6 +277,7 @@ void GatewayCore::remove_binding(const BindingKey& key, GatewayOutbox& out) {
   out.cancel_jobs.push_back(job_name(key));
   out.log.push_back("binding " + key_text(key) + " deleted in Karmada: its job is cancelled");
   bindings_.erase(found);
+  drop_gone_holds(key, nullptr, out);
 }
 
 // Each committed part of the binding's released dispatch reports what
@@ -264,10 +342,7 @@ bool GatewayCore::apply_refused(DispatchId id, std::int32_t index, Part& part,
 void GatewayCore::refuse_part(DispatchId id, std::int32_t index, Part& part, std::string reason,
                               GatewayOutbox& out) {
   GatewayDispatch& dispatch = dispatches_.at(id);
-  if (dispatch.released) {
-    out.writes.push_back(suspend_write(id, dispatch));
-    dispatch.released = false;
-  }
+  withdraw_release(id, dispatch, out);
   part.ended = true;
   part.last = protocol::StatusUpdate{id, dispatch.job, protocol::phase::kAborted, part.last.tasks,
                                      reason};
@@ -297,6 +372,17 @@ void GatewayCore::on_time(TimeMs now, GatewayOutbox& out) {
     }
   }
   for (DispatchId id : touched) forget_if_over(id);
+  for (std::size_t i = holds_.size(); i-- > 0;) {
+    TerminatingHold& hold = holds_[i];
+    if (hold.deadline == 0) {
+      hold.deadline = now + options_.termination_grace_ms;
+    } else if (now >= hold.deadline) {
+      drop_hold(i,
+                "still shown after " + std::to_string(options_.termination_grace_ms) +
+                    " ms (--karmada-termination-grace-ms)",
+                out);
+    }
+  }
 }
 
 TimeMs GatewayCore::next_deadline() const {
@@ -308,6 +394,8 @@ TimeMs GatewayCore::next_deadline() const {
           (next == 0 || part.apply_deadline < next))
         next = part.apply_deadline;
   }
+  for (const TerminatingHold& hold : holds_)
+    if (hold.deadline != 0 && (next == 0 || hold.deadline < next)) next = hold.deadline;
   return next;
 }
 
@@ -323,6 +411,10 @@ std::optional<BindingKey> GatewayCore::binding_of_job(const protocol::JobSpec& j
 
 void GatewayCore::on_prepare(const std::string& cluster, const protocol::Prepare& prepare,
                              GatewayOutbox& out) {
+  if (std::any_of(parked_.begin(), parked_.end(), [&](const ParkedPrepare& parked) {
+        return parked.prepare.dispatch_id == prepare.dispatch_id && parked.cluster == cluster;
+      }))
+    return;  // a repeat: answered once the room is free
   const auto reject = [&](std::string reason) {
     out.messages.emplace_back(cluster, protocol::Reject{prepare.dispatch_id, prepare.job.name,
                                                         std::move(reason), prepare.part});
@@ -343,9 +435,23 @@ void GatewayCore::on_prepare(const std::string& cluster, const protocol::Prepare
     reject("Karmada reports cluster " + cluster + " not ready");
     return;
   }
+  if (blocked_by_holds(cluster, prepare)) {
+    parked_.push_back(ParkedPrepare{cluster, prepare});
+    out.log.push_back("dispatch " + std::to_string(prepare.dispatch_id) + " of " + prepare.job.name +
+                      " waits: its room on " + cluster +
+                      " is still held by a workload Karmada shows terminating");
+    return;
+  }
+  admit(cluster, *key, prepare, out);
+}
+
+// The binding exists and the cluster is ready (on_prepare checked both).
+void GatewayCore::admit(const std::string& cluster, const BindingKey& key,
+                        const protocol::Prepare& prepare, GatewayOutbox& out) {
+  const auto binding = bindings_.find(key);
   GatewayDispatch& dispatch = dispatches_[prepare.dispatch_id];
   dispatch.job = prepare.job.name;
-  dispatch.binding = *key;
+  dispatch.binding = key;
   dispatch.parts_expected = prepare.parts;
   dispatch.spec = prepare.job;
   Part& part = dispatch.parts[prepare.part];
@@ -467,6 +573,8 @@ void GatewayCore::on_abort(const std::string& cluster, const protocol::Abort& ab
 // is suspended again and loses its clusters; a prepared part is just dropped.
 void GatewayCore::on_cancel(const std::string& cluster, const protocol::Cancel& cancel,
                             GatewayOutbox& out) {
+  if (drop_parked(cluster, cancel.dispatch_id, "cancelled by the hub before its admission", out))
+    return;
   const auto found = dispatches_.find(cancel.dispatch_id);
   if (found == dispatches_.end()) return;
   GatewayDispatch& dispatch = found->second;
@@ -480,10 +588,7 @@ void GatewayCore::on_cancel(const std::string& cluster, const protocol::Cancel& 
       it = dispatch.parts.erase(it);
       continue;
     }
-    if (dispatch.released) {
-      out.writes.push_back(suspend_write(cancel.dispatch_id, dispatch));
-      dispatch.released = false;
-    }
+    withdraw_release(cancel.dispatch_id, dispatch, out);
     end_part(cancel.dispatch_id, part, protocol::phase::kAborted, "binding suspended again", out);
     ++it;
   }
@@ -553,8 +658,134 @@ protocol::UsageReport GatewayCore::usage_report(const std::string& cluster) cons
   protocol::UsageReport report;
   report.cluster = cluster;
   const ClusterView* view = find_cluster(cluster);
-  if (view != nullptr && view->ready) report.nodes = view->nodes;
+  if (view != nullptr && view->ready) report.nodes = nodes_with_holds(*view);
   return report;
+}
+
+// ------------------------------------------------------------------ terminating parts
+
+// The hub frees a part's resources the moment it evicts or cancels it; the
+// member's pods still terminate for a while, and Karmada's resource summary
+// and models are refreshed only periodically. So the release is withdrawn
+// from every committed part, and each part's resources stay counted on its
+// cluster until Karmada shows the workload gone there.
+void GatewayCore::withdraw_release(DispatchId id, GatewayDispatch& dispatch, GatewayOutbox& out) {
+  if (!dispatch.released) return;
+  out.writes.push_back(suspend_write(id, dispatch));
+  dispatch.released = false;
+  for (const auto& [index, part] : dispatch.parts)
+    if (part.committed && !part.ended) hold_while_terminating(dispatch, part, out);
+}
+
+// A dispatch adopted after a restart has no Prepare to read requests from:
+// nothing is held for it (docs/karmada.md, Known limits).
+void GatewayCore::hold_while_terminating(const GatewayDispatch& dispatch, const Part& part,
+                                         GatewayOutbox& out) {
+  TerminatingHold hold{dispatch.binding, part.cluster, {}, 0};
+  try {
+    hold.replicas = replica_requests(dispatch.spec, part.task_replicas);
+  } catch (const std::exception& bad) {
+    out.log.push_back("binding " + key_text(dispatch.binding) + ": " + bad.what());
+  }
+  if (hold.replicas.empty()) return;
+  out.log.push_back("binding " + key_text(dispatch.binding) + ": " +
+                    std::to_string(hold.replicas.size()) + " replicas stay counted on " +
+                    part.cluster + " until Karmada shows its workload gone there");
+  out.usage_changed.insert(part.cluster);
+  holds_.push_back(std::move(hold));
+}
+
+// `binding` null: the binding was deleted, and every hold of it goes.
+void GatewayCore::drop_gone_holds(const BindingKey& key, const nlohmann::json* binding,
+                                  GatewayOutbox& out) {
+  for (std::size_t i = holds_.size(); i-- > 0;) {
+    if (!(holds_[i].binding == key)) continue;
+    if (binding == nullptr) {
+      drop_hold(i, "binding deleted", out);
+    } else if (!workload_shown(*binding, holds_[i].cluster)) {
+      drop_hold(i, "Karmada shows its workload gone", out);
+    }
+  }
+}
+
+void GatewayCore::drop_hold(std::size_t index, const std::string& why, GatewayOutbox& out) {
+  const std::string cluster = holds_[index].cluster;
+  out.log.push_back("binding " + key_text(holds_[index].binding) + " on " + cluster +
+                    ": its replicas no longer counted (" + why + ")");
+  holds_.erase(holds_.begin() + static_cast<std::ptrdiff_t>(index));
+  out.usage_changed.insert(cluster);
+  answer_parked(cluster, out);
+}
+
+std::size_t GatewayCore::terminating_count(const std::string& cluster) const {
+  return static_cast<std::size_t>(std::count_if(
+      holds_.begin(), holds_.end(), [&](const TerminatingHold& hold) { return hold.cluster == cluster; }));
+}
+
+std::vector<protocol::NodeUsage> GatewayCore::nodes_with_holds(const ClusterView& view) const {
+  std::vector<protocol::NodeUsage> nodes = view.nodes;
+  for (const TerminatingHold& hold : holds_)
+    if (hold.cluster == view.name)
+      for (const protocol::ResourceList& replica : hold.replicas) count_terminating(nodes, replica);
+  return nodes;
+}
+
+// The hub fitted the part to its view: the reported nodes less what it holds
+// for the parts running here. It may have done so before the report that
+// counts the terminating parts reached it, so the part is checked again
+// against that same view less the terminating parts; only a cluster with
+// terminating parts is checked (the gateway otherwise trusts the hub's fit).
+bool GatewayCore::blocked_by_holds(const std::string& cluster,
+                                   const protocol::Prepare& prepare) const {
+  const ClusterView* view = find_cluster(cluster);
+  if (view == nullptr || terminating_count(cluster) == 0) return false;
+  std::vector<protocol::NodeUsage> nodes = nodes_with_holds(*view);
+  for (const auto& [id, dispatch] : dispatches_)
+    for (const auto& [index, part] : dispatch.parts) {
+      if (part.cluster != cluster || part.ended || id == prepare.dispatch_id) continue;
+      try {
+        for (const auto& replica : replica_requests(dispatch.spec, part.task_replicas))
+          count_terminating(nodes, replica);
+      } catch (const std::exception&) {
+      }
+    }
+  std::vector<protocol::ResourceList> wanted;
+  try {
+    wanted = replica_requests(prepare.job, prepare.task_replicas);
+  } catch (const std::exception&) {
+    return false;  // the hub refuses such a job before placing it
+  }
+  return !std::all_of(wanted.begin(), wanted.end(),
+                      [&](const auto& replica) { return take_room(nodes, replica); });
+}
+
+// Room was freed on the cluster: each waiting Prepare that fits now is
+// answered as if it had just come (the binding may be gone meanwhile).
+void GatewayCore::answer_parked(const std::string& cluster, GatewayOutbox& out) {
+  std::vector<ParkedPrepare> waiting;
+  std::vector<protocol::Prepare> ready;
+  for (ParkedPrepare& parked : parked_) {
+    if (parked.cluster == cluster && !blocked_by_holds(cluster, parked.prepare)) {
+      ready.push_back(std::move(parked.prepare));
+    } else {
+      waiting.push_back(std::move(parked));
+    }
+  }
+  parked_ = std::move(waiting);
+  for (const protocol::Prepare& prepare : ready) on_prepare(cluster, prepare, out);
+}
+
+// An Abort or Cancel of a waiting Prepare: it is refused, and holds nothing.
+bool GatewayCore::drop_parked(const std::string& cluster, DispatchId id, const std::string& why,
+                              GatewayOutbox& out) {
+  const auto found = std::find_if(parked_.begin(), parked_.end(), [&](const ParkedPrepare& parked) {
+    return parked.cluster == cluster && parked.prepare.dispatch_id == id;
+  });
+  if (found == parked_.end()) return false;
+  const protocol::Prepare prepare = std::move(found->prepare);
+  parked_.erase(found);
+  out.messages.emplace_back(cluster, protocol::Reject{id, prepare.job.name, why, prepare.part});
+  return true;
 }
 
 }  // namespace gantry::karmada

@@ -19,6 +19,13 @@
 //   within apply_timeout_ms, is answered with a Reject, as an agent refuses
 //   a Prepare: the hub requeues the job, backs the cluster off for it and
 //   cancels the other parts; the binding is suspended again.
+// - Terminating parts stay counted: a part taken off a cluster (its release
+//   withdrawn) keeps its resources allocated in that cluster's UsageReports
+//   until Karmada shows its workload gone there (no aggregatedStatus item,
+//   the cluster no longer listed) or termination_grace_ms passes, as an
+//   agent keeps counting replicas that are still stopping. A Prepare on a
+//   cluster whose held room it needs waits unanswered until the room is free,
+//   as an agent parks one while its runs stop.
 // The I/O around it (karmada/gateway.hpp) feeds it watch events and hub
 // frames, and carries out what it puts in a GatewayOutbox.
 #pragma once
@@ -76,6 +83,7 @@ struct GatewayOutbox {
 
 struct GatewayCoreOptions {
   TimeMs apply_timeout_ms = 120000;  // --karmada-apply-timeout-ms
+  TimeMs termination_grace_ms = 300000;  // --karmada-termination-grace-ms
 };
 
 class GatewayCore {
@@ -101,10 +109,11 @@ class GatewayCore {
   void on_release_failed(DispatchId id, const std::string& reason, GatewayOutbox& out);
 
   // Time passing: starts the apply clock of parts released since the last
-  // call and refuses those past it. The I/O calls it at least once a second
-  // and by next_deadline().
+  // call and refuses those past it; starts the clock of terminating holds
+  // taken since and drops those past it. The I/O calls it at least once a
+  // second and by next_deadline().
   void on_time(TimeMs now, GatewayOutbox& out);
-  // The earliest apply deadline running, or 0 when none runs.
+  // The earliest apply or termination deadline running, or 0 when none runs.
   TimeMs next_deadline() const;
 
   // What a (re)connecting session tells the hub.
@@ -115,6 +124,8 @@ class GatewayCore {
   const ClusterView* find_cluster(const std::string& name) const;
   std::size_t binding_count() const { return bindings_.size(); }
   std::size_t dispatch_count() const { return dispatches_.size(); }
+  // Parts taken off `cluster` whose workload Karmada still shows there.
+  std::size_t terminating_count(const std::string& cluster) const;
 
  private:
   struct Part {
@@ -134,6 +145,18 @@ class GatewayCore {
     std::map<std::int32_t, Part> parts;  // by part index
     bool released = false;               // the release patch was asked for
     protocol::JobSpec spec;              // from the Prepare (tasks in the workload's order)
+  };
+  // A withdrawn part's resources, still counted on its cluster while its
+  // member workload terminates.
+  struct TerminatingHold {
+    BindingKey binding;
+    std::string cluster;
+    std::vector<protocol::ResourceList> replicas;  // each replica's request
+    TimeMs deadline = 0;                           // 0 = the clock has not started
+  };
+  struct ParkedPrepare {
+    std::string cluster;
+    protocol::Prepare prepare;
   };
   struct Binding {
     nlohmann::json object;
@@ -160,6 +183,20 @@ class GatewayCore {
   void forget_if_over(DispatchId id);
   std::optional<BindingKey> binding_of_job(const protocol::JobSpec& job) const;
   std::vector<protocol::PlacedReplica> replicas_of(const Part& part) const;
+  // Suspends the binding: every committed part leaves its cluster.
+  void withdraw_release(DispatchId id, GatewayDispatch& dispatch, GatewayOutbox& out);
+  void hold_while_terminating(const GatewayDispatch& dispatch, const Part& part,
+                              GatewayOutbox& out);
+  void drop_gone_holds(const BindingKey& key, const nlohmann::json* binding, GatewayOutbox& out);
+  void drop_hold(std::size_t index, const std::string& why, GatewayOutbox& out);
+  // The cluster's reported nodes with its terminating holds counted allocated.
+  std::vector<protocol::NodeUsage> nodes_with_holds(const ClusterView& view) const;
+  bool blocked_by_holds(const std::string& cluster, const protocol::Prepare& prepare) const;
+  void admit(const std::string& cluster, const BindingKey& key, const protocol::Prepare& prepare,
+             GatewayOutbox& out);
+  void answer_parked(const std::string& cluster, GatewayOutbox& out);
+  bool drop_parked(const std::string& cluster, DispatchId id, const std::string& why,
+                   GatewayOutbox& out);
 
   GatewayCoreOptions options_;
   std::map<std::string, ClusterView> clusters_;
@@ -168,6 +205,8 @@ class GatewayCore {
   // The final status of each part that ended lately, per cluster: a Hello
   // repeats them, as an agent's does.
   std::map<std::string, std::vector<protocol::StatusUpdate>> ended_;
+  std::vector<TerminatingHold> holds_;
+  std::vector<ParkedPrepare> parked_;  // Prepares waiting for held room, oldest first
 };
 
 // Whether Gantry schedules this binding: its resource is one of

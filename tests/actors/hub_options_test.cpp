@@ -172,6 +172,11 @@ TEST(HubOptionsTest, KarmadaModeFlags) {
   EXPECT_EQ(parse_hub_command_line({"--karmada-apply-timeout-ms", "3000"})
                 .karmada.apply_timeout.count(),
             3000);
+  EXPECT_EQ(parsed.karmada.termination_grace.count(), 300'000)
+      << "a part's pods may take minutes to terminate";
+  EXPECT_EQ(parse_hub_command_line({"--karmada-termination-grace-ms", "4000"})
+                .karmada.termination_grace.count(),
+            4000);
   EXPECT_EQ(refusal({"--webhook-listen", "8443"}),
             "--webhook-listen: expected HOST:PORT such as 0.0.0.0:8443 (got \"8443\")");
   EXPECT_EQ(refusal({"--webhook-listen", "0.0.0.0:8443"}),
