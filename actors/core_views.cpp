@@ -151,6 +151,7 @@ protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterI
   info.last_seen_ms = last_seen_ms;
   info.cordoned = cluster.cordoned();
   info.scores = cluster.observed_usage().scores;
+  info.fit_note = cluster.observed_usage().fit_note;
   add_gpu_usage(cluster.observed_usage().gpus, info);
   return info;
 }

@@ -13,6 +13,8 @@ namespace gantry::console {
 namespace {
 
 constexpr const char* kNotReported = "-";
+// The FIT cell of a cluster whose nodes are its real nodes (fit_note "").
+constexpr const char* kPerNodeFit = "per-node";
 
 std::string gpu_usage(const protocol::ClusterInfo& cluster) {
   // Sum over vendors so a mixed cluster shows every accelerator it has.
@@ -69,10 +71,16 @@ void append_ocm_score_cells(const protocol::ClusterInfo& cluster, std::vector<st
     cells.push_back(has_ocm_scores(cluster) ? std::to_string(score) : kNotReported);
 }
 
+// Last, so that a note's spaces leave every other column where scripts look.
+std::string fit_cell(const protocol::ClusterInfo& cluster) {
+  return cluster.fit_note.empty() ? kPerNodeFit : cluster.fit_note;
+}
+
 std::vector<std::string> wide_headers() {
   std::vector<std::string> headers{"NAME",   "STATUS",   "NODES",   "GPU(alloc/cap)", "CPU",
                                    "MEMORY", "GPU-UTIL", "GPU-MEM", "IDLE-GPUS"};
   headers.insert(headers.end(), kOcmScoreHeaders.begin(), kOcmScoreHeaders.end());
+  headers.push_back("FIT");
   return headers;
 }
 
@@ -82,6 +90,7 @@ std::vector<std::string> wide_cells(const protocol::ClusterInfo& cluster) {
   cells.push_back(gpu_memory_cell(cluster));
   cells.push_back(idle_gpus_cell(cluster));
   append_ocm_score_cells(cluster, cells);
+  cells.push_back(fit_cell(cluster));
   return cells;
 }
 
@@ -94,11 +103,13 @@ std::string tenths_text(long long tenths) {
 }  // namespace
 
 std::string cluster_status(const protocol::ClusterInfo& cluster) {
-  const std::string readiness = cluster.ready ? "Ready"
-                                : cluster.not_ready_reason.empty()
-                                    ? "NotReady"
-                                    : "NotReady(" + cluster.not_ready_reason + ")";
-  return cluster.cordoned ? readiness + ",SchedulingDisabled" : readiness;
+  std::string status = cluster.ready ? "Ready"
+                       : cluster.not_ready_reason.empty()
+                           ? "NotReady"
+                           : "NotReady(" + cluster.not_ready_reason + ")";
+  // Only where it takes work does it matter that a gang's fit is an upper bound.
+  if (cluster.ready && !cluster.fit_note.empty()) status += ",SummaryFit";
+  return cluster.cordoned ? status + ",SchedulingDisabled" : status;
 }
 
 std::string render_clusters_table(const std::vector<protocol::ClusterInfo>& clusters) {
@@ -119,6 +130,7 @@ std::string render_clusters_json(const std::vector<protocol::ClusterInfo>& clust
             {"ready", cluster.ready},
             {"cordoned", cluster.cordoned},
             {"notReadyReason", cluster.not_ready_reason},
+            {"fitNote", cluster.fit_note},
             {"nodes", cluster.nodes},
             {"capacity", resources_json(cluster.capacity)},
             {"allocated", resources_json(cluster.allocated)},

@@ -12,7 +12,9 @@ namespace gantry::console {
 
 // As kubectl shows a node: "Ready" or "NotReady", with ",SchedulingDisabled"
 // when cordoned (no new placements); the agent's reason in parentheses when
-// it said why it is not ready: "NotReady(syncing)".
+// it said why it is not ready: "NotReady(syncing)"; ",SummaryFit" after
+// "Ready" when the hub knows only a summary of its nodes' fit (fit_note, e.g.
+// a Karmada Cluster without GPU resource models): "Ready,SummaryFit".
 std::string cluster_status(const protocol::ClusterInfo& cluster);
 
 // NAME STATUS NODES GPU(alloc/cap) CPU MEMORY; the last three as allocated/capacity.
@@ -20,7 +22,8 @@ std::string render_clusters_table(const std::vector<protocol::ClusterInfo>& clus
 // The same, then what the agents observe: GPU-UTIL (mean %), GPU-MEM
 // (used/total), IDLE-GPUS, each "-" while no GPU reports, and the six OCM
 // scores CPU-NODE CPU-CLUS MEM-NODE MEM-CLUS GPU-NODE GPU-CLUS, "-" while the
-// agent sent none.
+// agent sent none; then FIT: "per-node", or the fit_note saying why the fit is
+// only a summary ("no node models: summary fit").
 std::string render_clusters_wide_table(const std::vector<protocol::ClusterInfo>& clusters);
 std::string render_clusters_json(const std::vector<protocol::ClusterInfo>& clusters);
 

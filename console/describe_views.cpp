@@ -201,14 +201,17 @@ std::string render_queue_description(const protocol::QueueInfo& queue) {
 }
 
 std::string render_cluster_description(const protocol::ClusterInfo& cluster, std::int64_t now_ms) {
-  std::string text = render_fields({
+  std::vector<Field> fields{
       {"Name", cluster.name},
       {"Ready", cluster.ready ? "True" : "False"},
       {"Cordoned", cluster.cordoned ? "True" : "False"},
       {"Nodes", std::to_string(cluster.nodes)},
       {"Last Seen", format_moment(cluster.last_seen_ms, now_ms)},
       {"Labels", format_labels(cluster.labels, "\n")},
-  });
+  };
+  // Said only when the nodes are a summary: agents' clusters read as before.
+  if (!cluster.fit_note.empty()) fields.insert(fields.begin() + 4, {"Node Fit", cluster.fit_note});
+  std::string text = render_fields(fields);
   text += "Resources:\n" + render_resource_columns({{"ALLOCATED", &cluster.allocated},
                                                     {"CAPACITY", &cluster.capacity}});
   text += render_cluster_gpu_section(cluster);

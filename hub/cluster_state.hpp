@@ -35,6 +35,8 @@ struct NodeSpec {
 struct ObservedUsage {
   protocol::PlacementScores scores;      // valid_until_ms 0: the agent sent none
   std::vector<protocol::GpuUsage> gpus;  // every reporting GPU, node after node
+  // How its nodes' fit is known ("" = per node); shown, never used to place.
+  std::string fit_note{};
 };
 
 struct Node {

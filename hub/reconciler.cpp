@@ -31,7 +31,7 @@ std::vector<NodeSpec> node_specs(const protocol::UsageReport& report) {
 
 // The GPUs of every node in one list: what the hub shows needs no node names.
 ObservedUsage observed_usage(const protocol::UsageReport& report) {
-  ObservedUsage usage{report.scores, {}};
+  ObservedUsage usage{report.scores, {}, report.fit_note};
   for (const protocol::NodeUsage& node : report.nodes)
     usage.gpus.insert(usage.gpus.end(), node.gpus.begin(), node.gpus.end());
   return usage;

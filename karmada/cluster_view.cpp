@@ -53,17 +53,29 @@ std::map<std::int64_t, protocol::ResourceList> grade_minimums(const json& cluste
   return grades;
 }
 
-bool covers_extended_resources(const std::map<std::int64_t, protocol::ResourceList>& grades,
-                               const protocol::ResourceList& summary_allocatable) {
-  // Karmada's default models grade cpu and memory only. A grade node knows
-  // nothing of the GPUs (extended resources: names with a '/') the cluster
-  // has, and would hide them from Gantry: the summary node counts them.
+// The extended resources (names with a '/', e.g. nvidia.com/gpu) the cluster
+// has that some grade does not name, in name order. Karmada's default models
+// grade cpu and memory only: a grade node would know nothing of the GPUs and
+// hide them from Gantry, so then the summary node counts them.
+std::vector<std::string> uncovered_extended_resources(
+    const std::map<std::int64_t, protocol::ResourceList>& grades,
+    const protocol::ResourceList& summary_allocatable) {
+  std::vector<std::string> uncovered;
   for (const auto& [name, milli] : summary_allocatable) {
     if (milli <= 0 || name.find('/') == std::string::npos) continue;
-    for (const auto& [grade, minimums] : grades)
-      if (!minimums.contains(name)) return false;
+    for (const auto& [grade, minimums] : grades) {
+      if (minimums.contains(name)) continue;
+      uncovered.push_back(name);
+      break;
+    }
   }
-  return true;
+  return uncovered;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
 }
 
 protocol::NodeUsage synthetic_node(std::string name, const protocol::Labels& labels) {
@@ -115,16 +127,28 @@ protocol::NodeUsage summary_node(const ClusterView& view, const json& cluster) {
   return node;
 }
 
-std::vector<protocol::NodeUsage> nodes_of(const ClusterView& view, const json& cluster) {
+// Sets view.nodes and view.fit_note together: the note says which of the
+// cases below gave the nodes, so that a summary fit (an upper bound) is never
+// shown as node-level fit.
+void set_nodes(ClusterView& view, const json& cluster) {
   const json* summary = optional_object_at(cluster, kSummary);
-  if (summary == nullptr) return {};
+  if (summary == nullptr) return;  // no nodes: nothing to fit, nothing to note
   const json* modelings = optional_array_at(cluster, kModelings);
   const auto grades = grade_minimums(cluster);
-  const protocol::ResourceList allocatable = resource_list_at(*summary, "allocatable", kSummary);
-  if (modelings != nullptr && !modelings->empty() && !grades.empty() &&
-      covers_extended_resources(grades, allocatable))
-    return graded_nodes(view, *modelings, grades);
-  return {summary_node(view, *summary)};
+  if (modelings == nullptr || modelings->empty() || grades.empty()) {
+    view.nodes = {summary_node(view, *summary)};
+    view.fit_note = kNoModelsNote;
+    return;
+  }
+  const std::vector<std::string> uncovered =
+      uncovered_extended_resources(grades, resource_list_at(*summary, "allocatable", kSummary));
+  if (!uncovered.empty()) {
+    view.nodes = {summary_node(view, *summary)};
+    view.fit_note = "resource models do not cover " + joined(uncovered) + ": summary fit";
+    return;
+  }
+  view.nodes = graded_nodes(view, *modelings, grades);
+  view.fit_note = "";
 }
 
 }  // namespace
@@ -136,7 +160,7 @@ ClusterView cluster_view(const json& cluster) {
   view.ready = is_ready(cluster);
   view.labels = string_map_at(cluster, "metadata.labels");
   view.labels[kSourceLabel] = kSourceValue;
-  view.nodes = nodes_of(view, cluster);
+  set_nodes(view, cluster);
   return view;
 }
 

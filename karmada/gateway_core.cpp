@@ -169,6 +169,7 @@ void GatewayCore::upsert_cluster(const nlohmann::json& cluster, GatewayOutbox& o
     return;
   }
   const bool changed = found->second.ready != view.ready ||
+                       found->second.fit_note != view.fit_note ||
                        found->second.nodes.size() != view.nodes.size() ||
                        !std::equal(found->second.nodes.begin(), found->second.nodes.end(),
                                    view.nodes.begin(), [](const auto& a, const auto& b) {
@@ -658,7 +659,9 @@ protocol::UsageReport GatewayCore::usage_report(const std::string& cluster) cons
   protocol::UsageReport report;
   report.cluster = cluster;
   const ClusterView* view = find_cluster(cluster);
-  if (view != nullptr && view->ready) report.nodes = nodes_with_holds(*view);
+  if (view == nullptr) return report;
+  if (view->ready) report.nodes = nodes_with_holds(*view);
+  report.fit_note = view->fit_note;
   return report;
 }
 

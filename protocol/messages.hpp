@@ -346,7 +346,13 @@ struct UsageReport {
   // Why the cluster takes no work yet ("" = it does): "syncing" while a
   // cluster-role agent's Kubernetes view has not listed every Node and Pod.
   std::string not_ready_reason{};
-  GANTRY_WIRE_FIELDS(UsageReport, cluster, nodes, accounted_dispatches, scores, not_ready_reason);
+  // How the cluster knows its nodes' fit ("" = per node, as agents and
+  // Karmada resource models report it); else why only a summary is known,
+  // e.g. "no node models: summary fit" for a Karmada Cluster whose one
+  // summary node is an upper bound (a gang may not fit any real node).
+  std::string fit_note{};
+  GANTRY_WIRE_FIELDS(UsageReport, cluster, nodes, accounted_dispatches, scores, not_ready_reason,
+                     fit_note);
 };
 
 // Two-phase dispatch (docs/wire-flow.md): the hub sends each part of a
@@ -571,9 +577,13 @@ struct ClusterInfo {
   std::int32_t idle_gpus = 0;
   // Why its agent says it takes no work yet ("syncing"); "" when it did not say.
   std::string not_ready_reason{};
+  // Its last usage report's fit_note: "" = node-level fit; else why the hub
+  // knows only a summary of it ("no node models: summary fit").
+  std::string fit_note{};
   GANTRY_WIRE_FIELDS(ClusterInfo, name, ready, nodes, labels, capacity, allocated, last_seen_ms,
                      cordoned, scores, gpus_reporting, gpu_utilization_percent,
-                     gpu_memory_used_bytes, gpu_memory_total_bytes, idle_gpus, not_ready_reason);
+                     gpu_memory_used_bytes, gpu_memory_total_bytes, idle_gpus, not_ready_reason,
+                     fit_note);
 };
 
 struct QueueInfo {

@@ -1,4 +1,4 @@
-// A usage report's NVML GPU usage and OCM scores, as the hub answers them in
+// A usage report's NVML GPU usage, OCM scores and fit note, as the hub answers them in
 // ClusterInfo: the aggregates of cluster_info() alone, then through the
 // actors (get clusters, describe cluster).
 #include "actors/core_views.hpp"
@@ -69,6 +69,38 @@ TEST(ClusterInfoView, HalfAPercentRoundsUp) {
   protocol::UsageReport report = usage_report("west", 1, 2);
   report.nodes[0].gpus = {gpu(0, 0, 1, 1), gpu(1, 1, 1, 1)};
   EXPECT_EQ(info_after(report).gpu_utilization_percent, 1);
+}
+
+TEST(ClusterInfoView, AnAgentsClusterHasNoFitNote) {
+  EXPECT_EQ(info_after(usage_report("west", 2, 8)).fit_note, "");
+}
+
+// The hub keeps the note of the last report only: models declared later make
+// the fit per node again, and the note goes.
+TEST(ClusterInfoView, TheFitNoteOfTheLastReportIsKept) {
+  hub::SchedulerCore core;
+  hub::Reconciler reconciler(core);
+  hub::Outbox out;
+  reconciler.on_hello(protocol::Hello{"west", {}, "test", {}, {}}, 0, out);
+  protocol::UsageReport summary = usage_report("west", 1, 16);
+  summary.fit_note = "no node models: summary fit";
+  reconciler.on_usage(summary, 0, out);
+  const hub::ClusterIndex west = *core.find_cluster("west");
+  EXPECT_EQ(cluster_info(core, west, 0).fit_note, "no node models: summary fit");
+  reconciler.on_usage(usage_report("west", 2, 8), 0, out);
+  EXPECT_EQ(cluster_info(core, west, 0).fit_note, "");
+}
+
+TEST_F(HubActorsTest, TheFitNoteComesBackInTheClusterListAndDescription) {
+  from_agent(peer_of("west"), protocol::Hello{"west", {}, "test", {}, {}});
+  protocol::UsageReport summary = usage_report("west", 1, 16);
+  summary.fit_note = "resource models do not cover nvidia.com/gpu: summary fit";
+  from_agent(peer_of("west"), summary);
+  const auto listed = ask<protocol::ListReply>(protocol::ListRequest{"clusters"});
+  ASSERT_EQ(listed.clusters.size(), 1u);
+  EXPECT_EQ(listed.clusters[0].fit_note, summary.fit_note);
+  const auto described = ask<protocol::DescribeReply>(protocol::DescribeRequest{"cluster", "west"});
+  EXPECT_EQ(described.cluster.fit_note, summary.fit_note);
 }
 
 TEST_F(HubActorsTest, UsageReportsGpusAndScoresComeBackInTheClusterList) {

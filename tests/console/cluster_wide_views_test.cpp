@@ -39,13 +39,26 @@ TEST(ClusterWideViews, WideTableAddsGpuUsageAndOcmScoresWithDashesForWhatIsNotRe
   EXPECT_EQ(render_clusters_wide_table({observed_east(), silent_west()}),
             "NAME   STATUS     NODES   GPU(alloc/cap)   CPU          MEMORY      GPU-UTIL   "
             "GPU-MEM       IDLE-GPUS   CPU-NODE   CPU-CLUS   MEM-NODE   MEM-CLUS   GPU-NODE   "
-            "GPU-CLUS\n"
+            "GPU-CLUS   FIT\n"
             "east   Ready      4       8/32             12500m/256   128Gi/2Ti   37%        "
             "384Gi/2.5Ti   20          40         100        25         100        -20        "
-            "60\n"
+            "60         per-node\n"
             "west   NotReady   0       0/0              0/0          0/0         -          "
             "-             -           -          -          -          -          -          "
-            "-\n");
+            "-          per-node\n");
+}
+
+// Last, so that the note's spaces move no other column.
+TEST(ClusterWideViews, FitColumnSaysWhyAClusterHasOnlyASummaryFit) {
+  protocol::ClusterInfo karmada = silent_west();
+  karmada.ready = true;
+  karmada.nodes = 1;
+  karmada.fit_note = "no node models: summary fit";
+  const std::string table = render_clusters_wide_table({observed_east(), karmada});
+  EXPECT_NE(table.find("GPU-CLUS   FIT\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("60         per-node\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("west   Ready,SummaryFit   1       0/0"), std::string::npos) << table;
+  EXPECT_NE(table.find("-          no node models: summary fit\n"), std::string::npos) << table;
 }
 
 TEST(ClusterWideViews, PlainTableStaysWithoutTheObservedColumns) {
@@ -59,7 +72,8 @@ TEST(ClusterWideViews, ScoresAreShownOnlyWhenTheAgentSentThem) {
   cluster.scores.valid_until_ms = 0;  // the scores' default -100s are not scores
   const std::string table = render_clusters_wide_table({cluster});
   EXPECT_EQ(table.find("-100"), std::string::npos) << table;
-  EXPECT_NE(table.find("20          -          -          -          -          -          -\n"),
+  EXPECT_NE(table.find("20          -          -          -          -          -          -          "
+                       "per-node\n"),
             std::string::npos)
       << table;
 }
@@ -112,6 +126,17 @@ TEST(ClusterWideViews, DescribeShowsGpuUsageAndOcmScoresAfterTheResources) {
       "2024-05-01T08:05:00.000Z\n");
   ASSERT_NE(scores, std::string::npos) << text;
   EXPECT_LT(gpus, scores);
+}
+
+TEST(ClusterWideViews, DescribeSaysHowNodeFitIsKnownOnlyWhenItIsASummary) {
+  protocol::ClusterInfo karmada = silent_west();
+  karmada.fit_note = "resource models do not cover nvidia.com/gpu: summary fit";
+  EXPECT_NE(render_cluster_description(karmada, kNow)
+                .find("Nodes:      0\n"
+                      "Node Fit:   resource models do not cover nvidia.com/gpu: summary fit\n"
+                      "Last Seen:  "),
+            std::string::npos);
+  EXPECT_EQ(render_cluster_description(observed_east(), kNow).find("Node Fit"), std::string::npos);
 }
 
 TEST(ClusterWideViews, DescribeSaysNoneForWhatTheAgentDidNotReport) {

@@ -197,6 +197,22 @@ TEST(Get, ClustersTableShowsStatus) {
             "east   Ready,SchedulingDisabled   0       0/0              0/0   0/0\n");
 }
 
+TEST(Get, ClustersTableFlagsASummaryFit) {
+  protocol::ListReply reply;
+  protocol::ClusterInfo karmada;
+  karmada.name = "member1";
+  karmada.ready = true;
+  karmada.nodes = 1;
+  karmada.fit_note = "no node models: summary fit";
+  reply.clusters = {karmada};
+  FakeHub hub(testing::always_reply(reply));
+  const Result result = gantryctl(hub, {"get", "clusters"});
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "NAME      STATUS             NODES   GPU(alloc/cap)   CPU   MEMORY\n"
+            "member1   Ready,SummaryFit   1       0/0              0/0   0/0\n");
+}
+
 TEST(Get, ClustersWideAddsGpuUsageAndOcmScores) {
   protocol::ListReply reply;
   protocol::ClusterInfo east;
@@ -214,9 +230,10 @@ TEST(Get, ClustersWideAddsGpuUsageAndOcmScores) {
   EXPECT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(result.out,
             "NAME   STATUS   NODES   GPU(alloc/cap)   CPU   MEMORY   GPU-UTIL   GPU-MEM      "
-            "IDLE-GPUS   CPU-NODE   CPU-CLUS   MEM-NODE   MEM-CLUS   GPU-NODE   GPU-CLUS\n"
+            "IDLE-GPUS   CPU-NODE   CPU-CLUS   MEM-NODE   MEM-CLUS   GPU-NODE   GPU-CLUS   FIT\n"
             "east   Ready    0       0/0              0/0   0/0      50%        12Gi/640Gi   "
-            "3           1          2          3          4          5          6\n");
+            "3           1          2          3          4          5          6          "
+            "per-node\n");
 }
 
 TEST(Get, UnknownOutputFormatNamesTheChoices) {

@@ -196,6 +196,21 @@ TEST(ClusterViews, StatusAndJsonCarryTheAgentsNotReadyReason) {
   EXPECT_EQ(json[0]["notReadyReason"], "syncing");
 }
 
+// A Karmada Cluster without GPU resource models: one summary node, whose fit
+// is an upper bound; said where it takes work, short as kubectl's flags are.
+TEST(ClusterViews, StatusFlagsAReadySummaryFit) {
+  protocol::ClusterInfo cluster;
+  cluster.fit_note = "no node models: summary fit";
+  EXPECT_EQ(cluster_status(cluster), "NotReady") << "no placements: the fit does not matter";
+  cluster.ready = true;
+  EXPECT_EQ(cluster_status(cluster), "Ready,SummaryFit");
+  cluster.cordoned = true;
+  EXPECT_EQ(cluster_status(cluster), "Ready,SummaryFit,SchedulingDisabled");
+  const auto json = nlohmann::json::parse(render_clusters_json({cluster}));
+  EXPECT_EQ(json[0]["fitNote"], "no node models: summary fit");
+  EXPECT_EQ(nlohmann::json::parse(render_clusters_json({east()}))[0]["fitNote"], "");
+}
+
 TEST(ClusterViews, TableShowsTheFourStates) {
   std::vector<protocol::ClusterInfo> clusters(4);
   const char* names[] = {"a", "b", "c", "d"};

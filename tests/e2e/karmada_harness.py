@@ -139,9 +139,10 @@ users:
 
 
 # ------------------------------------------------------------ Karmada objects
-def cluster_object(name, gpu_nodes, gpus_per_node=8):
-    """A member cluster whose resource models say: `gpu_nodes` nodes with `gpus_per_node` free GPUs."""
-    return {
+def cluster_object(name, gpu_nodes, gpus_per_node=8, resource_models=True):
+    """A member cluster whose resource models say: `gpu_nodes` nodes with `gpus_per_node` free GPUs.
+    Without resource_models, Karmada reports only the summed resourceSummary (Gantry: summary fit)."""
+    cluster = {
         "apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster",
         "metadata": {"name": name, "labels": {"region": name}},
         "spec": {"syncMode": "Push", "resourceModels": [
@@ -153,6 +154,10 @@ def cluster_object(name, gpu_nodes, gpus_per_node=8):
             "resourceSummary": {
                 "allocatable": {"cpu": str(64 * gpu_nodes), GPU: str(gpus_per_node * gpu_nodes)},
                 "allocatableModelings": [{"grade": 0, "count": 0}, {"grade": 1, "count": gpu_nodes}]}}}
+    if not resource_models:
+        del cluster["spec"]["resourceModels"]
+        del cluster["status"]["resourceSummary"]["allocatableModelings"]
+    return cluster
 
 
 QUEUES = "/apis/scheduling.volcano.sh/v1beta1/queues"

@@ -3,7 +3,8 @@
 gantry-hub in queue order, with spec.clusters that fit the clusters' resource models, never above the
 small queue's capability; aggregatedStatus makes the jobs Running then Completed. Midway the fixture
 compacts its history (every watch gets 410 Gone and re-lists) and answers patches with conflicts: no
-decision is lost or written twice."""
+decision is lost or written twice. Then a cluster without resource models: get clusters says its fit is
+a summary."""
 
 import os
 import tempfile
@@ -103,6 +104,26 @@ class KarmadaRelease(unittest.TestCase):
         lists = [r for r in self.karmada.fixture("GET", "requests")
                  if r["method"] == "GET" and r["path"] == BINDINGS and "watch" not in (r["query"] or "")]
         self.assertGreaterEqual(len(lists), 2, "the compaction's 410 made the binding watch re-list")
+        self.assert_summary_fit_is_said()
+
+    def assert_summary_fit_is_said(self):
+        """A cluster without resource models is one summary node, an upper bound on what fits a
+        node: get clusters says so, and leaves the modeled clusters as they were. Added after every
+        job completed, so that nothing is placed on it."""
+        self.karmada.create(CLUSTERS, cluster_object("south", 2, resource_models=False))
+        self.gantry.wait_ready_clusters(4)
+        plain = self.gantry.ctl("get", "clusters").stdout.splitlines()
+        wide = self.gantry.ctl("get", "clusters", "-o", "wide").stdout.splitlines()
+        rows = {line.split()[0]: line for line in plain[1:]}
+        wide_rows = {line.split()[0]: line for line in wide[1:]}
+        self.assertEqual(rows["south"].split()[1], "Ready,SummaryFit", plain)
+        self.assertTrue(wide_rows["south"].endswith("   no node models: summary fit"), wide)
+        self.assertTrue(wide[0].endswith("   FIT"), wide)
+        for name in CAPACITY:
+            self.assertEqual(rows[name].split()[1], "Ready", plain)
+            self.assertTrue(wide_rows[name].endswith("   per-node"), wide)
+        south = next(c for c in self.gantry.get("clusters") if c["name"] == "south")
+        self.assertEqual((south["nodes"], south["fitNote"]), (1, "no node models: summary fit"))
 
     def assert_running_from_aggregated_status(self, job_name):
         job = wait_until(lambda: (j := self.gantry.job(job_name)) and j["tasks"] and j,

@@ -159,11 +159,60 @@ TEST(ClusterView, ModelsThatGradeGpusAreUsed) {
   EXPECT_EQ(view.nodes[3].allocatable.at("nvidia.com/gpu"), 8000);
 }
 
+TEST(ClusterView, GradeNodesNeedNoFitNote) {
+  EXPECT_EQ(cluster_view(modeled_cluster()).fit_note, "");
+}
+
+TEST(ClusterView, SummaryWithoutModelsSaysNoNodeModels) {
+  EXPECT_EQ(cluster_view(summary_cluster()).fit_note, "no node models: summary fit");
+}
+
+TEST(ClusterView, ModelsWithoutModelingsSayNoNodeModels) {
+  // Models declared, but the cluster status controller has counted no node yet.
+  json cluster = modeled_cluster();
+  cluster["status"]["resourceSummary"].erase("allocatableModelings");
+  const ClusterView view = cluster_view(cluster);
+  ASSERT_EQ(view.nodes.size(), 1u);
+  EXPECT_EQ(view.nodes[0].name, "east/summary");
+  EXPECT_EQ(view.fit_note, "no node models: summary fit");
+}
+
+TEST(ClusterView, ModelsLeavingOutExtendedResourcesNameThemInTheFitNote) {
+  json cluster = modeled_cluster();
+  cluster["status"]["resourceSummary"]["allocatable"]["nvidia.com/gpu"] = "16";
+  cluster["status"]["resourceSummary"]["allocatable"]["example.com/fpga"] = "2";
+  cluster["status"]["resourceSummary"]["allocatable"]["example.com/none"] = "0";
+  EXPECT_EQ(cluster_view(cluster).fit_note,
+            "resource models do not cover example.com/fpga, nvidia.com/gpu: summary fit");
+}
+
+TEST(ClusterView, OneGradeWithoutTheGpusIsEnoughToFallBack) {
+  json cluster = modeled_cluster();
+  cluster["status"]["resourceSummary"]["allocatable"]["nvidia.com/gpu"] = "16";
+  for (json& model : cluster["spec"]["resourceModels"])
+    if (model["grade"] != 1)
+      model["ranges"].push_back({{"name", "nvidia.com/gpu"}, {"min", "0"}, {"max", "100"}});
+  const ClusterView view = cluster_view(cluster);
+  ASSERT_EQ(view.nodes.size(), 1u);
+  EXPECT_EQ(view.fit_note, "resource models do not cover nvidia.com/gpu: summary fit");
+}
+
+TEST(ClusterView, ModelsThatGradeGpusNeedNoFitNote) {
+  json cluster = modeled_cluster();
+  cluster["status"]["resourceSummary"]["allocatable"]["nvidia.com/gpu"] = "16";
+  for (json& model : cluster["spec"]["resourceModels"])
+    model["ranges"].push_back({{"name", "nvidia.com/gpu"}, {"min", "0"}, {"max", "100"}});
+  const ClusterView view = cluster_view(cluster);
+  EXPECT_EQ(view.nodes.size(), 4u);
+  EXPECT_EQ(view.fit_note, "");
+}
+
 TEST(ClusterView, NotReadyClusterWithoutSummaryHasNoNodes) {
   const ClusterView view = cluster_view(not_ready_cluster());
   EXPECT_EQ(view.name, "south");
   EXPECT_FALSE(view.ready);
   EXPECT_TRUE(view.nodes.empty());
+  EXPECT_EQ(view.fit_note, "") << "no nodes: no fit to qualify";
 }
 
 TEST(ClusterView, NoConditionsIsNotReady) {

@@ -134,6 +134,37 @@ TEST_F(GatewayCoreTest, ChangedModelsAreReportedAndVanishedClustersClosed) {
   EXPECT_TRUE(relisted.usage_changed.empty());
 }
 
+// The hub learns how the cluster's fit is known with its nodes.
+TEST_F(GatewayCoreTest, ClustersWithoutModelsReportTheSummaryFitNote) {
+  EXPECT_EQ(core.usage_report("east").fit_note, "");
+  json without_models = cluster("east");
+  without_models["spec"].erase("resourceModels");
+  GatewayOutbox out;
+  core.on_cluster_event("MODIFIED", without_models, out);
+  EXPECT_EQ(out.usage_changed, (std::set<std::string>{"east"}));
+  const protocol::UsageReport east = core.usage_report("east");
+  ASSERT_EQ(east.nodes.size(), 1u);
+  EXPECT_EQ(east.fit_note, "no node models: summary fit");
+}
+
+// Models that grade cpu only leave the same summary node: the note alone
+// changes, and the hub still hears of it.
+TEST_F(GatewayCoreTest, ANewFitNoteIsReportedEvenWithTheSameSummaryNode) {
+  json without_models = cluster("east");
+  without_models["spec"].erase("resourceModels");
+  json cpu_models = cluster("east");
+  for (json& model : cpu_models["spec"]["resourceModels"]) model["ranges"].erase(1);
+  GatewayOutbox first;
+  core.on_cluster_event("MODIFIED", without_models, first);
+  const std::vector<protocol::NodeUsage> summary = core.usage_report("east").nodes;
+  GatewayOutbox out;
+  core.on_cluster_event("MODIFIED", cpu_models, out);
+  EXPECT_EQ(core.usage_report("east").nodes, summary);
+  EXPECT_EQ(out.usage_changed, (std::set<std::string>{"east"}));
+  EXPECT_EQ(core.usage_report("east").fit_note,
+            "resource models do not cover nvidia.com/gpu: summary fit");
+}
+
 // Even suspended and named for Gantry, a ConfigMap is not a job: the gateway
 // neither submits it nor (karmada/gateway.cpp) reads its workload.
 TEST_F(GatewayCoreTest, BindingOfAKindGantryDoesNotScheduleIsIgnored) {

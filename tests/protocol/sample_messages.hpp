@@ -128,7 +128,8 @@ inline ClusterInfo sample_cluster_info() {
                      7'000'000'000,
                      640'000'000'000,
                      3,
-                     "syncing"};
+                     "syncing",
+                     "no node models: summary fit"};
 }
 
 inline QueueInfo sample_queue_info() {
@@ -186,8 +187,8 @@ inline Heartbeat sample<Heartbeat>() {
 }
 template <>
 inline UsageReport sample<UsageReport>() {
-  return UsageReport{
-      "east", {sample_node("n1"), sample_node("n2")}, {3, 9}, sample_scores(), "syncing"};
+  return UsageReport{"east",    {sample_node("n1"), sample_node("n2")}, {3, 9}, sample_scores(),
+                     "syncing", "no node models: summary fit"};
 }
 template <>
 inline NodeReport sample<NodeReport>() {

@@ -30,7 +30,7 @@ const std::vector<ExpectedMessage> kMessages = {
     {"Heartbeat", 3, {"cluster", "hub_epoch"}},
     {"UsageReport",
      4,
-     {"cluster", "nodes", "accounted_dispatches", "scores", "not_ready_reason"}},
+     {"cluster", "nodes", "accounted_dispatches", "scores", "not_ready_reason", "fit_note"}},
     {"Admit", 6, {"dispatch_id", "job", "part", "rendezvous_host", "rendezvous_port"}},
     {"Reject", 7, {"dispatch_id", "job", "reason", "part"}},
     {"StatusUpdate",
@@ -186,7 +186,7 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<ClusterInfo>({"name", "ready", "nodes", "labels", "capacity", "allocated",
                             "last_seen_ms", "cordoned", "scores", "gpus_reporting",
                             "gpu_utilization_percent", "gpu_memory_used_bytes",
-                            "gpu_memory_total_bytes", "idle_gpus", "not_ready_reason"});
+                            "gpu_memory_total_bytes", "idle_gpus", "not_ready_reason", "fit_note"});
   expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
                           "allocated", "deserved", "capability", "guarantee", "pending", "share",
                           "extend_clusters", "affinity"});
