@@ -163,14 +163,17 @@ def cluster_object(name, gpu_nodes, gpus_per_node=8, resource_models=True):
 QUEUES = "/apis/scheduling.volcano.sh/v1beta1/queues"
 
 
-def gantry_queue_yaml(name):
-    """A Gantry queue (gantryctl apply) of weight 1."""
+def gantry_queue_yaml(name, deserved_gpus=None):
+    """A Gantry queue (gantryctl apply) of weight 1; with deserved_gpus, reclaimable with that share."""
+    share = "" if deserved_gpus is None else f"""
+  reclaimable: true
+  deserved: {{nvidia.com/gpu: {deserved_gpus}}}"""
     return f"""apiVersion: scheduling.volcano.sh/v1beta1
 kind: Queue
 metadata:
   name: {name}
 spec:
-  weight: 1
+  weight: 1{share}
 """
 
 

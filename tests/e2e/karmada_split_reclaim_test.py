@@ -8,18 +8,8 @@ binding is taken back as running, not released again."""
 import tempfile
 import unittest
 
-from karmada_harness import (CLUSTERS, GPU, decision, KarmadaFixture, KarmadaHub, cluster_object, released,
-                             submit_volcano_job, volcano_job, wait_until)
-
-QUEUE = """apiVersion: scheduling.volcano.sh/v1beta1
-kind: Queue
-metadata:
-  name: {name}
-spec:
-  weight: 1
-  reclaimable: true
-  deserved: {{nvidia.com/gpu: 16}}
-"""
+from karmada_harness import (CLUSTERS, GPU, decision, KarmadaFixture, KarmadaHub, cluster_object,
+                             gantry_queue_yaml, released, submit_volcano_job, volcano_job, wait_until)
 
 
 class KarmadaSplitReclaim(unittest.TestCase):
@@ -69,7 +59,7 @@ class KarmadaSplitReclaim(unittest.TestCase):
 
     def test_reclaim_resuspends_a_borrowed_binding(self):
         for name in ("lender", "owner"):
-            self.gantry.ctl("apply", "-f", "-", input_text=QUEUE.format(name=name))
+            self.gantry.ctl("apply", "-f", "-", input_text=gantry_queue_yaml(name, deserved_gpus=16))
         lender = [f"lender-{i}" for i in range(4)]
         for name in lender:
             submit_volcano_job(self.karmada, volcano_job("team-a", name, "lender", replicas=1, gpus=8))

@@ -8,25 +8,11 @@ is released once it is gone."""
 import tempfile
 import unittest
 
-from karmada_harness import CLUSTERS, KarmadaFixture, KarmadaHub, cluster_object, released, \
-    submit_volcano_job, volcano_job, wait_until
+from karmada_harness import CLUSTERS, KarmadaFixture, KarmadaHub, cluster_object, gantry_queue_yaml, \
+    open_member_queue, released, submit_volcano_job, volcano_job, wait_until
 
 NS = "team-a"
 TERMINATION_MS = 3000  # long enough to be seen, short enough for a test
-GANTRY_QUEUE = """apiVersion: scheduling.volcano.sh/v1beta1
-kind: Queue
-metadata:
-  name: {name}
-spec:
-  weight: 1
-  reclaimable: true
-  deserved: {{nvidia.com/gpu: 8}}
-"""
-
-
-def member_queue(name):
-    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name},
-            "spec": {"weight": 1}, "status": {"state": "Open"}}
 
 
 def has_item(binding, cluster):
@@ -41,13 +27,13 @@ class KarmadaTermination(unittest.TestCase):
         self.addCleanup(self.karmada.close)
         self.karmada.create(CLUSTERS, cluster_object("east", 2))  # 2 nodes x 8 GPUs: 16 in all
         for name in ("lender", "owner"):
-            self.karmada.create("/apis/scheduling.volcano.sh/v1beta1/queues", member_queue(name))
+            self.karmada.create("/apis/scheduling.volcano.sh/v1beta1/queues", open_member_queue(name))
         # Reclaim at once (the minimum runtime is the core's, tested on its own).
         self.gantry = KarmadaHub(self.karmada, hub_args=["--min-runtime", "0"])
         self.addCleanup(self.gantry.close)
         self.gantry.wait_ready_clusters(1)
         for name in ("lender", "owner"):
-            self.gantry.ctl("apply", "-f", "-", input_text=GANTRY_QUEUE.format(name=name))
+            self.gantry.ctl("apply", "-f", "-", input_text=gantry_queue_yaml(name, deserved_gpus=8))
 
     def bindings(self):
         return {b["metadata"]["name"]: b for b in self.karmada.bindings()}
