@@ -386,10 +386,10 @@ void place(json& spec, const KubernetesExecutorOptions& options, const ReplicaLa
 // A bare Pod gets the env Volcano's plugins would give it, always with the
 // svc plugin's VC_<TASK>_HOSTS / VC_<TASK>_NUM (the pods' names resolve
 // through the job's headless Service); nothing mounts the plugins' files.
-void add_plugin_env(const ReplicaLaunch& launch, Identity& identity) {
-  protocol::JobSpec with_svc = *launch.job;
-  with_svc.plugins.try_emplace("svc");
-  const ReplicaHosts hosts = gang_hosts(with_svc);
+// `with_svc` and `hosts`: the run's job with svc on and every replica's name
+// (KubernetesExecutor::gang_names, made once per run).
+void add_plugin_env(const ReplicaLaunch& launch, const protocol::JobSpec& with_svc,
+                    const ReplicaHosts& hosts, Identity& identity) {
   PluginReplica replica;
   replica.job = &with_svc;
   replica.task = launch.task;
@@ -406,9 +406,10 @@ void add_plugin_env(const ReplicaLaunch& launch, Identity& identity) {
 // container, restartPolicy Never (Gantry decides retries from the job's
 // maxRetry, not the kubelet), the node, and in pods mode the host name and
 // subdomain that make the rendezvous names resolve.
-json pod_spec(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch, json spec) {
+json pod_spec(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch, json spec,
+              const protocol::JobSpec& with_svc, const ReplicaHosts& hosts) {
   Identity identity = identity_environment(launch, host_name(*launch.job, 0, 0));
-  add_plugin_env(launch, identity);
+  add_plugin_env(launch, with_svc, hosts, identity);
   if (json& containers = spec["containers"]; containers.is_array()) {
     for (json& container : containers) add_identity(container, identity);
   }
@@ -484,7 +485,8 @@ void mount_plugin_files(json& spec, const PluginMounts& mounts) {
 }
 
 json pod_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch,
-                  const PluginMounts& mounts) {
+                  const PluginMounts& mounts, const protocol::JobSpec& with_svc,
+                  const ReplicaHosts& hosts) {
   json object = template_of(task_of(launch));
   json annotations = replica_annotations(launch);
   // Volcano's scheduler reads a bare pod's queue here.
@@ -498,7 +500,7 @@ json pod_manifest(const KubernetesExecutorOptions& options, const ReplicaLaunch&
           {"kind", "Pod"},
           {"metadata", std::move(metadata)},
           {"spec", [&] {
-             json spec = pod_spec(options, launch, std::move(object["spec"]));
+             json spec = pod_spec(options, launch, std::move(object["spec"]), with_svc, hosts);
              mount_plugin_files(spec, mounts);
              return spec;
            }()}};
@@ -830,7 +832,9 @@ void KubernetesExecutor::start(const ReplicaLaunch& launch, TimeMs) {
 // event may come before the answer.
 void KubernetesExecutor::start_pod(const ReplicaLaunch& launch) {
   ensure_service(launch);
-  const json manifest = pod_manifest(options_, launch, plugin_mounts(launch));
+  const GangNames& names = gang_names(launch);
+  const json manifest = pod_manifest(options_, launch, plugin_mounts(launch, names), names.with_svc,
+                                     names.hosts);
   const std::string name = manifest["metadata"]["name"];
   {
     std::lock_guard lock(mutex_);
@@ -891,13 +895,13 @@ void KubernetesExecutor::ensure_service(const ReplicaLaunch& launch) {
 // The run's plugin files, made once per run (the ssh plugin's keys are the
 // run's own): a ConfigMap of the svc plugin's host lists, a Secret of the ssh
 // plugin's keys and config when the job asks for ssh.
-PluginMounts KubernetesExecutor::plugin_mounts(const ReplicaLaunch& launch) {
+PluginMounts KubernetesExecutor::plugin_mounts(const ReplicaLaunch& launch,
+                                               const GangNames& names) {
   const DispatchId dispatch = launch.key.dispatch;
   if (const auto made = plugin_mounts_.find(dispatch); made != plugin_mounts_.end())
     return made->second;
-  protocol::JobSpec with_svc = *launch.job;
-  with_svc.plugins.try_emplace("svc");
-  const ReplicaHosts hosts = gang_hosts(with_svc);
+  const protocol::JobSpec& with_svc = names.with_svc;
+  const ReplicaHosts& hosts = names.hosts;
   PluginReplica replica;
   replica.job = &with_svc;
   replica.hosts = &hosts;
@@ -942,6 +946,20 @@ PluginMounts KubernetesExecutor::plugin_mounts(const ReplicaLaunch& launch) {
     run.secret = mounts.secret;
   }
   return plugin_mounts_.emplace(dispatch, std::move(mounts)).first->second;
+}
+
+// The run's job with the svc plugin on and every replica's host name, made
+// once per run: each replica's env and the run's plugin files read them (a
+// copy of the job per replica, and every name per replica, made a gang's
+// start quadratic in its size).
+const KubernetesExecutor::GangNames& KubernetesExecutor::gang_names(const ReplicaLaunch& launch) {
+  const auto made = gang_names_.find(launch.key.dispatch);
+  if (made != gang_names_.end()) return made->second;
+  GangNames names;
+  names.with_svc = *launch.job;
+  names.with_svc.plugins.try_emplace("svc");
+  names.hosts = gang_hosts(names.with_svc);
+  return gang_names_.emplace(launch.key.dispatch, std::move(names)).first->second;
 }
 
 void KubernetesExecutor::create_or_fail(const std::string& plural, json object) {
@@ -1255,6 +1273,7 @@ void KubernetesExecutor::delete_ended_runs() {
       const DispatchId dispatch = ended_runs_.front();
       const auto found = runs_.find(dispatch);
       plugin_mounts_.erase(dispatch);
+      gang_names_.erase(dispatch);
       volcano_runs_.erase(dispatch);
       std::erase_if(volcano_ranks_, [&](const auto& entry) { return entry.first.dispatch == dispatch; });
       ended_runs_.pop_front();

@@ -181,7 +181,14 @@ class KubernetesExecutor final : public Executor {
   void delete_recreating_volcano_jobs();
   void resolve_adopted_volcano_pods();  // under mutex_
   void ensure_service(const ReplicaLaunch& launch);
-  PluginMounts plugin_mounts(const ReplicaLaunch& launch);
+  // Pods mode: a run's job with Volcano's svc plugin on, and hosts[task][index],
+  // every replica's name in the job's Service.
+  struct GangNames {
+    protocol::JobSpec with_svc;
+    std::vector<std::vector<std::string>> hosts;
+  };
+  const GangNames& gang_names(const ReplicaLaunch& launch);
+  PluginMounts plugin_mounts(const ReplicaLaunch& launch, const GangNames& names);
   void create_or_fail(const std::string& plural, nlohmann::json object);
   void note_object(DispatchId dispatch, const std::string& pod, const std::string& volcano_job);
   void delete_ended_runs();
@@ -217,6 +224,7 @@ class KubernetesExecutor final : public Executor {
   std::deque<DispatchId> ended_runs_;      // oldest first; guarded by mutex_
   std::map<std::string, DispatchId> services_;  // agent thread: which run each Service selects
   std::map<DispatchId, PluginMounts> plugin_mounts_;  // agent thread: made per run
+  std::map<DispatchId, GangNames> gang_names_;        // agent thread: made per run
 
   std::map<DispatchId, VolcanoRun> volcano_runs_;  // agent thread only
   std::map<VolcanoSlot, std::uint32_t> volcano_ranks_;  // guarded by mutex_: slot -> rank
