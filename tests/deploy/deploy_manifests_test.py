@@ -67,14 +67,24 @@ KNOWN_KINDS = {  # (apiVersion, kind) -> namespaced
 MANIFESTS = ["namespace.yaml", "agent-rbac.yaml", "agent-configmap.yaml", "agent-node-daemonset.yaml",
              "agent-cluster-deployment.yaml", "hub.yaml"]
 
+KEYS_DIR = "/etc/gantry/keys"
 NODE_COMMAND = ["gantry-agent", "--role", "node", "--cluster-agent",
-                "tcp://gantry-cluster-agent.gantry-system.svc:7810", "--node-name", "$(NODE_NAME)"]
+                "tcp://gantry-cluster-agent.gantry-system.svc:7810", "--node-name", "$(NODE_NAME)",
+                "--key", f"{KEYS_DIR}/agent.key", "--cluster-key", f"{KEYS_DIR}/agent.pub"]
 CLUSTER_COMMAND = ["gantry-agent", "--role", "cluster", "--hub", "$(GANTRY_HUB)", "--cluster",
                    "$(GANTRY_CLUSTER)", "--node-listen", "tcp://0.0.0.0:7810", "--kubeconfig", "in-cluster",
                    "--lease-namespace", SYSTEM_NS, "--lease-name", "gantry-cluster-agent",
-                   "--identity", "$(POD_NAME)", "--executor", "kubernetes", "--namespace", JOBS_NS]
+                   "--identity", "$(POD_NAME)", "--executor", "kubernetes", "--namespace", JOBS_NS,
+                   "--key", f"{KEYS_DIR}/agent.key", "--hub-key", f"{KEYS_DIR}/hub.pub"]
 HUB_COMMAND = ["gantry-hub", "--agents", "tcp://0.0.0.0:7800", "--admin", "tcp://0.0.0.0:7801",
-               "--state", "/var/lib/gantry"]
+               "--state", "/var/lib/gantry", "--key", f"{KEYS_DIR}/hub.key", "--access", f"{KEYS_DIR}/access.yaml"]
+# Where each workload's key files come from: {Secret name: [keys]} (docs/security.md; the
+# Secrets themselves are made by the operator, deploy/README.md "Keys", never shipped here).
+KEY_SECRETS = {
+    "gantry-hub": {"gantry-hub-key": ["hub.key"], "gantry-access": ["access.yaml"]},
+    "gantry-cluster-agent": {"gantry-agent-keys": ["agent.key", "hub.pub"]},
+    "gantry-agent-node": {"gantry-agent-keys": ["agent.key", "agent.pub"]},
+}
 
 # Libraries every debian:bookworm-slim image has (Priority: required).
 BASE_IMAGE_PACKAGES = {"libc6", "libstdc++6", "libgcc-s1"}
@@ -502,6 +512,61 @@ def check_selectors_and_services():
     check_selectors(manifest_objects())
 
 
+# --- keys -----------------------------------------------------------------------------
+
+
+def key_sources(volume):
+    """{Secret name: [keys]} of a secret or projected volume, each item's path its key."""
+    if "secret" in volume:
+        sources = [{"secret": {"name": volume["secret"]["secretName"], "items": volume["secret"].get("items")}}]
+        mode = volume["secret"].get("defaultMode")
+    else:
+        expect("projected" in volume, f"volume {volume['name']} is neither a Secret nor projected Secrets")
+        sources, mode = volume["projected"]["sources"], volume["projected"].get("defaultMode")
+    expect_equal(mode, 0o440, f"volume {volume['name']} defaultMode (readable by fsGroup only)")
+    found = {}
+    for source in sources:
+        expect(set(source) == {"secret"}, f"volume {volume['name']} projects {sorted(source)}, not only Secrets")
+        items = source["secret"]["items"]
+        expect(items, f"volume {volume['name']}: Secret {source['secret']['name']} without items")
+        for item in items:
+            expect_equal(item["path"], item["key"], f"{source['secret']['name']} item path")
+        found[source["secret"]["name"]] = [item["key"] for item in items]
+    return found
+
+
+def check_key_mounts(objects, secrets=KEY_SECRETS):
+    for workload in workloads(objects):
+        name = workload["metadata"]["name"]
+        pod = workload["spec"]["template"]["spec"]
+        container = container_of(workload)
+        (mount,) = [m for m in container["volumeMounts"] if m["mountPath"] == KEYS_DIR]
+        expect_equal(mount.get("readOnly"), True, f"{name}: {KEYS_DIR} readOnly")
+        expect("subPath" not in mount, f"{name}: a subPath mount is never refreshed")
+        (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+        sources = key_sources(volume)
+        expect_equal(sources, secrets[name], f"{name}: Secrets and keys mounted at {KEYS_DIR}")
+        expect_equal(pod["securityContext"].get("fsGroup"), IMAGE_USER, f"{name}: fsGroup (reads the keys)")
+        files = {f"{KEYS_DIR}/{k}" for keys in sources.values() for k in keys}
+        named = {a for a in container["command"] if a.startswith(KEYS_DIR + "/")}
+        expect_equal(named, files, f"{name}: key files the command names vs the files mounted")
+
+
+def check_keys():
+    check_key_mounts(manifest_objects())
+
+
+def check_no_plaintext():
+    """--insecure only ever in a comment: never in a command, a unit or an env file's value."""
+    lines = command_lines() + [(c["command"][0], c["command"])
+                               for w in workloads(chart_objects(EVERY_OPTION)) for c in [container_of(w)]]
+    for program, argv in lines:
+        expect("--insecure" not in argv, f"{program} runs with --insecure")
+    for env in sorted(SYSTEMD.glob("*.env")):
+        for variable, value in env_file_variables(env).items():
+            expect("--insecure" not in value, f"{env.name}: {variable} has --insecure")
+
+
 # --- the chart -----------------------------------------------------------------------
 
 
@@ -523,9 +588,11 @@ def check_chart_renders_defaults():
     expect_same_objects(chart_objects(), chart_default_expected(), "chart with default values")
 
 
+EVERY_OPTION = {"ocm": {"namespace": OCM_NS}, "node": {"runtimeClassName": "nvidia"}}
+
+
 def check_chart_rendered_is_valid():
-    every_option = {"ocm": {"namespace": OCM_NS}, "node": {"runtimeClassName": "nvidia"}}
-    for name, overrides in (("chart-default.yaml", {}), ("chart-every-option.yaml", every_option)):
+    for name, overrides in (("chart-default.yaml", {}), ("chart-every-option.yaml", EVERY_OPTION)):
         def lint_and_decode(path):
             check_yamllint(path, YAMLLINT_CONFIG)
             check_kubectl_decodes(path)
@@ -596,6 +663,10 @@ def check_chart_options():
                   for s, g, r, v in agent_grants(False)}, "grants in another release namespace")
     for workload in workloads(member):
         expect_equal(container_of(workload)["image"], "registry.example.org/gantry:0.1", "image")
+    renamed = chart_objects({"hub": {"keySecret": "hub-k", "accessSecret": "acl"}, "agent": {"keySecret": "east-k"}})
+    check_key_mounts(renamed, {"gantry-hub": {"hub-k": ["hub.key"], "acl": ["access.yaml"]},
+                               "gantry-cluster-agent": {"east-k": ["agent.key", "hub.pub"]},
+                               "gantry-agent-node": {"east-k": ["agent.key", "agent.pub"]}})
     expect(all(k[1] in ("", "gantry", "training") for k in member), "an object outside the release namespaces")
 
 
@@ -618,9 +689,11 @@ def command_lines():
 def check_flags_exist():
     known = {"gantry-agent": flags_in(SOURCE / "agents" / "agent_options.cpp"),
              "gantry-hub": flags_in(SOURCE / "actors" / "hub_options.cpp")}
+    missing = {}
     for program, argv in command_lines():
-        used = {a for a in argv if a.startswith("--")}
-        expect(used <= known[program], f"{program} has no {sorted(used - known[program])}")
+        missing.setdefault(program, set()).update(a for a in argv if a.startswith("--") and a not in known[program])
+    expect(not any(missing.values()),
+           "; ".join(f"{program} has no {sorted(flags)}" for program, flags in sorted(missing.items()) if flags))
 
 
 # --- systemd --------------------------------------------------------------------------
@@ -849,6 +922,8 @@ def main():
         ("node agent DaemonSet", check_node_daemonset),
         ("cluster agent Deployment", check_cluster_deployment),
         ("hub Deployment", check_hub),
+        ("keys: Secrets mounted read-only", check_keys),
+        ("no --insecure", check_no_plaintext),
         ("Chart.yaml", check_chart_metadata),
         ("chart renders deploy/kubernetes with default values", check_chart_renders_defaults),
         ("chart output lints and decodes", check_chart_rendered_is_valid),
