@@ -636,6 +636,27 @@ def check_chart_ocm_matches_overlay():
                         "chart with ocm.namespace vs deploy/kubernetes + ocm/")
 
 
+def check_chart_notes():
+    """NOTES.txt (printed by helm install) uses only the syntax the renderer knows and names the
+    Secrets the pods mount, under the names the values give them."""
+    template = (CHART / "templates" / "NOTES.txt").read_text(encoding="utf-8")
+    values = {"hub": {"keySecret": "hub-k", "accessSecret": "acl"}, "agent": {"keySecret": "east-k"}}
+    context = {"Values": merged(yaml_values(), values), "Release": {"Namespace": "ns", "Name": "gantry"}}
+    notes = render_template(template, context, "NOTES.txt")
+    for needed in ("create secret generic hub-k --from-file=hub.key", "create secret generic acl --from-file=access.yaml",
+                   "create secret generic east-k", "--from-file=agent.key=", "--from-file=agent.pub=",
+                   "--from-file=hub.pub", "kill -HUP 1", "gantryctl keys generate", "docs/security.md"):
+        expect(needed in notes, f"NOTES.txt does not say {needed!r}")
+    member = render_template(template, merged(context, {"Values": {"hub": {"enabled": False}}}), "NOTES.txt")
+    expect("hub-k" not in member and "east-k" in member, "NOTES.txt with hub.enabled=false")
+
+
+def yaml_values():
+    import yaml
+
+    return yaml.safe_load((CHART / "values.yaml").read_text(encoding="utf-8"))
+
+
 def check_chart_options():
     no_hub = chart_objects({"hub": {"enabled": False}})
     expect_equal({k for k in chart_default_expected() if k not in no_hub},
@@ -929,6 +950,7 @@ def main():
         ("chart output lints and decodes", check_chart_rendered_is_valid),
         ("chart ocm.namespace = deploy/kubernetes/ocm", check_chart_ocm_matches_overlay),
         ("chart values", check_chart_options),
+        ("chart NOTES.txt: how to make the key Secrets", check_chart_notes),
         ("flags exist in the option parsers", check_flags_exist),
     ]
     for unit in UNITS:
