@@ -721,14 +721,22 @@ def check_flags_exist():
 
 UNITS = {
     "gantry-hub.service": ("hub.env", "/usr/local/bin/gantry-hub --agents ${GANTRY_AGENTS} --admin ${GANTRY_ADMIN} "
-                                      "--state /var/lib/gantry $GANTRY_HUB_ARGS"),
+                                      f"--state /var/lib/gantry --key {KEYS_DIR}/hub.key "
+                                      f"--access {KEYS_DIR}/access.yaml $GANTRY_HUB_ARGS"),
     "gantry-agent-cluster.service": ("agent-cluster.env", "/usr/local/bin/gantry-agent --role cluster "
                                      "--hub ${GANTRY_HUB} --cluster ${GANTRY_CLUSTER} --node-listen "
                                      "${GANTRY_NODE_LISTEN} --executor process --work-dir /var/lib/gantry-agent "
-                                     "$GANTRY_AGENT_ARGS"),
+                                     f"--run-as ${{GANTRY_RUN_AS}} --key {KEYS_DIR}/agent.key "
+                                     f"--hub-key {KEYS_DIR}/hub.pub $GANTRY_AGENT_ARGS"),
     "gantry-agent-node.service": ("agent-node.env", "/usr/local/bin/gantry-agent --role node "
-                                  "--cluster-agent ${GANTRY_CLUSTER_AGENT} $GANTRY_AGENT_ARGS"),
+                                  "--cluster-agent ${GANTRY_CLUSTER_AGENT} --key ${GANTRY_NODE_KEY} "
+                                  "--cluster-key ${GANTRY_CLUSTER_KEY} $GANTRY_AGENT_ARGS"),
 }
+# The cluster agent runs as root so that its replicas run as another user (--run-as), one that
+# cannot read its key or signal it; it keeps only the capabilities that takes.
+RUN_AS_CAPABILITIES = "CAP_SETUID CAP_SETGID CAP_CHOWN CAP_FOWNER CAP_DAC_OVERRIDE CAP_KILL"
+UNIT_USER = {"gantry-agent-cluster.service": ([], [])}
+UNIT_HARDENING = {"gantry-agent-cluster.service": {"CapabilityBoundingSet": RUN_AS_CAPABILITIES}}
 HARDENING = {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "PrivateTmp": "yes", "CapabilityBoundingSet": "",
              "AmbientCapabilities": "", "ProtectKernelModules": "yes", "ProtectKernelTunables": "yes",
              "ProtectControlGroups": "yes", "RestrictSUIDSGID": "yes"}
@@ -750,6 +758,14 @@ def unit_entries(path):
     return entries
 
 
+def check_reload():
+    expect_equal(unit_values(SYSTEMD / "gantry-hub.service", "Service", "ExecReload"), ["/bin/kill -HUP $MAINPID"],
+                 "gantry-hub ExecReload (systemctl reload: access.yaml re-read on SIGHUP)")
+    run_as = env_file_variables(SYSTEMD / "agent-cluster.env")["GANTRY_RUN_AS"]
+    expect(run_as not in ("root", "0", "gantry"), f"GANTRY_RUN_AS={run_as}: replicas must not run as root or "
+                                                  "as the user that reads the keys")
+
+
 def unit_values(path, section, key):
     return [v for s, k, v in unit_entries(path) if (s, k) == (section, key)]
 
@@ -766,10 +782,14 @@ def check_unit(name):
     single = lambda key: unit_values(path, "Service", key)  # noqa: E731
     expect_equal(single("ExecStart"), [exec_start], "ExecStart")
     expect_equal(single("EnvironmentFile"), [f"/etc/gantry/{env_example}"], "EnvironmentFile")
-    expect_equal((single("Restart"), single("User"), single("Group")), (["on-failure"], ["gantry"], ["gantry"]),
+    user, group = UNIT_USER.get(name, (["gantry"], ["gantry"]))
+    expect_equal((single("Restart"), single("User"), single("Group")), (["on-failure"], user, group),
                  "Restart, User, Group")
-    for key, value in HARDENING.items():
+    for key, value in dict(HARDENING, **UNIT_HARDENING.get(name, {})).items():
         expect_equal(single(key), [value], key)
+    key_files = {a for a in exec_start.split() if a.startswith(KEYS_DIR + "/")}
+    key_files |= {v for k, v in env_file_variables(SYSTEMD / env_example).items() if k.endswith("_KEY")}
+    expect(all(f.startswith(KEYS_DIR + "/") for f in key_files), f"{name}: a key outside {KEYS_DIR}")
     expect_equal(unit_values(path, "Install", "WantedBy"), ["multi-user.target"], "WantedBy")
     defaults = {a.split("=", 1)[0] for line in single("Environment") for a in line.split()}
     example = env_file_variables(SYSTEMD / env_example)
@@ -955,6 +975,7 @@ def main():
     ]
     for unit in UNITS:
         checks.append((f"systemd {unit}", lambda u=unit: check_unit(u)))
+    checks.append(("systemd: reload, --run-as", check_reload))
     if shutil.which("systemd-analyze"):
         checks.append(("systemd-analyze verify", check_systemd_analyze))
     else:
