@@ -704,6 +704,8 @@ def command_lines():
     for unit in sorted(SYSTEMD.glob("*.service")):
         argv = unit_values(unit, "Service", "ExecStart")[0].split()
         lines.append((pathlib.Path(argv[0]).name, argv))
+    karmada_hub = [d for d in documents(DEPLOY / "karmada" / "hub.yaml") if d["kind"] == "Deployment"]
+    lines += [(c["command"][0], c["command"]) for w in karmada_hub for c in [container_of(w)]]
     return lines
 
 
@@ -925,6 +927,27 @@ def check_runtime_libraries():
                    f"{program} links {soname} from {packages[soname]}, which the runtime stage does not install")
 
 
+def check_access_example():
+    """deploy/access.example.yaml has the shape of the hub's access.yaml (docs/security.md)."""
+    (access,) = documents(DEPLOY / "access.example.yaml")
+    expect_equal(set(access), {"agents", "admins"}, "access.example.yaml sections")
+    names = [e["name"] for section in access.values() for e in section]
+    expect_equal(len(names), len(set(names)), "access.example.yaml: unique names")
+    for entry in access["agents"] + access["admins"]:
+        expect(len({"public_key", "public_key_file"} & set(entry)) == 1, f"{entry['name']}: one public key source")
+        expect(re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", entry["name"]), f"{entry['name']}: not a DNS-1123 name")
+    for agent in access["agents"]:
+        expect_equal(set(agent) - {"public_key", "public_key_file"}, {"name", "clusters"}, f"agent {agent['name']}")
+        expect(agent["clusters"] and all(isinstance(c, str) for c in agent["clusters"]),
+               f"agent {agent['name']}: clusters")
+    roles = set()
+    for admin in access["admins"]:
+        expect(admin["role"] in ("viewer", "operator", "admin"), f"admin {admin['name']}: role {admin['role']!r}")
+        expect("queues" not in admin or admin["role"] == "operator", f"admin {admin['name']}: queues for a non-operator")
+        roles.add(admin["role"])
+    expect_equal(roles, {"viewer", "operator", "admin"}, "roles the example shows")
+
+
 def check_readme():
     text = (DEPLOY / "README.md").read_text(encoding="utf-8")
     for needed in ("kubectl apply -k deploy/kubernetes", "helm install", "systemctl enable",
@@ -937,7 +960,7 @@ def check_readme():
 
 def yaml_files():
     files = [p for p in sorted(KUBERNETES.rglob("*.yaml"))]
-    return files + [CHART / "Chart.yaml", CHART / "values.yaml"]
+    return files + [CHART / "Chart.yaml", CHART / "values.yaml", DEPLOY / "access.example.yaml"]
 
 
 def main():
@@ -984,6 +1007,7 @@ def main():
         ("Containerfile stages", check_containerfile_stages),
         ("Containerfile packages exist", check_containerfile_packages_exist),
         ("runtime image holds the programs' libraries", check_runtime_libraries),
+        ("deploy/access.example.yaml", check_access_example),
         ("deploy/README.md", check_readme),
     ]
 
