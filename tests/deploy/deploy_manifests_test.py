@@ -951,7 +951,10 @@ def check_access_example():
 def check_readme():
     text = (DEPLOY / "README.md").read_text(encoding="utf-8")
     for needed in ("kubectl apply -k deploy/kubernetes", "helm install", "systemctl enable",
-                   "-f deploy/Containerfile", "deploy/kubernetes/ocm/"):
+                   "-f deploy/Containerfile", "deploy/kubernetes/ocm/", "gantryctl keys generate",
+                   "create secret generic gantry-hub-key", "create secret generic gantry-access",
+                   "create secret generic gantry-agent-keys", "kill -HUP 1", "systemctl reload gantry-hub",
+                   "docs/security.md"):
         expect(needed in text, f"deploy/README.md does not mention {needed!r}")
 
 
