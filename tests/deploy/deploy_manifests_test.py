@@ -67,14 +67,24 @@ KNOWN_KINDS = {  # (apiVersion, kind) -> namespaced
 MANIFESTS = ["namespace.yaml", "agent-rbac.yaml", "agent-configmap.yaml", "agent-node-daemonset.yaml",
              "agent-cluster-deployment.yaml", "hub.yaml"]
 
+KEYS_DIR = "/etc/gantry/keys"
 NODE_COMMAND = ["gantry-agent", "--role", "node", "--cluster-agent",
-                "tcp://gantry-cluster-agent.gantry-system.svc:7810", "--node-name", "$(NODE_NAME)"]
+                "tcp://gantry-cluster-agent.gantry-system.svc:7810", "--node-name", "$(NODE_NAME)",
+                "--key", f"{KEYS_DIR}/agent.key", "--cluster-key", f"{KEYS_DIR}/agent.pub"]
 CLUSTER_COMMAND = ["gantry-agent", "--role", "cluster", "--hub", "$(GANTRY_HUB)", "--cluster",
                    "$(GANTRY_CLUSTER)", "--node-listen", "tcp://0.0.0.0:7810", "--kubeconfig", "in-cluster",
                    "--lease-namespace", SYSTEM_NS, "--lease-name", "gantry-cluster-agent",
-                   "--identity", "$(POD_NAME)", "--executor", "kubernetes", "--namespace", JOBS_NS]
+                   "--identity", "$(POD_NAME)", "--executor", "kubernetes", "--namespace", JOBS_NS,
+                   "--key", f"{KEYS_DIR}/agent.key", "--hub-key", f"{KEYS_DIR}/hub.pub"]
 HUB_COMMAND = ["gantry-hub", "--agents", "tcp://0.0.0.0:7800", "--admin", "tcp://0.0.0.0:7801",
-               "--state", "/var/lib/gantry"]
+               "--state", "/var/lib/gantry", "--key", f"{KEYS_DIR}/hub.key", "--access", f"{KEYS_DIR}/access.yaml"]
+# Where each workload's key files come from: {Secret name: [keys]} (docs/security.md; the
+# Secrets themselves are made by the operator, deploy/README.md "Keys", never shipped here).
+KEY_SECRETS = {
+    "gantry-hub": {"gantry-hub-key": ["hub.key"], "gantry-access": ["access.yaml"]},
+    "gantry-cluster-agent": {"gantry-agent-keys": ["agent.key", "hub.pub"]},
+    "gantry-agent-node": {"gantry-agent-keys": ["agent.key", "agent.pub"]},
+}
 
 # Libraries every debian:bookworm-slim image has (Priority: required).
 BASE_IMAGE_PACKAGES = {"libc6", "libstdc++6", "libgcc-s1"}
@@ -502,6 +512,61 @@ def check_selectors_and_services():
     check_selectors(manifest_objects())
 
 
+# --- keys -----------------------------------------------------------------------------
+
+
+def key_sources(volume):
+    """{Secret name: [keys]} of a secret or projected volume, each item's path its key."""
+    if "secret" in volume:
+        sources = [{"secret": {"name": volume["secret"]["secretName"], "items": volume["secret"].get("items")}}]
+        mode = volume["secret"].get("defaultMode")
+    else:
+        expect("projected" in volume, f"volume {volume['name']} is neither a Secret nor projected Secrets")
+        sources, mode = volume["projected"]["sources"], volume["projected"].get("defaultMode")
+    expect_equal(mode, 0o440, f"volume {volume['name']} defaultMode (readable by fsGroup only)")
+    found = {}
+    for source in sources:
+        expect(set(source) == {"secret"}, f"volume {volume['name']} projects {sorted(source)}, not only Secrets")
+        items = source["secret"]["items"]
+        expect(items, f"volume {volume['name']}: Secret {source['secret']['name']} without items")
+        for item in items:
+            expect_equal(item["path"], item["key"], f"{source['secret']['name']} item path")
+        found[source["secret"]["name"]] = [item["key"] for item in items]
+    return found
+
+
+def check_key_mounts(objects, secrets=KEY_SECRETS):
+    for workload in workloads(objects):
+        name = workload["metadata"]["name"]
+        pod = workload["spec"]["template"]["spec"]
+        container = container_of(workload)
+        (mount,) = [m for m in container["volumeMounts"] if m["mountPath"] == KEYS_DIR]
+        expect_equal(mount.get("readOnly"), True, f"{name}: {KEYS_DIR} readOnly")
+        expect("subPath" not in mount, f"{name}: a subPath mount is never refreshed")
+        (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+        sources = key_sources(volume)
+        expect_equal(sources, secrets[name], f"{name}: Secrets and keys mounted at {KEYS_DIR}")
+        expect_equal(pod["securityContext"].get("fsGroup"), IMAGE_USER, f"{name}: fsGroup (reads the keys)")
+        files = {f"{KEYS_DIR}/{k}" for keys in sources.values() for k in keys}
+        named = {a for a in container["command"] if a.startswith(KEYS_DIR + "/")}
+        expect_equal(named, files, f"{name}: key files the command names vs the files mounted")
+
+
+def check_keys():
+    check_key_mounts(manifest_objects())
+
+
+def check_no_plaintext():
+    """--insecure only ever in a comment: never in a command, a unit or an env file's value."""
+    lines = command_lines() + [(c["command"][0], c["command"])
+                               for w in workloads(chart_objects(EVERY_OPTION)) for c in [container_of(w)]]
+    for program, argv in lines:
+        expect("--insecure" not in argv, f"{program} runs with --insecure")
+    for env in sorted(SYSTEMD.glob("*.env")):
+        for variable, value in env_file_variables(env).items():
+            expect("--insecure" not in value, f"{env.name}: {variable} has --insecure")
+
+
 # --- the chart -----------------------------------------------------------------------
 
 
@@ -523,9 +588,11 @@ def check_chart_renders_defaults():
     expect_same_objects(chart_objects(), chart_default_expected(), "chart with default values")
 
 
+EVERY_OPTION = {"ocm": {"namespace": OCM_NS}, "node": {"runtimeClassName": "nvidia"}}
+
+
 def check_chart_rendered_is_valid():
-    every_option = {"ocm": {"namespace": OCM_NS}, "node": {"runtimeClassName": "nvidia"}}
-    for name, overrides in (("chart-default.yaml", {}), ("chart-every-option.yaml", every_option)):
+    for name, overrides in (("chart-default.yaml", {}), ("chart-every-option.yaml", EVERY_OPTION)):
         def lint_and_decode(path):
             check_yamllint(path, YAMLLINT_CONFIG)
             check_kubectl_decodes(path)
@@ -569,6 +636,27 @@ def check_chart_ocm_matches_overlay():
                         "chart with ocm.namespace vs deploy/kubernetes + ocm/")
 
 
+def check_chart_notes():
+    """NOTES.txt (printed by helm install) uses only the syntax the renderer knows and names the
+    Secrets the pods mount, under the names the values give them."""
+    template = (CHART / "templates" / "NOTES.txt").read_text(encoding="utf-8")
+    values = {"hub": {"keySecret": "hub-k", "accessSecret": "acl"}, "agent": {"keySecret": "east-k"}}
+    context = {"Values": merged(yaml_values(), values), "Release": {"Namespace": "ns", "Name": "gantry"}}
+    notes = render_template(template, context, "NOTES.txt")
+    for needed in ("create secret generic hub-k --from-file=hub.key", "create secret generic acl --from-file=access.yaml",
+                   "create secret generic east-k", "--from-file=agent.key=", "--from-file=agent.pub=",
+                   "--from-file=hub.pub", "kill -HUP 1", "gantryctl keys generate", "docs/security.md"):
+        expect(needed in notes, f"NOTES.txt does not say {needed!r}")
+    member = render_template(template, merged(context, {"Values": {"hub": {"enabled": False}}}), "NOTES.txt")
+    expect("hub-k" not in member and "east-k" in member, "NOTES.txt with hub.enabled=false")
+
+
+def yaml_values():
+    import yaml
+
+    return yaml.safe_load((CHART / "values.yaml").read_text(encoding="utf-8"))
+
+
 def check_chart_options():
     no_hub = chart_objects({"hub": {"enabled": False}})
     expect_equal({k for k in chart_default_expected() if k not in no_hub},
@@ -596,6 +684,10 @@ def check_chart_options():
                   for s, g, r, v in agent_grants(False)}, "grants in another release namespace")
     for workload in workloads(member):
         expect_equal(container_of(workload)["image"], "registry.example.org/gantry:0.1", "image")
+    renamed = chart_objects({"hub": {"keySecret": "hub-k", "accessSecret": "acl"}, "agent": {"keySecret": "east-k"}})
+    check_key_mounts(renamed, {"gantry-hub": {"hub-k": ["hub.key"], "acl": ["access.yaml"]},
+                               "gantry-cluster-agent": {"east-k": ["agent.key", "hub.pub"]},
+                               "gantry-agent-node": {"east-k": ["agent.key", "agent.pub"]}})
     expect(all(k[1] in ("", "gantry", "training") for k in member), "an object outside the release namespaces")
 
 
@@ -612,29 +704,41 @@ def command_lines():
     for unit in sorted(SYSTEMD.glob("*.service")):
         argv = unit_values(unit, "Service", "ExecStart")[0].split()
         lines.append((pathlib.Path(argv[0]).name, argv))
+    karmada_hub = [d for d in documents(DEPLOY / "karmada" / "hub.yaml") if d["kind"] == "Deployment"]
+    lines += [(c["command"][0], c["command"]) for w in karmada_hub for c in [container_of(w)]]
     return lines
 
 
 def check_flags_exist():
     known = {"gantry-agent": flags_in(SOURCE / "agents" / "agent_options.cpp"),
              "gantry-hub": flags_in(SOURCE / "actors" / "hub_options.cpp")}
+    missing = {}
     for program, argv in command_lines():
-        used = {a for a in argv if a.startswith("--")}
-        expect(used <= known[program], f"{program} has no {sorted(used - known[program])}")
+        missing.setdefault(program, set()).update(a for a in argv if a.startswith("--") and a not in known[program])
+    expect(not any(missing.values()),
+           "; ".join(f"{program} has no {sorted(flags)}" for program, flags in sorted(missing.items()) if flags))
 
 
 # --- systemd --------------------------------------------------------------------------
 
 UNITS = {
     "gantry-hub.service": ("hub.env", "/usr/local/bin/gantry-hub --agents ${GANTRY_AGENTS} --admin ${GANTRY_ADMIN} "
-                                      "--state /var/lib/gantry $GANTRY_HUB_ARGS"),
+                                      f"--state /var/lib/gantry --key {KEYS_DIR}/hub.key "
+                                      f"--access {KEYS_DIR}/access.yaml $GANTRY_HUB_ARGS"),
     "gantry-agent-cluster.service": ("agent-cluster.env", "/usr/local/bin/gantry-agent --role cluster "
                                      "--hub ${GANTRY_HUB} --cluster ${GANTRY_CLUSTER} --node-listen "
                                      "${GANTRY_NODE_LISTEN} --executor process --work-dir /var/lib/gantry-agent "
-                                     "$GANTRY_AGENT_ARGS"),
+                                     f"--run-as ${{GANTRY_RUN_AS}} --key {KEYS_DIR}/agent.key "
+                                     f"--hub-key {KEYS_DIR}/hub.pub $GANTRY_AGENT_ARGS"),
     "gantry-agent-node.service": ("agent-node.env", "/usr/local/bin/gantry-agent --role node "
-                                  "--cluster-agent ${GANTRY_CLUSTER_AGENT} $GANTRY_AGENT_ARGS"),
+                                  "--cluster-agent ${GANTRY_CLUSTER_AGENT} --key ${GANTRY_NODE_KEY} "
+                                  "--cluster-key ${GANTRY_CLUSTER_KEY} $GANTRY_AGENT_ARGS"),
 }
+# The cluster agent runs as root so that its replicas run as another user (--run-as), one that
+# cannot read its key or signal it; it keeps only the capabilities that takes.
+RUN_AS_CAPABILITIES = "CAP_SETUID CAP_SETGID CAP_CHOWN CAP_FOWNER CAP_DAC_OVERRIDE CAP_KILL"
+UNIT_USER = {"gantry-agent-cluster.service": ([], [])}
+UNIT_HARDENING = {"gantry-agent-cluster.service": {"CapabilityBoundingSet": RUN_AS_CAPABILITIES}}
 HARDENING = {"NoNewPrivileges": "yes", "ProtectSystem": "strict", "PrivateTmp": "yes", "CapabilityBoundingSet": "",
              "AmbientCapabilities": "", "ProtectKernelModules": "yes", "ProtectKernelTunables": "yes",
              "ProtectControlGroups": "yes", "RestrictSUIDSGID": "yes"}
@@ -656,6 +760,14 @@ def unit_entries(path):
     return entries
 
 
+def check_reload():
+    expect_equal(unit_values(SYSTEMD / "gantry-hub.service", "Service", "ExecReload"), ["/bin/kill -HUP $MAINPID"],
+                 "gantry-hub ExecReload (systemctl reload: access.yaml re-read on SIGHUP)")
+    run_as = env_file_variables(SYSTEMD / "agent-cluster.env")["GANTRY_RUN_AS"]
+    expect(run_as not in ("root", "0", "gantry"), f"GANTRY_RUN_AS={run_as}: replicas must not run as root or "
+                                                  "as the user that reads the keys")
+
+
 def unit_values(path, section, key):
     return [v for s, k, v in unit_entries(path) if (s, k) == (section, key)]
 
@@ -672,10 +784,14 @@ def check_unit(name):
     single = lambda key: unit_values(path, "Service", key)  # noqa: E731
     expect_equal(single("ExecStart"), [exec_start], "ExecStart")
     expect_equal(single("EnvironmentFile"), [f"/etc/gantry/{env_example}"], "EnvironmentFile")
-    expect_equal((single("Restart"), single("User"), single("Group")), (["on-failure"], ["gantry"], ["gantry"]),
+    user, group = UNIT_USER.get(name, (["gantry"], ["gantry"]))
+    expect_equal((single("Restart"), single("User"), single("Group")), (["on-failure"], user, group),
                  "Restart, User, Group")
-    for key, value in HARDENING.items():
+    for key, value in dict(HARDENING, **UNIT_HARDENING.get(name, {})).items():
         expect_equal(single(key), [value], key)
+    key_files = {a for a in exec_start.split() if a.startswith(KEYS_DIR + "/")}
+    key_files |= {v for k, v in env_file_variables(SYSTEMD / env_example).items() if k.endswith("_KEY")}
+    expect(all(f.startswith(KEYS_DIR + "/") for f in key_files), f"{name}: a key outside {KEYS_DIR}")
     expect_equal(unit_values(path, "Install", "WantedBy"), ["multi-user.target"], "WantedBy")
     defaults = {a.split("=", 1)[0] for line in single("Environment") for a in line.split()}
     example = env_file_variables(SYSTEMD / env_example)
@@ -811,10 +927,34 @@ def check_runtime_libraries():
                    f"{program} links {soname} from {packages[soname]}, which the runtime stage does not install")
 
 
+def check_access_example():
+    """deploy/access.example.yaml has the shape of the hub's access.yaml (docs/security.md)."""
+    (access,) = documents(DEPLOY / "access.example.yaml")
+    expect_equal(set(access), {"agents", "admins"}, "access.example.yaml sections")
+    names = [e["name"] for section in access.values() for e in section]
+    expect_equal(len(names), len(set(names)), "access.example.yaml: unique names")
+    for entry in access["agents"] + access["admins"]:
+        expect(len({"public_key", "public_key_file"} & set(entry)) == 1, f"{entry['name']}: one public key source")
+        expect(re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", entry["name"]), f"{entry['name']}: not a DNS-1123 name")
+    for agent in access["agents"]:
+        expect_equal(set(agent) - {"public_key", "public_key_file"}, {"name", "clusters"}, f"agent {agent['name']}")
+        expect(agent["clusters"] and all(isinstance(c, str) for c in agent["clusters"]),
+               f"agent {agent['name']}: clusters")
+    roles = set()
+    for admin in access["admins"]:
+        expect(admin["role"] in ("viewer", "operator", "admin"), f"admin {admin['name']}: role {admin['role']!r}")
+        expect("queues" not in admin or admin["role"] == "operator", f"admin {admin['name']}: queues for a non-operator")
+        roles.add(admin["role"])
+    expect_equal(roles, {"viewer", "operator", "admin"}, "roles the example shows")
+
+
 def check_readme():
     text = (DEPLOY / "README.md").read_text(encoding="utf-8")
     for needed in ("kubectl apply -k deploy/kubernetes", "helm install", "systemctl enable",
-                   "-f deploy/Containerfile", "deploy/kubernetes/ocm/"):
+                   "-f deploy/Containerfile", "deploy/kubernetes/ocm/", "gantryctl keys generate",
+                   "create secret generic gantry-hub-key", "create secret generic gantry-access",
+                   "create secret generic gantry-agent-keys", "kill -HUP 1", "systemctl reload gantry-hub",
+                   "docs/security.md"):
         expect(needed in text, f"deploy/README.md does not mention {needed!r}")
 
 
@@ -823,7 +963,7 @@ def check_readme():
 
 def yaml_files():
     files = [p for p in sorted(KUBERNETES.rglob("*.yaml"))]
-    return files + [CHART / "Chart.yaml", CHART / "values.yaml"]
+    return files + [CHART / "Chart.yaml", CHART / "values.yaml", DEPLOY / "access.example.yaml"]
 
 
 def main():
@@ -849,15 +989,19 @@ def main():
         ("node agent DaemonSet", check_node_daemonset),
         ("cluster agent Deployment", check_cluster_deployment),
         ("hub Deployment", check_hub),
+        ("keys: Secrets mounted read-only", check_keys),
+        ("no --insecure", check_no_plaintext),
         ("Chart.yaml", check_chart_metadata),
         ("chart renders deploy/kubernetes with default values", check_chart_renders_defaults),
         ("chart output lints and decodes", check_chart_rendered_is_valid),
         ("chart ocm.namespace = deploy/kubernetes/ocm", check_chart_ocm_matches_overlay),
         ("chart values", check_chart_options),
+        ("chart NOTES.txt: how to make the key Secrets", check_chart_notes),
         ("flags exist in the option parsers", check_flags_exist),
     ]
     for unit in UNITS:
         checks.append((f"systemd {unit}", lambda u=unit: check_unit(u)))
+    checks.append(("systemd: reload, --run-as", check_reload))
     if shutil.which("systemd-analyze"):
         checks.append(("systemd-analyze verify", check_systemd_analyze))
     else:
@@ -866,6 +1010,7 @@ def main():
         ("Containerfile stages", check_containerfile_stages),
         ("Containerfile packages exist", check_containerfile_packages_exist),
         ("runtime image holds the programs' libraries", check_runtime_libraries),
+        ("deploy/access.example.yaml", check_access_example),
         ("deploy/README.md", check_readme),
     ]
 

@@ -192,7 +192,8 @@ def check_hub_deployment():
     expect_equal(container["command"], [
         "gantry-hub", "--karmada", "in-cluster", "--webhook-listen", "0.0.0.0:8443",
         "--webhook-cert", "/etc/gantry/tls/tls.crt", "--webhook-key", "/etc/gantry/tls/tls.key",
-        "--state", "/var/lib/gantry"], "command")
+        "--state", "/var/lib/gantry", "--key", "/etc/gantry/keys/hub.key",
+        "--access", "/etc/gantry/keys/access.yaml"], "command")
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     expect_equal(ports, {"agents": 7800, "admin": 7801, "webhook": 8443}, "container ports")
     probe = container["readinessProbe"]["httpGet"]
@@ -204,6 +205,16 @@ def check_hub_deployment():
                  "TLS volume")
     expect_equal(volumes[mounts["/var/lib/gantry"]]["persistentVolumeClaim"]["claimName"], "gantry-state",
                  "state volume")
+    # CurveZMQ keys: two Secrets, projected read-only (refreshed on change, unlike subPath), 0440 + fsGroup.
+    keys_mount = next(m for m in container["volumeMounts"] if m["mountPath"] == "/etc/gantry/keys")
+    expect_equal((keys_mount.get("readOnly"), "subPath" in keys_mount), (True, False), "keys mount read-only, whole")
+    keys = volumes[keys_mount["name"]]["projected"]
+    expect_equal(keys["defaultMode"], 0o440, "keys defaultMode")
+    expect_equal([(s["secret"]["name"], s["secret"]["items"]) for s in keys["sources"]],
+                 [("gantry-hub-key", [{"key": "hub.key", "path": "hub.key"}]),
+                  ("gantry-access", [{"key": "access.yaml", "path": "access.yaml"}])], "keys Secrets")
+    expect_equal(pod["securityContext"]["fsGroup"], 65532, "fsGroup")
+    expect("--insecure" not in container["command"], "the hub runs with --insecure")
     credentials = volumes[mounts["/var/run/secrets/kubernetes.io/serviceaccount"]]
     expect_equal(credentials["secret"]["secretName"], "gantry-karmada-token", "Karmada credentials volume")
     # The host cluster's own token would collide with that mount.
