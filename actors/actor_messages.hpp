@@ -7,17 +7,23 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
+#include "actors/access_list.hpp"
 #include "actors/job_store.hpp"
 #include "hub/job.hpp"
 #include "protocol/message_types.hpp"
 
 namespace gantry::actors {
 
-// Who to answer: a ZeroMQ peer and the seq of its request ("" for nobody).
+// Who to answer: a ZeroMQ peer and the seq of its request ("" for nobody),
+// and who sent it: its key's name and what the key may do (actors/inbound.hpp).
 struct ReplyTo {
   std::string peer;
   std::uint64_t seq = 0;
+  std::string key;
+  Role role = Role::kNone;
+  std::vector<std::string> queues;  // an operator's queues; empty: every queue
 };
 
 // A Prepare or Commit the scheduler built for one part of a dispatch: the
@@ -50,7 +56,7 @@ struct DispatchRecord {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ReplyTo& x) {
-  return f(caf::meta::type_name("ReplyTo"), x.peer, x.seq);
+  return f(caf::meta::type_name("ReplyTo"), x.peer, x.seq, x.key, x.role, x.queues);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, PartFrame& x) {

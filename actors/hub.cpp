@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
+#include "actors/hub_security.hpp"
 #include "actors/io_bridge.hpp"
 
 namespace gantry::actors {
@@ -144,7 +145,10 @@ class InboundRoutes {
 }  // namespace
 
 void InboundRouter::on_message(InboundMessage message) {
-  std::visit(InboundRoutes{actors_, next_queue_, ReplyTo{std::move(message.peer), message.seq}},
+  Sender& sender = message.sender;
+  std::visit(InboundRoutes{actors_, next_queue_,
+                           ReplyTo{std::move(message.peer), message.seq, std::move(sender.key),
+                                   sender.role, std::move(sender.queues)}},
              message.body);
 }
 
@@ -179,13 +183,34 @@ caf::actor_system_config& hub_system_config(caf::actor_system_config& config) {
   return config;
 }
 
+BridgeSecurity bridge_security(const HubOptions& options, const HubSecurityFiles& files,
+                               support::CurveKeyPair& hub_keys) {
+  BridgeSecurity security;
+  security.insecure = options.insecure;
+  security.audit = std::make_shared<AuditLog>(files.audit);
+  if (options.insecure) {
+    spdlog::warn("*** --insecure: the agents and admin sockets are PLAINTEXT and "
+                 "UNAUTHENTICATED: anyone who reaches {} or {} may run jobs and administer "
+                 "this hub ***",
+                 options.agents_endpoint, options.admin_endpoint);
+    return security;
+  }
+  hub_keys = load_or_generate_hub_keys(files.key);
+  security.hub_keys = hub_keys;
+  security.access = load_access_list(files.access, hub_keys);
+  return security;
+}
+
 }  // namespace
 
 struct Hub::Running {
   explicit Running(const HubOptions& options)
-      : store(std::make_shared<JobStore>(options.state_dir)),
-        bridge(BridgeEndpoints{options.agents_endpoint, options.admin_endpoint}),
+      : files(security_files(options)),
+        store(std::make_shared<JobStore>(options.state_dir)),
+        bridge(BridgeEndpoints{options.agents_endpoint, options.admin_endpoint},
+               bridge_security(options, files, keys)),
         system(hub_system_config(config)) {
+    insecure = options.insecure;
     HubActorsConfig actors_config;
     actors_config.sink = &bridge;
     actors_config.heartbeat_interval = options.heartbeat_interval;
@@ -227,6 +252,9 @@ struct Hub::Running {
 
   ~Running() { stop(); }
 
+  HubSecurityFiles files;
+  support::CurveKeyPair keys;  // filled by bridge_security(), before `bridge`
+  bool insecure = false;
   std::shared_ptr<JobStore> store;
   IoBridge bridge;
   caf::actor_system_config config;
@@ -245,6 +273,28 @@ const std::string& Hub::agents_endpoint() const {
 }
 const std::string& Hub::admin_endpoint() const {
   return running_->bridge.admin_endpoint();
+}
+
+const support::CurveKeyPair& Hub::keys() const {
+  return running_->keys;
+}
+
+bool Hub::reload_access() {
+  if (running_->insecure) {
+    spdlog::info("--insecure: no access list to reload");
+    return true;
+  }
+  try {
+    std::shared_ptr<const AccessList> access =
+        load_access_list(running_->files.access, running_->keys);
+    const std::size_t keys = access->size();
+    running_->bridge.set_access(std::move(access));
+    spdlog::info("access list {} reloaded: {} key(s)", running_->files.access.string(), keys);
+    return true;
+  } catch (const std::exception& e) {
+    spdlog::error("access list not reloaded, the current one stays: {}", e.what());
+    return false;
+  }
 }
 
 void Hub::stop() {

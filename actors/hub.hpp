@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hub/runtime_estimate.hpp"
+#include "support/curve_keys.hpp"
 
 namespace gantry::actors {
 
@@ -45,6 +46,14 @@ struct HubOptions {
   std::chrono::milliseconds lost_grace{120'000};
   // A Prepare or Commit unanswered this long counts as a Reject.
   std::chrono::milliseconds prepare_timeout{10'000};
+
+  // Security (docs/security.md). Empty paths: hub.key, access.yaml and
+  // audit.log in state_dir. insecure: plaintext sockets, no keys, every
+  // peer an admin.
+  bool insecure = false;
+  std::filesystem::path key_file;
+  std::filesystem::path access_file;
+  std::filesystem::path audit_log;
 };
 
 class Hub {
@@ -58,6 +67,12 @@ class Hub {
 
   const std::string& agents_endpoint() const;  // as bound (port chosen for ":*")
   const std::string& admin_endpoint() const;
+  // The hub's keypair (empty when insecure): its in-process Karmada gateway
+  // connects with it.
+  const support::CurveKeyPair& keys() const;
+  // Reads the access list again (SIGHUP). A damaged file is refused and the
+  // current list kept; returns false then, after logging why.
+  bool reload_access();
   // Stops the I/O thread, then the actors. Idempotent.
   void stop();
 

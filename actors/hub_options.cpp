@@ -142,6 +142,27 @@ void define_topology_tiers(CLI::App& app, std::vector<std::string>& tiers) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+// docs/security.md: keys, the access list and the audit log.
+void define_security(CLI::App& app, HubOptions& options) {
+  cl::add_read<std::filesystem::path>(
+      app, "--key", options.key_file, cl::path,
+      "the hub's CurveZMQ keypair (default STATE/hub.key; generated,\n"
+      "with hub.pub beside it, when the file does not exist)")
+      ->type_name("FILE");
+  cl::add_read<std::filesystem::path>(
+      app, "--access", options.access_file, cl::path,
+      "who may connect: agents' keys bound to their clusters, gantryctl\n"
+      "keys with a role (default STATE/access.yaml; reread on SIGHUP)")
+      ->type_name("FILE");
+  cl::add_read<std::filesystem::path>(
+      app, "--audit-log", options.audit_log, cl::path,
+      "one JSON line per admin action (default STATE/audit.log)")
+      ->type_name("FILE");
+  app.add_flag("--insecure", options.insecure,
+               "plaintext, unauthenticated sockets: anyone who reaches them\n"
+               "may run jobs and administer the hub (tests on loopback only)");
+}
+
 void define(CLI::App& app, HubCommandLine& parsed) {
   cl::configure(
       app,
@@ -152,6 +173,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--planned-runtimes limits|learned]\n"
       "                  [--reclaim-spares-after DURATION] [--min-runtime DURATION]\n"
       "                  [--restart-backoff DURATION]\n"
+      "                  [--key FILE] [--access FILE] [--audit-log FILE] [--insecure]\n"
       "                  [--log-level LEVEL]\n"
       "                  [--topology-tier-label TIER=LABEL ...]\n"
       "                  [--karmada KUBECONFIG|in-cluster] [--karmada-context NAME]\n"
@@ -230,6 +252,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "after this wait, doubled per retry up to 5 min (default 10s)")
       ->type_name("DURATION");
   define_topology_tiers(app, options.topology_tier_labels);
+  define_security(app, options);
   define_karmada(app, parsed.karmada);
   cl::add_log_level(app, parsed.log_level);
 }

@@ -46,7 +46,7 @@ std::optional<InboundMessage> decode_inbound(Channel channel, std::string peer,
     return std::nullopt;
   }
   if (!body) return std::nullopt;
-  return InboundMessage{channel, std::move(peer), envelope->seq, std::move(*body)};
+  return InboundMessage{channel, std::move(peer), envelope->seq, std::move(*body), Sender{}};
 }
 
 }  // namespace gantry::actors

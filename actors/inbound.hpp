@@ -9,7 +9,9 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
+#include "actors/access_list.hpp"
 #include "actors/outbound.hpp"
 #include "protocol/envelope.hpp"
 
@@ -20,11 +22,20 @@ using InboundBody =
     protocol::VariantOf<protocol::MessagesSentIn<protocol::Direction::kAgentToHub |
                                                  protocol::Direction::kConsoleToHub>>;
 
+// Who sent a frame: the name of its CurveZMQ key in the access list, and
+// what that key may do on the admin socket.
+struct Sender {
+  std::string key;
+  Role role = Role::kNone;
+  std::vector<std::string> queues;  // an operator's queues; empty: every queue
+};
+
 struct InboundMessage {
   Channel channel = Channel::kAgents;
   std::string peer;
   std::uint64_t seq = 0;
   InboundBody body;
+  Sender sender;
 };
 
 class InboundHandler {

@@ -6,6 +6,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "actors/admin_roles.hpp"
+#include "actors/zap_gate.hpp"
+#include "support/curve_socket.hpp"
+
 namespace gantry::actors {
 
 namespace {
@@ -13,10 +17,19 @@ namespace {
 // Frames read from one socket before the others get a turn.
 constexpr int kReceiveBatch = 256;
 
+// No handover: a second connection presenting a routing id already in use
+// is not heard, so it cannot take over (or cut off) the session of the peer
+// that has it. Agents pick a fresh routing id for every connection.
 void configure_router(zmq::socket_t& socket) {
   socket.set(zmq::sockopt::router_mandatory, 1);
-  socket.set(zmq::sockopt::router_handover, 1);
+  socket.set(zmq::sockopt::router_handover, 0);
   socket.set(zmq::sockopt::linger, 0);
+}
+
+void make_secure(zmq::socket_t& socket, const BridgeSecurity& security, std::string_view domain) {
+  if (security.insecure) return;
+  support::make_curve_server(socket, security.hub_keys);
+  socket.set(zmq::sockopt::zap_domain, std::string(domain));
 }
 
 std::string bind_router(zmq::socket_t& socket, const std::string& endpoint, std::string_view flag) {
@@ -29,13 +42,47 @@ std::string bind_router(zmq::socket_t& socket, const std::string& endpoint, std:
   return socket.get(zmq::sockopt::last_endpoint);
 }
 
+// The ZAP endpoint libzmq asks, in this context.
+constexpr const char* kZapEndpoint = "inproc://zeromq.zap.01";
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A key name is what the ZAP answer said: libzmq stamps it on every frame.
+std::string key_name_of(zmq::message_t& payload) {
+  const char* user_id = zmq_msg_gets(payload.handle(), "User-Id");
+  return user_id == nullptr ? std::string() : std::string(user_id);
+}
+
+Sender sender_from(const Principal& principal) {
+  return Sender{principal.name, principal.role, principal.queues};
+}
+
 }  // namespace
 
-IoBridge::IoBridge(const BridgeEndpoints& endpoints)
+IoBridge::IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security)
     : agents_(context_, zmq::socket_type::router),
       admin_(context_, zmq::socket_type::router),
       wake_receiver_(context_, zmq::socket_type::pair),
-      wake_sender_(context_, zmq::socket_type::pair) {
+      wake_sender_(context_, zmq::socket_type::pair),
+      zap_(context_, zmq::socket_type::rep),
+      insecure_(security.insecure),
+      access_(std::move(security.access)),
+      audit_(std::move(security.audit)) {
+  anonymous_.name = "anonymous";
+  anonymous_.clusters = {"*"};
+  anonymous_.role = Role::kAdmin;
+  if (!access_) access_ = std::make_shared<AccessList>();
+  // The handler is bound before any socket can take a handshake.
+  if (!insecure_) {
+    zap_.set(zmq::sockopt::linger, 0);
+    zap_.bind(kZapEndpoint);
+  }
+  make_secure(agents_, security, kAgentsZapDomain);
+  make_secure(admin_, security, kAdminZapDomain);
   agents_endpoint_ = bind_router(agents_, endpoints.agents, "--agents");
   admin_endpoint_ = bind_router(admin_, endpoints.admin, "--admin");
   const std::string wake_endpoint =
@@ -99,6 +146,7 @@ void IoBridge::run() {
       {agents_.handle(), 0, ZMQ_POLLIN, 0},
       {admin_.handle(), 0, ZMQ_POLLIN, 0},
       {wake_receiver_.handle(), 0, ZMQ_POLLIN, 0},
+      {zap_.handle(), 0, static_cast<short>(insecure_ ? 0 : ZMQ_POLLIN), 0},
   };
   while (!stopping_) {
     try {
@@ -111,6 +159,7 @@ void IoBridge::run() {
         }
         flush_outbound();
       }
+      if (items[3].revents & ZMQ_POLLIN) serve_zap_request();
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       spdlog::error("bridge: {}", e.what());
@@ -140,13 +189,66 @@ bool IoBridge::receive_one(zmq::socket_t& socket, Channel channel) {
   protocol::DecodeError error;
   std::optional<InboundMessage> message = decode_inbound(channel, peer, frame, seq, error);
   if (!message) {
-    spdlog::warn("bridge: {} frame from '{}' refused: {}: {}", channel_name(channel), peer,
-                 error.code, error.message);
-    send_now(OutboundFrame{channel, std::move(peer), protocol::encode_error(seq, error), 0});
+    refuse(channel, std::move(peer), seq, std::move(error.code), std::move(error.message));
     return true;
   }
+  const std::shared_ptr<const AccessList> access = current_access();
+  const std::string key = key_name_of(payload);
+  const Principal* sender = insecure_ ? &anonymous_ : access->by_name(key);
+  if (sender == nullptr) {
+    refuse(channel, std::move(peer), seq, "unauthorized",
+           "key \"" + key + "\" is no longer in the hub's access list");
+    return true;
+  }
+  if (std::string why = refusal(channel, *sender, message->body); !why.empty()) {
+    const std::optional<AuditedAction> action = audited_action(message->body);
+    if (audit_ && action) audit_->refused(*sender, *action, why, now_ms());
+    refuse(channel, std::move(peer), seq, "forbidden", std::move(why));
+    return true;
+  }
+  if (audit_ && channel == Channel::kAdmin) {
+    if (std::optional<AuditedAction> action = audited_action(message->body))
+      audit_->requested(message->peer, seq, *sender, std::move(*action));
+  }
+  message->sender = sender_from(*sender);
   handler_->on_message(std::move(*message));
   return true;
+}
+
+void IoBridge::refuse(Channel channel, std::string peer, std::uint64_t seq, std::string code,
+                      std::string message) {
+  spdlog::warn("bridge: {} frame from '{}' refused: {}: {}", channel_name(channel), peer, code,
+               message);
+  protocol::DecodeError error{std::move(code), std::move(message), seq};
+  send_now(OutboundFrame{channel, std::move(peer), protocol::encode_error(seq, error), 0});
+}
+
+std::shared_ptr<const AccessList> IoBridge::current_access() {
+  std::lock_guard lock(access_mutex_);
+  return access_;
+}
+
+void IoBridge::set_access(std::shared_ptr<const AccessList> access) {
+  std::lock_guard lock(access_mutex_);
+  access_ = std::move(access);
+}
+
+// One ZAP request, answered at once: libzmq holds the client's handshake
+// until it has the answer.
+void IoBridge::serve_zap_request() {
+  std::vector<std::string> request;
+  zmq::message_t part;
+  do {
+    if (!zap_.recv(part, zmq::recv_flags::dontwait)) return;
+    request.push_back(part.to_string());
+  } while (part.more());
+  const ZapVerdict verdict = answer_zap(request, *current_access());
+  if (!verdict.allowed) spdlog::warn("bridge: connection refused: {}", verdict.why);
+  for (std::size_t i = 0; i < verdict.reply.size(); ++i) {
+    const bool last = i + 1 == verdict.reply.size();
+    (void)zap_.send(zmq::buffer(verdict.reply[i]),
+                    last ? zmq::send_flags::none : zmq::send_flags::sndmore);
+  }
 }
 
 void IoBridge::flush_outbound() {
@@ -160,6 +262,7 @@ void IoBridge::flush_outbound() {
 
 void IoBridge::send_now(const OutboundFrame& frame) {
   zmq::socket_t& socket = socket_for(frame.channel);
+  if (audit_ && frame.channel == Channel::kAdmin) audit_->answered(frame.peer, frame.frame, now_ms());
   std::string_view why;
   try {
     if (!socket.send(zmq::buffer(frame.peer),

@@ -1,10 +1,15 @@
 // The one thread that owns the hub's ZeroMQ sockets: a ROUTER for agents, a
-// ROUTER for gantryctl, and an inproc PAIR that wakes it when actors queue
-// frames. Inbound frames are decoded here and handed to an InboundHandler;
-// undecodable ones are answered with an ErrorReply on the spot.
+// ROUTER for gantryctl, an inproc PAIR that wakes it when actors queue
+// frames, and the ZAP socket that answers libzmq's authentication requests.
+// Both ROUTERs are CurveZMQ servers unless the hub runs --insecure: a
+// client's key must be in the access list, and every frame carries the key's
+// name. Inbound frames are decoded and authorised here (the key still
+// listed, the cluster its own, the role enough) and handed to an
+// InboundHandler; others are answered with an ErrorReply on the spot.
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -12,8 +17,11 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "actors/access_list.hpp"
+#include "actors/audit_log.hpp"
 #include "actors/inbound.hpp"
 #include "actors/outbound.hpp"
+#include "support/curve_keys.hpp"
 
 namespace gantry::actors {
 
@@ -22,11 +30,20 @@ struct BridgeEndpoints {
   std::string admin = "tcp://127.0.0.1:7801";
 };
 
+struct BridgeSecurity {
+  // Plaintext, no keys: every peer is "anonymous", an admin that may speak
+  // for any cluster. Only with the hub's --insecure.
+  bool insecure = false;
+  support::CurveKeyPair hub_keys;          // the servers' keypair
+  std::shared_ptr<const AccessList> access;  // who may connect; replaced by set_access()
+  std::shared_ptr<AuditLog> audit;         // nullptr: no audit log
+};
+
 class IoBridge final : public OutboundSink {
  public:
   // Binds both sockets (an endpoint may end in ":*" for a free port). Throws
   // std::runtime_error naming the endpoint when a bind fails.
-  explicit IoBridge(const BridgeEndpoints& endpoints);
+  IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security);
   ~IoBridge() override;
   IoBridge(const IoBridge&) = delete;
   IoBridge& operator=(const IoBridge&) = delete;
@@ -40,6 +57,10 @@ class IoBridge final : public OutboundSink {
   // Sends what is queued, then stops and joins the I/O thread. Idempotent.
   void stop();
 
+  // A new access list (SIGHUP): connections stay; every later frame is
+  // checked against it. Thread-safe.
+  void set_access(std::shared_ptr<const AccessList> access);
+
   void send(OutboundFrame frame) override;
   void send_batch(std::vector<OutboundFrame> frames) override;
 
@@ -47,6 +68,10 @@ class IoBridge final : public OutboundSink {
   void run();
   void receive_available(zmq::socket_t& socket, Channel channel);
   bool receive_one(zmq::socket_t& socket, Channel channel);
+  void serve_zap_request();
+  std::shared_ptr<const AccessList> current_access();
+  void refuse(Channel channel, std::string peer, std::uint64_t seq, std::string code,
+              std::string message);
   void flush_outbound();
   void send_now(const OutboundFrame& frame);
   void wake();
@@ -57,6 +82,7 @@ class IoBridge final : public OutboundSink {
   zmq::socket_t admin_;
   zmq::socket_t wake_receiver_;
   zmq::socket_t wake_sender_;  // used under queue_mutex_ only
+  zmq::socket_t zap_;          // REP on inproc://zeromq.zap.01 (not when insecure)
   std::string agents_endpoint_;
   std::string admin_endpoint_;
 
@@ -64,6 +90,12 @@ class IoBridge final : public OutboundSink {
   std::vector<OutboundFrame> queued_;
   std::vector<OutboundFrame> sending_;  // owned by the I/O thread; reused
   std::atomic<bool> stopping_{false};
+
+  bool insecure_;
+  Principal anonymous_;  // the sender of every frame when insecure
+  std::mutex access_mutex_;
+  std::shared_ptr<const AccessList> access_;
+  std::shared_ptr<AuditLog> audit_;
 
   InboundHandler* handler_ = nullptr;
   std::thread thread_;

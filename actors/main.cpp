@@ -1,5 +1,5 @@
 // gantry-hub: schedules gang jobs onto member clusters. Runs until SIGINT or
-// SIGTERM, then stops cleanly (exit 0).
+// SIGTERM, then stops cleanly (exit 0); SIGHUP rereads the access list.
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
@@ -20,6 +20,7 @@ sigset_t stop_signals() {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   return signals;
 }
 
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
     Hub hub(command_line.options);
     KarmadaMode karmada(command_line.karmada, hub, command_line.options.heartbeat_interval);
     int received = 0;
-    sigwait(&signals, &received);
+    while (sigwait(&signals, &received) == 0 && received == SIGHUP) hub.reload_access();
     spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");
     karmada.stop();  // its sessions and writes end before the hub's sockets do
     hub.stop();

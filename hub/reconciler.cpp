@@ -366,6 +366,12 @@ bool Reconciler::ended_while_away(const std::string& cluster, const protocol::St
   }
   if (!job || core_.job(*job).phase != JobPhase::kPending) return false;
   const RestoredDispatch* record = record_of(update.job);
+  // Only the run the hub recorded for this job on this cluster: an agent
+  // cannot end another cluster's run, or a dispatch it guessed.
+  if (!record || record->id != update.dispatch_id ||
+      std::find(record->clusters.begin(), record->clusters.end(), cluster) ==
+          record->clusters.end())
+    return false;
   if (phase == JobPhase::kCompleted && record && record->id == update.dispatch_id &&
       record->clusters.size() > 1)
     return false;  // one part of several: the job is placed again whole

@@ -40,6 +40,9 @@ constexpr int kLeaseTicks = 3;
 constexpr int kLostTicks = 5;
 constexpr int kAnswerTicks = 3;
 
+// What the bridge says of every frame these tests hand the router: an admin key.
+inline const Sender kTester{"tester", Role::kAdmin, {}};
+
 class HubActorsTest : public ::testing::Test {
  protected:
   static caf::actor_system_config& init(caf::actor_system_config& config) {
@@ -108,7 +111,7 @@ class HubActorsTest : public ::testing::Test {
   // The frame is in, and no actor has run yet: frames sent one after another
   // this way are all in the session actor's mailbox when it runs.
   void to_router(const std::string& peer, InboundBody body) {
-    router->on_message(InboundMessage{Channel::kAgents, peer, ++seq_, std::move(body)});
+    router->on_message(InboundMessage{Channel::kAgents, peer, ++seq_, std::move(body), kTester});
   }
 
   // A cluster agent says Hello and reports its nodes.
@@ -125,7 +128,7 @@ class HubActorsTest : public ::testing::Test {
   Reply ask(Request request) {
     const std::string peer = "console-" + std::to_string(++seq_);
     const std::uint64_t seq = seq_;
-    router->on_message(InboundMessage{Channel::kAdmin, peer, seq, std::move(request)});
+    router->on_message(InboundMessage{Channel::kAdmin, peer, seq, std::move(request), kTester});
     sched.run();
     std::vector<OutboundFrame> replies;
     for (OutboundFrame& frame : sink.take()) {

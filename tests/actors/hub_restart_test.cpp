@@ -55,7 +55,7 @@ class HubRestartTest : public HubActorsTest {
     stop();
     start(false);
     router->on_message(
-        InboundMessage{Channel::kAgents, "agent/west", 1, make_hello(prepare.dispatch_id)});
+        InboundMessage{Channel::kAgents, "agent/west", 1, make_hello(prepare.dispatch_id), kTester});
     EXPECT_TRUE(sched.prioritize(actors.registry));
     sched.run_once();
     EXPECT_TRUE(sched.prioritize(actors.scheduler));

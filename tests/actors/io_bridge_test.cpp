@@ -49,6 +49,7 @@ class HubOverSocketsTest : public ::testing::Test {
     options.agents_endpoint = "tcp://127.0.0.1:*";
     options.admin_endpoint = "tcp://127.0.0.1:*";
     options.state_dir = dir.path() / "state";
+    options.insecure = true;  // these tests speak plaintext; hub_security_test.cpp has the keys
     hub = std::make_unique<Hub>(options);
   }
   void TearDown() override { hub.reset(); }
@@ -86,6 +87,12 @@ TEST_F(HubOverSocketsTest, AgentHelloIsWelcomed) {
   EXPECT_EQ(decode_as<protocol::Welcome>(*welcome).heartbeat_interval_ms, 1000);
 }
 
+BridgeSecurity plaintext() {
+  BridgeSecurity security;
+  security.insecure = true;
+  return security;
+}
+
 // Collects what the bridge hands over.
 class CollectingHandler final : public InboundHandler {
  public:
@@ -108,7 +115,7 @@ class CollectingHandler final : public InboundHandler {
 };
 
 TEST(IoBridgeTest, FrameForAPeerThatIsNotConnectedComesBackAsUndeliverable) {
-  IoBridge bridge(BridgeEndpoints{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"});
+  IoBridge bridge(BridgeEndpoints{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"}, plaintext());
   CollectingHandler handler;
   bridge.start(handler);
   bridge.send(
@@ -118,9 +125,9 @@ TEST(IoBridgeTest, FrameForAPeerThatIsNotConnectedComesBackAsUndeliverable) {
 }
 
 TEST(IoBridgeTest, BindFailureNamesTheFlagAndEndpoint) {
-  IoBridge first(BridgeEndpoints{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"});
+  IoBridge first(BridgeEndpoints{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"}, plaintext());
   try {
-    IoBridge second(BridgeEndpoints{first.agents_endpoint(), "tcp://127.0.0.1:*"});
+    IoBridge second(BridgeEndpoints{first.agents_endpoint(), "tcp://127.0.0.1:*"}, plaintext());
     FAIL() << "bound a port that is in use";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("--agents " + first.agents_endpoint()), std::string::npos)

@@ -1,0 +1,133 @@
+#include "actors/audit_log.hpp"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "protocol/envelope.hpp"
+
+namespace gantry::actors {
+
+namespace {
+
+constexpr std::size_t kMostPending = 4096;
+
+std::string utc_text(std::int64_t ms) {
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char text[40];
+  const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &parts);
+  char millis[8];
+  std::snprintf(millis, sizeof millis, ".%03dZ", static_cast<int>(ms % 1000));
+  return std::string(text, length) + millis;
+}
+
+struct Outcome {
+  bool known = false;
+  std::string result;  // "ok", "refused", "error"
+  std::string name;    // the object, when only the answer names it
+  std::string message;
+};
+
+Outcome outcome_of(std::string_view frame) {
+  Outcome outcome;
+  protocol::DecodeError error;
+  const std::optional<protocol::Envelope> envelope = protocol::decode_envelope(frame, error);
+  if (!envelope) return outcome;
+  switch (envelope->type) {
+    case protocol::MessageType::kSubmitJobReply:
+      if (auto reply = protocol::decode_payload<protocol::SubmitJobReply>(*envelope, error)) {
+        outcome = {true, reply->ok ? "ok" : "refused", reply->job, reply->error};
+      }
+      break;
+    case protocol::MessageType::kAdminResult:
+      if (auto reply = protocol::decode_payload<protocol::AdminResult>(*envelope, error)) {
+        outcome = {true, reply->ok ? "ok" : "refused", "",
+                   reply->ok ? reply->message : reply->error};
+      }
+      break;
+    case protocol::MessageType::kErrorReply:
+      if (auto reply = protocol::decode_payload<protocol::ErrorReply>(*envelope, error)) {
+        outcome = {true, "error", "", reply->code + ": " + reply->message};
+      }
+      break;
+    default:
+      break;
+  }
+  return outcome;
+}
+
+}  // namespace
+
+AuditLog::AuditLog(const std::filesystem::path& file) : path_(file) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw std::runtime_error("cannot open the audit log " + file.string() + ": " +
+                             std::strerror(errno));
+  }
+  file_ = ::fdopen(fd, "a");
+  if (file_ == nullptr) {
+    ::close(fd);
+    throw std::runtime_error("cannot open the audit log " + file.string());
+  }
+}
+
+AuditLog::~AuditLog() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void AuditLog::requested(const std::string& peer, std::uint64_t seq, const Principal& who,
+                         AuditedAction action) {
+  std::lock_guard lock(mutex_);
+  if (pending_.size() >= kMostPending) pending_.erase(pending_.begin());
+  pending_[{peer, seq}] = Pending{who.name, who.role, std::move(action)};
+}
+
+void AuditLog::answered(const std::string& peer, std::string_view frame, std::int64_t now_ms) {
+  std::lock_guard lock(mutex_);
+  if (pending_.empty()) return;
+  protocol::DecodeError error;
+  const std::optional<protocol::Envelope> envelope = protocol::decode_envelope(frame, error);
+  if (!envelope) return;
+  const auto found = pending_.find({peer, envelope->seq});
+  if (found == pending_.end()) return;
+  const Outcome outcome = outcome_of(frame);
+  write(found->second, outcome.known ? outcome.result : "unknown", outcome.name, outcome.message,
+        now_ms);
+  pending_.erase(found);
+}
+
+void AuditLog::refused(const Principal& who, const AuditedAction& action, std::string_view why,
+                       std::int64_t now_ms) {
+  std::lock_guard lock(mutex_);
+  write(Pending{who.name, who.role, action}, "forbidden", "", why, now_ms);
+}
+
+void AuditLog::write(const Pending& entry, std::string_view result, std::string_view object_name,
+                     std::string_view message, std::int64_t now_ms) {
+  nlohmann::ordered_json line = {
+      {"time", utc_text(now_ms)},
+      {"key", entry.key},
+      {"role", role_name(entry.role)},
+      {"action", entry.action.action},
+      {"kind", entry.action.kind},
+      {"name", entry.action.name.empty() ? std::string(object_name) : entry.action.name},
+      {"result", result},
+      {"message", message},
+  };
+  const std::string text =
+      line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0) {
+    spdlog::error("audit log {}: cannot write: {}", path_.string(), std::strerror(errno));
+  }
+}
+
+}  // namespace gantry::actors
