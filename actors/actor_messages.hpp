@@ -75,7 +75,8 @@ typename Inspector::result_type inspect(Inspector& f, StoredDispatch& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoredJob& x) {
-  return f(caf::meta::type_name("StoredJob"), x.row, x.name, x.yaml, x.submitted_ms, x.dispatch);
+  return f(caf::meta::type_name("StoredJob"), x.row, x.name, x.yaml, x.submitted_ms, x.dispatch,
+           x.submitter);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DispatchRecord& x) {

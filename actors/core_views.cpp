@@ -81,6 +81,7 @@ protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::T
   const hub::Job& job = core.job(id);
   protocol::JobInfo info;
   info.name = job.name;
+  info.submitter = job.submitter;
   info.queue = core.queue_name(job.queue);
   info.phase = std::string(hub::phase_name(job.phase));
   add_parts(core, job, info);

@@ -106,14 +106,16 @@ void JobStore::open() {
   execute("PRAGMA journal_mode=WAL;");
   execute("PRAGMA synchronous=NORMAL;");
   execute(kSchema);
-  insert_ = prepare("INSERT INTO jobs (name, yaml, submitted_ms) VALUES (?1, ?2, ?3);");
+  add_submitter_column();
+  insert_ = prepare(
+      "INSERT INTO jobs (name, yaml, submitted_ms, submitter) VALUES (?1, ?2, ?3, ?4);");
   finish_ = prepare("UPDATE jobs SET phase = ?2, finished_ms = ?3 WHERE row = ?1;");
   forget_ = prepare("DELETE FROM jobs WHERE row = ?1;");
   forget_dispatch_ = prepare("DELETE FROM dispatches WHERE job_row = ?1;");
   rename_ = prepare("UPDATE jobs SET name = ?2 WHERE row = ?1;");
   unfinished_ = prepare(
       "SELECT j.row, j.name, j.yaml, j.submitted_ms, d.dispatch_id, d.committed, "
-      "d.rendezvous_host, d.rendezvous_port, d.clusters "
+      "d.rendezvous_host, d.rendezvous_port, d.clusters, j.submitter "
       "FROM jobs j LEFT JOIN dispatches d ON d.job_row = j.row "
       "WHERE j.phase IS NULL ORDER BY j.row;");
   upsert_dispatch_ = prepare(
@@ -152,12 +154,24 @@ void JobStore::rollback() noexcept {
   sqlite3_exec(db_, "ROLLBACK;", nullptr, nullptr, nullptr);
 }
 
+// Stores written before jobs carried their submitter get the column, empty
+// for their jobs (submitted when nobody was asked for a key).
+void JobStore::add_submitter_column() {
+  sqlite3_stmt* columns = prepare("SELECT 1 FROM pragma_table_info('jobs') WHERE name = 'submitter';");
+  const int status = sqlite3_step(columns);
+  sqlite3_finalize(columns);
+  if (status == SQLITE_ROW) return;
+  if (status != SQLITE_DONE) fail("cannot read the jobs table of");
+  execute("ALTER TABLE jobs ADD COLUMN submitter TEXT NOT NULL DEFAULT '';");
+}
+
 std::int64_t JobStore::add(std::string_view name, std::string_view yaml,
-                           std::int64_t submitted_ms) {
+                           std::int64_t submitted_ms, std::string_view submitter) {
   StatementUse use(insert_);
   bind_text(insert_, 1, name);
   bind_text(insert_, 2, yaml);
   sqlite3_bind_int64(insert_, 3, submitted_ms);
+  bind_text(insert_, 4, submitter);
   if (sqlite3_step(insert_) != SQLITE_DONE)
     fail("cannot record job \"" + std::string(name) + "\" in");
   return sqlite3_last_insert_rowid(db_);
@@ -203,7 +217,7 @@ std::vector<StoredJob> JobStore::unfinished() {
       }
       jobs.push_back(StoredJob{sqlite3_column_int64(unfinished_, 0), column_text(unfinished_, 1),
                                column_text(unfinished_, 2), sqlite3_column_int64(unfinished_, 3),
-                               std::move(dispatch)});
+                               std::move(dispatch), column_text(unfinished_, 9)});
     }
     if (status != SQLITE_DONE) fail("cannot read jobs from");
   }

@@ -33,6 +33,7 @@ struct StoredJob {
   std::string yaml;
   std::int64_t submitted_ms = 0;
   StoredDispatch dispatch;  // its last recorded dispatch, if any
+  std::string submitter;    // the key that submitted it ("" before keys)
 };
 
 class JobStore {
@@ -54,7 +55,8 @@ class JobStore {
 
   // Returns the new row. Durable once committed; throws std::runtime_error on
   // failure.
-  std::int64_t add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms);
+  std::int64_t add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms,
+                   std::string_view submitter);
   // Records how the job ended; it will not come back after a restart.
   void finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms);
   // Removes a job's row and its dispatch record: a submission refused after
@@ -87,6 +89,7 @@ class JobStore {
   void open();
   void close();
   void execute(const char* sql);
+  void add_submitter_column();
   sqlite3_stmt* prepare(const char* sql);
   [[noreturn]] void fail(std::string_view what) const;
 

@@ -113,6 +113,12 @@ class Scheduler {
           apply_queue(request.yaml, false);
         },
         [this](const ReplyTo& to, const protocol::DeleteRequest& request) {
+          if (request.kind == "job") {
+            if (std::string refusal = not_own_job(to, request.name); !refusal.empty()) {
+              reply(to, protocol::AdminResult{false, "", std::move(refusal)});
+              return;
+            }
+          }
           reply(to, delete_queue(request));
         },
         [this](schedule_atom) { run_pass(); },
@@ -613,7 +619,23 @@ class Scheduler {
   }
 
   void on_cancel(const ReplyTo& to, const protocol::CancelRequest& request) {
+    if (std::string refusal = not_own_job(to, request.name); !refusal.empty()) {
+      reply(to, protocol::AdminResult{false, "", std::move(refusal)});
+      return;
+    }
     reply(to, cancel(request));
+  }
+
+  // An operator cancels and deletes only the jobs its key submitted
+  // (docs/security.md); "" when `to` may.
+  std::string not_own_job(const ReplyTo& to, const std::string& name) const {
+    if (to.role != Role::kOperator) return "";
+    const std::optional<hub::JobId> id = core_.find_job(name);
+    if (!id) return "";  // the answer says it is not found
+    const std::string& submitter = core_.job(*id).submitter;
+    if (submitter == to.key) return "";
+    return "job \"" + name + "\" was submitted by \"" + submitter + "\": key \"" + to.key +
+           "\" (operator) may cancel and delete only its own jobs";
   }
 
   protocol::AdminResult cancel(const protocol::CancelRequest& request) {

@@ -86,12 +86,12 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
   return {
       // Answers (row, "") or (0, error) once committed.
       [self](persist_atom, const std::string& name, const std::string& yaml,
-             std::int64_t submitted_ms) {
+             std::int64_t submitted_ms, const std::string& submitter) {
         StoreState& state = self->state;
         const std::size_t index = state.inserts.size();
         state.inserts.push_back({self->make_response_promise<std::int64_t, std::string>(), 0});
-        queue_write(self, [&state, index, name, yaml, submitted_ms](JobStore& store) {
-          state.inserts[index].row = store.add(name, yaml, submitted_ms);
+        queue_write(self, [&state, index, name, yaml, submitted_ms, submitter](JobStore& store) {
+          state.inserts[index].row = store.add(name, yaml, submitted_ms, submitter);
         });
         return state.inserts.back().promise;
       },

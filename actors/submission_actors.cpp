@@ -3,6 +3,7 @@
 // it to the scheduler, which acknowledges it.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <utility>
@@ -19,6 +20,17 @@
 namespace gantry::actors {
 
 namespace {
+
+// An operator limited to some queues submits only to those (docs/security.md).
+std::string queue_refusal(const ReplyTo& to, const std::string& queue) {
+  if (to.role != Role::kOperator || to.queues.empty() ||
+      std::find(to.queues.begin(), to.queues.end(), queue) != to.queues.end())
+    return "";
+  std::string listed;
+  for (const std::string& allowed : to.queues) listed += (listed.empty() ? "" : ", ") + allowed;
+  return "spec.queue: \"" + queue + "\" is not one of the queues of key \"" + to.key + "\" (" +
+         listed + ")";
+}
 
 // Parses and checks a submission. Throws hub::FieldError (or another
 // std::exception) whose message names the field and value.
@@ -95,10 +107,15 @@ class Queue {
       reply(to, protocol::SubmitJobReply{false, "", e.what()});
       return;
     }
+    if (std::string refusal = queue_refusal(to, request.queue); !refusal.empty()) {
+      reply(to, protocol::SubmitJobReply{false, request.name, std::move(refusal)});
+      return;
+    }
+    request.submitter = to.key;
     const hub::TimeMs submitted_ms = clock_();
     const std::string name = request.name;
     // Written before it is acknowledged, so an accepted job survives a restart.
-    self_->request(store_, caf::infinite, persist_atom_v, name, yaml, submitted_ms)
+    self_->request(store_, caf::infinite, persist_atom_v, name, yaml, submitted_ms, to.key)
         .then(
             [this, to, request, submitted_ms](std::int64_t row, const std::string& error) mutable {
               if (row == 0) {
@@ -120,6 +137,7 @@ class Queue {
       hub::JobRequest request = validate(stored.yaml, *classes_);
       // A generateName job comes back under the name the hub made for it.
       if (request.name.empty()) request.name = stored.name;
+      request.submitter = stored.submitter;
       self_->send(scheduler_, restore_atom_v, std::move(request), stored.row, stored.submitted_ms,
                   stored.dispatch);
     } catch (const std::exception& e) {

@@ -163,6 +163,7 @@ std::string render_job_description(const protocol::DescribeReply& reply, std::in
                                                 : job.last_action},
       {"Requests", format_resources(job.requests, ", ")},
       {"Submitted", format_moment(job.submitted_ms, now_ms)},
+      {"Submitted By", or_none(job.submitter)},
       {"Started", format_moment(job.started_ms, now_ms)},
       {"Finished", format_moment(job.finished_ms, now_ms)},
       {"Time Limit", job.time_limit_ms > 0 ? hub::format_duration(job.time_limit_ms) : "none"},

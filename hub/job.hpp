@@ -179,10 +179,14 @@ struct JobRequest {
   // spec.ttlSecondsAfterFinished in ms: a finished job is forgotten this long
   // after it finished. -1: kept until deleted.
   std::int64_t ttl_after_finished_ms = -1;
+  // The name of the key that submitted it (docs/security.md): an operator
+  // may cancel and delete only its own jobs. Not a scheduling input.
+  std::string submitter;
 };
 
 struct Job {
   std::string name;
+  std::string submitter;  // JobRequest::submitter
   QueueIndex queue = 0;
   std::int32_t priority = 0;
   bool may_preempt = true;     // JobRequest::may_preempt

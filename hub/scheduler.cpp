@@ -259,6 +259,7 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
       request.time_limit_ms, queues_.node(*queue).spec, request.time_limit_field);
   Job job;
   job.name = std::move(request.name);
+  job.submitter = std::move(request.submitter);
   job.queue = *queue;
   job.priority = request.priority;
   job.may_preempt = request.may_preempt;

@@ -516,6 +516,7 @@ struct ClusterScoreInfo {
 
 struct JobInfo {
   std::string name;
+  std::string submitter;  // the name of the key that submitted it
   std::string queue;
   std::string phase;
   std::vector<std::string> clusters;  // where it runs or ran
@@ -554,7 +555,8 @@ struct JobInfo {
                      replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks,
                      parts, placement, scores, epoch, time_limit_ms, planned_start_ms,
                      planned_cluster, planned_nodes, retries, max_retry, last_event,
-                     last_event_task, last_event_replica, last_exit_code, last_action);
+                     last_event_task, last_event_replica, last_exit_code, last_action,
+                     submitter);
 };
 
 struct ClusterInfo {

@@ -74,7 +74,8 @@ class HubSecurityTest : public ::testing::Test {
         << "\"\n    clusters: [east]\n"
         << "admins:\n"
         << "  - name: alice\n    public_key: \"" << alice.public_key
-        << "\"\n    role: operator\n    queues: [default]\n";
+        << "\"\n    role: operator\n    queues: [default]\n"
+        << "  - name: bob\n    public_key: \"" << bob.public_key << "\"\n    role: operator\n";
     if (with_viewer) {
       out << "  - name: victor\n    public_key: \"" << victor.public_key
           << "\"\n    role: viewer\n";
@@ -98,6 +99,9 @@ class HubSecurityTest : public ::testing::Test {
     return socket;
   }
 
+  // The hub's own key: always an admin.
+  const support::CurveKeyPair& hub_admin() const { return hub->keys(); }
+
   template <class Reply, class Request>
   Reply ask(zmq::socket_t& socket, const Request& request, std::uint64_t seq = 1) {
     socket.send(zmq::buffer(protocol::encode(request, seq)), zmq::send_flags::none);
@@ -110,6 +114,7 @@ class HubSecurityTest : public ::testing::Test {
   support::CurveKeyPair east = support::generate_curve_keypair("east-agent");
   support::CurveKeyPair alice = support::generate_curve_keypair("alice");
   support::CurveKeyPair victor = support::generate_curve_keypair("victor");
+  support::CurveKeyPair bob = support::generate_curve_keypair("bob");
   support::CurveKeyPair stranger = support::generate_curve_keypair("stranger");
   std::unique_ptr<Hub> hub;
   zmq::context_t context;
@@ -208,6 +213,51 @@ TEST_F(HubSecurityTest, AnOperatorMayNotChangeQueuesOrClusters) {
   EXPECT_EQ(
       ask<protocol::ErrorReply>(console, protocol::ClusterActionRequest{"drain", "east"}, 2).code,
       "forbidden");
+}
+
+std::string job_yaml(const std::string& name, const std::string& queue = "") {
+  support::VolcanoJob job;
+  job.name = name;
+  job.queue = queue;
+  job.requests = "cpu: \"1\"";
+  return support::volcano_job_yaml(job);
+}
+
+TEST_F(HubSecurityTest, AJobCarriesItsSubmitterAndAnotherOperatorCannotCancelOrDeleteIt) {
+  zmq::socket_t alice_console = dealer(hub->admin_endpoint(), &alice, "alice");
+  const auto submitted =
+      ask<protocol::SubmitJobReply>(alice_console, protocol::SubmitJobRequest{job_yaml("train")});
+  ASSERT_TRUE(submitted.ok) << submitted.error;
+  zmq::socket_t viewer = dealer(hub->admin_endpoint(), &victor, "victor");
+  EXPECT_EQ(
+      ask<protocol::DescribeReply>(viewer, protocol::DescribeRequest{"job", "train"}).job.submitter,
+      "alice");
+
+  zmq::socket_t bob_console = dealer(hub->admin_endpoint(), &bob, "bob");
+  const auto cancel = ask<protocol::AdminResult>(bob_console, protocol::CancelRequest{"job", "train"});
+  EXPECT_FALSE(cancel.ok);
+  EXPECT_EQ(cancel.error,
+            "job \"train\" was submitted by \"alice\": key \"bob\" (operator) may cancel and "
+            "delete only its own jobs");
+  EXPECT_FALSE(
+      ask<protocol::AdminResult>(bob_console, protocol::DeleteRequest{"job", "train"}, 2).ok);
+  EXPECT_TRUE(
+      ask<protocol::AdminResult>(alice_console, protocol::CancelRequest{"job", "train"}, 3).ok);
+}
+
+TEST_F(HubSecurityTest, AnOperatorLimitedToQueuesSubmitsOnlyToThem) {
+  zmq::socket_t admin_console = dealer(hub->admin_endpoint(), &hub_admin(), "root");
+  ASSERT_TRUE(ask<protocol::AdminResult>(
+                  admin_console,
+                  protocol::ApplyRequest{"apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n"
+                                         "metadata:\n  name: research\nspec:\n  weight: 1\n"})
+                  .ok);
+  zmq::socket_t console = dealer(hub->admin_endpoint(), &alice, "alice");
+  const auto refused = ask<protocol::SubmitJobReply>(
+      console, protocol::SubmitJobRequest{job_yaml("study", "research")});
+  EXPECT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error,
+            "spec.queue: \"research\" is not one of the queues of key \"alice\" (default)");
 }
 
 TEST_F(HubSecurityTest, AKeyTakenOutOfTheListIsRefusedOnItsNextRequestAfterAReload) {
