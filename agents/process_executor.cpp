@@ -202,8 +202,7 @@ int ProcessExecutor::open_log(const std::filesystem::path& log) const {
     throw std::runtime_error("cannot create " + log.parent_path().string() + ": " +
                              error.message());
   }
-  const int fd =
-      ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) throw std::runtime_error("cannot open " + log.string() + ": " + std::strerror(errno));
   // The replica's own output: its user may read, keep or truncate it.
   if (user_ && ::fchown(fd, user_->uid, user_->gid) != 0) {
@@ -223,8 +222,8 @@ void ProcessExecutor::start(const ReplicaLaunch& launch, TimeMs) {
   std::vector<const char*> base_c;
   for (const std::string& entry : base) base_c.push_back(entry.c_str());
   base_c.push_back(nullptr);
-  const std::vector<std::string> env = replica_environment(
-      launch, user_ ? base_c.data() : environ, plugin_env(launch));
+  const std::vector<std::string> env =
+      replica_environment(launch, user_ ? base_c.data() : environ, plugin_env(launch));
   int log = -1;
   pid_t pid = -1;
   try {

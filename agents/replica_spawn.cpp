@@ -90,8 +90,7 @@ bool reset_signals() {
   if (::setpgid(0, 0) != 0) fail_in_child(report_fd, ChildStep::kProcessGroup);
   if (!reset_signals()) fail_in_child(report_fd, ChildStep::kSignals);
   const int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0)
-    fail_in_child(report_fd, ChildStep::kStdin);
+  if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0) fail_in_child(report_fd, ChildStep::kStdin);
   if (null_fd != STDIN_FILENO) ::close(null_fd);
   if (::dup2(output_fd, STDOUT_FILENO) < 0 || ::dup2(output_fd, STDERR_FILENO) < 0)
     fail_in_child(report_fd, ChildStep::kOutput);
@@ -116,7 +115,8 @@ std::string describe(const ChildFailure& failure, const std::string& program,
   if (identity && user != nullptr) {
     return "cannot run as " + user->name + " (uid " + std::to_string(user->uid) + ", gid " +
            std::to_string(user->gid) + "): " + step_name(failure.step) + ": " + reason +
-           (failure.error == EPERM ? " (switching users needs root, or CAP_SETUID and CAP_SETGID)" : "");
+           (failure.error == EPERM ? " (switching users needs root, or CAP_SETUID and CAP_SETGID)"
+                                   : "");
   }
   return program + ": " + step_name(failure.step) + ": " + reason;
 }

@@ -51,8 +51,7 @@ ReplicaUser find_replica_user(const std::string& name_or_uid) {
   if (error != 0)
     throw std::invalid_argument("--run-as " + name_or_uid +
                                 ": cannot read the password database: " + std::strerror(error));
-  if (found == nullptr)
-    throw std::invalid_argument("--run-as " + name_or_uid + ": no such user");
+  if (found == nullptr) throw std::invalid_argument("--run-as " + name_or_uid + ": no such user");
   ReplicaUser user;
   user.name = entry.pw_name;
   user.uid = entry.pw_uid;
