@@ -77,6 +77,12 @@ std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& opti
   }
   if (options.executor == "process") {
     const std::string dir = options.work_dir.empty() ? "./var/agent-" + cluster : options.work_dir;
+    if (const std::string why = user ? agents::why_unreachable(*user, dir) : ""; !why.empty()) {
+      spdlog::warn(
+          "--run-as {}: {}: its replicas will not find their plugin files or elastic "
+          "state under --work-dir {}",
+          user->name, why, dir);
+    }
     return std::make_unique<agents::ProcessExecutor>(dir, user);
   }
   return std::make_unique<agents::SimExecutor>();

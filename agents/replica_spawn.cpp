@@ -84,16 +84,24 @@ bool reset_signals() {
   return ::sigprocmask(SIG_SETMASK, &none, nullptr) == 0;
 }
 
+// dup2 onto itself is a no-op that keeps FD_CLOEXEC: an agent started with
+// its stdout closed may have been given the log as fd 1 or 2.
+bool redirect(int from, int to) {
+  if (from == to) return ::fcntl(to, F_SETFD, 0) == 0;
+  return ::dup2(from, to) >= 0;
+}
+
 [[noreturn]] void become_replica(char* const* argv, char* const* env, int output_fd,
                                  const ReplicaUser* user, int report_fd) {
   // Its own group, so that killing the replica kills whatever it started.
   if (::setpgid(0, 0) != 0) fail_in_child(report_fd, ChildStep::kProcessGroup);
   if (!reset_signals()) fail_in_child(report_fd, ChildStep::kSignals);
-  const int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0) fail_in_child(report_fd, ChildStep::kStdin);
-  if (null_fd != STDIN_FILENO) ::close(null_fd);
-  if (::dup2(output_fd, STDOUT_FILENO) < 0 || ::dup2(output_fd, STDERR_FILENO) < 0)
+  // Output first: were the log fd 0, stdin would replace it.
+  if (!redirect(output_fd, STDOUT_FILENO) || !redirect(output_fd, STDERR_FILENO))
     fail_in_child(report_fd, ChildStep::kOutput);
+  const int null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd < 0 || !redirect(null_fd, STDIN_FILENO)) fail_in_child(report_fd, ChildStep::kStdin);
+  if (null_fd != STDIN_FILENO) ::close(null_fd);
   if (user != nullptr) {
     if (::setgroups(user->groups.size(), user->groups.data()) != 0)
       fail_in_child(report_fd, ChildStep::kSetgroups);

@@ -2,9 +2,12 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -32,6 +35,22 @@ std::vector<gid_t> supplementary_groups(const std::string& name, gid_t primary) 
   }
   groups.resize(static_cast<std::size_t>(count));
   return groups;
+}
+
+// The execute (search) bit that applies to `user` on a file of this owner.
+bool may_search(const ReplicaUser& user, const struct stat& status) {
+  if (user.uid == 0) return true;
+  if (status.st_uid == user.uid) return (status.st_mode & S_IXUSR) != 0;
+  const bool in_group =
+      status.st_gid == user.gid ||
+      std::find(user.groups.begin(), user.groups.end(), status.st_gid) != user.groups.end();
+  return (status.st_mode & (in_group ? S_IXGRP : S_IXOTH)) != 0;
+}
+
+std::string octal_mode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
 }
 
 }  // namespace
@@ -80,6 +99,21 @@ std::optional<ReplicaUser> replica_user_for(const std::string& run_as, bool allo
   // call setgroups anyway.
   if (user.uid == agent_euid && agent_euid != 0) return std::nullopt;
   return user;
+}
+
+std::string why_unreachable(const ReplicaUser& user, const std::filesystem::path& dir) {
+  std::filesystem::path on_the_way;
+  for (const std::filesystem::path& part : std::filesystem::absolute(dir).lexically_normal()) {
+    on_the_way /= part;
+    struct stat status = {};
+    if (::stat(on_the_way.c_str(), &status) != 0) break;  // the rest is made later, by the agent
+    if (S_ISDIR(status.st_mode) && !may_search(user, status)) {
+      return user.name + " cannot pass through " + on_the_way.string() + " (mode " +
+             octal_mode(status.st_mode) + ", owner uid " + std::to_string(status.st_uid) +
+             ", gid " + std::to_string(status.st_gid) + ")";
+    }
+  }
+  return "";
 }
 
 std::vector<std::string> environment_for_user(const ReplicaUser& user, const char* const* base) {

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,12 @@ ReplicaUser find_replica_user(const std::string& name_or_uid);
 // without --allow-root, or when --run-as names no user.
 std::optional<ReplicaUser> replica_user_for(const std::string& run_as, bool allow_root,
                                             uid_t agent_euid);
+
+// Why `user` cannot pass through to `dir` (the first existing directory on
+// the way it may not search, its mode and owner), "" when it can. Mode bits
+// only: ACLs are not read. A replica reads its plugin files and elastic
+// state under the work directory, so an agent warns at start.
+std::string why_unreachable(const ReplicaUser& user, const std::filesystem::path& dir);
 
 // "HOME=..", "USER=..", "LOGNAME=.." of `user` in place of the agent's own in
 // the environ-style `base`: programs that look for their configuration or a

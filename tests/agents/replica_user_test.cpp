@@ -3,9 +3,12 @@
 #include "agents/replica_user.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <stdexcept>
+
+#include "support/temp_dir.hpp"
 
 namespace gantry::agents {
 namespace {
@@ -67,6 +70,17 @@ TEST(ReplicaUser, ANonRootAgentRunsReplicasAsItself) {
   EXPECT_EQ(replica_user_for("", false, kSomeUser), std::nullopt);
   // Already that user: nothing to switch (setgroups would fail without root).
   EXPECT_EQ(replica_user_for("65534", false, 65534), std::nullopt);
+}
+
+TEST(ReplicaUser, AWorkDirectoryBehindADirectoryTheUserMayNotSearchIsNamed) {
+  const support::TempDir temp("gantry-reach");  // mkdtemp: 0700, this test's
+  const ReplicaUser nobody = find_replica_user("nobody");
+  const std::string why = why_unreachable(nobody, temp.path() / "work" / "agent-east");
+  EXPECT_EQ(why, "nobody cannot pass through " + temp.path().string() + " (mode 0700, owner uid " +
+                     std::to_string(::geteuid()) + ", gid " + std::to_string(::getegid()) + ")");
+  std::filesystem::permissions(temp.path(), std::filesystem::perms::others_exec,
+                               std::filesystem::perm_options::add);
+  EXPECT_EQ(why_unreachable(nobody, temp.path() / "work" / "agent-east"), "");
 }
 
 TEST(ReplicaUser, TheEnvironmentNamesTheReplicasUserAndKeepsTheRest) {
