@@ -56,6 +56,11 @@ std::optional<agents::ReplicaUser> replica_user(const agents::AgentOptions& opti
   } else if (user) {
     spdlog::info("process executor: replicas run as {} (uid {}, gid {})", user->name, user->uid,
                  user->gid);
+    if (::geteuid() != 0)
+      spdlog::warn(
+          "--run-as {}: the agent is not root: without CAP_SETUID and CAP_SETGID every "
+          "replica fails to start",
+          user->name);
   }
   return user;
 }
