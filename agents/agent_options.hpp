@@ -44,6 +44,11 @@ struct AgentOptions {
   std::int32_t liveness = 3;
   std::int32_t max_backoff_ms = 32000;  // reconnect backoff cap (tests use small values)
   std::string work_dir;                 // --work-dir, default ./var/agent-<cluster>
+  // Process executor (agents/replica_user.hpp): --run-as USER runs replicas
+  // as that user; --allow-root lets them run as root (an agent started as
+  // root without --run-as, or --run-as root), which is refused otherwise.
+  std::string run_as;
+  bool allow_root = false;
   // --advertise-address: the rendezvous host this agent gives when it holds
   // part 0 of a gang (MASTER_ADDR of every replica, in every cluster).
   std::string advertise_address = "127.0.0.1";

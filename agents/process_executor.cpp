@@ -1,7 +1,6 @@
 #include "agents/process_executor.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <stdexcept>
 
 #include "agents/replica_env.hpp"
+#include "agents/replica_spawn.hpp"
 #include "agents/signal_pipe.hpp"
 #include "support/free_port.hpp"
 
@@ -32,56 +32,6 @@ std::string path_segment(const std::string& name) {
   if (out.empty() || out == "." || out == "..") out = "_";
   return out;
 }
-
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  out.reserve(strings.size() + 1);
-  for (std::string& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-// posix_spawn attributes: a new process group, an empty signal mask and
-// default handlers, so the replica does not inherit the agent's SIGCHLD pipe
-// or ignored signals.
-class SpawnAttributes {
- public:
-  SpawnAttributes() {
-    posix_spawnattr_init(&attr_);
-    sigset_t none;
-    sigemptyset(&none);
-    sigset_t defaults;
-    sigfillset(&defaults);
-    sigdelset(&defaults, SIGKILL);
-    sigdelset(&defaults, SIGSTOP);
-    posix_spawnattr_setpgroup(&attr_, 0);
-    posix_spawnattr_setsigmask(&attr_, &none);
-    posix_spawnattr_setsigdefault(&attr_, &defaults);
-    posix_spawnattr_setflags(
-        &attr_, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  }
-  ~SpawnAttributes() { posix_spawnattr_destroy(&attr_); }
-  const posix_spawnattr_t* get() const { return &attr_; }
-
- private:
-  posix_spawnattr_t attr_;
-};
-
-class SpawnFiles {
- public:
-  explicit SpawnFiles(const std::string& log) {
-    posix_spawn_file_actions_init(&actions_);
-    posix_spawn_file_actions_addopen(&actions_, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions_, STDOUT_FILENO, log.c_str(),
-                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&actions_, STDOUT_FILENO, STDERR_FILENO);
-  }
-  ~SpawnFiles() { posix_spawn_file_actions_destroy(&actions_); }
-  const posix_spawn_file_actions_t* get() const { return &actions_; }
-
- private:
-  posix_spawn_file_actions_t actions_;
-};
 
 // Written with its mode from the start: a private key is never readable by others.
 void write_file(const std::filesystem::path& path, const std::string& content, unsigned mode) {
@@ -106,7 +56,20 @@ std::filesystem::path plugin_subdir(const std::filesystem::path& dir, PluginDir 
   return dir / (which == PluginDir::kSsh ? "ssh" : "volcano");
 }
 
-void write_plugin_files(const std::filesystem::path& dir, const std::vector<PluginFile>& files) {
+// lchown: never through a link, though none can be there yet (the agent made
+// every path here, in a directory only it can write).
+void give_to(const std::filesystem::path& path, const ReplicaUser& user) {
+  if (::lchown(path.c_str(), user.uid, user.gid) != 0)
+    throw std::runtime_error("cannot give " + path.string() + " to " + user.name + ": " +
+                             std::strerror(errno));
+}
+
+// Written by the agent, then handed to the replica's user (when it has one):
+// files first, their directories last, so that the user never holds a
+// directory the agent is still writing in.
+void write_plugin_files(const std::filesystem::path& dir, const std::vector<PluginFile>& files,
+                        const ReplicaUser* owner) {
+  std::vector<std::filesystem::path> subdirs;
   for (const PluginFile& file : files) {
     const std::filesystem::path subdir = plugin_subdir(dir, file.dir);
     std::error_code error;
@@ -115,7 +78,12 @@ void write_plugin_files(const std::filesystem::path& dir, const std::vector<Plug
       throw std::runtime_error("cannot create " + subdir.string() + ": " + error.message());
     std::filesystem::permissions(subdir, std::filesystem::perms::owner_all, error);
     write_file(subdir / file.name, file.content, file.mode);
+    if (owner != nullptr) give_to(subdir / file.name, *owner);
+    if (std::find(subdirs.begin(), subdirs.end(), subdir) == subdirs.end())
+      subdirs.push_back(subdir);
   }
+  if (owner == nullptr) return;
+  for (const std::filesystem::path& subdir : subdirs) give_to(subdir, *owner);
 }
 
 ReplicaExit exit_of(const ReplicaKey& key, int status) {
@@ -138,7 +106,8 @@ bool reap_if_exited(pid_t pid, int& status) {
 
 }  // namespace
 
-ProcessExecutor::ProcessExecutor(std::filesystem::path work_dir) : work_dir_(std::move(work_dir)) {
+ProcessExecutor::ProcessExecutor(std::filesystem::path work_dir, std::optional<ReplicaUser> user)
+    : work_dir_(std::move(work_dir)), user_(std::move(user)) {
   child_exit_pipe();  // install the SIGCHLD handler before the first child exists
 }
 
@@ -200,7 +169,7 @@ std::vector<protocol::EnvVar> ProcessExecutor::plugin_env(const ReplicaLaunch& l
       launch.master_port == 0 ? 0 : static_cast<std::uint16_t>(launch.master_port + 1);
   PluginOutput output = plugin_output(replica, needs_ssh_keys(*launch.job) ? &held.keys : nullptr);
   if (fresh) {
-    write_plugin_files(part.dir, output.files);
+    write_plugin_files(part.dir, output.files, user_ ? &*user_ : nullptr);
     part_plugins_.emplace(dispatch, std::move(part));
   }
   const std::filesystem::path& dir = part_plugins_.at(dispatch).dir;
@@ -226,28 +195,46 @@ void ProcessExecutor::forget_part_if_gone(DispatchId dispatch) {
   part_plugins_.erase(part);
 }
 
-void ProcessExecutor::start(const ReplicaLaunch& launch, TimeMs) {
-  std::vector<std::string> argv = replica_argv(launch);
-  if (argv.empty()) throw std::runtime_error("the container has no command");
-  std::vector<std::string> env = replica_environment(launch, environ, plugin_env(launch));
-  const std::filesystem::path log = log_path(launch);
+int ProcessExecutor::open_log(const std::filesystem::path& log) const {
   std::error_code error;
   std::filesystem::create_directories(log.parent_path(), error);
   if (error) {
     throw std::runtime_error("cannot create " + log.parent_path().string() + ": " +
                              error.message());
   }
-  std::vector<char*> argv_c = c_strings(argv);
-  std::vector<char*> env_c = c_strings(env);
-  const SpawnAttributes attributes;
-  const SpawnFiles files(log.string());
-  pid_t pid = -1;
-  const int rc =
-      ::posix_spawnp(&pid, argv_c[0], files.get(), attributes.get(), argv_c.data(), env_c.data());
-  if (rc != 0) {
-    forget_part_if_gone(launch.key.dispatch);
-    throw std::runtime_error(argv[0] + ": " + std::strerror(rc));
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) throw std::runtime_error("cannot open " + log.string() + ": " + std::strerror(errno));
+  // The replica's own output: its user may read, keep or truncate it.
+  if (user_ && ::fchown(fd, user_->uid, user_->gid) != 0) {
+    const int reason = errno;
+    ::close(fd);
+    throw std::runtime_error("cannot give " + log.string() + " to " + user_->name + ": " +
+                             std::strerror(reason));
   }
+  return fd;
+}
+
+void ProcessExecutor::start(const ReplicaLaunch& launch, TimeMs) {
+  const std::vector<std::string> argv = replica_argv(launch);
+  if (argv.empty()) throw std::runtime_error("the container has no command");
+  std::vector<std::string> base;  // the agent's environment, as the replica's user
+  if (user_) base = environment_for_user(*user_, environ);
+  std::vector<const char*> base_c;
+  for (const std::string& entry : base) base_c.push_back(entry.c_str());
+  base_c.push_back(nullptr);
+  const std::vector<std::string> env =
+      replica_environment(launch, user_ ? base_c.data() : environ, plugin_env(launch));
+  int log = -1;
+  pid_t pid = -1;
+  try {
+    log = open_log(log_path(launch));
+    pid = spawn_replica(argv, env, log, user_ ? &*user_ : nullptr);
+  } catch (...) {
+    if (log >= 0) ::close(log);
+    forget_part_if_gone(launch.key.dispatch);
+    throw;
+  }
+  ::close(log);  // the replica holds its own copy
   children_.push_back(Child{pid, launch.key});
 }
 

@@ -2,23 +2,30 @@
 // and args in a process group of its own (so that killing the replica kills
 // whatever it started), with stdout and stderr appended to
 // <work-dir>/<job>/<task>-<index>.log. Exits are noticed through SIGCHLD on a
-// self-pipe, which the agent's event loop polls.
+// self-pipe, which the agent's event loop polls. Given a ReplicaUser
+// (--run-as), every replica runs as that user, who owns the replica's log and
+// its plugin files; the directories above them stay the agent's, so a replica
+// cannot plant links where the agent writes next.
 #pragma once
 
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "agents/executor.hpp"
 #include "agents/job_plugins.hpp"
+#include "agents/replica_user.hpp"
 
 namespace gantry::agents {
 
 class ProcessExecutor final : public Executor {
  public:
-  explicit ProcessExecutor(std::filesystem::path work_dir);
+  // `user`: who replicas run as; nullopt runs them as the agent itself.
+  explicit ProcessExecutor(std::filesystem::path work_dir,
+                           std::optional<ReplicaUser> user = std::nullopt);
   ~ProcessExecutor() override;  // kills and reaps every replica
   ProcessExecutor(const ProcessExecutor&) = delete;
   ProcessExecutor& operator=(const ProcessExecutor&) = delete;
@@ -56,8 +63,11 @@ class ProcessExecutor final : public Executor {
 
   std::vector<protocol::EnvVar> plugin_env(const ReplicaLaunch& launch);
   void forget_part_if_gone(DispatchId dispatch);
+  // Opens (appending) the replica's log, owned by the replica's user.
+  int open_log(const std::filesystem::path& log) const;
 
   std::filesystem::path work_dir_;
+  std::optional<ReplicaUser> user_;
   std::vector<Child> children_;
   std::unordered_map<DispatchId, PartPlugins> part_plugins_;
 };

@@ -33,14 +33,28 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
+# A root agent refuses to run replicas as root (docs/agents.md): as root,
+# east runs them as nobody, who must reach its plugin files under var/.
+process_args=()
+if [ "$(id -u)" = 0 ]; then
+  process_args=(--run-as nobody)
+  if ! runuser -u nobody -- test -x "$PWD/var"; then
+    echo "up.sh: user nobody cannot reach $PWD/var (east's replicas run as nobody when" \
+      "up.sh runs as root); use a checkout nobody can reach, or run up.sh as a normal user" >&2
+    exit 1
+  fi
+fi
+
 "$bin/gantry-hub" --agents "$hub_agents" --admin "$hub_admin" --state var >var/log/hub.log 2>&1 &
 pids+=($!)
 # east runs replicas as real local processes; west and gpu8 simulate them.
 for cluster in east:process west:sim gpu8:sim; do
   name=${cluster%%:*}
   executor=${cluster##*:}
+  extra=()
+  [ "$executor" = process ] && extra=("${process_args[@]}")
   "$bin/gantry-agent" --hub "$hub_agents" --cluster "$name" --executor "$executor" \
-    --inventory "examples/inventories/$name.yaml" --work-dir "var/agent-$name" \
+    --inventory "examples/inventories/$name.yaml" --work-dir "var/agent-$name" "${extra[@]}" \
     >"var/log/agent-$name.log" 2>&1 &
   pids+=($!)
 done

@@ -72,6 +72,17 @@ TEST(AgentOptions, DefaultsMatchTheDocumentation) {
   EXPECT_EQ(options.test_faults.drop_prepares, 0);
   EXPECT_FALSE(options.test_faults.reject_prepares);
   EXPECT_FALSE(options.test_faults.exit_after_admit);
+  EXPECT_TRUE(options.run_as.empty());  // as the agent; a root agent then refuses to start
+  EXPECT_FALSE(options.allow_root);
+}
+
+TEST(AgentOptions, RunAsAndAllowRootAreRead) {
+  const AgentOptions options = parse({"--hub", "tcp://h:1", "--inventory", "i.yaml", "--executor",
+                                      "process", "--run-as", "nobody", "--allow-root"});
+  EXPECT_EQ(options.run_as, "nobody");
+  EXPECT_TRUE(options.allow_root);
+  EXPECT_EQ(error_of({"--hub", "tcp://h:1", "--inventory", "i", "--run-as", ""}),
+            "--run-as: must not be empty (got \"\")");
 }
 
 TEST(AgentOptions, UsageSaysTheTestFaultsAreForTestsOnly) {

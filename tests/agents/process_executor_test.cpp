@@ -1,6 +1,6 @@
 // Real /bin/sh replicas through the agent core and the process executor:
-// success, a failing replica, a split part's environment, and cancel killing
-// the whole process group.
+// success, a failing replica, a split part's environment, cancel killing the
+// whole process group, and replicas run as an unprivileged user (--run-as).
 #include "agents/process_executor.hpp"
 
 #include <fcntl.h>
@@ -41,8 +41,9 @@ std::vector<std::string> shell(const std::string& script) {
 }
 
 struct ProcessExecutorTest : ::testing::Test {
-  void SetUp() override {
-    executor = std::make_unique<ProcessExecutor>(work_dir);
+  void SetUp() override { make_executor(std::nullopt); }
+  void make_executor(std::optional<ReplicaUser> user) {
+    executor = std::make_unique<ProcessExecutor>(work_dir, std::move(user));
     core = std::make_unique<AgentCore>("test", testing::small_inventory(), *executor);
   }
   void TearDown() override {
@@ -229,6 +230,66 @@ TEST_F(ProcessExecutorTest, CancelKillsTheReplicasWholeProcessGroup) {
   // The shell's background `sleep 1000` died with it: wait for it, then reap it.
   testing::expect_killed_and_reap(sleeper, sleeper_fd);
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+// --run-as nobody: switching users takes root, which this suite runs as (CI too).
+struct ProcessExecutorAsNobodyTest : ProcessExecutorTest {
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "running replicas as another user needs root";
+    // The work directory's parent is mkdtemp's (0700): nobody may pass
+    // through it to the plugin files, as it could through /var/lib.
+    std::filesystem::permissions(work_dir, std::filesystem::perms::others_exec,
+                                 std::filesystem::perm_options::add);
+    make_executor(find_replica_user("nobody"));
+  }
+  // The uid owning `path`.
+  static uid_t owner_of(const std::filesystem::path& path) {
+    struct stat status = {};
+    EXPECT_EQ(::lstat(path.c_str(), &status), 0) << path;
+    return status.st_uid;
+  }
+};
+
+TEST_F(ProcessExecutorAsNobodyTest, ReplicasRunAsTheUserWithItsNameAndHomeAndOwnTheirLogs) {
+  prepare_and_commit(
+      *core,
+      make_prepare(31, "who",
+                   {{"w", 1, 0, 1, {}, shell("id -u; id -g; echo $HOME $USER $LOGNAME")}}),
+      0, out);
+  ASSERT_TRUE(run_until([&] { return over(); }));
+  EXPECT_EQ(final_update()->phase, "Completed") << final_update()->message;
+  EXPECT_EQ(read_file(work_dir / "who" / "w-0.log"), "65534\n65534\n/nonexistent nobody nobody\n");
+  EXPECT_EQ(owner_of(work_dir / "who" / "w-0.log"), 65534u);
+  EXPECT_EQ(owner_of(work_dir / "who"), 0u) << "the job's directory stays the agent's";
+}
+
+TEST_F(ProcessExecutorAsNobodyTest, PluginFilesAreTheUsersToRead) {
+  const std::string check =
+      "test \"$(stat -c %u $GANTRY_SSH_DIR/id_rsa)\" = 65534 && "
+      "test -r $GANTRY_SSH_DIR/id_rsa && test -r $GANTRY_VOLCANO_DIR/w.host";
+  protocol::Prepare prepare = make_prepare(32, "mpi", {{"w", 1, 0, 1, {}, shell(check)}});
+  prepare.job.plugins["ssh"] = {};
+  prepare.job.plugins["svc"] = {};
+  prepare_and_commit(*core, prepare, 0, out);
+  ASSERT_TRUE(run_until([&] { return over(); }));
+  EXPECT_EQ(final_update()->phase, "Completed")
+      << final_update()->message << read_file(work_dir / "mpi" / "w-0.log");
+}
+
+// The program is looked up and executed as the replica's user: one only
+// root may run does not start, and the replica's failure says why.
+TEST_F(ProcessExecutorAsNobodyTest, AProgramOnlyRootMayRunFailsTheReplicaSayingWhy) {
+  const std::filesystem::path program = work_dir / "root-only.sh";
+  std::ofstream(program) << "#!/bin/sh\ntrue\n";
+  std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+  prepare_and_commit(*core, make_prepare(33, "denied", {{"w", 1, 0, 1, {}, {program.string()}}}), 0,
+                     out);
+  ASSERT_TRUE(run_until([&] { return over(); }));
+  EXPECT_EQ(final_update()->phase, "Failed");
+  EXPECT_NE(
+      final_update()->message.find("could not start: " + program.string() + ": Permission denied"),
+      std::string::npos)
+      << final_update()->message;
 }
 
 }  // namespace

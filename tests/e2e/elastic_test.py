@@ -35,6 +35,7 @@ class Elastic(unittest.TestCase):
         self.gantry.start_agent("gpu8", "gpu8.yaml", executor="process")
         self.gantry.wait_ready_clusters(1)
         self.dir = tempfile.mkdtemp(prefix="gantry-elastic-e2e-")
+        os.chmod(self.dir, 0o777)  # the replicas run as nobody (--run-as) and write here
         self.addCleanup(shutil.rmtree, self.dir, True)
 
     def until_file(self, name, record=""):

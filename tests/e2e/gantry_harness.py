@@ -87,6 +87,11 @@ class Cluster:
     def start_agent(self, cluster, inventory, executor="sim", extra_args=()):
         inventory_path = inventory if os.path.isabs(inventory) else os.path.join(
             SOURCE_DIR, "examples", "inventories", inventory)
+        if executor == "process" and os.geteuid() == 0 and not {"--run-as", "--allow-root"} & set(extra_args):
+            # A root agent refuses to run replicas as root: they run as nobody,
+            # who reaches its plugin files through this 0700 mkdtemp directory.
+            extra_args = ("--run-as", "nobody", *extra_args)
+            os.chmod(self.workdir, 0o711)
         return self._spawn(f"agent-{cluster}", [
             os.path.join(BIN_DIR, "gantry-agent"), "--hub", self.agents_endpoint, "--cluster", cluster,
             "--inventory", inventory_path, "--executor", executor, "--heartbeat-ms",

@@ -26,6 +26,7 @@ class HubRestart(unittest.TestCase):
         self.addCleanup(self.gantry.close)  # runs even when setUp fails
         self.marks = os.path.join(self.gantry.workdir, "marks")
         os.makedirs(self.marks)
+        os.chmod(self.marks, 0o777)  # the replicas run as nobody (--run-as) and write here
         self.gantry.start_agent("east", "east.yaml", executor="process")
         self.gantry.wait_ready_clusters(1)
 

@@ -38,6 +38,7 @@ class Lifecycle(unittest.TestCase):
         self.marker = f"gantry-e2e-{uuid.uuid4().hex}"
         self.addCleanup(lambda: subprocess.run(["pkill", "-KILL", "-f", self.marker]))
         self.scratch = tempfile.TemporaryDirectory(prefix="gantry-lifecycle-")
+        os.chmod(self.scratch.name, 0o777)  # the replicas run as nobody (--run-as) and write here
         self.addCleanup(self.scratch.cleanup)
 
     def ended(self, name):

@@ -23,7 +23,9 @@ class NodeRoles(unittest.TestCase):
             os.path.join(os.environ["GANTRY_BIN_DIR"], "gantry-agent"), "--role", "cluster", "--hub",
             self.gantry.agents_endpoint, "--cluster", "lab", "--node-listen", self.node_endpoint,
             "--executor", "process", "--work-dir", os.path.join(self.gantry.workdir, "agent-lab"),
-            "--heartbeat-ms", str(self.gantry.heartbeat_ms), "--report-interval-ms", "200"])
+            "--heartbeat-ms", str(self.gantry.heartbeat_ms), "--report-interval-ms", "200",
+            # A root agent refuses to run replicas as root.
+            *(["--run-as", "nobody"] if os.geteuid() == 0 else [])])
         # node-a: 2 GPUs, one busy; node-b: 4 idle GPUs.
         self.start_node("node-a", [A100.format(used=40 << 30, util=37, procs=1),
                                    A100.format(used=0, util=0, procs=0)])
@@ -58,12 +60,10 @@ class NodeRoles(unittest.TestCase):
         self.assertEqual(columns["GPU-UTIL"], "6%", wide)  # (37 + 0 x 5) / 6 GPUs
         self.assertEqual(columns["IDLE-GPUS"], "5", wide)
         # A 4-GPU replica fits only node-b; the gang runs as a local process and completes.
-        where = os.path.join(self.gantry.workdir, "node-of-replica")
-        command = ["sh", "-c", f'echo "$GANTRY_NODE" > {where}']
+        command = ["sh", "-c", 'echo "$GANTRY_NODE"']
         name = self.gantry.submit(job_yaml("nvml-gang", [("w", 1, {"cpu": 1, "nvidia.com/gpu": 4}, command, None)]))
         wait_until(lambda: self.gantry.job(name)["phase"] == "Completed", "the gang to complete")
-        with open(where) as f:
-            self.assertEqual(f.read().strip(), "node-b")
+        self.assertEqual(self.gantry.replica_output("lab", name).strip(), "node-b")
 
 
 if __name__ == "__main__":

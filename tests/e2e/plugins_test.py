@@ -145,7 +145,9 @@ class Plugins(unittest.TestCase):
 
     def test_a_dependent_task_starts_once_the_task_it_names_runs(self):
         marker = f"gantry-e2e-server-{uuid.uuid4().hex}"
-        done = os.path.join(tempfile.mkdtemp(prefix="gantry-e2e-deps-"), "client-saw-server")
+        scratch = tempfile.mkdtemp(prefix="gantry-e2e-deps-")
+        os.chmod(scratch, 0o777)  # the replicas run as nobody (--run-as) and write here
+        done = os.path.join(scratch, "client-saw-server")
         half = len(marker) // 2
         client = [sys.executable, "-c", CLIENT, marker[:half], marker[half:], done]
         server = [sys.executable, "-c", SERVER, done, marker]

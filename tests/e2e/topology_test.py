@@ -66,6 +66,7 @@ class Topology(unittest.TestCase):
         self.gantry.wait_ready_clusters(1)
         self.out_dir = os.path.join(self.gantry.workdir, "out")
         os.makedirs(self.out_dir)
+        os.chmod(self.out_dir, 0o777)  # the replicas run as nobody (--run-as) and write here
 
     def phase(self, name):
         return self.gantry.job(name)["phase"]
