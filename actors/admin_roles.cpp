@@ -1,5 +1,6 @@
 #include "actors/admin_roles.hpp"
 
+#include <string_view>
 #include <type_traits>
 
 namespace gantry::actors {
@@ -8,6 +9,33 @@ namespace {
 
 template <class T, class Body>
 constexpr bool is = std::is_same_v<std::decay_t<Body>, T>;
+
+// A cluster is named like a Kubernetes object (and a Karmada Cluster): a
+// DNS-1123 label.
+constexpr std::size_t kMaxClusterName = 63;
+
+bool is_dns1123_label(std::string_view name) {
+  if (name.empty() || name.size() > kMaxClusterName) return false;
+  const auto alphanumeric = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alphanumeric(name.front()) || !alphanumeric(name.back())) return false;
+  for (char c : name)
+    if (!alphanumeric(c) && c != '-') return false;
+  return true;
+}
+
+std::string hello_refusal(const Principal& who, const protocol::Hello& hello) {
+  if (!is_dns1123_label(hello.cluster)) {
+    const std::string shown = hello.cluster.size() > kMaxClusterName
+                                  ? hello.cluster.substr(0, kMaxClusterName) + "..."
+                                  : hello.cluster;
+    return "Hello.cluster: \"" + shown + "\" (" + std::to_string(hello.cluster.size()) +
+           " bytes) is not a DNS-1123 label of at most " + std::to_string(kMaxClusterName) +
+           " characters";
+  }
+  if (!who.may_speak_for(hello.cluster))
+    return "key \"" + who.name + "\" may not speak for cluster \"" + hello.cluster + "\"";
+  return "";
+}
 
 }  // namespace
 
@@ -30,11 +58,8 @@ Role role_needed(const InboundBody& body) {
 
 std::string refusal(Channel channel, const Principal& who, const InboundBody& body) {
   if (channel == Channel::kAgents) {
-    if (const auto* hello = std::get_if<protocol::Hello>(&body);
-        hello != nullptr && !who.may_speak_for(hello->cluster)) {
-      return "key \"" + who.name + "\" may not speak for cluster \"" + hello->cluster + "\"";
-    }
-    return "";
+    const auto* hello = std::get_if<protocol::Hello>(&body);
+    return hello == nullptr ? "" : hello_refusal(who, *hello);
   }
   const Role needed = role_needed(body);
   if (who.role >= needed) return "";

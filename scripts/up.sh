@@ -45,6 +45,26 @@ if [ "$(id -u)" = 0 ]; then
   fi
 fi
 
+# Keys (README, "Keys"; docs/security.md): the hub's keypair, one per agent
+# bound to its cluster, and this user's gantryctl key (kept across runs) as admin.
+config_dir=${GANTRY_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/gantry}
+"$bin/gantryctl" keys generate hub --dir var >/dev/null
+if [ ! -f "$config_dir/gantryctl.key" ]; then
+  "$bin/gantryctl" keys generate gantryctl --dir "$config_dir" >/dev/null
+fi
+install -m 0644 var/hub.pub "$config_dir/hub.pub"
+{
+  echo "agents:"
+  for name in east west gpu8; do
+    "$bin/gantryctl" keys generate "agent-$name" --dir var/keys >/dev/null
+    printf '  - name: agent-%s\n    public_key_file: keys/agent-%s.pub\n    clusters: [%s]\n' \
+      "$name" "$name" "$name"
+  done
+  echo "admins:"
+  printf '  - name: %s\n    public_key_file: %s\n    role: admin\n' "$(id -un)" \
+    "$config_dir/gantryctl.pub"
+} >var/access.yaml
+
 "$bin/gantry-hub" --agents "$hub_agents" --admin "$hub_admin" --state var >var/log/hub.log 2>&1 &
 pids+=($!)
 # east runs replicas as real local processes; west and gpu8 simulate them.
@@ -54,7 +74,8 @@ for cluster in east:process west:sim gpu8:sim; do
   extra=()
   [ "$executor" = process ] && extra=("${process_args[@]}")
   "$bin/gantry-agent" --hub "$hub_agents" --cluster "$name" --executor "$executor" \
-    --inventory "examples/inventories/$name.yaml" --work-dir "var/agent-$name" "${extra[@]}" \
+    --inventory "examples/inventories/$name.yaml" --work-dir "var/agent-$name" \
+    --hub-key var/hub.pub --key "var/keys/agent-$name.key" "${extra[@]}" \
     >"var/log/agent-$name.log" 2>&1 &
   pids+=($!)
 done

@@ -175,6 +175,16 @@ TEST_F(HubSecurityTest, AnAgentMaySayHelloOnlyForItsOwnCluster) {
   EXPECT_NE(welcome.hub_epoch, 0u);
 }
 
+TEST_F(HubSecurityTest, AClusterNameThatIsNoDns1123LabelIsRefusedNamingTheLimit) {
+  zmq::socket_t agent = dealer(hub->agents_endpoint(), &east, "agent/east/1");
+  const auto refused = ask<protocol::ErrorReply>(
+      agent, protocol::Hello{std::string(1 << 20, 'e'), {}, "t", {}, {}});
+  EXPECT_NE(refused.message.find("Hello.cluster: \"eee"), std::string::npos) << refused.message;
+  EXPECT_NE(refused.message.find("(1048576 bytes) is not a DNS-1123 label of at most 63 characters"),
+            std::string::npos)
+      << refused.message;
+}
+
 TEST_F(HubSecurityTest, ASecondConnectionReusingAnAgentsRoutingIdIsNotHeardAndTheFirstKeepsItsSession) {
   zmq::socket_t agent = dealer(hub->agents_endpoint(), &east, "agent/east/1");
   (void)ask<protocol::Welcome>(agent, protocol::Hello{"east", {}, "t", {}, {}});

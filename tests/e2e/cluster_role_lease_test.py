@@ -52,7 +52,8 @@ class ClusterRoleLease(unittest.TestCase):
             os.path.join(BIN_DIR, "gantry-agent"), "--role", "cluster", "--hub", self.gantry.agents_endpoint,
             "--cluster", "lab", "--kubeconfig", self.api.kubeconfig, "--lease-namespace", "gantry-system",
             "--lease-name", "lab-agent", "--identity", identity, "--executor", "kubernetes", "--namespace",
-            "jobs", "--heartbeat-ms", str(self.gantry.heartbeat_ms), *extra])
+            "jobs", "--heartbeat-ms", str(self.gantry.heartbeat_ms), *self.gantry.allow_agent("lab"),
+            *extra])
 
     def lab(self):
         return next((c for c in self.gantry.get("clusters") if c["name"] == "lab"), None)

@@ -10,6 +10,8 @@ import subprocess
 import tempfile
 import time
 
+from gantry_keys import KeyRing
+
 BIN_DIR = os.environ["GANTRY_BIN_DIR"]
 SOURCE_DIR = os.environ["GANTRY_SOURCE_DIR"]
 
@@ -55,6 +57,8 @@ class Cluster:
         self.heartbeat_ms = heartbeat_ms
         self.liveness = liveness
         self.processes = {}
+        # CurveZMQ keys, as in production: each agent's key bound to its cluster.
+        self.keys = KeyRing(os.path.join(self.workdir, "keys"))
         try:
             self._start_hub()
         except BaseException:
@@ -74,7 +78,8 @@ class Cluster:
             os.path.join(BIN_DIR, "gantry-hub"), "--agents", self.agents_endpoint, "--admin",
             self.admin_endpoint, "--state", os.path.join(self.workdir, "state"), "--heartbeat-ms",
             str(self.heartbeat_ms), "--liveness", str(self.liveness), "--agent-lease",
-            f"{self.agent_lease_ms}ms", "--lost-grace", f"{self.lost_grace_ms}ms", *self.hub_args])
+            f"{self.agent_lease_ms}ms", "--lost-grace", f"{self.lost_grace_ms}ms",
+            *self.keys.hub_args(), *self.hub_args])
         wait_until(lambda: self.ctl("get", "clusters", check=False).returncode == 0, "the hub to answer")
 
     def restart_hub(self):
@@ -83,6 +88,22 @@ class Cluster:
         if "hub" in self.processes:
             self.kill("hub")
         self._start_hub()
+
+    def reload_access(self):
+        """SIGHUP: the hub rereads the access list; returns once its log says so."""
+        def reloads():
+            return self.log("hub").count("access list ")
+        before = reloads()
+        self.processes["hub"].send_signal(signal.SIGHUP)
+        wait_until(lambda: reloads() > before, "the hub to reread its access list")
+
+    def allow_agent(self, cluster):
+        """The agent key of `cluster`, allowed by the hub; its command-line flags."""
+        if f"agent-{cluster}" not in self.keys.agents:
+            self.keys.add_agent(cluster)
+            if "hub" in self.processes:
+                self.reload_access()
+        return self.keys.agent_args(cluster, f"agent-{cluster}")
 
     def start_agent(self, cluster, inventory, executor="sim", extra_args=()):
         inventory_path = inventory if os.path.isabs(inventory) else os.path.join(
@@ -96,7 +117,7 @@ class Cluster:
             os.path.join(BIN_DIR, "gantry-agent"), "--hub", self.agents_endpoint, "--cluster", cluster,
             "--inventory", inventory_path, "--executor", executor, "--heartbeat-ms",
             str(self.heartbeat_ms), "--liveness", str(self.liveness), "--work-dir",
-            os.path.join(self.workdir, f"agent-{cluster}"), *extra_args])
+            os.path.join(self.workdir, f"agent-{cluster}"), *self.allow_agent(cluster), *extra_args])
 
     def kill(self, name):
         process = self.processes.pop(name)
@@ -130,9 +151,10 @@ class Cluster:
         return output
 
     # ------------------------------------------------------------ gantryctl
-    def ctl(self, *args, input_text=None, check=True):
+    def ctl(self, *args, input_text=None, check=True, key="gantryctl"):
         result = subprocess.run([os.path.join(BIN_DIR, "gantryctl"), "--hub", self.admin_endpoint, *args],
-                                input=input_text, capture_output=True, text=True, timeout=60)
+                                input=input_text, capture_output=True, text=True, timeout=60,
+                                env={**os.environ, **self.keys.ctl_env(key)})
         if check and result.returncode != 0:
             raise AssertionError(f"gantryctl {' '.join(args)} failed ({result.returncode}): "
                                  f"{result.stdout}{result.stderr}")

@@ -158,7 +158,8 @@ class KubeGang(unittest.TestCase):
             "--cluster", cluster, "--kubeconfig", api.kubeconfig, "--executor", "kubernetes",
             "--namespace", NAMESPACE, "--rendezvous-port", str(self.rendezvous_port),
             "--heartbeat-ms", str(self.gantry.heartbeat_ms), "--liveness", str(self.gantry.liveness),
-            "--work-dir", os.path.join(self.workdir, f"agent-{cluster}"), *extra])
+            "--work-dir", os.path.join(self.workdir, f"agent-{cluster}"),
+            *self.gantry.allow_agent(cluster), *extra])
         wait_until(lambda: (c := self.member(cluster)) and c["ready"] and c["nodes"] == 3,
                    f"cluster {cluster} to report Kubernetes' three nodes")
 

@@ -24,6 +24,7 @@ class NodeRoles(unittest.TestCase):
             self.gantry.agents_endpoint, "--cluster", "lab", "--node-listen", self.node_endpoint,
             "--executor", "process", "--work-dir", os.path.join(self.gantry.workdir, "agent-lab"),
             "--heartbeat-ms", str(self.gantry.heartbeat_ms), "--report-interval-ms", "200",
+            *self.gantry.allow_agent("lab"),
             # A root agent refuses to run replicas as root.
             *(["--run-as", "nobody"] if os.geteuid() == 0 else [])])
         # node-a: 2 GPUs, one busy; node-b: 4 idle GPUs.
@@ -40,7 +41,10 @@ class NodeRoles(unittest.TestCase):
             self.gantry._spawn(f"agent-{name}", [
                 os.path.join(os.environ["GANTRY_BIN_DIR"], "gantry-agent"), "--role", "node",
                 "--cluster-agent", self.node_endpoint, "--cluster", "lab", "--node-name", name,
-                "--nvml-library", FAKE_NVML, "--report-interval-ms", "200"])
+                "--nvml-library", FAKE_NVML, "--report-interval-ms", "200",
+                # One Secret for the cluster's agents, as the DaemonSet mounts it: the node agent
+                # presents the cluster agent's key and expects it back (--cluster-key's default).
+                "--key", self.gantry.keys.generate("agent-lab")])
         finally:
             del os.environ["GANTRY_FAKE_NVML_SCRIPT"]
 
