@@ -12,10 +12,12 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "agent_test_support.hpp"
 #include "fake_hub.hpp"
+#include "support/curve_keys.hpp"
 #include "support/temp_dir.hpp"
 
 extern char** environ;
@@ -73,17 +75,23 @@ struct AgentProcessTest : ::testing::Test {
   pid_t pid = -1;
 };
 
+// Encrypted, as by default: the hub's public key and the agent's keypair.
 TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
-  testing::FakeHub hub;
+  const support::CurveKeyPair hub_keys = support::generate_curve_keypair("hub");
+  support::write_key_files(hub_keys, dir / "keys");
+  support::write_key_files(support::generate_curve_keypair("bin-agent"), dir / "keys");
+  testing::FakeHub hub(hub_keys);
   std::ofstream(dir / "inventory.yaml")
       << "cluster: {name: bin}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4, memory: 8Gi}\n";
-  spawn({"--hub", hub.endpoint(), "--inventory", (dir / "inventory.yaml").string(), "--executor",
-         "process", "--work-dir", (dir / "work").string(), "--log-level", "debug",
+  spawn({"--hub", hub.endpoint(), "--hub-key", (dir / "keys/hub.pub").string(), "--key",
+         (dir / "keys/bin-agent.key").string(), "--inventory", (dir / "inventory.yaml").string(),
+         "--executor", "process", "--work-dir", (dir / "work").string(), "--log-level", "debug",
          "--advertise-address", "127.0.0.2"});
 
   const testing::Received hello = hub.next(1);
   ASSERT_EQ(hello.type, protocol::MessageType::kHello) << read_file(dir / "agent.log");
-  EXPECT_EQ(hello.identity, "agent/bin");
+  EXPECT_TRUE(std::regex_match(hello.identity, std::regex("agent/bin/[0-9a-f]{16}")))
+      << hello.identity;
   hub.send(hello.identity, protocol::encode(protocol::Welcome{1, 600'000, 3}));
   EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).nodes.size(), 1u);
 
@@ -133,8 +141,8 @@ TEST_F(AgentProcessTest, TestFaultExitAfterAdmitExitsWithStatusThreeAfterTheAdmi
   testing::FakeHub hub;
   std::ofstream(dir / "inventory.yaml")
       << "cluster: {name: dies}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4, memory: 8Gi}\n";
-  spawn({"--hub", hub.endpoint(), "--inventory", (dir / "inventory.yaml").string(), "--test-fault",
-         "exit-after-admit"});
+  spawn({"--hub", hub.endpoint(), "--insecure", "--inventory", (dir / "inventory.yaml").string(),
+         "--test-fault", "exit-after-admit"});
   const testing::Received hello = hub.next(1);
   ASSERT_EQ(hello.type, protocol::MessageType::kHello) << read_file(dir / "agent.log");
   hub.send(hello.identity, protocol::encode(protocol::Welcome{1, 600'000, 3}));
@@ -150,7 +158,7 @@ TEST_F(AgentProcessTest, TestFaultExitAfterAdmitExitsWithStatusThreeAfterTheAdmi
 
 TEST_F(AgentProcessTest, BadInventoryEndsWithAnErrorNamingTheField) {
   std::ofstream(dir / "inventory.yaml") << "nodes:\n  - name: n0\n    allocatable: {cpu: many}\n";
-  spawn({"--hub", "tcp://127.0.0.1:1", "--cluster", "x", "--inventory",
+  spawn({"--hub", "tcp://127.0.0.1:1", "--insecure", "--cluster", "x", "--inventory",
          (dir / "inventory.yaml").string()});
   const int status = wait_exit();
   ASSERT_TRUE(WIFEXITED(status));
@@ -158,6 +166,19 @@ TEST_F(AgentProcessTest, BadInventoryEndsWithAnErrorNamingTheField) {
   const std::string log = read_file(dir / "agent.log");
   EXPECT_NE(log.find("nodes[0].allocatable.cpu"), std::string::npos) << log;
   EXPECT_NE(log.find("many"), std::string::npos) << log;
+}
+
+TEST_F(AgentProcessTest, WithoutKeysOrInsecureItRefusesToStartNamingTheFlags) {
+  std::ofstream(dir / "inventory.yaml")
+      << "cluster: {name: bare}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4, memory: 8Gi}\n";
+  spawn({"--hub", "tcp://127.0.0.1:1", "--inventory", (dir / "inventory.yaml").string()});
+  const int status = wait_exit();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::string log = read_file(dir / "agent.log");
+  for (const char* named : {"--hub-key", "--key", "GANTRY_HUB_KEY", "GANTRY_KEY", "--insecure"}) {
+    EXPECT_NE(log.find(named), std::string::npos) << named << " in: " << log;
+  }
 }
 
 }  // namespace
