@@ -46,7 +46,8 @@ struct KarmadaMode::Running {
 };
 
 KarmadaMode::KarmadaMode(const KarmadaOptions& options, const Hub& hub,
-                         std::chrono::milliseconds heartbeat_interval)
+                         std::chrono::milliseconds heartbeat_interval,
+                         std::optional<support::CurveClientKeys> hub_keys)
     : running_(std::make_unique<Running>()) {
   if (!options.webhook_listen.empty()) {
     running_->webhook.emplace(webhook_options(options));
@@ -62,6 +63,7 @@ KarmadaMode::KarmadaMode(const KarmadaOptions& options, const Hub& hub,
     gateway.apply_timeout_ms = options.apply_timeout.count();
     gateway.termination_grace_ms = options.termination_grace.count();
     gateway.timing.heartbeat_ms = static_cast<std::int32_t>(heartbeat_interval.count());
+    gateway.hub_keys = std::move(hub_keys);
     running_->gateway.emplace(std::move(gateway));
     running_->gateway->start();
   }

@@ -8,6 +8,7 @@
 #include <zmq.hpp>
 
 #include "agents/loop_extension.hpp"
+#include "support/random_hex.hpp"
 
 namespace gantry::agents {
 
@@ -47,6 +48,10 @@ void log_decision(const OutboundMessage& message) {
 }
 
 }  // namespace
+
+std::string agent_routing_id(const std::string& cluster) {
+  return "agent/" + cluster + "/" + support::random_hex(8);
+}
 
 TimeMs steady_now_ms() {
   using namespace std::chrono;
@@ -166,8 +171,12 @@ void AgentLoop::act_on_session(TimeMs now) {
 
 void AgentLoop::open_socket(TimeMs now) {
   socket_ = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::dealer);
-  socket_->set(zmq::sockopt::routing_id, "agent/" + core_.cluster());
+  // A fresh routing id per connection: the hub's ROUTER does not hand a
+  // routing id over, so a fixed one would lock this agent out while its old
+  // connection lingers, and another peer could claim it first.
+  socket_->set(zmq::sockopt::routing_id, agent_routing_id(core_.cluster()));
   socket_->set(zmq::sockopt::linger, 0);
+  if (config_.hub_keys) support::make_curve_client(*socket_, *config_.hub_keys);
   try {
     socket_->connect(config_.hub_endpoint);
   } catch (const zmq::error_t& e) {

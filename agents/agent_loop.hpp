@@ -14,6 +14,7 @@
 #include "agents/hub_session.hpp"
 #include "agents/test_faults.hpp"
 #include "protocol/envelope.hpp"
+#include "support/curve_socket.hpp"
 
 namespace zmq {
 class context_t;
@@ -33,7 +34,13 @@ struct LoopConfig {
   // A cluster-role agent's node reports, Kubernetes view and Lease
   // (agents/loop_extension.hpp); nullptr for a plain agent. Must outlive run().
   LoopExtension* extension = nullptr;
+  // The hub's public key and this agent's keypair: the DEALER is a CurveZMQ
+  // client. nullopt: plaintext (--insecure).
+  std::optional<support::CurveClientKeys> hub_keys = std::nullopt;
 };
+
+// "agent/<cluster>/<16 random hex digits>", new for each connection.
+std::string agent_routing_id(const std::string& cluster);
 
 // Monotonic milliseconds for the loop's timers.
 TimeMs steady_now_ms();

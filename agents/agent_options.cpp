@@ -75,6 +75,14 @@ void define_roles(CLI::App& app, AgentOptions& options) {
   cl::add_read<std::string>(app, "--nvml-library", options.nvml_library, not_empty,
                             "node role: NVML to load (default libnvidia-ml.so.1)")
       ->type_name("FILE");
+  cl::add_read<std::string>(app, "--node-keys", options.node_keys_file, not_empty,
+                            "cluster role: node-role agents' public keys it accepts besides its "
+                            "own --key's, one key file or 40-character key per line")
+      ->type_name("FILE");
+  cl::add_read<std::string>(app, "--cluster-key", options.cluster_key_file, not_empty,
+                            "node role: the cluster-role agent's public key (default: the "
+                            "public key of --key, one keypair shared by the cluster's agents)")
+      ->type_name("FILE");
   cl::add_read<std::string>(app, "--node-listen", options.node_listen, endpoint,
                             "cluster role: where node-role agents report")
       ->type_name("tcp://HOST:PORT");
@@ -177,13 +185,16 @@ void define(CLI::App& app, AgentOptions& options) {
       app,
       "usage: gantry-agent --hub tcp://HOST:PORT --inventory FILE [--cluster NAME]\n"
       "       gantry-agent --role node --cluster-agent tcp://HOST:PORT [--node-name N]\n"
+      "                    [--cluster-key FILE]\n"
       "       gantry-agent --role cluster --hub tcp://HOST:PORT --cluster NAME\n"
-      "                    [--node-listen tcp://HOST:PORT] [--kubeconfig FILE|in-cluster]\n"
+      "                    [--node-listen tcp://HOST:PORT [--node-keys FILE]]\n"
+      "                    [--kubeconfig FILE|in-cluster]\n"
       "                    [--lease-namespace NS --lease-name NAME --identity ID]\n"
       "                    [--executor sim|process|kubernetes] [--namespace NS]\n"
       "                    [--ocm-namespace NS] [--member-queue NAME]\n"
       "                    [--rendezvous-port N] [--cross-cluster-rendezvous] [--keep-ended N]\n"
-      "       process executor: [--run-as USER] [--allow-root]\n"
+      "       keys:        --hub-key FILE --key FILE (or $GANTRY_HUB_KEY, $GANTRY_KEY)\n"
+      "                    | --insecure\n"
       "       common:      [--heartbeat-ms N] [--liveness N]\n"
       "                    [--max-backoff-ms N] [--work-dir DIR] [--log-level LEVEL]\n"
       "                    [--advertise-address HOST] [--prepare-hold-ms N]\n"
@@ -197,6 +208,15 @@ void define(CLI::App& app, AgentOptions& options) {
       ->type_name("FILE");
   cl::add_text(app, "--cluster", options.cluster, "defaults to the inventory's cluster.name")
       ->type_name("NAME");
+  cl::add_read<std::string>(app, "--hub-key", options.hub_key_file, not_empty,
+                            "the hub's public key file (default $GANTRY_HUB_KEY)")
+      ->type_name("FILE");
+  cl::add_read<std::string>(app, "--key", options.key_file, not_empty,
+                            "this agent's keypair file, gantryctl keys generate NAME "
+                            "(default $GANTRY_KEY)")
+      ->type_name("FILE");
+  app.add_flag("--insecure", options.insecure,
+               "plaintext, no keys: anyone who reaches the sockets can speak for this cluster");
   cl::add_read<std::string>(app, "--executor", options.executor, executor,
                             "sim, process (replicas as local processes) or kubernetes (Pods "
                             "or a Volcano Job; --role cluster) (default sim)")
@@ -213,13 +233,6 @@ void define(CLI::App& app, AgentOptions& options) {
   cl::add_text(app, "--work-dir", options.work_dir,
                "process executor logs (default ./var/agent-<cluster>)")
       ->type_name("DIR");
-  cl::add_read<std::string>(app, "--run-as", options.run_as, not_empty,
-                            "process executor: run replicas as this user (name or uid), never "
-                            "root unless --allow-root; needed when the agent runs as root")
-      ->type_name("USER");
-  app.add_flag("--allow-root", options.allow_root,
-               "process executor: allow replicas to run as root (an agent running as root "
-               "without --run-as, or --run-as root); any job sent here then owns this machine");
   cl::add_read<std::string>(app, "--advertise-address", options.advertise_address, address,
                             "the rendezvous host this agent names when it holds part 0 of a "
                             "gang: reachable from every cluster (default 127.0.0.1)")
@@ -228,13 +241,13 @@ void define(CLI::App& app, AgentOptions& options) {
                "how long an admitted part's resources stay held without a Commit "
                "(default 60000)")
       ->type_name("N");
-  cl::add_read(app, "--pending-give-up-ms", options.pending_give_up_ms,
-               cl::number_from<std::int32_t>(0, 24 * kMaxMs,
-                                             "must be a whole number from 0 to " +
-                                                 std::to_string(24 * kMaxMs)),
-               "how long a committed part's replicas may wait to run (Kubernetes pods Pending) "
-               "before it is handed back to the hub to be placed elsewhere; 0: forever "
-               "(default 300000)")
+  cl::add_read(
+      app, "--pending-give-up-ms", options.pending_give_up_ms,
+      cl::number_from<std::int32_t>(
+          0, 24 * kMaxMs, "must be a whole number from 0 to " + std::to_string(24 * kMaxMs)),
+      "how long a committed part's replicas may wait to run (Kubernetes pods Pending) "
+      "before it is handed back to the hub to be placed elsewhere; 0: forever "
+      "(default 300000)")
       ->type_name("N");
   define_roles(app, options);
   add_test_faults(app, options.test_faults);

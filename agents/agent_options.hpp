@@ -22,6 +22,15 @@ struct AgentOptions {
   std::string cluster;              // --cluster NAME (else the inventory's cluster.name)
   std::string inventory_path;       // --inventory FILE (standalone; .yaml or openb .csv)
   std::string executor = "sim";     // --executor sim|process|kubernetes
+
+  // CurveZMQ (agents/agent_keys.hpp): the files are read, and their absence
+  // reported, at start, not while parsing.
+  std::string hub_key_file;      // --hub-key FILE, else $GANTRY_HUB_KEY: the hub's public key
+  std::string key_file;          // --key FILE, else $GANTRY_KEY: this agent's keypair
+  bool insecure = false;         // --insecure: plaintext to the hub and on the node socket
+  std::string node_keys_file;    // cluster role: --node-keys FILE, node keys it accepts
+  std::string cluster_key_file;  // node role: --cluster-key FILE, the cluster agent's key
+
   // node role
   std::string cluster_agent_endpoint;  // --cluster-agent tcp://HOST:PORT (required)
   std::string node_name;               // --node-name, else $NODE_NAME, else the host name

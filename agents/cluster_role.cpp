@@ -9,8 +9,10 @@
 #include "agents/agent_loop.hpp"
 #include "agents/background_worker.hpp"
 #include "agents/kube_cluster_view.hpp"
+#include "agents/node_key_gate.hpp"
 #include "agents/ocm_writer.hpp"
 #include "protocol/envelope.hpp"
+#include "support/curve_socket.hpp"
 
 namespace gantry::agents {
 
@@ -32,8 +34,12 @@ ClusterRole::ClusterRole(ClusterRoleOptions options)
       context_(std::make_unique<zmq::context_t>(1)),
       nodes_(options_.node_stale_ms) {
   if (!options_.node_listen.empty()) {
+    if (options_.node_keypair) {
+      node_key_gate_ = std::make_unique<NodeKeyGate>(*context_, options_.node_keys);
+    }
     nodes_socket_ = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::router);
     nodes_socket_->set(zmq::sockopt::linger, 0);
+    if (options_.node_keypair) support::make_curve_server(*nodes_socket_, *options_.node_keypair);
     try {
       nodes_socket_->bind(options_.node_listen);
     } catch (const zmq::error_t& e) {
@@ -63,8 +69,14 @@ void ClusterRole::prepare(AgentCore& core) {
   if (awaiting_sync_) core.set_not_ready_reason(kSyncingReason, unsent);
 }
 
-// Slots in order: the node socket, the view's fd, the worker's fd (each if any).
+std::size_t ClusterRole::refused_node_keys() const {
+  return node_key_gate_ ? node_key_gate_->refused() : 0;
+}
+
+// Slots in order: the node key gate, the node socket, the view's fd, the
+// worker's fd (each if any).
 void ClusterRole::add_poll_items(std::vector<zmq_pollitem_t>& items) {
+  if (node_key_gate_) items.push_back({node_key_gate_->socket().handle(), 0, ZMQ_POLLIN, 0});
   if (nodes_socket_) items.push_back({nodes_socket_->handle(), 0, ZMQ_POLLIN, 0});
   if (view_) items.push_back({nullptr, view_->changed_fd(), ZMQ_POLLIN, 0});
   if (worker_) items.push_back({nullptr, worker_->done_fd(), ZMQ_POLLIN, 0});
@@ -73,6 +85,7 @@ void ClusterRole::add_poll_items(std::vector<zmq_pollitem_t>& items) {
 void ClusterRole::on_polled(const zmq_pollitem_t* items, std::size_t count, TimeMs now,
                             AgentCore& core, Outbox& out) {
   std::size_t slot = 0;
+  if (node_key_gate_ && slot < count && readable(items[slot++])) node_key_gate_->answer_pending();
   if (nodes_socket_ && slot < count && readable(items[slot++]))
     receive_reports(now, core.cluster());
   if (view_ && slot < count && readable(items[slot++])) on_view_changed(now, core, out);

@@ -17,6 +17,7 @@
 #include "agents/kube_nodes.hpp"
 #include "agents/lease_elector.hpp"
 #include "agents/loop_extension.hpp"
+#include "support/curve_keys.hpp"
 
 namespace zmq {
 class context_t;
@@ -31,6 +32,7 @@ namespace gantry::agents {
 
 class BackgroundWorker;
 class KubeClusterView;
+class NodeKeyGate;
 class OcmScoreWriter;
 
 // What agent exit status says the Lease was lost (a standby takes over; the
@@ -57,6 +59,11 @@ struct ClusterRoleOptions {
   // Node changes (GPU use moves with every report) reach the core, and the
   // hub, at most this often: one usage report per interval, not per node.
   TimeMs nodes_apply_interval_ms = 1'000;
+
+  // With a keypair the node socket is a CurveZMQ server that lets in only the
+  // node-role agents whose public key is in node_keys; without, plaintext.
+  std::optional<support::CurveKeyPair> node_keypair;
+  std::vector<std::string> node_keys;  // Z85
 };
 
 class ClusterRole final : public LoopExtension {
@@ -79,6 +86,8 @@ class ClusterRole final : public LoopExtension {
   int stop_status() const override { return stop_status_; }
   // Nodes whose node-role agent reports (logs, tests).
   std::size_t reporting_nodes() const { return nodes_.reporting(); }
+  // Node-role agents the node socket refused for their key (logs, tests).
+  std::size_t refused_node_keys() const;
   // A Lease renewal is waiting on the API server (tests).
   bool renewing() const { return renewal_in_flight_; }
 
@@ -96,6 +105,7 @@ class ClusterRole final : public LoopExtension {
 
   ClusterRoleOptions options_;
   std::unique_ptr<zmq::context_t> context_;
+  std::unique_ptr<NodeKeyGate> node_key_gate_;  // bound before nodes_socket_, with keys
   std::unique_ptr<zmq::socket_t> nodes_socket_;
   std::string node_endpoint_;
   ClusterNodes nodes_;

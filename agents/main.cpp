@@ -11,13 +11,13 @@
 #include <optional>
 
 #include "agents/agent_core.hpp"
+#include "agents/agent_keys.hpp"
 #include "agents/agent_loop.hpp"
 #include "agents/agent_options.hpp"
 #include "agents/cluster_role.hpp"
 #include "agents/kubernetes_executor.hpp"
 #include "agents/node_role.hpp"
 #include "agents/process_executor.hpp"
-#include "agents/replica_user.hpp"
 #include "agents/signal_pipe.hpp"
 #include "agents/sim_executor.hpp"
 #include "config/command_line.hpp"
@@ -41,32 +41,7 @@ std::string resolve_cluster(const agents::AgentOptions& options,
   return options.cluster.empty() ? inventory.cluster_name : options.cluster;
 }
 
-// Who the process executor's replicas run as (nullopt: as the agent itself),
-// settled before anything starts: an agent that would run them as root
-// without being told to refuses to start at all. Throws
-// std::invalid_argument naming the flags.
-std::optional<agents::ReplicaUser> replica_user(const agents::AgentOptions& options) {
-  if (options.executor != "process" || options.role == "node") return std::nullopt;
-  std::optional<agents::ReplicaUser> user =
-      agents::replica_user_for(options.run_as, options.allow_root, ::geteuid());
-  if (::geteuid() == 0 && (!user || user->uid == 0)) {
-    spdlog::warn(
-        "--allow-root: the process executor runs every replica as ROOT: any job sent to this "
-        "cluster can do anything on this machine; give --run-as USER to run them unprivileged");
-  } else if (user) {
-    spdlog::info("process executor: replicas run as {} (uid {}, gid {})", user->name, user->uid,
-                 user->gid);
-    if (::geteuid() != 0)
-      spdlog::warn(
-          "--run-as {}: the agent is not root: without CAP_SETUID and CAP_SETGID every "
-          "replica fails to start",
-          user->name);
-  }
-  return user;
-}
-
 std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& options,
-                                                const std::optional<agents::ReplicaUser>& user,
                                                 const std::string& cluster, kube::Client* kube) {
   if (options.executor == "kubernetes") {
     agents::KubernetesExecutorOptions kubernetes;
@@ -82,13 +57,7 @@ std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& opti
   }
   if (options.executor == "process") {
     const std::string dir = options.work_dir.empty() ? "./var/agent-" + cluster : options.work_dir;
-    if (const std::string why = user ? agents::why_unreachable(*user, dir) : ""; !why.empty()) {
-      spdlog::warn(
-          "--run-as {}: {}: its replicas will not find their plugin files or elastic "
-          "state under --work-dir {}",
-          user->name, why, dir);
-    }
-    return std::make_unique<agents::ProcessExecutor>(dir, user);
+    return std::make_unique<agents::ProcessExecutor>(dir);
   }
   return std::make_unique<agents::SimExecutor>();
 }
@@ -109,8 +78,7 @@ agents::AgentCoreOptions core_options(const agents::AgentOptions& options,
                                   dir + "/elastic", options.pending_give_up_ms};
 }
 
-int serve_standalone(const agents::AgentOptions& options,
-                     const std::optional<agents::ReplicaUser>& user) {
+int serve_standalone(const agents::AgentOptions& options, const agents::AgentKeys& keys) {
   config::Inventory inventory;
   std::string cluster;
   try {
@@ -126,10 +94,11 @@ int serve_standalone(const agents::AgentOptions& options,
   agents::SignalPipe stop({SIGINT, SIGTERM});
   std::signal(SIGPIPE, SIG_IGN);
 
-  std::unique_ptr<agents::Executor> executor = make_executor(options, user, cluster, nullptr);
+  std::unique_ptr<agents::Executor> executor = make_executor(options, cluster, nullptr);
   agents::AgentCore core(cluster, inventory, *executor, core_options(options, cluster));
-  agents::AgentLoop loop({options.hub_endpoint, session_timing(options), options.test_faults}, core,
-                         *executor);
+  agents::AgentLoop loop(
+      {options.hub_endpoint, session_timing(options), options.test_faults, nullptr, keys.hub}, core,
+      *executor);
   spdlog::info("cluster {}: {} nodes, {} executor", cluster, inventory.nodes.size(),
                options.executor);
   const int status = loop.run(stop.fd());
@@ -146,7 +115,7 @@ std::string node_name(const agents::AgentOptions& options) {
   return host;
 }
 
-int serve_node(const agents::AgentOptions& options) {
+int serve_node(const agents::AgentOptions& options, const agents::AgentKeys& keys) {
   agents::SignalPipe stop({SIGINT, SIGTERM});
   std::signal(SIGPIPE, SIG_IGN);
   agents::NodeRoleOptions node;
@@ -155,6 +124,7 @@ int serve_node(const agents::AgentOptions& options) {
   node.node = node_name(options);
   node.report_interval_ms = options.report_interval_ms;
   node.nvml_library = options.nvml_library;
+  node.keys = keys.cluster_agent;
   spdlog::info("node {}: reporting to {} every {} ms", node.node, node.cluster_agent_endpoint,
                node.report_interval_ms);
   const int status = agents::run_node_role(node, stop.fd());
@@ -182,9 +152,12 @@ agents::OwnPodPredicate own_pods(agents::Executor& executor) {
 }
 
 agents::ClusterRoleOptions cluster_role_options(const agents::AgentOptions& options,
-                                                kube::Client* kube, agents::Executor& executor) {
+                                                const agents::AgentKeys& keys, kube::Client* kube,
+                                                agents::Executor& executor) {
   agents::ClusterRoleOptions role;
   role.node_listen = options.node_listen;
+  role.node_keypair = keys.node_server;
+  role.node_keys = keys.node_keys;
   role.node_stale_ms = 3 * static_cast<agents::TimeMs>(options.report_interval_ms);
   role.kube = kube;
   role.is_own = own_pods(executor);
@@ -206,8 +179,7 @@ void adopt_runs(agents::Executor& executor, agents::AgentCore& core) {
     spdlog::info("took back {} replica(s) a previous agent started", adopted.size());
 }
 
-int serve_cluster(const agents::AgentOptions& options,
-                  const std::optional<agents::ReplicaUser>& user) {
+int serve_cluster(const agents::AgentOptions& options, const agents::AgentKeys& keys) {
   agents::SignalPipe stop({SIGINT, SIGTERM});
   std::signal(SIGPIPE, SIG_IGN);
   std::optional<kube::Client> kube = kubernetes_client(options);
@@ -219,13 +191,14 @@ int serve_cluster(const agents::AgentOptions& options,
         agents::LeaseOptions{options.lease_namespace, options.lease_name, options.identity});
     if (!agents::wait_for_leadership(candidate, stop.fd(), std::chrono::seconds(2))) return 0;
   }
-  std::unique_ptr<agents::Executor> executor = make_executor(options, user, cluster, client);
-  agents::ClusterRole role(cluster_role_options(options, client, *executor));
+  std::unique_ptr<agents::Executor> executor = make_executor(options, cluster, client);
+  agents::ClusterRole role(cluster_role_options(options, keys, client, *executor));
   agents::AgentCore core(cluster, protocol::Labels{}, *executor, core_options(options, cluster));
   role.prepare(core);
   adopt_runs(*executor, core);
   agents::AgentLoop loop(
-      {options.hub_endpoint, session_timing(options), options.test_faults, &role}, core, *executor);
+      {options.hub_endpoint, session_timing(options), options.test_faults, &role, keys.hub}, core,
+      *executor);
   spdlog::info("cluster {}: cluster role, nodes from {}, node reports on {}, {} executor", cluster,
                kube ? "Kubernetes" : "node-role agents",
                role.node_endpoint().empty() ? "(none)" : role.node_endpoint(), options.executor);
@@ -234,17 +207,21 @@ int serve_cluster(const agents::AgentOptions& options,
   return status;
 }
 
-int serve(const agents::AgentOptions& options) {
-  if (options.role == "node") return serve_node(options);
-  std::optional<agents::ReplicaUser> user;
-  try {
-    user = replica_user(options);
-  } catch (const std::invalid_argument& refusal) {
-    std::fprintf(stderr, "gantry-agent: %s\n", refusal.what());
-    return kUsageError;
-  }
-  if (options.role == "cluster") return serve_cluster(options, user);
-  return serve_standalone(options, user);
+int serve(const agents::AgentOptions& options, const agents::AgentKeys& keys) {
+  if (options.role == "node") return serve_node(options, keys);
+  if (options.role == "cluster") return serve_cluster(options, keys);
+  return serve_standalone(options, keys);
+}
+
+void warn_if_insecure(const agents::AgentOptions& options) {
+  if (!options.insecure) return;
+  spdlog::warn(
+      "*** --insecure: {} PLAINTEXT and UNAUTHENTICATED: anyone who reaches {} can read "
+      "what passes (jobs' environment included) and speak for this {} ***",
+      options.role == "node"         ? "the reports to the cluster-role agent are"
+      : !options.node_listen.empty() ? "the hub connection and the node socket are"
+                                     : "the hub connection is",
+      options.role == "node" ? "that socket" : "them", options.role == "node" ? "node" : "cluster");
 }
 
 }  // namespace
@@ -255,8 +232,16 @@ int main(int argc, char** argv) {
           "gantry-agent", argc, argv, agents::parse_agent_options, agents::agent_usage(), options))
     return *exit_code;
   spdlog::set_level(spdlog::level::from_str(options.log_level));
+  agents::AgentKeys keys;
   try {
-    return serve(options);
+    keys = agents::load_agent_keys(options, agents::process_key_environment());
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "gantry-agent: %s\n", e.what());
+    return kUsageError;
+  }
+  warn_if_insecure(options);
+  try {
+    return serve(options, keys);
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return 1;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <zmq.hpp>
 
 #include "agents/proc_stats.hpp"
@@ -24,17 +25,6 @@ void validate(const NodeRoleOptions& options) {
     throw hub::FieldError("report_interval_ms", std::to_string(options.report_interval_ms),
                           "must be > 0");
   }
-}
-
-zmq::socket_t connect_dealer(zmq::context_t& context, const NodeRoleOptions& options) {
-  zmq::socket_t socket(context, zmq::socket_type::dealer);
-  socket.set(zmq::sockopt::routing_id, "node/" + options.node);
-  socket.set(zmq::sockopt::linger, 0);
-  // A report is only worth its freshness: while the cluster-role agent is away,
-  // keep at most one queued rather than a backlog of stale ones.
-  socket.set(zmq::sockopt::sndhwm, 1);
-  socket.connect(options.cluster_agent_endpoint);
-  return socket;
 }
 
 void send_report(zmq::socket_t& socket, const protocol::NodeReport& report, std::uint64_t seq) {
@@ -67,20 +57,86 @@ void log_replies(zmq::socket_t& socket) {
   }
 }
 
-// Waits until `deadline`, a reply or the stop fd; true when stop_fd is readable.
-bool wait_for_stop(zmq::socket_t& socket, int stop_fd, Clock::time_point deadline) {
-  std::vector<zmq::pollitem_t> items{{socket.handle(), 0, ZMQ_POLLIN, 0},
-                                     {nullptr, stop_fd, ZMQ_POLLIN, 0}};
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  try {
-    zmq::poll(items, std::max(left, std::chrono::milliseconds(0)));
-  } catch (const zmq::error_t& e) {
-    if (e.num() == EINTR) return false;  // a signal: the stop fd will say if it was ours
-    throw;
+// The DEALER to the cluster-role agent. libzmq never retries a connection
+// whose key the server refused (ZAP 400), so a refusal (the cluster agent
+// restarted without this node's key in --node-keys, say) is watched on the
+// socket's monitor and answered with a fresh socket at the next report.
+class ClusterAgentLink {
+ public:
+  ClusterAgentLink(zmq::context_t& context, const NodeRoleOptions& options)
+      : context_(context), options_(options) {
+    open();
   }
-  if (items[0].revents & ZMQ_POLLIN) log_replies(socket);
-  return (items[1].revents & ZMQ_POLLIN) != 0;
-}
+
+  void send(const protocol::NodeReport& report, std::uint64_t seq) {
+    if (refused_) open();
+    send_report(*socket_, report, seq);
+  }
+
+  // Waits until `deadline`, a reply, a refusal or the stop fd; true when
+  // stop_fd is readable.
+  bool wait_for_stop(int stop_fd, Clock::time_point deadline) {
+    std::vector<zmq::pollitem_t> items{{nullptr, stop_fd, ZMQ_POLLIN, 0},
+                                       {socket_->handle(), 0, ZMQ_POLLIN, 0}};
+    if (refusals_) items.push_back({refusals_->handle(), 0, ZMQ_POLLIN, 0});
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    try {
+      zmq::poll(items, std::max(left, std::chrono::milliseconds(0)));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) return false;  // a signal: the stop fd will say if it was ours
+      throw;
+    }
+    if (items[1].revents & ZMQ_POLLIN) log_replies(*socket_);
+    if (items.size() > 2 && (items[2].revents & ZMQ_POLLIN)) on_refused();
+    return (items[0].revents & ZMQ_POLLIN) != 0;
+  }
+
+ private:
+  void open() {
+    refusals_.reset();
+    socket_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::dealer);
+    socket_->set(zmq::sockopt::routing_id, "node/" + options_.node);
+    socket_->set(zmq::sockopt::linger, 0);
+    // A report is only worth its freshness: while the cluster-role agent is
+    // away, keep at most one queued rather than a backlog of stale ones.
+    socket_->set(zmq::sockopt::sndhwm, 1);
+    if (options_.keys) {
+      support::make_curve_client(*socket_, *options_.keys);
+      const std::string monitor = "inproc://node-role-refusals-" + std::to_string(++generation_);
+      if (zmq_socket_monitor(socket_->handle(), monitor.c_str(), ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) ==
+          0) {
+        refusals_ = std::make_unique<zmq::socket_t>(context_, zmq::socket_type::pair);
+        refusals_->set(zmq::sockopt::linger, 0);
+        refusals_->connect(monitor);
+      }
+    }
+    socket_->connect(options_.cluster_agent_endpoint);
+    refused_ = false;
+  }
+
+  void on_refused() {
+    zmq::message_t event;
+    while (refusals_->recv(event, zmq::recv_flags::dontwait)) {
+    }
+    if (!warned_) {
+      warned_ = true;
+      spdlog::warn(
+          "the cluster-role agent at {} refused this node's key {}: it must be that "
+          "agent's own --key or listed in its --node-keys; retrying at each report",
+          options_.cluster_agent_endpoint, options_.keys->own.public_key);
+    }
+    refused_ = true;
+  }
+
+  zmq::context_t& context_;
+  const NodeRoleOptions& options_;
+  std::unique_ptr<zmq::socket_t> socket_;
+  std::unique_ptr<zmq::socket_t> refusals_;  // the socket's monitor, with keys
+  int generation_ = 0;                       // each monitor its own inproc endpoint
+  bool refused_ = false;
+  bool warned_ = false;  // once: a refused node retries every report
+};
 
 class GpuErrorLog {
  public:
@@ -99,7 +155,7 @@ class GpuErrorLog {
 int report_until_stopped(const NodeRoleOptions& options, int stop_fd) {
   Nvml nvml(options.nvml_library);
   zmq::context_t context(1);
-  zmq::socket_t socket = connect_dealer(context, options);
+  ClusterAgentLink link(context, options);
   spdlog::info("node role: reporting node {} of cluster {} to {} every {} ms", options.node,
                options.cluster, options.cluster_agent_endpoint, options.report_interval_ms);
   GpuErrorLog gpu_errors;
@@ -110,10 +166,10 @@ int report_until_stopped(const NodeRoleOptions& options, int stop_fd) {
     if (Clock::now() >= next_report) {
       const protocol::NodeReport report = sample_node(options, nvml);
       gpu_errors.note(report.gpu_error);
-      send_report(socket, report, ++seq);
+      link.send(report, ++seq);
       next_report = Clock::now() + interval;
     }
-    if (wait_for_stop(socket, stop_fd, next_report)) return 0;
+    if (link.wait_for_stop(stop_fd, next_report)) return 0;
   }
 }
 

@@ -5,20 +5,25 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "agents/nvml.hpp"
 #include "protocol/messages.hpp"
+#include "support/curve_socket.hpp"
 
 namespace gantry::agents {
 
 struct NodeRoleOptions {
   std::string cluster_agent_endpoint;  // the cluster-role agent's ROUTER, e.g. tcp://host:7802
-  std::string cluster;  // "": whichever cluster the cluster-role agent serves
+  std::string cluster;                 // "": whichever cluster the cluster-role agent serves
   std::string node;
   std::int32_t report_interval_ms = 5000;
   std::string nvml_library = "libnvidia-ml.so.1";
   std::filesystem::path proc = "/proc";
+  // The cluster-role agent's public key and this node's keypair: a CurveZMQ
+  // client. nullopt: plaintext (--insecure).
+  std::optional<support::CurveClientKeys> keys;
 };
 
 // One report: /proc and NVML now. Throws std::runtime_error when /proc cannot

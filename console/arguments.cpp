@@ -42,6 +42,15 @@ void add_connection_flags(CLI::App& root, Invocation& out, bool& hub_given) {
     out.hub = checked_endpoint(value, "--hub");
     hub_given = true;
   });
+  add_value_flag(root, "--hub-key", "FILE", [&out](const std::string& value) {
+    if (value.empty()) throw UsageError("--hub-key: empty file name");
+    out.hub_key_file = value;
+  });
+  add_value_flag(root, "--key", "FILE", [&out](const std::string& value) {
+    if (value.empty()) throw UsageError("--key: empty file name");
+    out.key_file = value;
+  });
+  root.add_flag("--insecure", out.insecure);
   add_value_flag(root, "--request-timeout", "DURATION", [&out](const std::string& value) {
     out.request_timeout = checked_duration("--request-timeout", value, false);
   });
@@ -149,7 +158,8 @@ Invocation parse_arguments(const std::vector<std::string>& args, const char* env
 
 std::string usage_synopsis() {
   return "Usage:\n"
-         "  gantryctl [--hub ENDPOINT] [--timeout DURATION] COMMAND ...\n"
+         "  gantryctl [--hub ENDPOINT] [--hub-key FILE] [--key FILE] [--insecure]\n"
+         "            [--timeout DURATION] COMMAND ...\n"
          "\n"
          "Commands:\n" +
          command_lines();
@@ -159,6 +169,9 @@ std::string usage_text() {
   return "gantryctl: operate a Gantry hub\n\n" + usage_synopsis() + R"(
 Flags:
   --hub ENDPOINT          hub admin endpoint (default $GANTRY_HUB, else tcp://127.0.0.1:7801)
+  --hub-key FILE          the hub's public key (default $GANTRY_HUB_KEY, else CONFIG/hub.pub)
+  --key FILE              gantryctl's keypair (default $GANTRY_KEY, else CONFIG/gantryctl.key)
+  --insecure              plaintext, no keys: only for a hub started with --insecure
   --timeout DURATION      how long to wait for each answer from the hub (default 5s);
                           for wait: how long to wait for the phase (default 30s)
   --request-timeout DURATION
@@ -166,10 +179,13 @@ Flags:
   -o, --output json|table|wide
                           output format of get (wide: more columns for clusters)
   -f, --filename FILE     input of submit and apply
+  --dir DIR               where keys generate writes NAME.key and NAME.pub (default .)
 
+CONFIG is $GANTRY_CONFIG_DIR, else ${XDG_CONFIG_HOME:-$HOME/.config}/gantry.
+Make a keypair with 'gantryctl keys generate gantryctl --dir CONFIG'.
 Durations: 500ms, 30s, 2m, 1h30m.
 Exit status: 0 success; 1 refused by the hub, failed or timed out waiting;
-             2 bad arguments or the hub did not answer.
+             2 bad arguments, missing keys or the hub did not answer.
 )";
 }
 

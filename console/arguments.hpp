@@ -20,7 +20,10 @@ class UsageError : public std::runtime_error {
 // What the command line asks for. The fields after `command` are filled by
 // the command's own operands and flags (CommandSpec::add_to).
 struct Invocation {
-  std::string hub = kDefaultHub;                    // --hub, else $GANTRY_HUB, else kDefaultHub
+  std::string hub = kDefaultHub;  // --hub, else $GANTRY_HUB, else kDefaultHub
+  std::string hub_key_file;       // --hub-key (the environment and defaults: client_keys.hpp)
+  std::string key_file;           // --key
+  bool insecure = false;          // --insecure: plaintext, no keys
   std::chrono::milliseconds request_timeout{5000};  // per request to the hub
   std::string command;     // a name in command_table(); "help" when none is given
   std::string kind;        // get: jobs|clusters|queues; describe: job|queue|cluster; ...
@@ -30,6 +33,7 @@ struct Invocation {
   bool wide = false;       // -o wide: get clusters adds GPU usage and OCM score columns
   std::string wait_phase;  // wait --for phase=PHASE, canonical case ("Running")
   std::chrono::milliseconds wait_timeout{30000};
+  std::string key_dir = ".";  // keys generate --dir DIR
 };
 
 // `args` excludes the program name. `env_hub` is $GANTRY_HUB or nullptr.

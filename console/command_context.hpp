@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "console/arguments.hpp"
+#include "console/client_keys.hpp"
+#include "console/environment.hpp"
 #include "console/hub_client.hpp"
 
 namespace gantry::console {
@@ -19,12 +21,21 @@ inline constexpr int kExitUsage = 2;   // bad arguments, or the hub could not be
 
 class CommandContext {
  public:
-  CommandContext(const Invocation& invocation, std::istream& in, std::ostream& out,
-                 std::ostream& err)
-      : invocation(invocation), in(in), out(out), err(err) {}
+  CommandContext(const Invocation& invocation, const Environment& environment, std::istream& in,
+                 std::ostream& out, std::ostream& err)
+      : invocation(invocation), environment(environment), in(in), out(out), err(err) {}
 
+  // Throws KeyError when the keys are missing (and --insecure was not given).
   HubClient& hub() {
-    if (!hub_) hub_ = std::make_unique<HubClient>(invocation.hub, invocation.request_timeout);
+    if (!hub_) {
+      auto keys = client_keys(invocation, environment);
+      if (!keys) {
+        err << "warning: --insecure: talking to the hub at " << invocation.hub
+            << " unencrypted and unauthenticated\n";
+      }
+      hub_ =
+          std::make_unique<HubClient>(invocation.hub, invocation.request_timeout, std::move(keys));
+    }
     return *hub_;
   }
 
@@ -35,6 +46,7 @@ class CommandContext {
   }
 
   const Invocation& invocation;
+  const Environment& environment;
   std::istream& in;
   std::ostream& out;
   std::ostream& err;

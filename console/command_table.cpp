@@ -8,14 +8,14 @@ namespace gantry::console {
 // Each spec is defined with its command, in cmd_<name>.cpp.
 extern const CommandSpec kSubmitCommand, kGetCommand, kDescribeCommand, kCancelCommand,
     kWaitCommand, kApplyCommand, kDeleteCommand, kCordonCommand, kUncordonCommand, kDrainCommand,
-    kVersionCommand, kHelpCommand;
+    kKeysCommand, kVersionCommand, kHelpCommand;
 
 namespace {
 
 constexpr std::array kCommands{
-    &kSubmitCommand,   &kGetCommand,   &kDescribeCommand, &kCancelCommand,
-    &kWaitCommand,     &kApplyCommand, &kDeleteCommand,   &kCordonCommand,
-    &kUncordonCommand, &kDrainCommand, &kVersionCommand,  &kHelpCommand,
+    &kSubmitCommand, &kGetCommand,     &kDescribeCommand, &kCancelCommand,   &kWaitCommand,
+    &kApplyCommand,  &kDeleteCommand,  &kCordonCommand,   &kUncordonCommand, &kDrainCommand,
+    &kKeysCommand,   &kVersionCommand, &kHelpCommand,
 };
 
 }  // namespace

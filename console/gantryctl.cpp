@@ -2,20 +2,25 @@
 
 #include <ostream>
 
+#include "console/client_keys.hpp"
 #include "console/command_context.hpp"
 #include "console/command_table.hpp"
 
 namespace gantry::console {
 
-int run_gantryctl(const std::vector<std::string>& args, const char* env_hub, std::istream& in,
-                  std::ostream& out, std::ostream& err) {
+int run_gantryctl(const std::vector<std::string>& args, const Environment& environment,
+                  std::istream& in, std::ostream& out, std::ostream& err) {
   try {
+    const char* env_hub = environment.hub.empty() ? nullptr : environment.hub.c_str();
     const Invocation invocation = parse_arguments(args, env_hub);
-    CommandContext context(invocation, in, out, err);
+    CommandContext context(invocation, environment, in, out, err);
     return find_command(invocation.command)->run(context);  // parsing accepts only these
   } catch (const UsageError& e) {
     err << "gantryctl: " << e.what() << "\n\n"
         << usage_synopsis() << "\nRun 'gantryctl help' for flags and exit statuses.\n";
+    return kExitUsage;
+  } catch (const KeyError& e) {
+    err << "error: " << e.what() << "\n";
     return kExitUsage;
   } catch (const HubUnavailable& e) {
     err << "error: " << e.what() << "\n";

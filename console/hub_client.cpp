@@ -1,5 +1,6 @@
 #include "console/hub_client.hpp"
 
+#include <cstring>
 #include <vector>
 #include <zmq.hpp>
 
@@ -10,12 +11,28 @@ namespace gantry::console {
 struct HubClient::Socket {
   zmq::context_t context{1};
   zmq::socket_t dealer{context, zmq::socket_type::dealer};
+  // With CURVE: the dealer's handshake failures (libzmq's socket monitor), so
+  // a hub that refuses our key is reported at once, not as a timeout.
+  zmq::socket_t handshake_events{context, zmq::socket_type::pair};
+  bool monitored = false;
 };
 
-HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout)
+HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout,
+                     std::optional<support::CurveClientKeys> keys)
     : endpoint_(std::move(endpoint)), timeout_(timeout), socket_(std::make_unique<Socket>()) {
   // linger 0: an unanswered request must not keep gantryctl from exiting.
   socket_->dealer.set(zmq::sockopt::linger, 0);
+  if (keys) {
+    support::make_curve_client(socket_->dealer, *keys);
+    client_public_key_ = keys->own.public_key;
+    const char* monitor = "inproc://gantryctl-handshake";
+    if (zmq_socket_monitor(socket_->dealer.handle(), monitor, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) ==
+        0) {
+      socket_->handshake_events.set(zmq::sockopt::linger, 0);
+      socket_->handshake_events.connect(monitor);
+      socket_->monitored = true;
+    }
+  }
   try {
     socket_->dealer.connect(endpoint_);
   } catch (const zmq::error_t& e) {
@@ -39,6 +56,17 @@ std::string receive_frame(zmq::socket_t& socket) {
   return frame;
 }
 
+// The ZAP status code of a HANDSHAKE_FAILED_AUTH event (400: key not allowed).
+std::uint32_t refusal_status(zmq::socket_t& events) {
+  zmq::message_t event;
+  zmq::message_t endpoint;
+  (void)events.recv(event, zmq::recv_flags::none);
+  (void)events.recv(endpoint, zmq::recv_flags::none);
+  std::uint32_t status = 0;
+  if (event.size() >= 6) std::memcpy(&status, event.data<char>() + 2, sizeof status);
+  return status;
+}
+
 std::string describe_error_reply(const protocol::Envelope& envelope) {
   protocol::DecodeError error;
   const auto reply = protocol::decode_payload<protocol::ErrorReply>(envelope, error);
@@ -58,10 +86,24 @@ protocol::Envelope HubClient::exchange(const std::string& frame, std::uint64_t s
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     std::vector<zmq::pollitem_t> items{{dealer.handle(), 0, ZMQ_POLLIN, 0}};
-    if (left.count() <= 0 || zmq::poll(items, left) == 0) {
-      throw HubUnavailable("hub at " + endpoint_ + " did not answer within " +
-                           format_duration(timeout_));
+    if (socket_->monitored) {
+      items.push_back({socket_->handshake_events.handle(), 0, ZMQ_POLLIN, 0});
     }
+    if (left.count() <= 0 || zmq::poll(items, left) == 0) {
+      throw HubUnavailable(
+          "hub at " + endpoint_ + " did not answer within " + format_duration(timeout_) +
+          (client_public_key_.empty()
+               ? ""
+               : " (if it is up: is the hub's public key right, and is the hub encrypted, "
+                 "not --insecure?)"));
+    }
+    if (items.size() > 1 && (items[1].revents & ZMQ_POLLIN) != 0) {
+      const std::uint32_t status = refusal_status(socket_->handshake_events);
+      throw HubUnavailable("hub at " + endpoint_ + " refused this client's key " +
+                           client_public_key_ + " (ZAP " + std::to_string(status) +
+                           "): ask the hub's admin to allow it in the hub's access.yaml");
+    }
+    if ((items[0].revents & ZMQ_POLLIN) == 0) continue;
     protocol::DecodeError error;
     const auto envelope = protocol::decode_envelope(receive_frame(dealer), error);
     if (!envelope) throw unreadable_reply(error);

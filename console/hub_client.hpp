@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "protocol/envelope.hpp"
+#include "support/curve_socket.hpp"
 
 namespace gantry::console {
 
@@ -30,8 +32,11 @@ class HubClient {
  public:
   // Connects lazily (ZeroMQ connects in the background): constructing never
   // blocks, a dead endpoint shows up as a timeout on the first call.
+  // With `keys` the socket is a CurveZMQ client of the hub's key; without, it
+  // speaks plaintext (a hub started with --insecure).
   // Throws HubUnavailable when `endpoint` is not a valid ZeroMQ endpoint.
-  HubClient(std::string endpoint, std::chrono::milliseconds timeout);
+  HubClient(std::string endpoint, std::chrono::milliseconds timeout,
+            std::optional<support::CurveClientKeys> keys);
   ~HubClient();
   HubClient(const HubClient&) = delete;
   HubClient& operator=(const HubClient&) = delete;
@@ -61,7 +66,8 @@ class HubClient {
   std::string endpoint_;
   std::chrono::milliseconds timeout_;
   std::unique_ptr<Socket> socket_;
-  std::uint64_t next_seq_ = 1;  // 0 is what a hub answers when it could not read the seq
+  std::string client_public_key_;  // empty in plaintext
+  std::uint64_t next_seq_ = 1;     // 0 is what a hub answers when it could not read the seq
 };
 
 }  // namespace gantry::console

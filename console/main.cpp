@@ -1,10 +1,9 @@
-#include <cstdlib>
 #include <iostream>
 
 #include "console/gantryctl.hpp"
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  return gantry::console::run_gantryctl(args, std::getenv("GANTRY_HUB"), std::cin, std::cout,
-                                        std::cerr);
+  return gantry::console::run_gantryctl(args, gantry::console::process_environment(), std::cin,
+                                        std::cout, std::cerr);
 }

@@ -19,6 +19,7 @@
 #include "karmada/split_override.hpp"
 #include "kube/reflector.hpp"
 #include "protocol/envelope.hpp"
+#include "support/random_hex.hpp"
 
 namespace gantry::karmada {
 
@@ -105,8 +106,11 @@ struct Gateway::Running {
   // ---------------------------------------------------------------- threads
   void start() {
     admin = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
-    admin->set(zmq::sockopt::routing_id, "karmada-gateway");
+    // Random suffixes: the hub's ROUTERs hand no routing id over, and nothing
+    // reads these names (see open()).
+    admin->set(zmq::sockopt::routing_id, "karmada-gateway/" + support::random_hex(8));
     admin->set(zmq::sockopt::linger, 0);
+    if (options.hub_keys) support::make_curve_client(*admin, *options.hub_keys);
     admin->connect(options.admin_endpoint);
     writer = std::thread([this] { write_loop(); });
     loop = std::thread([this] { run_loop(); });
@@ -283,8 +287,12 @@ struct Gateway::Running {
 
   void open(ClusterSession& session, TimeMs now) {
     session.socket = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
-    session.socket->set(zmq::sockopt::routing_id, "karmada/" + session.cluster);
+    // A routing id new for each connection, as an agent's: a fixed one would be
+    // refused by the hub's ROUTER while the previous connection lingers.
+    session.socket->set(zmq::sockopt::routing_id,
+                        "karmada/" + session.cluster + "/" + support::random_hex(8));
     session.socket->set(zmq::sockopt::linger, 0);
+    if (options.hub_keys) support::make_curve_client(*session.socket, *options.hub_keys);
     session.socket->connect(options.agents_endpoint);
     send(session, core.hello(session.cluster, kGatewayVersion));
     session.session.connected(now);

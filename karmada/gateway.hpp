@@ -13,10 +13,12 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "agents/hub_session.hpp"
 #include "kube/client.hpp"
+#include "support/curve_socket.hpp"
 
 namespace gantry::karmada {
 
@@ -25,7 +27,11 @@ struct GatewayOptions {
   std::string agents_endpoint;  // the hub's agent socket
   std::string admin_endpoint;   // the hub's admin socket
   agents::SessionTiming timing;
-  std::int64_t apply_timeout_ms = 120000;  // GatewayCoreOptions::apply_timeout_ms
+  // Both hub sockets are CurveZMQ servers: the gateway's DEALERs are clients
+  // with these keys (in the hub's process: the hub's own keypair, always
+  // allowed). nullopt: plaintext, for a hub started with --insecure.
+  std::optional<support::CurveClientKeys> hub_keys;
+  std::int64_t apply_timeout_ms = 120000;      // GatewayCoreOptions::apply_timeout_ms
   std::int64_t termination_grace_ms = 300000;  // GatewayCoreOptions::termination_grace_ms
   std::string bindings_path = "/apis/work.karmada.io/v1alpha2/resourcebindings";
   std::string clusters_path = "/apis/cluster.karmada.io/v1alpha1/clusters";

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <regex>
 #include <thread>
 
 #include "agent_test_support.hpp"
@@ -96,7 +97,7 @@ TEST(AgentSocket, RegistersRunsAPartToCompletionAndSurvivesGarbage) {
   FakeHub hub;
   AgentThread agent(hub.endpoint(), quiet_timing());
   const std::string identity = register_agent(hub, 1);
-  EXPECT_EQ(identity, "agent/test");
+  EXPECT_TRUE(std::regex_match(identity, std::regex("agent/test/[0-9a-f]{16}"))) << identity;
 
   hub.send(identity, protocol::encode(make_prepare(1, "quick", {{"worker", 2, 1}}, 0,
                                                    {{"gantry.io/sim-duration", "0.01"}})));
@@ -163,10 +164,12 @@ TEST(AgentSocket, ReRegistersAfterAHubRestartAndAfterNotRegistered) {
   // A heartbeat from another epoch: the hub restarted under the agent.
   hub.send(identity, protocol::encode(protocol::Heartbeat{"test", 2}));
   protocol::Hello hello;
-  register_agent(hub, 2, &hello);
+  // Each connection has a routing id of its own.
+  const std::string reconnected = register_agent(hub, 2, &hello);
+  EXPECT_NE(reconnected, identity);
   expect_both(hello);
 
-  hub.send(identity, protocol::encode(protocol::ErrorReply{"not_registered", "who are you"}));
+  hub.send(reconnected, protocol::encode(protocol::ErrorReply{"not_registered", "who are you"}));
   register_agent(hub, 2, &hello);
   expect_both(hello);
 }

@@ -1,4 +1,6 @@
-// The test plays the hub: a real ROUTER socket on a free loopback port.
+// The test plays the hub: a real ROUTER socket on a free loopback port;
+// plaintext, or a CurveZMQ server when given a keypair (accepting any client
+// key: it has no ZAP handler).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +11,7 @@
 #include <zmq.hpp>
 
 #include "protocol/envelope.hpp"
+#include "support/curve_socket.hpp"
 
 namespace gantry::agents::testing {
 
@@ -31,8 +34,10 @@ T decode_as(const Received& received) {
 
 class FakeHub {
  public:
-  FakeHub() : router_(context_, zmq::socket_type::router) {
+  explicit FakeHub(const std::optional<support::CurveKeyPair>& curve = std::nullopt)
+      : router_(context_, zmq::socket_type::router) {
     router_.set(zmq::sockopt::linger, 0);
+    if (curve) support::make_curve_server(router_, *curve);
     router_.set(zmq::sockopt::router_mandatory, 1);
     router_.set(zmq::sockopt::router_handover, 1);
     router_.bind("tcp://127.0.0.1:*");  // the OS picks a free port

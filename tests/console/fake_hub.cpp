@@ -2,8 +2,12 @@
 
 namespace gantry::console::testing {
 
-FakeHub::FakeHub(Handler handler) : handler_(std::move(handler)) {
+FakeHub::FakeHub(Handler handler, Transport transport)
+    : handler_(std::move(handler)),
+      transport_(transport),
+      keys_(support::generate_curve_keypair("fake-hub")) {
   router_.set(zmq::sockopt::linger, 0);
+  if (transport_ == Transport::kCurve) support::make_curve_server(router_, keys_);
   router_.bind("tcp://127.0.0.1:*");
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
   // The I/O thread owns the ROUTER; the destructor wakes it through this pair.
@@ -16,6 +20,11 @@ FakeHub::FakeHub(Handler handler) : handler_(std::move(handler)) {
 FakeHub::~FakeHub() {
   stop_sender_.send(zmq::str_buffer("stop"), zmq::send_flags::none);
   thread_.join();
+}
+
+std::optional<support::CurveClientKeys> FakeHub::client_keys() const {
+  if (transport_ == Transport::kPlaintext) return std::nullopt;
+  return support::CurveClientKeys{keys_.public_key, support::generate_curve_keypair("client")};
 }
 
 std::vector<protocol::Envelope> FakeHub::requests() const {

@@ -1,15 +1,19 @@
 // Plays the hub's admin socket in tests: a real ROUTER on a free loopback port,
 // answering each request with whatever frames the test's handler returns.
+// Encrypted like the real hub (a CurveZMQ server with its own keypair) unless
+// made plaintext; it has no ZAP handler, so it accepts any client key.
 #pragma once
 
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 #include <zmq.hpp>
 
 #include "protocol/envelope.hpp"
+#include "support/curve_socket.hpp"
 
 namespace gantry::console::testing {
 
@@ -19,13 +23,20 @@ class FakeHub {
   // (none: the hub stays silent).
   using Handler = std::function<std::vector<std::string>(const std::string& request)>;
 
-  explicit FakeHub(Handler handler);
+  enum class Transport { kCurve, kPlaintext };
+
+  explicit FakeHub(Handler handler, Transport transport = Transport::kCurve);
   ~FakeHub();
   FakeHub(const FakeHub&) = delete;
   FakeHub& operator=(const FakeHub&) = delete;
 
   // tcp://127.0.0.1:<port chosen by the kernel>
   const std::string& endpoint() const { return endpoint_; }
+  // The hub's keypair (unused in plaintext).
+  const support::CurveKeyPair& keys() const { return keys_; }
+  // What a HubClient needs to talk to this hub: its public key and a fresh
+  // client keypair; nullopt in plaintext.
+  std::optional<support::CurveClientKeys> client_keys() const;
   // Every request received so far, decoded (frames that do not decode are kept
   // as envelopes of type kUnknown).
   std::vector<protocol::Envelope> requests() const;
@@ -35,6 +46,8 @@ class FakeHub {
   void answer_one();
 
   Handler handler_;
+  Transport transport_;
+  support::CurveKeyPair keys_;
   zmq::context_t context_{1};
   zmq::socket_t router_{context_, zmq::socket_type::router};
   zmq::socket_t stop_receiver_{context_, zmq::socket_type::pair};

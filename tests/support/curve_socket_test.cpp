@@ -101,6 +101,19 @@ TEST_F(CurveSocketTest, WithoutAZapHandlerAnyClientKeyIsAccepted) {
   EXPECT_EQ(echo_one(), "unlisted");
 }
 
+// The hub's in-process Karmada gateway connects with the hub's own keypair.
+TEST_F(CurveSocketTest, AClientMayUseTheServersOwnKeypair) {
+  zmq::socket_t client(context, zmq::socket_type::dealer);
+  client.set(zmq::sockopt::linger, 0);
+  client.set(zmq::sockopt::rcvtimeo, static_cast<int>(patience / 1ms));
+  make_curve_client(client, {server_keys.public_key, server_keys});
+  client.connect(endpoint);
+  client.send(zmq::str_buffer("from the hub itself"), zmq::send_flags::none);
+  EXPECT_EQ(echo_one(), "from the hub itself");
+  zmq::message_t reply;
+  EXPECT_TRUE(client.recv(reply));
+}
+
 TEST_F(CurveSocketTest, ClientWithTheWrongServerKeyGetsNoAnswer) {
   HandshakeEvents events(context, server, "wrong-key");
   zmq::socket_t impostor = client_of(generate_curve_keypair("not-the-server").public_key);
