@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "actors/hub.hpp"
@@ -38,7 +39,13 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   try {
     Hub hub(command_line.options);
-    KarmadaMode karmada(command_line.karmada, hub, command_line.options.heartbeat_interval);
+    // The in-process Karmada gateway connects with the hub's own keypair,
+    // which the hub always allows.
+    std::optional<gantry::support::CurveClientKeys> gateway_keys;
+    if (!command_line.options.insecure)
+      gateway_keys = gantry::support::CurveClientKeys{hub.keys().public_key, hub.keys()};
+    KarmadaMode karmada(command_line.karmada, hub, command_line.options.heartbeat_interval,
+                        gateway_keys);
     int received = 0;
     while (sigwait(&signals, &received) == 0 && received == SIGHUP) hub.reload_access();
     spdlog::info("received {}, stopping", received == SIGINT ? "SIGINT" : "SIGTERM");

@@ -193,6 +193,7 @@ void define(CLI::App& app, AgentOptions& options) {
       "                    [--executor sim|process|kubernetes] [--namespace NS]\n"
       "                    [--ocm-namespace NS] [--member-queue NAME]\n"
       "                    [--rendezvous-port N] [--cross-cluster-rendezvous] [--keep-ended N]\n"
+      "       process executor: [--run-as USER] [--allow-root]\n"
       "       keys:        --hub-key FILE --key FILE (or $GANTRY_HUB_KEY, $GANTRY_KEY)\n"
       "                    | --insecure\n"
       "       common:      [--heartbeat-ms N] [--liveness N]\n"
@@ -233,6 +234,13 @@ void define(CLI::App& app, AgentOptions& options) {
   cl::add_text(app, "--work-dir", options.work_dir,
                "process executor logs (default ./var/agent-<cluster>)")
       ->type_name("DIR");
+  cl::add_read<std::string>(app, "--run-as", options.run_as, not_empty,
+                            "process executor: run replicas as this user (name or uid), never "
+                            "root unless --allow-root; needed when the agent runs as root")
+      ->type_name("USER");
+  app.add_flag("--allow-root", options.allow_root,
+               "process executor: allow replicas to run as root (an agent running as root "
+               "without --run-as, or --run-as root); any job sent here then owns this machine");
   cl::add_read<std::string>(app, "--advertise-address", options.advertise_address, address,
                             "the rendezvous host this agent names when it holds part 0 of a "
                             "gang: reachable from every cluster (default 127.0.0.1)")

@@ -18,6 +18,7 @@
 #include "agents/kubernetes_executor.hpp"
 #include "agents/node_role.hpp"
 #include "agents/process_executor.hpp"
+#include "agents/replica_user.hpp"
 #include "agents/signal_pipe.hpp"
 #include "agents/sim_executor.hpp"
 #include "config/command_line.hpp"
@@ -41,7 +42,32 @@ std::string resolve_cluster(const agents::AgentOptions& options,
   return options.cluster.empty() ? inventory.cluster_name : options.cluster;
 }
 
+// Who the process executor's replicas run as (nullopt: as the agent itself),
+// settled before anything starts: an agent that would run them as root
+// without being told to refuses to start at all. Throws
+// std::invalid_argument naming the flags.
+std::optional<agents::ReplicaUser> replica_user(const agents::AgentOptions& options) {
+  if (options.executor != "process" || options.role == "node") return std::nullopt;
+  std::optional<agents::ReplicaUser> user =
+      agents::replica_user_for(options.run_as, options.allow_root, ::geteuid());
+  if (::geteuid() == 0 && (!user || user->uid == 0)) {
+    spdlog::warn(
+        "--allow-root: the process executor runs every replica as ROOT: any job sent to this "
+        "cluster can do anything on this machine; give --run-as USER to run them unprivileged");
+  } else if (user) {
+    spdlog::info("process executor: replicas run as {} (uid {}, gid {})", user->name, user->uid,
+                 user->gid);
+    if (::geteuid() != 0)
+      spdlog::warn(
+          "--run-as {}: the agent is not root: without CAP_SETUID and CAP_SETGID every "
+          "replica fails to start",
+          user->name);
+  }
+  return user;
+}
+
 std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& options,
+                                                const std::optional<agents::ReplicaUser>& user,
                                                 const std::string& cluster, kube::Client* kube) {
   if (options.executor == "kubernetes") {
     agents::KubernetesExecutorOptions kubernetes;
@@ -57,7 +83,13 @@ std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& opti
   }
   if (options.executor == "process") {
     const std::string dir = options.work_dir.empty() ? "./var/agent-" + cluster : options.work_dir;
-    return std::make_unique<agents::ProcessExecutor>(dir);
+    if (const std::string why = user ? agents::why_unreachable(*user, dir) : ""; !why.empty()) {
+      spdlog::warn(
+          "--run-as {}: {}: its replicas will not find their plugin files or elastic "
+          "state under --work-dir {}",
+          user->name, why, dir);
+    }
+    return std::make_unique<agents::ProcessExecutor>(dir, user);
   }
   return std::make_unique<agents::SimExecutor>();
 }
@@ -78,7 +110,9 @@ agents::AgentCoreOptions core_options(const agents::AgentOptions& options,
                                   dir + "/elastic", options.pending_give_up_ms};
 }
 
-int serve_standalone(const agents::AgentOptions& options, const agents::AgentKeys& keys) {
+int serve_standalone(const agents::AgentOptions& options,
+                     const std::optional<agents::ReplicaUser>& user,
+                     const agents::AgentKeys& keys) {
   config::Inventory inventory;
   std::string cluster;
   try {
@@ -94,7 +128,7 @@ int serve_standalone(const agents::AgentOptions& options, const agents::AgentKey
   agents::SignalPipe stop({SIGINT, SIGTERM});
   std::signal(SIGPIPE, SIG_IGN);
 
-  std::unique_ptr<agents::Executor> executor = make_executor(options, cluster, nullptr);
+  std::unique_ptr<agents::Executor> executor = make_executor(options, user, cluster, nullptr);
   agents::AgentCore core(cluster, inventory, *executor, core_options(options, cluster));
   agents::AgentLoop loop(
       {options.hub_endpoint, session_timing(options), options.test_faults, nullptr, keys.hub}, core,
@@ -179,7 +213,8 @@ void adopt_runs(agents::Executor& executor, agents::AgentCore& core) {
     spdlog::info("took back {} replica(s) a previous agent started", adopted.size());
 }
 
-int serve_cluster(const agents::AgentOptions& options, const agents::AgentKeys& keys) {
+int serve_cluster(const agents::AgentOptions& options,
+                  const std::optional<agents::ReplicaUser>& user, const agents::AgentKeys& keys) {
   agents::SignalPipe stop({SIGINT, SIGTERM});
   std::signal(SIGPIPE, SIG_IGN);
   std::optional<kube::Client> kube = kubernetes_client(options);
@@ -191,7 +226,7 @@ int serve_cluster(const agents::AgentOptions& options, const agents::AgentKeys& 
         agents::LeaseOptions{options.lease_namespace, options.lease_name, options.identity});
     if (!agents::wait_for_leadership(candidate, stop.fd(), std::chrono::seconds(2))) return 0;
   }
-  std::unique_ptr<agents::Executor> executor = make_executor(options, cluster, client);
+  std::unique_ptr<agents::Executor> executor = make_executor(options, user, cluster, client);
   agents::ClusterRole role(cluster_role_options(options, keys, client, *executor));
   agents::AgentCore core(cluster, protocol::Labels{}, *executor, core_options(options, cluster));
   role.prepare(core);
@@ -209,8 +244,15 @@ int serve_cluster(const agents::AgentOptions& options, const agents::AgentKeys& 
 
 int serve(const agents::AgentOptions& options, const agents::AgentKeys& keys) {
   if (options.role == "node") return serve_node(options, keys);
-  if (options.role == "cluster") return serve_cluster(options, keys);
-  return serve_standalone(options, keys);
+  std::optional<agents::ReplicaUser> user;
+  try {
+    user = replica_user(options);
+  } catch (const std::invalid_argument& refusal) {
+    std::fprintf(stderr, "gantry-agent: %s\n", refusal.what());
+    return kUsageError;
+  }
+  if (options.role == "cluster") return serve_cluster(options, user, keys);
+  return serve_standalone(options, user, keys);
 }
 
 void warn_if_insecure(const agents::AgentOptions& options) {

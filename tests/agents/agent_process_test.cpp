@@ -1,6 +1,7 @@
 // The real gantry-agent binary as a child process: it registers with a hub
-// played by the test, runs a real process replica, and on SIGTERM kills that
-// replica and exits 0. Bad input ends it with an error naming the field.
+// played by the test, runs a real process replica (as nobody, --run-as), and
+// on SIGTERM kills that replica and exits 0. Bad input ends it with an error
+// naming the field; so does an agent that would run replicas as root.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
@@ -70,23 +71,47 @@ struct AgentProcessTest : ::testing::Test {
     return status;
   }
 
+  // What a refused start printed; the agent exited with status 2.
+  std::string refusal_of(const std::vector<std::string>& args) {
+    std::ofstream(dir / "inventory.yaml")
+        << "cluster: {name: refused}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4}\n";
+    std::vector<std::string> argv = {
+        "--hub",      "tcp://127.0.0.1:1", "--inventory", (dir / "inventory.yaml").string(),
+        "--executor", "process",           "--work-dir",  (dir / "work").string(), "--insecure"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    spawn(argv);
+    const int status = wait_exit();
+    const std::string log = read_file(dir / "agent.log");
+    EXPECT_TRUE(WIFEXITED(status)) << log;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << log;
+    return log;
+  }
+
   support::TempDir temp_dir{"gantry-agent-bin"};
   const std::filesystem::path dir = temp_dir.path();
   pid_t pid = -1;
 };
 
+// Switching to another user takes root, which this suite runs as (CI too).
+#define SKIP_UNLESS_ROOT() \
+  if (::geteuid() != 0) GTEST_SKIP() << "only an agent running as root can switch users"
+
 // Encrypted, as by default: the hub's public key and the agent's keypair.
 TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
+  SKIP_UNLESS_ROOT();
   const support::CurveKeyPair hub_keys = support::generate_curve_keypair("hub");
   support::write_key_files(hub_keys, dir / "keys");
   support::write_key_files(support::generate_curve_keypair("bin-agent"), dir / "keys");
   testing::FakeHub hub(hub_keys);
   std::ofstream(dir / "inventory.yaml")
       << "cluster: {name: bin}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4, memory: 8Gi}\n";
+  // nobody reaches the fifo through mkdtemp's directory (0700) and writes to it.
+  std::filesystem::permissions(dir, std::filesystem::perms::others_exec,
+                               std::filesystem::perm_options::add);
   spawn({"--hub", hub.endpoint(), "--hub-key", (dir / "keys/hub.pub").string(), "--key",
          (dir / "keys/bin-agent.key").string(), "--inventory", (dir / "inventory.yaml").string(),
-         "--executor", "process", "--work-dir", (dir / "work").string(), "--log-level", "debug",
-         "--advertise-address", "127.0.0.2"});
+         "--executor", "process", "--run-as", "nobody", "--work-dir", (dir / "work").string(),
+         "--log-level", "debug", "--advertise-address", "127.0.0.2"});
 
   const testing::Received hello = hub.next(1);
   ASSERT_EQ(hello.type, protocol::MessageType::kHello) << read_file(dir / "agent.log");
@@ -97,6 +122,8 @@ TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
 
   const std::filesystem::path fifo = dir / "replica.pid";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::filesystem::permissions(fifo, std::filesystem::perms::others_write,
+                               std::filesystem::perm_options::add);
   const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0);
   hub.send(hello.identity,
@@ -166,6 +193,50 @@ TEST_F(AgentProcessTest, BadInventoryEndsWithAnErrorNamingTheField) {
   const std::string log = read_file(dir / "agent.log");
   EXPECT_NE(log.find("nodes[0].allocatable.cpu"), std::string::npos) << log;
   EXPECT_NE(log.find("many"), std::string::npos) << log;
+}
+
+TEST_F(AgentProcessTest, AReplicaRunAsNobodyReportsNobodysUid) {
+  SKIP_UNLESS_ROOT();
+  testing::FakeHub hub;
+  std::ofstream(dir / "inventory.yaml")
+      << "cluster: {name: who}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4}\n";
+  spawn({"--hub", hub.endpoint(), "--insecure", "--inventory", (dir / "inventory.yaml").string(),
+         "--executor", "process", "--run-as", "nobody", "--work-dir", (dir / "work").string()});
+  const testing::Received hello = hub.next(1);
+  ASSERT_EQ(hello.type, protocol::MessageType::kHello) << read_file(dir / "agent.log");
+  hub.send(hello.identity, protocol::encode(protocol::Welcome{1, 600'000, 3}));
+  hub.next_as<protocol::UsageReport>(1);
+  hub.send(hello.identity, protocol::encode(testing::make_prepare(
+                               1, "whoami", {{"w", 1, 0, 1, {}, {"id", "-u"}}})));
+  const auto admit = hub.next_as<protocol::Admit>(1);
+  hub.send(hello.identity, protocol::encode(testing::commit_for(admit)));
+  // Usage reports come between the updates; the run ends with a final one.
+  std::string phase;
+  while (phase.empty() || phase == "Running") {
+    const testing::Received received = hub.next(1);
+    if (received.type == protocol::MessageType::kStatusUpdate)
+      phase = testing::decode_as<protocol::StatusUpdate>(received).phase;
+  }
+  EXPECT_EQ(phase, "Completed") << read_file(dir / "agent.log");
+  EXPECT_EQ(read_file(dir / "work" / "whoami" / "w-0.log"), "65534\n");
+}
+
+TEST_F(AgentProcessTest, AnAgentRunningAsRootRefusesToStartWithoutRunAsOrAllowRoot) {
+  SKIP_UNLESS_ROOT();
+  const std::string log = refusal_of({});
+  EXPECT_NE(log.find("give --run-as USER"), std::string::npos) << log;
+  EXPECT_NE(log.find("--allow-root"), std::string::npos) << log;
+}
+
+TEST_F(AgentProcessTest, RunAsRootIsRefusedWithoutAllowRoot) {
+  const std::string log = refusal_of({"--run-as", "root"});
+  EXPECT_NE(log.find("--run-as root: replicas would run as root"), std::string::npos) << log;
+  EXPECT_NE(log.find("--allow-root"), std::string::npos) << log;
+}
+
+TEST_F(AgentProcessTest, AnUnknownRunAsUserIsRefusedAtStartByName) {
+  const std::string log = refusal_of({"--run-as", "no-such-gantry-user"});
+  EXPECT_NE(log.find("--run-as no-such-gantry-user: no such user"), std::string::npos) << log;
 }
 
 TEST_F(AgentProcessTest, WithoutKeysOrInsecureItRefusesToStartNamingTheFlags) {
