@@ -35,10 +35,36 @@ SocketLimits small_limits() {
   return limits;
 }
 
-// A ROUTER on a free loopback port with the limits applied and a guard on it.
+// Answers every ZAP request (RFC 27) with 200: the hub's handler will check
+// keys; here it only has to exist, so that handshakes wait for it.
+void allow_zap_request(zmq::socket_t& zap) {
+  std::vector<zmq::message_t> request;
+  do {
+    request.emplace_back();
+    (void)zap.recv(request.back(), zmq::recv_flags::none);
+  } while (request.back().more());
+  const std::string request_id = request.size() > 1 ? request[1].to_string() : "";
+  const std::vector<std::string> reply{"1.0", request_id, "200", "OK", "", ""};
+  for (std::size_t i = 0; i < reply.size(); ++i) {
+    (void)zap.send(zmq::buffer(reply[i]),
+                   i + 1 < reply.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+  }
+}
+
+enum class Handshake { kImmediate, kThroughZap };
+
+// A ROUTER on a free loopback port with the limits applied and a guard on it;
+// with Handshake::kThroughZap, each handshake also waits for a ZAP answer from
+// the thread that runs the guard, as the hub's will.
 struct GuardedRouter {
-  explicit GuardedRouter(const SocketLimits& limits) {
+  explicit GuardedRouter(const SocketLimits& limits, Handshake handshake = Handshake::kImmediate) {
     router.set(zmq::sockopt::linger, 0);
+    if (handshake == Handshake::kThroughZap) {
+      zap.emplace(context, zmq::socket_type::rep);
+      zap->set(zmq::sockopt::linger, 0);
+      zap->bind("inproc://zeromq.zap.01");
+      router.set(zmq::sockopt::zap_domain, "test");
+    }
     apply_socket_limits(router, limits);
     guard = std::make_unique<ConnectionGuard>(context, router, "test", limits);
     router.bind("tcp://127.0.0.1:*");
@@ -46,15 +72,20 @@ struct GuardedRouter {
     port = std::stoi(endpoint.substr(endpoint.rfind(':') + 1));
   }
 
-  // Handles monitor events (stamped `now`) until `done()`; false on a hang.
+  // Handles monitor events (stamped `now`), then ZAP requests, until
+  // `done()`; false on a hang.
   template <class Condition>
   bool pump_until(Condition done, TimePoint now = kStart) {
     const auto give_up = std::chrono::steady_clock::now() + kGiveUpAfter;
     while (!done()) {
       if (std::chrono::steady_clock::now() > give_up) return false;
-      std::vector<zmq::pollitem_t> items{{guard->monitor_socket().handle(), 0, ZMQ_POLLIN, 0}};
+      std::vector<zmq::pollitem_t> items;
+      if (guard) items.push_back({guard->monitor_socket().handle(), 0, ZMQ_POLLIN, 0});
+      if (zap) items.push_back({zap->handle(), 0, ZMQ_POLLIN, 0});
+      if (items.empty()) items.push_back({router.handle(), 0, ZMQ_POLLIN, 0});
       (void)zmq::poll(items, 10ms);
-      if (items[0].revents & ZMQ_POLLIN) guard->on_monitor_event(now);
+      if (guard && (items.front().revents & ZMQ_POLLIN)) guard->on_monitor_event(now);
+      if (zap && (items.back().revents & ZMQ_POLLIN)) allow_zap_request(*zap);
     }
     return true;
   }
@@ -63,10 +94,15 @@ struct GuardedRouter {
     std::string routing_id;
     zmq::message_t payload;
   };
-  std::optional<Received> receive() {
-    std::vector<zmq::pollitem_t> items{{router.handle(), 0, ZMQ_POLLIN, 0}};
-    if (zmq::poll(items, std::chrono::duration_cast<std::chrono::milliseconds>(kGiveUpAfter)) ==
-        0) {
+  // The next message on the router, pumping the guard and ZAP meanwhile.
+  std::optional<Received> receive(TimePoint now = kStart) {
+    bool readable = false;
+    if (!pump_until(
+            [&] {
+              readable = router.get(zmq::sockopt::events) & ZMQ_POLLIN;
+              return readable;
+            },
+            now)) {
       return std::nullopt;
     }
     Received received;
@@ -83,7 +119,8 @@ struct GuardedRouter {
     return !router.recv(part, zmq::recv_flags::dontwait);
   }
 
-  zmq::context_t context;
+  zmq::context_t context{1};  // one libzmq I/O thread, as the hub's
+  std::optional<zmq::socket_t> zap;
   zmq::socket_t router{context, zmq::socket_type::router};
   std::unique_ptr<ConnectionGuard> guard;  // destroyed before the router closes
   std::string endpoint;
@@ -239,6 +276,41 @@ TEST_F(ConnectionGuardTest, CountReturnsToZeroAfterClientsClose) {
     ASSERT_TRUE(server.pump_until([&] { return server.guard->connection_count() == 10; }));
   }
   EXPECT_TRUE(server.pump_until([&] { return server.guard->connection_count() == 0; }));
+}
+
+// A refused client must not lose the request it sent while connecting. Its
+// handshake waits for ZAP; the guard reads ACCEPTED (emitted before the ZAP
+// request, by the same libzmq I/O thread) first and shuts the connection down
+// before the handshake completes, so the message stays queued in the client,
+// which reconnects and is served once there is room. (Without ZAP a NULL
+// handshake completes at once and the first message can be lost.)
+TEST_F(ConnectionGuardTest, RefusedClientIsServedItsQueuedRequestOnceThereIsRoom) {
+  SocketLimits limits = small_limits();
+  limits.max_connections = 2;
+  GuardedRouter server(limits, Handshake::kThroughZap);
+  std::vector<zmq::socket_t> holders;
+  for (const char* id : {"first", "second"}) {
+    holders.push_back(dealer_to(server, id));
+    ASSERT_TRUE(holders.back().send(zmq::str_buffer("hold"), zmq::send_flags::none));
+  }
+  ASSERT_TRUE(server.pump_until([&] { return server.guard->connection_count() == 2; }));
+  ASSERT_TRUE(server.receive());
+  ASSERT_TRUE(server.receive());
+
+  zmq::socket_t late(server.context, zmq::socket_type::dealer);
+  late.set(zmq::sockopt::linger, 0);
+  late.set(zmq::sockopt::routing_id, "late");
+  late.set(zmq::sockopt::reconnect_ivl, 10);
+  late.connect(server.endpoint);
+  ASSERT_TRUE(late.send(zmq::str_buffer("queued while refused"), zmq::send_flags::none));
+  ASSERT_TRUE(server.pump_until([&] { return server.guard->refused_count() >= 3; }));
+  EXPECT_TRUE(server.nothing_more_received());
+
+  holders.pop_back();
+  auto received = server.receive();
+  ASSERT_TRUE(received);
+  EXPECT_EQ(received->routing_id, "late");
+  EXPECT_EQ(received->payload.to_string(), "queued while refused");
 }
 
 // libzmq gives a handed-over routing id to the new connection but leaves the
