@@ -50,15 +50,32 @@ class RawZmtpClient {
   RawZmtpClient(const RawZmtpClient&) = delete;
   RawZmtpClient& operator=(const RawZmtpClient&) = delete;
 
-  // The greeting of a NULL-security DEALER and its READY command: after these
-  // the server's handshake is complete.
-  bool send_handshake() {
+  // The greeting of a NULL-security DEALER and its READY command, then the
+  // server's, as a libzmq peer waits for them before sending messages (a
+  // server whose handshake waits for ZAP takes an early message for a broken
+  // handshake). False when the server closed the connection instead, or
+  // `give_up` passed.
+  bool send_handshake(std::chrono::milliseconds give_up = std::chrono::seconds(30)) {
     std::string greeting(64, '\0');
     greeting[0] = '\xff';
     greeting[9] = '\x7f';
     greeting[10] = 3;  // ZMTP 3.0
     greeting.replace(12, 4, "NULL");
-    return send_bytes(greeting) && send_bytes(command_frame("READY", "Socket-Type", "DEALER"));
+    if (!send_bytes(greeting) || !send_bytes(command_frame("READY", "Socket-Type", "DEALER"))) {
+      return false;
+    }
+    const auto end = std::chrono::steady_clock::now() + give_up;
+    std::string header;
+    if (!receive_exactly(64 + 2, header, end)) return false;  // greeting, command flags and size
+    const bool long_size = (header[64] & 0x02) != 0;
+    std::uint64_t size = static_cast<unsigned char>(header[65]);
+    if (long_size) {
+      std::string rest;
+      if (!receive_exactly(7, rest, end)) return false;
+      for (const char byte : rest) size = (size << 8) | static_cast<unsigned char>(byte);
+    }
+    std::string body;
+    return receive_exactly(static_cast<std::size_t>(size), body, end);
   }
 
   // A one-part message's frame header announcing `body_bytes`, without the body.
@@ -110,6 +127,24 @@ class RawZmtpClient {
   int fd() const { return fd_; }
 
  private:
+  bool receive_exactly(std::size_t count, std::string& into,
+                       std::chrono::steady_clock::time_point end) {
+    into.resize(count);
+    std::size_t have = 0;
+    while (have < count) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          end - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd item{fd_, POLLIN, 0};
+      if (poll(&item, 1, static_cast<int>(left.count())) <= 0) continue;
+      const ssize_t received = recv(fd_, into.data() + have, count - have, 0);
+      if (received < 0 && errno == EINTR) continue;
+      if (received <= 0) return false;
+      have += static_cast<std::size_t>(received);
+    }
+    return true;
+  }
+
   static std::string command_frame(std::string_view name, std::string_view property,
                                    std::string_view value) {
     std::string body;
