@@ -75,9 +75,8 @@ void ConnectionGuard::on_monitor_event(TimePoint now) {
   zmq::message_t endpoint;
   looked_for_silent_closes_ = false;
   while (monitor_.recv(event, zmq::recv_flags::dontwait)) {
-    // The endpoint frame is part of the same message: it is already here.
-    while (event.more() && monitor_.recv(endpoint, zmq::recv_flags::none) && endpoint.more()) {
-    }
+    // The endpoint frame is part of the same message, so it is here already.
+    if (event.more()) (void)monitor_.recv(endpoint, zmq::recv_flags::none);
     if (event.size() < kEventFrameBytes) continue;
     std::uint16_t kind = 0;
     std::uint32_t value = 0;
@@ -116,12 +115,13 @@ void ConnectionGuard::on_accepted(int fd, TimePoint now) {
     return;
   }
   ++refused_;
-  const std::string peer = peer_of(fd);
+  const auto left_out = refusal_log_.admit(now);
+  const std::string peer = left_out ? peer_of(fd) : std::string();  // gone once shut down
   if (!close_connection(fd, connection)) {
     connections_.erase(fd);
     return;
   }
-  if (const auto left_out = refusal_log_.admit(now)) {
+  if (left_out) {
     spdlog::warn(
         "{} socket: closed a new connection from {}: {} connections open, the limit "
         "(--max-connections) is {}{}",
@@ -159,7 +159,7 @@ int ConnectionGuard::expire_idle(TimePoint now) {
     const auto silent_for =
         std::chrono::duration_cast<std::chrono::milliseconds>(now - connection.last_heard);
     if (silent_for <= limits_.idle_timeout) continue;
-    const std::string peer = peer_of(fd);
+    const std::string peer = peer_of(fd);  // gone once shut down
     if (!close_connection(fd, connection)) continue;
     --admitted_;
     ++expired_;

@@ -33,6 +33,14 @@ class ConnectionGuard {
   // Starts monitoring `socket`, which lives in `context`; `socket_name`
   // ("agents", "admin") names it in the log. Construct it before the socket
   // accepts connections, and destroy it before the socket is closed.
+  //
+  // A refused connection should not get through its handshake: its client
+  // would then send its first request into a connection about to close, and
+  // lose it. With a context of one I/O thread (as IoBridge's) libzmq emits
+  // ACCEPTED before the connection's ZAP request, so an I/O loop that calls
+  // on_monitor_event before it answers ZAP shuts refused connections down
+  // while their handshake still waits; their clients keep the request queued
+  // and reconnect. (Without ZAP a handshake completes at once.)
   ConnectionGuard(zmq::context_t& context, zmq::socket_t& socket, std::string socket_name,
                   const SocketLimits& limits);
   ~ConnectionGuard();
