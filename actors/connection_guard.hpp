@@ -60,9 +60,12 @@ class ConnectionGuard {
   void note_activity(int fd, TimePoint now);
 
   // Closes the connections with no message for longer than idle_timeout, and
-  // forgets those libzmq closed without a DISCONNECTED event (it sends none
-  // when it drops a connection itself, e.g. a routing id handed over).
-  // Returns how many it closed. Call it every poll_timeout.
+  // forgets those whose descriptor no longer holds the socket accepted (libzmq
+  // emits no DISCONNECTED when it terminates an engine rather than failing it;
+  // a count that only grew would end in refusing everyone). A connection
+  // displaced by ROUTER_HANDOVER is not closed by libzmq at all: it stays
+  // open, pipe-less, until this expires it. Returns how many it closed. Call
+  // it every poll_timeout.
   int expire_idle(TimePoint now);
   // How long the I/O thread's poll may wait before expire_idle is due.
   std::chrono::milliseconds poll_timeout(TimePoint now) const;

@@ -14,8 +14,10 @@ What it expects from gantry_harness.Cluster (`harness` below) once the hub runs 
                               (any role: these clients only need to be let in)
   harness.agent_keys(cluster) (public, secret): a key pair allowed on the agents socket,
                               bound to `cluster`
-all Z85 strings as support/curve_keys writes them. While the harness has no
-hub_public_key the raw clients connect in plaintext, as the hub then listens.
+all Z85 strings as support/curve_keys writes them. Where the harness has none of these
+but a KeyRing as `harness.keys` (tests/e2e/gantry_keys.py: public_key(name),
+secret_key(name), the admin key "gantryctl", harness.allow_agent(cluster)), the keys come
+from there (curve_keys below). Without either the raw clients connect in plaintext.
 
 The raw ZeroMQ clients go through libzmq itself (ctypes on libzmq.so.5: the tests use
 only Python's standard library); the idle connections are plain TCP sockets.
@@ -153,6 +155,24 @@ def hostile_frames(rng, count, message_types):
         yield frame
 
 
+# ------------------------------------------------------------------ keys
+def curve_keys(harness):
+    """(hub public key, admin (public, secret), agent_keys(cluster)), or None for plaintext."""
+    if hasattr(harness, "hub_public_key"):
+        return harness.hub_public_key, harness.admin_keys, harness.agent_keys
+    ring = getattr(harness, "keys", None)
+    if ring is None:
+        return None
+
+    def agent_keys(cluster):
+        harness.allow_agent(cluster)  # bound to `cluster` in the access list, hub reloaded
+        name = f"agent-{cluster}"
+        return ring.public_key(name), ring.secret_key(name)
+
+    admin = (ring.public_key("gantryctl"), ring.secret_key("gantryctl"))
+    return ring.public_key("hub"), admin, agent_keys
+
+
 # ------------------------------------------------------------------ the hub from outside
 def resident_bytes(pid):
     with open(f"/proc/{pid}/status") as status:
@@ -195,16 +215,15 @@ class HostileInput(unittest.TestCase):
 
     # CURVE when the harness has keys (see the module's docstring), plaintext before.
     def admin_dealer(self):
-        server_key = getattr(self.gantry, "hub_public_key", None)
-        keys = self.gantry.admin_keys if server_key else None
-        dealer = RawDealer(self.zmq, self.gantry.admin_endpoint, server_key, keys)
+        keys = curve_keys(self.gantry)
+        dealer = RawDealer(self.zmq, self.gantry.admin_endpoint, *((keys[0], keys[1]) if keys else ()))
         self.dealers.append(dealer)
         return dealer
 
     def agent_dealer(self, cluster):
-        server_key = getattr(self.gantry, "hub_public_key", None)
-        keys = self.gantry.agent_keys(cluster) if server_key else None
-        dealer = RawDealer(self.zmq, self.gantry.agents_endpoint, server_key, keys)
+        keys = curve_keys(self.gantry)
+        dealer = RawDealer(self.zmq, self.gantry.agents_endpoint,
+                           *((keys[0], keys[2](cluster)) if keys else ()))
         self.dealers.append(dealer)
         return dealer
 
@@ -231,12 +250,19 @@ class HostileInput(unittest.TestCase):
                 dealer.send(frame)
                 if i % 100 == 0:
                     dealer.drain()
-        # The admin socket answers a request sent after all of them, on the same connection.
+        # The same connection is still served. The hub drops replies beyond the peer's queue
+        # (ZMQ_SNDHWM) while the ErrorReplies pile up, so the request is repeated until answered.
         admin = sockets[0][0]
-        admin.drain()
-        admin.send(envelope(LIST_REQUEST, 424242, b"\x81\xa4kind\xa8clusters"))  # {kind: clusters}
-        wait_until(lambda: (reply := admin.receive(1000)) and b"east" in reply,
-                   "the cluster list, asked for after the garbage on the same connection")
+        list_clusters = envelope(LIST_REQUEST, 424242, b"\x81\xa4kind\xa8clusters")  # {kind: clusters}
+
+        def cluster_list_answered():
+            admin.send(list_clusters)
+            while (reply := admin.receive(200)) is not None:
+                if b"east" in reply:
+                    return True
+            return False
+
+        wait_until(cluster_list_answered, "the cluster list, asked after the garbage on the same connection")
         self.assert_serving_and_correct()
         self.assert_memory_returns()
 
