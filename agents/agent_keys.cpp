@@ -13,6 +13,10 @@ namespace {
 constexpr const char* kHowToMakeKeys =
     "make a keypair with 'gantryctl keys generate NAME' and allow its public key in the "
     "hub's access.yaml, or pass --insecure for plaintext";
+constexpr const char* kHowToMakeNodeKeys =
+    "make a keypair with 'gantryctl keys generate NAME' and list its public key in the "
+    "cluster-role agent's --node-keys (or give the node that agent's own keypair), or pass "
+    "--insecure for plaintext";
 
 std::string variable(const char* name) {
   const char* value = std::getenv(name);
@@ -79,7 +83,7 @@ AgentKeys load_agent_keys(const AgentOptions& options, const KeyEnvironment& env
         std::string(options.role == "node" ? "--key FILE (or $GANTRY_KEY): is required"
                                            : "--hub-key FILE and --key FILE (or $GANTRY_HUB_KEY "
                                              "and $GANTRY_KEY): are required") +
-        " for CurveZMQ; " + kHowToMakeKeys);
+        " for CurveZMQ; " + (options.role == "node" ? kHowToMakeNodeKeys : kHowToMakeKeys));
   }
   const support::CurveKeyPair own =
       read_for_flag("--key", [&] { return support::read_secret_key_file(key_file); });

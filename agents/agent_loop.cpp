@@ -72,12 +72,16 @@ int AgentLoop::run(int stop_fd) {
   std::vector<zmq_pollitem_t> items;
   while (stop_status_ < 0) {
     act_on_session(steady_now_ms());
-    // Slots in order: stop fd, executor wake-up fd (if it has one), hub socket.
+    // Slots in order: stop fd, executor wake-up fd (if it has one), hub socket,
+    // hub key refusals (with keys).
     items.clear();
     items.push_back({nullptr, stop_fd, ZMQ_POLLIN, 0});
     if (executor_.wake_fd() >= 0) items.push_back({nullptr, executor_.wake_fd(), ZMQ_POLLIN, 0});
     const bool has_executor_fd = items.size() == 2;
+    const std::size_t hub_slot = items.size();
     if (socket_) items.push_back({socket_->handle(), 0, ZMQ_POLLIN, 0});
+    const std::size_t refusals_slot = items.size();
+    if (socket_ && refusals_) items.push_back({refusals_->handle(), 0, ZMQ_POLLIN, 0});
     const std::size_t hub_slots = items.size();
     if (config_.extension != nullptr) config_.extension->add_poll_items(items);
 
@@ -91,7 +95,11 @@ int AgentLoop::run(int stop_fd) {
     if (readable(items[0])) break;
 
     const TimeMs after = steady_now_ms();
-    if (socket_ && readable(items[hub_slots - 1])) receive_frames(after);
+    if (socket_ && refusals_ && readable(items[refusals_slot])) {
+      on_key_refused(after);
+    } else if (socket_ && readable(items[hub_slot])) {
+      receive_frames(after);
+    }
     if (config_.extension != nullptr) {
       config_.extension->on_polled(items.data() + hub_slots, items.size() - hub_slots, after,
                                    core_, outbox_);
@@ -127,7 +135,7 @@ int AgentLoop::run(int stop_fd) {
                  core_.running_count(), core_.prepared_count());
   }
   executor_.shutdown();
-  socket_.reset();
+  close_socket();
   return std::max(stop_status_, 0);
 }
 
@@ -147,7 +155,7 @@ TimeMs AgentLoop::next_deadline() const {
 // with a linger and ending the context waits for it.
 void AgentLoop::deliver_and_close() {
   if (socket_) socket_->set(zmq::sockopt::linger, kDeliverMs);
-  socket_.reset();
+  close_socket();
   context_->close();
 }
 
@@ -176,7 +184,10 @@ void AgentLoop::open_socket(TimeMs now) {
   // connection lingers, and another peer could claim it first.
   socket_->set(zmq::sockopt::routing_id, agent_routing_id(core_.cluster()));
   socket_->set(zmq::sockopt::linger, 0);
-  if (config_.hub_keys) support::make_curve_client(*socket_, *config_.hub_keys);
+  if (config_.hub_keys) {
+    support::make_curve_client(*socket_, *config_.hub_keys);
+    watch_for_refusal();
+  }
   try {
     socket_->connect(config_.hub_endpoint);
   } catch (const zmq::error_t& e) {
@@ -187,11 +198,38 @@ void AgentLoop::open_socket(TimeMs now) {
   session_.connected(now);
 }
 
+// libzmq never retries a connection whose key the hub refused (ZAP 400):
+// without this the agent would wait out the hub's silence (liveness x
+// heartbeat) before trying again. The socket's monitor says so at once.
+void AgentLoop::watch_for_refusal() {
+  const std::string endpoint = "inproc://agent-hub-refusals-" + std::to_string(++socket_count_);
+  if (zmq_socket_monitor(socket_->handle(), endpoint.c_str(), ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) !=
+      0) {
+    return;  // no monitor: a refusal shows as silence, as before
+  }
+  refusals_ = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::pair);
+  refusals_->set(zmq::sockopt::linger, 0);
+  refusals_->connect(endpoint);
+}
+
+void AgentLoop::on_key_refused(TimeMs now) {
+  spdlog::error(
+      "the hub at {} refused this agent's key {}: the hub's access.yaml must list it "
+      "under agents, for cluster {}",
+      config_.hub_endpoint, config_.hub_keys->own.public_key, core_.cluster());
+  drop_session(now, "the hub refused this agent's key");
+}
+
+void AgentLoop::close_socket() {
+  refusals_.reset();
+  socket_.reset();
+}
+
 // A fresh socket per session: the old one may hold frames for a hub that is
 // gone, and ZeroMQ would otherwise keep reconnecting it underneath us.
 void AgentLoop::drop_session(TimeMs now, const char* why) {
   spdlog::warn("hub session lost ({}); reconnecting", why);
-  socket_.reset();
+  close_socket();
   session_.lost(now);
 }
 

@@ -63,6 +63,9 @@ class AgentLoop {
  private:
   void act_on_session(TimeMs now);
   void open_socket(TimeMs now);
+  void watch_for_refusal();
+  void on_key_refused(TimeMs now);
+  void close_socket();
   void drop_session(TimeMs now, const char* why);
   bool send(const std::string& frame);
   void receive_frames(TimeMs now);
@@ -87,6 +90,8 @@ class AgentLoop {
   HubSession session_;
   std::unique_ptr<zmq::context_t> context_;
   std::unique_ptr<zmq::socket_t> socket_;
+  std::unique_ptr<zmq::socket_t> refusals_;  // socket_'s monitor, with keys
+  std::uint64_t socket_count_ = 0;           // each monitor its own inproc endpoint
   FaultFilter faults_;
   std::uint64_t next_seq_ = 1;
   std::uint64_t frames_sent_ = 0;

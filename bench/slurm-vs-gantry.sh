@@ -227,13 +227,15 @@ gantry_round() {
   admin=tcp://127.0.0.1:$(free_port)
   state=$WORK/gantry-$round
   mkdir -p "$state"
-  "$BUILD/bin/gantry-hub" --agents "$agents" --admin "$admin" --state "$state" \
+  # Plaintext on loopback (--insecure): gantry-bench-submit speaks no CurveZMQ.
+  "$BUILD/bin/gantry-hub" --insecure --agents "$agents" --admin "$admin" --state "$state" \
     >"$state/hub.log" 2>&1 &
   PIDS+=($!)
   # This script runs as root, and a root agent runs replicas only as another
   # user (or with --allow-root); /bin/true needs nothing of root's.
-  "$BUILD/bin/gantry-agent" --hub "$agents" --cluster local --inventory "$WORK/inventory.yaml" \
-    --executor process --run-as nobody --work-dir "$state/work" >"$state/agent.log" 2>&1 &
+  "$BUILD/bin/gantry-agent" --insecure --hub "$agents" --cluster local \
+    --inventory "$WORK/inventory.yaml" --executor process --run-as nobody \
+    --work-dir "$state/work" >"$state/agent.log" 2>&1 &
   PIDS+=($!)
   out=$("$BUILD/bin/gantry-bench-submit" --hub "$admin" --jobs "$N" --prefix "r$round" \
     --window "$WINDOW" --clusters 1 --timeout 1800) || log "gantry round $round: $out"

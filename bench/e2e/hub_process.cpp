@@ -18,8 +18,11 @@ namespace gantry::bench::e2e {
 
 namespace {
 
+// --insecure: the simulated clusters and the load generator speak plaintext, so
+// the benchmark measures the scheduler as before issue 27 (on loopback only).
 std::vector<std::string> hub_arguments(const HubLaunch& launch) {
   return {launch.binary,
+          "--insecure",
           "--agents",
           launch.agents_endpoint,
           "--admin",

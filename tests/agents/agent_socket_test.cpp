@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <optional>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "agent_test_support.hpp"
@@ -26,9 +28,11 @@ constexpr std::int32_t kQuietMs = 600'000;  // no heartbeats or silence during a
 class AgentThread {
  public:
   AgentThread(const std::string& endpoint, SessionTiming timing, TestFaults faults = {},
-              AgentCoreOptions options = {})
+              AgentCoreOptions options = {},
+              std::optional<support::CurveClientKeys> hub_keys = std::nullopt)
       : core_("test", testing::small_inventory(), executor_, std::move(options)),
-        loop_(LoopConfig{endpoint, timing, faults}, core_, executor_) {
+        loop_(LoopConfig{endpoint, timing, faults, nullptr, std::move(hub_keys)}, core_,
+              executor_) {
     if (::pipe(stop_) != 0) throw std::runtime_error("pipe");
     thread_ = std::thread([this] {
       try {
@@ -132,6 +136,21 @@ TEST(AgentSocket, RegistersRunsAPartToCompletionAndSurvivesGarbage) {
   const auto reject = hub.next_as<protocol::Reject>(1);
   EXPECT_EQ(reject.dispatch_id, 2u);
   EXPECT_NE(reject.reason.find("nvidia.com/gpu"), std::string::npos) << reject.reason;
+}
+
+// A hub that refuses the agent's key (not yet in its access.yaml): libzmq
+// gives that connection up for good, so the agent starts a fresh one after its
+// backoff rather than waiting out the hub's silence (here 30 minutes), and
+// gets in once the hub allows the key.
+TEST(AgentSocket, AfterTheHubRefusesItsKeyTheAgentRetriesAndGetsInOnceAllowed) {
+  const support::CurveKeyPair hub_keys = support::generate_curve_keypair("hub");
+  const support::CurveKeyPair agent_keys = support::generate_curve_keypair("test-agent");
+  FakeHub hub(hub_keys, std::set<std::string>{});
+  AgentThread agent(hub.endpoint(), quiet_timing(), {}, {},
+                    support::CurveClientKeys{hub_keys.public_key, agent_keys});
+  ASSERT_TRUE(hub.await_refusals(2)) << "the agent did not try again after a refusal";
+  hub.allow(agent_keys.public_key);
+  register_agent(hub, 1);
 }
 
 TEST(AgentSocket, ReRegistersAfterAHubRestartAndAfterNotRegistered) {

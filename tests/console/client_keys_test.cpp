@@ -161,6 +161,23 @@ TEST(ClientKeys, WrongHubKeyGetsNoAnswerAndAHint) {
   EXPECT_TRUE(hub.requests().empty());
 }
 
+// A hub whose access.yaml does not list the key says so in the handshake:
+// reported at once, not after the timeout.
+TEST(ClientKeys, KeyTheHubRefusesIsReportedAtOnceNamingTheKey) {
+  FakeHub hub(empty_list(), FakeHub::Transport::kCurveRefusingEveryKey);
+  const support::TempDir config("gantryctl-config");
+  const support::CurveKeyPair own = support::generate_curve_keypair("gantryctl");
+  support::write_key_files(own, config.path());
+  config.write("hub.pub", hub.keys().public_key);
+  const Result result = run({"--hub", hub.endpoint(), "--timeout", "60s", "get", "jobs"},
+                            with_config_dir(config.path()));
+  EXPECT_EQ(result.status, 2);
+  EXPECT_TRUE(contains(result.err, "refused this client's key " + own.public_key + " (ZAP 400)"))
+      << result.err;
+  EXPECT_TRUE(contains(result.err, "access.yaml")) << result.err;
+  EXPECT_TRUE(hub.requests().empty());
+}
+
 TEST(ClientKeys, UnreadableKeyFileExits2NamingIt) {
   FakeHub hub(empty_list());
   const support::TempDir config("gantryctl-config");

@@ -1,5 +1,7 @@
 #include "tests/console/fake_hub.hpp"
 
+#include "support/zap_handler.hpp"
+
 namespace gantry::console::testing {
 
 FakeHub::FakeHub(Handler handler, Transport transport)
@@ -7,7 +9,8 @@ FakeHub::FakeHub(Handler handler, Transport transport)
       transport_(transport),
       keys_(support::generate_curve_keypair("fake-hub")) {
   router_.set(zmq::sockopt::linger, 0);
-  if (transport_ == Transport::kCurve) support::make_curve_server(router_, keys_);
+  if (transport_ == Transport::kCurveRefusingEveryKey) zap_ = support::bind_zap_handler(context_);
+  if (transport_ != Transport::kPlaintext) support::make_curve_server(router_, keys_);
   router_.bind("tcp://127.0.0.1:*");
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
   // The I/O thread owns the ROUTER; the destructor wakes it through this pair.
@@ -36,9 +39,15 @@ void FakeHub::serve() {
   for (;;) {
     std::vector<zmq::pollitem_t> items{{router_.handle(), 0, ZMQ_POLLIN, 0},
                                        {stop_receiver_.handle(), 0, ZMQ_POLLIN, 0}};
+    if (zap_) items.push_back({zap_->handle(), 0, ZMQ_POLLIN, 0});
     zmq::poll(items, std::chrono::milliseconds(-1));
     if (items[1].revents & ZMQ_POLLIN) return;
     if (items[0].revents & ZMQ_POLLIN) answer_one();
+    if (items.size() > 2 && (items[2].revents & ZMQ_POLLIN)) {
+      support::answer_one_zap_request(*zap_, [](const support::ZapRequest&) {
+        return support::ZapVerdict{false, "", "not in access.yaml"};
+      });
+    }
   }
 }
 

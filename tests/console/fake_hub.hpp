@@ -1,7 +1,7 @@
 // Plays the hub's admin socket in tests: a real ROUTER on a free loopback port,
 // answering each request with whatever frames the test's handler returns.
 // Encrypted like the real hub (a CurveZMQ server with its own keypair) unless
-// made plaintext; it has no ZAP handler, so it accepts any client key.
+// made plaintext; it accepts any client key unless told to refuse them all.
 #pragma once
 
 #include <functional>
@@ -23,7 +23,9 @@ class FakeHub {
   // (none: the hub stays silent).
   using Handler = std::function<std::vector<std::string>(const std::string& request)>;
 
-  enum class Transport { kCurve, kPlaintext };
+  // kCurveRefusingEveryKey: a ZAP handler answers 400 to every client, as the
+  // real hub does for a key its access.yaml does not list.
+  enum class Transport { kCurve, kCurveRefusingEveryKey, kPlaintext };
 
   explicit FakeHub(Handler handler, Transport transport = Transport::kCurve);
   ~FakeHub();
@@ -49,6 +51,7 @@ class FakeHub {
   Transport transport_;
   support::CurveKeyPair keys_;
   zmq::context_t context_{1};
+  std::optional<zmq::socket_t> zap_;  // kCurveRefusingEveryKey
   zmq::socket_t router_{context_, zmq::socket_type::router};
   zmq::socket_t stop_receiver_{context_, zmq::socket_type::pair};
   zmq::socket_t stop_sender_{context_, zmq::socket_type::pair};
