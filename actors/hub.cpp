@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
+#include "actors/fd_limit.hpp"
 #include "actors/hub_security.hpp"
 #include "actors/io_bridge.hpp"
 
@@ -201,13 +202,29 @@ BridgeSecurity bridge_security(const HubOptions& options, const HubSecurityFiles
   return security;
 }
 
+// The options' limits, the connections kept within the descriptors this
+// process may open (raised to the hard limit first).
+SocketLimits socket_limits(const HubOptions& options) {
+  SocketLimits limits;
+  limits.max_frame_bytes = options.max_frame_bytes;
+  limits.idle_timeout = options.idle_timeout;
+  const FdLimit descriptors = raise_fd_limit();
+  limits.max_connections = connections_within_fd_limit(options.max_connections, 2, descriptors.soft);
+  if (limits.max_connections < options.max_connections) {
+    spdlog::warn("--max-connections {}: only {} per socket fit in {} file descriptors",
+                 options.max_connections, limits.max_connections, descriptors.soft);
+  }
+  return limits;
+}
+
 }  // namespace
 
 struct Hub::Running {
   explicit Running(const HubOptions& options)
       : files(security_files(options)),
         store(std::make_shared<JobStore>(options.state_dir)),
-        bridge(BridgeEndpoints{options.agents_endpoint, options.admin_endpoint},
+        bridge(BridgeEndpoints{options.agents_endpoint, options.admin_endpoint,
+                               socket_limits(options)},
                bridge_security(options, files, keys)),
         system(hub_system_config(config)) {
     insecure = options.insecure;

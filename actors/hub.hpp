@@ -51,6 +51,12 @@ struct HubOptions {
   // audit.log in state_dir. insecure: plaintext sockets, no keys, every
   // peer an admin.
   bool insecure = false;
+  // Limits on both sockets (actors/socket_limits.hpp): a bigger frame is
+  // answered with an error (twice as big: the connection is dropped), the
+  // newest connection over the limit is closed, and so is one silent that long.
+  std::int64_t max_frame_bytes = 16 * 1024 * 1024;
+  int max_connections = 1024;
+  std::chrono::milliseconds idle_timeout{600'000};
   std::filesystem::path key_file;
   std::filesystem::path access_file;
   std::filesystem::path audit_log;

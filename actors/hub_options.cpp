@@ -158,6 +158,23 @@ void define_security(CLI::App& app, HubOptions& options) {
       app, "--audit-log", options.audit_log, cl::path,
       "one JSON line per admin action (default STATE/audit.log)")
       ->type_name("FILE");
+  cl::add_read<std::int64_t>(
+      app, "--max-frame-bytes", options.max_frame_bytes,
+      cl::number_from<std::int64_t>(4096, std::int64_t{1} << 30,
+                                    "expected a whole number of bytes from 4096 to 1073741824"),
+      "a bigger frame is refused with an error naming this limit\n"
+      "(twice as big: its connection is dropped unread) (default 16777216)")
+      ->type_name("N");
+  cl::add_read<int>(app, "--max-connections", options.max_connections,
+                    cl::number_from<int>(1, 1'000'000, "expected a whole number from 1 to 1000000"),
+                    "connections per socket; the newest over it is closed\n"
+                    "(default 1024, lowered to fit the file-descriptor limit)")
+      ->type_name("N");
+  cl::add_read<std::chrono::milliseconds>(
+      app, "--idle-timeout", options.idle_timeout, duration,
+      "a connection that sends nothing this long is closed; agents beat\n"
+      "every --heartbeat-ms, so it must be longer (default 10m)")
+      ->type_name("DURATION");
   app.add_flag("--insecure", options.insecure,
                "plaintext, unauthenticated sockets: anyone who reaches them\n"
                "may run jobs and administer the hub (tests on loopback only)");
@@ -174,6 +191,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--reclaim-spares-after DURATION] [--min-runtime DURATION]\n"
       "                  [--restart-backoff DURATION]\n"
       "                  [--key FILE] [--access FILE] [--audit-log FILE] [--insecure]\n"
+      "                  [--max-frame-bytes N] [--max-connections N] [--idle-timeout DURATION]\n"
       "                  [--log-level LEVEL]\n"
       "                  [--topology-tier-label TIER=LABEL ...]\n"
       "                  [--karmada KUBECONFIG|in-cluster] [--karmada-context NAME]\n"
@@ -267,6 +285,12 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
     throw std::invalid_argument("--lost-grace: must be at least --agent-lease (" +
                                 duration_text(options.agent_lease.count()) + ") (got \"" +
                                 duration_text(options.lost_grace.count()) + "\")");
+  // An agent says something every heartbeat: a shorter idle timeout would
+  // close healthy agents' connections.
+  if (options.idle_timeout <= 2 * options.heartbeat_interval)
+    throw std::invalid_argument("--idle-timeout: must be longer than twice --heartbeat-ms (" +
+                                duration_text(options.heartbeat_interval.count()) + ") (got \"" +
+                                duration_text(options.idle_timeout.count()) + "\")");
   const KarmadaOptions& karmada = parsed.karmada;
   parsed.options.min_runtime = parsed.min_runtime.value_or(
       karmada.kubeconfig.empty() ? std::chrono::milliseconds(0) : kKarmadaMinRuntime);

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <utility>
@@ -16,6 +17,9 @@ namespace {
 
 // Frames read from one socket before the others get a turn.
 constexpr int kReceiveBatch = 256;
+
+// Routing id, an optional empty delimiter (a REQ peer), the envelope.
+constexpr int kMostParts = 3;
 
 // No handover: a second connection presenting a routing id already in use
 // is not heard, so it cannot take over (or cut off) the session of the peer
@@ -32,8 +36,10 @@ void make_secure(zmq::socket_t& socket, const BridgeSecurity& security, std::str
   socket.set(zmq::sockopt::zap_domain, std::string(domain));
 }
 
-std::string bind_router(zmq::socket_t& socket, const std::string& endpoint, std::string_view flag) {
+std::string bind_router(zmq::socket_t& socket, const std::string& endpoint, std::string_view flag,
+                        const SocketLimits& limits) {
   configure_router(socket);
+  apply_socket_limits(socket, limits);  // before bind: the listener copies them
   try {
     socket.bind(endpoint);
   } catch (const zmq::error_t& e) {
@@ -41,9 +47,6 @@ std::string bind_router(zmq::socket_t& socket, const std::string& endpoint, std:
   }
   return socket.get(zmq::sockopt::last_endpoint);
 }
-
-// The ZAP endpoint libzmq asks, in this context.
-constexpr const char* kZapEndpoint = "inproc://zeromq.zap.01";
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -68,7 +71,7 @@ IoBridge::IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security)
       admin_(context_, zmq::socket_type::router),
       wake_receiver_(context_, zmq::socket_type::pair),
       wake_sender_(context_, zmq::socket_type::pair),
-      zap_(context_, zmq::socket_type::rep),
+      limits_(endpoints.limits),
       insecure_(security.insecure),
       access_(std::move(security.access)),
       audit_(std::move(security.audit)) {
@@ -77,14 +80,14 @@ IoBridge::IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security)
   anonymous_.role = Role::kAdmin;
   if (!access_) access_ = std::make_shared<AccessList>();
   // The handler is bound before any socket can take a handshake.
-  if (!insecure_) {
-    zap_.set(zmq::sockopt::linger, 0);
-    zap_.bind(kZapEndpoint);
-  }
+  if (!insecure_) zap_ = support::bind_zap_handler(context_);
   make_secure(agents_, security, kAgentsZapDomain);
   make_secure(admin_, security, kAdminZapDomain);
-  agents_endpoint_ = bind_router(agents_, endpoints.agents, "--agents");
-  admin_endpoint_ = bind_router(admin_, endpoints.admin, "--admin");
+  // Each guard watches its socket from before it can accept a connection.
+  agents_guard_.emplace(context_, agents_, "agents", limits_);
+  admin_guard_.emplace(context_, admin_, "admin", limits_);
+  agents_endpoint_ = bind_router(agents_, endpoints.agents, "--agents", limits_);
+  admin_endpoint_ = bind_router(admin_, endpoints.admin, "--admin", limits_);
   const std::string wake_endpoint =
       "inproc://gantry-bridge-wake-" + std::to_string(reinterpret_cast<std::uintptr_t>(this));
   wake_receiver_.set(zmq::sockopt::linger, 0);
@@ -141,31 +144,50 @@ void IoBridge::wake() {
   }
 }
 
+// Monitors first, then ZAP, then the sockets: a connection over the limit
+// is shut down while its handshake still waits for ZAP, so its client keeps
+// its request and sends it again on the connection it makes next
+// (actors/connection_guard.hpp).
 void IoBridge::run() {
   std::vector<zmq::pollitem_t> items = {
+      {agents_guard_->monitor_socket().handle(), 0, ZMQ_POLLIN, 0},
+      {admin_guard_->monitor_socket().handle(), 0, ZMQ_POLLIN, 0},
+      {insecure_ ? nullptr : zap_.handle(), 0, static_cast<short>(insecure_ ? 0 : ZMQ_POLLIN), 0},
       {agents_.handle(), 0, ZMQ_POLLIN, 0},
       {admin_.handle(), 0, ZMQ_POLLIN, 0},
       {wake_receiver_.handle(), 0, ZMQ_POLLIN, 0},
-      {zap_.handle(), 0, static_cast<short>(insecure_ ? 0 : ZMQ_POLLIN), 0},
   };
   while (!stopping_) {
     try {
-      zmq::poll(items, std::chrono::milliseconds{-1});
-      if (items[0].revents & ZMQ_POLLIN) receive_available(agents_, Channel::kAgents);
-      if (items[1].revents & ZMQ_POLLIN) receive_available(admin_, Channel::kAdmin);
-      if (items[2].revents & ZMQ_POLLIN) {
+      const auto now = Clock::now();
+      zmq::poll(items, std::min(agents_guard_->poll_timeout(now), admin_guard_->poll_timeout(now)));
+      const auto polled = Clock::now();
+      if (items[0].revents & ZMQ_POLLIN) agents_guard_->on_monitor_event(polled);
+      if (items[1].revents & ZMQ_POLLIN) admin_guard_->on_monitor_event(polled);
+      if (items[2].revents & ZMQ_POLLIN) serve_zap_requests();
+      if (items[3].revents & ZMQ_POLLIN) receive_available(agents_, Channel::kAgents);
+      if (items[4].revents & ZMQ_POLLIN) receive_available(admin_, Channel::kAdmin);
+      if (items[5].revents & ZMQ_POLLIN) {
         zmq::message_t drained;
         while (wake_receiver_.recv(drained, zmq::recv_flags::dontwait)) {
         }
         flush_outbound();
       }
-      if (items[3].revents & ZMQ_POLLIN) serve_zap_request();
+      sweep_connections(Clock::now());
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       spdlog::error("bridge: {}", e.what());
     }
   }
   flush_outbound();  // replies the actors produced before stop()
+}
+
+// Idle connections closed; memory the closed ones held given back.
+void IoBridge::sweep_connections(Clock::time_point now) {
+  agents_guard_->expire_idle(now);
+  admin_guard_->expire_idle(now);
+  memory_release_.on_sweep(
+      agents_guard_->connection_count() + admin_guard_->connection_count(), now);
 }
 
 void IoBridge::receive_available(zmq::socket_t& socket, Channel channel) {
@@ -180,10 +202,23 @@ bool IoBridge::receive_one(zmq::socket_t& socket, Channel channel) {
   zmq::message_t identity;
   if (!socket.recv(identity, zmq::recv_flags::dontwait)) return false;
   zmq::message_t payload;
+  int parts = 1;
   while (socket.get(zmq::sockopt::rcvmore)) {
     (void)socket.recv(payload, zmq::recv_flags::none);
+    ++parts;
   }
+  guard_of(channel).note_frame(payload, Clock::now());
   std::string peer = identity.to_string();
+  if (parts > kMostParts) {
+    refuse(channel, std::move(peer), 0, "bad_frame",
+           "a message of " + std::to_string(parts - 1) + " parts: at most " +
+               std::to_string(kMostParts - 1) + " (an envelope, after an empty delimiter)");
+    return true;
+  }
+  if (std::optional<std::string> too_big = oversized_frame_error(payload.size(), limits_)) {
+    refuse(channel, std::move(peer), 0, "frame_too_large", std::move(*too_big));
+    return true;
+  }
   std::string_view frame(static_cast<const char*>(payload.data()), payload.size());
   std::uint64_t seq = 0;
   protocol::DecodeError error;
@@ -233,22 +268,27 @@ void IoBridge::set_access(std::shared_ptr<const AccessList> access) {
   access_ = std::move(access);
 }
 
-// One ZAP request, answered at once: libzmq holds the client's handshake
-// until it has the answer.
-void IoBridge::serve_zap_request() {
-  std::vector<std::string> request;
-  zmq::message_t part;
-  do {
-    if (!zap_.recv(part, zmq::recv_flags::dontwait)) return;
-    request.push_back(part.to_string());
-  } while (part.more());
-  const ZapVerdict verdict = answer_zap(request, *current_access());
-  if (!verdict.allowed) spdlog::warn("bridge: connection refused: {}", verdict.why);
-  for (std::size_t i = 0; i < verdict.reply.size(); ++i) {
-    const bool last = i + 1 == verdict.reply.size();
-    (void)zap_.send(zmq::buffer(verdict.reply[i]),
-                    last ? zmq::send_flags::none : zmq::send_flags::sndmore);
+// The waiting ZAP requests, answered at once: libzmq holds each client's
+// handshake until it has the answer.
+void IoBridge::serve_zap_requests() {
+  const std::shared_ptr<const AccessList> access = current_access();
+  const auto decide = [&](const support::ZapRequest& request) {
+    support::ZapVerdict verdict = decide_zap(request, *access);
+    if (!verdict.allowed) {
+      if (const std::optional<std::uint64_t> left_out = refused_log_.admit(Clock::now())) {
+        spdlog::warn("bridge: {} client at {} with key {} refused: {} ({} more refused unlogged)",
+                     request.domain, request.address, request.curve_public_key, verdict.reason,
+                     *left_out);
+      }
+    }
+    return verdict;
+  };
+  while (support::answer_one_zap_request(zap_, decide)) {
   }
+}
+
+ConnectionGuard& IoBridge::guard_of(Channel channel) {
+  return channel == Channel::kAgents ? *agents_guard_ : *admin_guard_;
 }
 
 void IoBridge::flush_outbound() {

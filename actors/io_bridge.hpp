@@ -11,6 +11,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -19,6 +20,10 @@
 
 #include "actors/access_list.hpp"
 #include "actors/audit_log.hpp"
+#include "actors/connection_guard.hpp"
+#include "actors/log_throttle.hpp"
+#include "actors/memory_release.hpp"
+#include "actors/socket_limits.hpp"
 #include "actors/inbound.hpp"
 #include "actors/outbound.hpp"
 #include "support/curve_keys.hpp"
@@ -28,6 +33,7 @@ namespace gantry::actors {
 struct BridgeEndpoints {
   std::string agents = "tcp://127.0.0.1:7800";
   std::string admin = "tcp://127.0.0.1:7801";
+  SocketLimits limits;  // on both sockets
 };
 
 struct BridgeSecurity {
@@ -68,7 +74,10 @@ class IoBridge final : public OutboundSink {
   void run();
   void receive_available(zmq::socket_t& socket, Channel channel);
   bool receive_one(zmq::socket_t& socket, Channel channel);
-  void serve_zap_request();
+  using Clock = std::chrono::steady_clock;
+  void serve_zap_requests();
+  void sweep_connections(Clock::time_point now);
+  ConnectionGuard& guard_of(Channel channel);
   std::shared_ptr<const AccessList> current_access();
   void refuse(Channel channel, std::string peer, std::uint64_t seq, std::string code,
               std::string message);
@@ -83,6 +92,12 @@ class IoBridge final : public OutboundSink {
   zmq::socket_t wake_receiver_;
   zmq::socket_t wake_sender_;  // used under queue_mutex_ only
   zmq::socket_t zap_;          // REP on inproc://zeromq.zap.01 (not when insecure)
+  SocketLimits limits_;
+  // After the sockets: destroyed before them, once the I/O thread is gone.
+  std::optional<ConnectionGuard> agents_guard_;
+  std::optional<ConnectionGuard> admin_guard_;
+  FreedMemoryRelease memory_release_;
+  LogThrottle refused_log_{std::chrono::seconds(10)};
   std::string agents_endpoint_;
   std::string admin_endpoint_;
 

@@ -10,6 +10,7 @@
 #include "actors/hub.hpp"
 #include "actors/hub_options.hpp"
 #include "actors/karmada_mode.hpp"
+#include "actors/memory_release.hpp"
 #include "config/command_line.hpp"
 
 namespace {
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
     return *exit_code;
   spdlog::set_level(spdlog::level::from_str(command_line.log_level));
 
+  gantry::actors::keep_large_buffers_out_of_the_heap();
   const sigset_t signals = stop_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   try {
