@@ -14,7 +14,9 @@
 
 namespace gantry::config {
 
-// Parses one YAML document; a syntax error becomes FieldError("yaml", line:col).
+// Parses one YAML document, within config/input_limits.hpp (yaml_guard.hpp); a
+// syntax error becomes FieldError("yaml", line:col), a violated limit a
+// FieldError naming the field and the limit.
 YAML::Node load_document(std::string_view text);
 
 void require_map(const YAML::Node& node, const std::string& field);
