@@ -73,10 +73,11 @@ inline constexpr std::size_t kMaxMsgpackDepth = 32;
 // so the count is also capped by the bytes left (see protocol/envelope.cpp).
 inline constexpr std::size_t kMaxMsgpackItems = 1'000'000;
 
-// One str, bin or ext value. The largest strings are a task's pod template
-// (JSON of a manifest within kMaxYamlExpandedBytes); frames as a whole are
-// bounded by the hub's --max-frame-bytes before they reach the decoder.
-inline constexpr std::size_t kMaxMsgpackBytes = 64u << 20;
+// One str, bin or ext value (the envelope's payload is one bin). The largest
+// are a ListReply of every job the hub keeps (tens of MB) and a task's pod
+// template; frames as a whole are bounded by the hub's --max-frame-bytes
+// before they reach the decoder, and no value is ever larger than its frame.
+inline constexpr std::size_t kMaxMsgpackBytes = 256u << 20;
 
 // --- Jobs (Volcano Job fields, checked in config/job_bounds.cpp) ------------
 
