@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "config/kube_names.hpp"
 #include "config/yaml_fields.hpp"
 #include "hub/duration.hpp"
 #include "hub/field_error.hpp"
@@ -184,10 +185,11 @@ hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
   require_map(metadata, "metadata");
   reject_unknown(metadata, kMetadataFields, "metadata");
   queue.name = optional_string(metadata, "name", "metadata");
-  if (queue.name.empty()) throw FieldError("metadata.name", "", "is required");
+  check_dns_subdomain("metadata.name", queue.name);
   // root is Volcano's top queue: applying it sets the pool's capability,
   // guarantee and deserved (its weight and parent mean nothing).
   const protocol::Labels annotations = string_map(metadata["annotations"], "metadata.annotations");
+  check_annotations(annotations, "metadata.annotations");
   queue.sla_waiting_ms = read_duration(annotations, "sla-waiting-time");
   read_time_limits(annotations, queue);
   if (auto placement = annotations.find("gantry.io/placement"); placement != annotations.end()) {
