@@ -149,6 +149,8 @@ protocol::TaskSpec read_task(const YAML::Node& node, const std::string& field) {
   if (task.replicas < 1) throw FieldError(field + ".replicas", std::to_string(task.replicas), "must be at least 1");
   check_task_replicas(task.replicas, field + ".replicas");
   const std::string template_field = field + ".template";
+  if (const YAML::Node template_node = node["template"]; template_node && !template_node.IsNull())
+    require_map(template_node, template_field);
   const YAML::Node pod = node["template"]["spec"];
   if (!pod) throw FieldError(template_field + ".spec", "", "is required");
   const std::string pod_field = template_field + ".spec";
@@ -243,7 +245,7 @@ const PriorityClasses& default_priority_classes() {
   return classes;
 }
 
-protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses& classes) {
+protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses& classes) try {
   const YAML::Node root = load_document(yaml);
   reject_unknown(root, kTopFields, "");
   const std::string api_version = optional_string(root, "apiVersion", "");
@@ -276,6 +278,9 @@ protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses
   if (!spec) throw FieldError("spec", "", "is required");
   read_spec(spec, job, classes);
   return job;
+} catch (const YAML::Exception& error) {
+  // A node used as the wrong kind past the typed accessors: still a FieldError.
+  throw yaml_exception_error(error);
 }
 
 }  // namespace gantry::config

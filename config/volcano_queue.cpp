@@ -172,7 +172,7 @@ void read_spec(const YAML::Node& spec, hub::QueueSpec& queue) {
 
 }  // namespace
 
-hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
+hub::QueueSpec parse_volcano_queue(std::string_view yaml) try {
   const YAML::Node root = load_document(yaml);
   reject_unknown(root, kTopFields, "");
   const std::string api_version = optional_string(root, "apiVersion", "");
@@ -204,6 +204,9 @@ hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
   if (const YAML::Node status = root["status"]; status && status.IsMap())
     if (status["state"]) queue.open = read_open(optional_string(status, "state", "status"), "status.state");
   return queue;
+} catch (const YAML::Exception& error) {
+  // A node used as the wrong kind past the typed accessors: still a FieldError.
+  throw yaml_exception_error(error);
 }
 
 }  // namespace gantry::config

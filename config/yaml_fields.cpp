@@ -19,6 +19,14 @@ YAML::Node load_document(std::string_view text) {
   return root;
 }
 
+FieldError yaml_exception_error(const YAML::Exception& error) {
+  if (error.mark.is_null()) return FieldError("yaml", "", error.msg);
+  return FieldError("yaml",
+                    "line " + std::to_string(error.mark.line + 1) + ", column " +
+                        std::to_string(error.mark.column + 1),
+                    error.msg);
+}
+
 void require_map(const YAML::Node& node, const std::string& field) {
   if (!node.IsMap()) throw FieldError(field, node.IsScalar() ? node.Scalar() : "", "must be a mapping");
 }

@@ -98,6 +98,7 @@ class LimitChecker : public YAML::EventHandler {
       throw FieldError(field_here(), "",
                        "alias at " + position_of(mark) + " refers to a node that contains it");
     const Anchor target = named->second;
+    if (target.is_collection && at_key_position()) refuse_complex_key(mark);
     add_node(mark, target.expanded, target.is_scalar_key ? &target.scalar : nullptr);
   }
 
@@ -126,6 +127,7 @@ class LimitChecker : public YAML::EventHandler {
     bool complete = false;
     std::string scalar;  // a scalar anchor's text, for an alias used as a key
     bool is_scalar_key = false;
+    bool is_collection = false;
   };
 
   // A mapping or sequence being read.
@@ -172,8 +174,21 @@ class LimitChecker : public YAML::EventHandler {
     ++parent.children;
   }
 
+  bool at_key_position() const {
+    return !stack_.empty() && stack_.back().is_map && stack_.back().children % 2 == 0;
+  }
+
+  // Kubernetes' YAML decoder turns objects into JSON, whose keys are strings:
+  // it refuses a mapping or sequence as a key, and so does Gantry (every
+  // reader takes keys as strings).
+  [[noreturn]] void refuse_complex_key(const YAML::Mark& mark) const {
+    throw FieldError(field_here(), "",
+                     "a mapping key must be a single value, not a mapping or list (at " +
+                         position_of(mark) + ")");
+  }
+
   void take_key(Collection& map, const YAML::Mark& mark, const std::string* key_text) {
-    if (key_text == nullptr) {  // a null, complex or aliased non-scalar key
+    if (key_text == nullptr) {  // a null key
       map.key = "?";
       return;
     }
@@ -186,6 +201,7 @@ class LimitChecker : public YAML::EventHandler {
   }
 
   void open(const YAML::Mark& mark, YAML::anchor_t anchor, bool is_map) {
+    if (at_key_position()) refuse_complex_key(mark);
     if (stack_.size() >= limits_.max_depth)
       throw FieldError(field_here(), "",
                        "nested deeper than " + std::to_string(limits_.max_depth) + " levels at " +
@@ -204,11 +220,8 @@ class LimitChecker : public YAML::EventHandler {
     const Collection done = std::move(stack_.back());
     stack_.pop_back();
     if (done.anchor != YAML::NullAnchor)
-      anchors_[done.anchor] = Anchor{expanded_ - done.expanded_at_start, true, "", false};
-    if (stack_.empty()) return;
-    Collection& parent = stack_.back();
-    if (parent.is_map && parent.children % 2 == 0) parent.key = "?";  // a complex key
-    ++parent.children;
+      anchors_[done.anchor] = Anchor{expanded_ - done.expanded_at_start, true, "", false, true};
+    if (!stack_.empty()) ++stack_.back().children;
   }
 
   const YamlLimits& limits_;

@@ -115,6 +115,15 @@ TEST(YamlGuard, DuplicateKeysAreRefusedWithTheKeyAndItsLines) {
   EXPECT_EQ(error_of("x: {a: 1}\ny: {a: 2}\n"), "no error");
 }
 
+TEST(YamlGuard, MappingsAndListsAsKeysAreRefusedAsKubernetesRefusesThem) {
+  EXPECT_EQ(error_of("labels:\n  ? [a, b]\n  : x\n"),
+            "labels: a mapping key must be a single value, not a mapping or list (at line 2, "
+            "column 5)");
+  EXPECT_THAT(error_of("base: &b {a: 1}\nuse: {*b : x}\n"),
+              HasSubstr("use: a mapping key must be a single value"));
+  EXPECT_EQ(error_of("name: &n app\nlabels: {*n : x}\n"), "no error");  // an aliased scalar
+}
+
 TEST(YamlGuard, DeepNestingIsRefusedBeforeAnyTreeIsBuilt) {
   const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
   EXPECT_THAT(error_of(deep), HasSubstr("nested deeper than " + std::to_string(kMaxYamlDepth) +
