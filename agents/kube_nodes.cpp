@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 #include "hub/quantity.hpp"
 #include "hub/resources.hpp"
@@ -85,7 +86,7 @@ bool bool_member(const json& object, std::string_view name, const Location& at) 
   const json* value = member(object, name, at);
   if (value == nullptr) return false;
   if (!value->is_boolean())
-    throw FieldError(at.key(name).text(), value->dump(), "must be a boolean");
+    throw FieldError(at.key(name).text(), config::json_excerpt(*value), "must be a boolean");
   return value->get<bool>();
 }
 
@@ -93,7 +94,7 @@ bool bool_member(const json& object, std::string_view name, const Location& at) 
 // is accepted too, as the apiserver does.
 std::int64_t quantity_milli(const json& value, const Location& at) {
   if (!value.is_string() && !value.is_number()) {
-    throw FieldError(at.text(), value.dump(), "must be a quantity");
+    throw FieldError(at.text(), config::json_excerpt(value), "must be a quantity");
   }
   const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
   try {
@@ -118,7 +119,7 @@ protocol::Labels labels_of(const json& metadata, const Location& at) {
   const Location here = at.key("labels");
   for (const auto& [key, value] : object_member(metadata, "labels", at).items()) {
     if (!value.is_string())
-      throw FieldError(here.entry(key).text(), value.dump(), "must be a string");
+      throw FieldError(here.entry(key).text(), config::json_excerpt(value), "must be a string");
     labels[key] = value.get<std::string>();
   }
   return labels;

@@ -11,16 +11,18 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <set>
 #include <stdexcept>
 #include <system_error>
-#include <set>
 #include <unordered_set>
 
 #include "agents/job_plugins.hpp"
 #include "agents/replica_env.hpp"
+#include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 #include "hub/quantity.hpp"
 #include "kube/query.hpp"
+#include "support/text_excerpt.hpp"
 
 namespace gantry::agents {
 using nlohmann::json;
@@ -178,9 +180,9 @@ std::optional<Number> parse_number(const std::string& value) {
 }
 
 std::string status_message(const kube::Response& response) {
-  const json status = json::parse(response.body, nullptr, false);
-  std::string message = text(status, "message");
-  if (message.empty()) message = response.body.substr(0, 200);
+  const json status = config::parse_bounded_json_or_discarded(response.body);
+  std::string message = support::text_excerpt(text(status, "message"));
+  if (message.empty()) message = support::text_excerpt(response.body);
   return "HTTP " + std::to_string(response.status) + ": " + message;
 }
 

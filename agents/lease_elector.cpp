@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 
 namespace gantry::agents {
@@ -149,7 +150,7 @@ bool LeaseElector::try_acquire_or_renew(const LeaseNow& now) {
       spdlog::warn("lease {}: GET answered {}: {}", lease_path(), got.status, got.body);
       return leader_ = false;
     }
-    json lease = json::parse(got.body);
+    json lease = config::parse_bounded_json(got.body, "Lease");
     json& spec = lease["spec"];
     if (!spec.is_object()) spec = json::object();
     const std::string holder = string_field(spec, "holderIdentity");
@@ -200,7 +201,8 @@ bool LeaseElector::create_lease(const LeaseNow& now) {
   const kube::Response created = client_.post(
       std::string(kLeaseApi) + "/namespaces/" + options_.namespace_ + "/leases", lease.dump());
   if (created.ok()) {
-    observe({options_.identity, time, resource_version_of(json::parse(created.body)),
+    observe({options_.identity, time,
+             resource_version_of(config::parse_bounded_json(created.body, "Lease")),
              options_.lease_duration_s},
             now);
     return true;
@@ -217,7 +219,7 @@ bool LeaseElector::create_lease(const LeaseNow& now) {
 bool LeaseElector::update_lease(const std::string& body, const LeaseNow& now) {
   const kube::Response updated = client_.put(lease_path(), body);
   if (updated.ok()) {
-    const json lease = json::parse(updated.body);
+    const json lease = config::parse_bounded_json(updated.body, "Lease");
     const json spec = lease.value("spec", json::object());
     observe({string_field(spec, "holderIdentity"), string_field(spec, "renewTime"),
              resource_version_of(lease),
@@ -241,7 +243,7 @@ void LeaseElector::release() {
       spdlog::warn("lease {}: release: GET answered {}", lease_path(), got.status);
       return;
     }
-    json lease = json::parse(got.body);
+    json lease = config::parse_bounded_json(got.body, "Lease");
     json& spec = lease["spec"];
     if (!spec.is_object() || string_field(spec, "holderIdentity") != options_.identity) return;
     spec["holderIdentity"] = "";

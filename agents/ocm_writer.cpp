@@ -8,8 +8,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "config/bounded_json.hpp"
 #include "hub/cluster_state.hpp"
 #include "hub/ocm_score.hpp"
+#include "support/text_excerpt.hpp"
 
 namespace gantry::agents {
 
@@ -127,7 +129,8 @@ bool OcmScoreWriter::write_once(const protocol::PlacementScores& scores) {
   const auto fail = [&](const char* step, const kube::Response& response) {
     return std::runtime_error("AddOnPlacementScore " + namespace_ + "/" + name_ + " on " +
                               client_.server() + ": " + step + " answered " +
-                              std::to_string(response.status) + ": " + response.body);
+                              std::to_string(response.status) + ": " +
+                              support::text_excerpt(response.body));
   };
   kube::Response current = client_.get(object_path());
   if (current.status == 404) {
@@ -143,7 +146,7 @@ bool OcmScoreWriter::write_once(const protocol::PlacementScores& scores) {
   } else if (!current.ok()) {
     throw fail("GET", current);
   }
-  json object = json::parse(current.body);
+  json object = config::parse_bounded_json(current.body, "AddOnPlacementScore");
   const json existing_status = object.value("status", json::object());
   object["status"] =
       status_of(scores, existing_status.is_object() ? existing_status : json::object());

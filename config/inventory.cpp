@@ -209,7 +209,7 @@ bool has_extension(const std::string& path, std::string_view extension) {
 
 }  // namespace
 
-Inventory parse_inventory_yaml(const std::string& text) {
+Inventory parse_inventory_yaml(const std::string& text) try {
   const YAML::Node root = load_document(text);
   reject_unknown(root, {"cluster", "nodes"}, "");
 
@@ -226,6 +226,9 @@ Inventory parse_inventory_yaml(const std::string& text) {
   }
   refuse_duplicate_names(inventory.nodes, entry_of_node);
   return inventory;
+} catch (const YAML::Exception& error) {
+  // A node used as the wrong kind past the typed accessors: still a FieldError.
+  throw yaml_exception_error(error);
 }
 
 Inventory parse_openb_csv(const std::string& text) {

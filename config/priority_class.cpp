@@ -65,7 +65,7 @@ PriorityClass built_in(const char* name, std::int32_t value, const char* descrip
 
 }  // namespace
 
-PriorityClass parse_priority_class(std::string_view yaml) {
+PriorityClass parse_priority_class(std::string_view yaml) try {
   const YAML::Node root = load_document(yaml);
   require_map(root, "");
   reject_unknown(root, kTopFields, "");
@@ -88,12 +88,17 @@ PriorityClass parse_priority_class(std::string_view yaml) {
   priority_class.preempts = read_preempts(root);
   priority_class.description = optional_string(root, "description", "");
   return priority_class;
+} catch (const YAML::Exception& error) {
+  // A node used as the wrong kind past the typed accessors: still a FieldError.
+  throw yaml_exception_error(error);
 }
 
-std::string document_kind(std::string_view yaml) {
+std::string document_kind(std::string_view yaml) try {
   const YAML::Node root = load_document(yaml);
   require_map(root, "");
   return optional_string(root, "kind", "");
+} catch (const YAML::Exception& error) {
+  throw yaml_exception_error(error);
 }
 
 // ------------------------------------------------------------------ registry

@@ -6,7 +6,9 @@
 #include <regex>
 #include <set>
 
+#include "config/job_bounds.hpp"
 #include "config/job_fields.hpp"
+#include "config/kube_names.hpp"
 #include "config/lifecycle_policies.hpp"
 #include "config/yaml_fields.hpp"
 #include "config/yaml_json.hpp"
@@ -42,15 +44,6 @@ std::int32_t non_negative_int(const YAML::Node& parent, const std::string& key, 
   return value;
 }
 
-void check_name(const std::string& field, const std::string& name) {
-  static const std::regex kDns1123(R"([a-z0-9]([-a-z0-9.]*[a-z0-9])?)");
-  if (name.empty()) throw FieldError(field, "", "is required");
-  if (name.size() > 253 || !std::regex_match(name, kDns1123))
-    throw FieldError(field, name,
-                     "must be a DNS-1123 name: lowercase letters, digits, '-' and '.', "
-                     "starting and ending with a letter or digit");
-}
-
 protocol::ResourceList read_resources(const YAML::Node& node, const std::string& field) {
   protocol::ResourceList out;
   if (!node) return out;
@@ -64,6 +57,7 @@ protocol::ResourceList read_resources(const YAML::Node& node, const std::string&
     } catch (const std::invalid_argument& e) {
       throw FieldError(item, text, "is not a valid quantity");
     }
+    check_quantity(out[name], text, item);
   }
   return out;
 }
@@ -149,15 +143,22 @@ protocol::TaskSpec read_task(const YAML::Node& node, const std::string& field) {
   reject_unknown(node, kTaskFields, field);
   protocol::TaskSpec task;
   task.name = optional_string(node, "name", field);
-  check_name(field + ".name", task.name);
+  // A DNS label, as Volcano requires: it becomes part of host names.
+  check_dns_label(field + ".name", task.name);
   task.replicas = optional_int(node, "replicas", field, 1);
   if (task.replicas < 1) throw FieldError(field + ".replicas", std::to_string(task.replicas), "must be at least 1");
+  check_task_replicas(task.replicas, field + ".replicas");
   const std::string template_field = field + ".template";
+  if (const YAML::Node template_node = node["template"]; template_node && !template_node.IsNull())
+    require_map(template_node, template_field);
   const YAML::Node pod = node["template"]["spec"];
   if (!pod) throw FieldError(template_field + ".spec", "", "is required");
   const std::string pod_field = template_field + ".spec";
   require_map(pod, pod_field);
-  if (const YAML::Node selector = pod["nodeSelector"]) task.node_selector = string_map(selector, pod_field + ".nodeSelector");
+  if (const YAML::Node selector = pod["nodeSelector"]) {
+    task.node_selector = string_map(selector, pod_field + ".nodeSelector");
+    check_labels(task.node_selector, pod_field + ".nodeSelector");
+  }
   task.active_deadline_seconds = read_deadline_seconds(pod, pod_field);
   task.tolerations = read_tolerations(pod, pod_field);
   if (node["minAvailable"] && !node["minAvailable"].IsNull()) {
@@ -191,6 +192,7 @@ void read_spec(const YAML::Node& spec, protocol::JobSpec& job, const PriorityCla
   reject_unknown(spec, kSpecFields, "spec");
   job.queue = optional_string(spec, "queue", "spec");
   if (job.queue.empty()) job.queue = "default";
+  check_dns_subdomain("spec.queue", job.queue);
   job.min_available = non_negative_int(spec, "minAvailable", "spec", 0);
   job.max_retry = non_negative_int(spec, "maxRetry", "spec", 3);
   job.min_success = non_negative_int(spec, "minSuccess", "spec", 0);
@@ -206,6 +208,7 @@ void read_spec(const YAML::Node& spec, protocol::JobSpec& job, const PriorityCla
   const YAML::Node tasks = spec["tasks"];
   if (!tasks || tasks.size() == 0) throw FieldError("spec.tasks", "", "a job needs at least one task");
   require_sequence(tasks, "spec.tasks");
+  check_task_count(tasks.size(), "spec.tasks");
   std::set<std::string> names;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const std::string field = "spec.tasks[" + std::to_string(i) + "]";
@@ -214,6 +217,7 @@ void read_spec(const YAML::Node& spec, protocol::JobSpec& job, const PriorityCla
     job.tasks.push_back(std::move(task));
   }
   check_task_dependencies(job.tasks);
+  check_job_totals(job);
   std::int32_t replicas = 0;
   std::int32_t task_minimums = 0;
   bool any_task_minimum = false;
@@ -241,7 +245,7 @@ const PriorityClasses& default_priority_classes() {
   return classes;
 }
 
-protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses& classes) {
+protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses& classes) try {
   const YAML::Node root = load_document(yaml);
   reject_unknown(root, kTopFields, "");
   const std::string api_version = optional_string(root, "apiVersion", "");
@@ -264,14 +268,19 @@ protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses
                        "must be at most 58 lowercase letters, digits, '-' and '.', starting with a "
                        "letter or digit");
   } else {
-    check_name("metadata.name", job.name);
+    check_dns_subdomain("metadata.name", job.name);
   }
   if (const YAML::Node labels = metadata["labels"]) job.labels = string_map(labels, "metadata.labels");
   if (const YAML::Node annotations = metadata["annotations"]) job.annotations = string_map(annotations, "metadata.annotations");
+  check_labels(job.labels, "metadata.labels");
+  check_annotations(job.annotations, "metadata.annotations");
   const YAML::Node spec = root["spec"];
   if (!spec) throw FieldError("spec", "", "is required");
   read_spec(spec, job, classes);
   return job;
+} catch (const YAML::Exception& error) {
+  // A node used as the wrong kind past the typed accessors: still a FieldError.
+  throw yaml_exception_error(error);
 }
 
 }  // namespace gantry::config

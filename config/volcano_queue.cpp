@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "config/kube_names.hpp"
 #include "config/yaml_fields.hpp"
 #include "hub/duration.hpp"
 #include "hub/field_error.hpp"
@@ -171,7 +172,7 @@ void read_spec(const YAML::Node& spec, hub::QueueSpec& queue) {
 
 }  // namespace
 
-hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
+hub::QueueSpec parse_volcano_queue(std::string_view yaml) try {
   const YAML::Node root = load_document(yaml);
   reject_unknown(root, kTopFields, "");
   const std::string api_version = optional_string(root, "apiVersion", "");
@@ -184,10 +185,11 @@ hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
   require_map(metadata, "metadata");
   reject_unknown(metadata, kMetadataFields, "metadata");
   queue.name = optional_string(metadata, "name", "metadata");
-  if (queue.name.empty()) throw FieldError("metadata.name", "", "is required");
+  check_dns_subdomain("metadata.name", queue.name);
   // root is Volcano's top queue: applying it sets the pool's capability,
   // guarantee and deserved (its weight and parent mean nothing).
   const protocol::Labels annotations = string_map(metadata["annotations"], "metadata.annotations");
+  check_annotations(annotations, "metadata.annotations");
   queue.sla_waiting_ms = read_duration(annotations, "sla-waiting-time");
   read_time_limits(annotations, queue);
   if (auto placement = annotations.find("gantry.io/placement"); placement != annotations.end()) {
@@ -202,6 +204,9 @@ hub::QueueSpec parse_volcano_queue(std::string_view yaml) {
   if (const YAML::Node status = root["status"]; status && status.IsMap())
     if (status["state"]) queue.open = read_open(optional_string(status, "state", "status"), "status.state");
   return queue;
+} catch (const YAML::Exception& error) {
+  // A node used as the wrong kind past the typed accessors: still a FieldError.
+  throw yaml_exception_error(error);
 }
 
 }  // namespace gantry::config

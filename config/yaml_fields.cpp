@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "config/yaml_guard.hpp"
 #include "hub/field_error.hpp"
 
 namespace gantry::config {
@@ -13,14 +14,17 @@ std::string join_field(const std::string& parent, const std::string& key) {
 }
 
 YAML::Node load_document(std::string_view text) {
-  try {
-    YAML::Node root = YAML::Load(std::string(text));
-    if (!root.IsMap()) throw FieldError("yaml", "", "the document must be a mapping");
-    return root;
-  } catch (const YAML::ParserException& e) {
-    throw FieldError("yaml", "line " + std::to_string(e.mark.line + 1) + ", column " + std::to_string(e.mark.column + 1),
-                     "not valid YAML: " + e.msg);
-  }
+  YAML::Node root = load_yaml(text);
+  if (!root.IsMap()) throw FieldError("yaml", "", "the document must be a mapping");
+  return root;
+}
+
+FieldError yaml_exception_error(const YAML::Exception& error) {
+  if (error.mark.is_null()) return FieldError("yaml", "", error.msg);
+  return FieldError("yaml",
+                    "line " + std::to_string(error.mark.line + 1) + ", column " +
+                        std::to_string(error.mark.column + 1),
+                    error.msg);
 }
 
 void require_map(const YAML::Node& node, const std::string& field) {

@@ -10,12 +10,20 @@
 #include <string_view>
 #include <vector>
 
+#include "hub/field_error.hpp"
 #include "protocol/messages.hpp"
 
 namespace gantry::config {
 
-// Parses one YAML document; a syntax error becomes FieldError("yaml", line:col).
+// Parses one YAML document, within config/input_limits.hpp (yaml_guard.hpp); a
+// syntax error becomes FieldError("yaml", line:col), a violated limit a
+// FieldError naming the field and the limit.
 YAML::Node load_document(std::string_view text);
+
+// A yaml-cpp exception that escaped the typed accessors below (a scalar
+// indexed as a mapping, a value converted to the wrong type), as the
+// FieldError every parser throws: its position, or the key it names.
+hub::FieldError yaml_exception_error(const YAML::Exception& error);
 
 void require_map(const YAML::Node& node, const std::string& field);
 void require_sequence(const YAML::Node& node, const std::string& field);

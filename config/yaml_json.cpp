@@ -1,8 +1,11 @@
 #include "config/yaml_json.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <regex>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "hub/field_error.hpp"
 
@@ -12,33 +15,57 @@ namespace {
 
 using nlohmann::json;
 
-// A plain (unquoted) scalar as the YAML 1.2 core schema resolves it.
+bool all_digits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string_view without_sign(std::string_view text) {
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
+  return text;
+}
+
+// [-+]?[0-9]+
+bool is_int(std::string_view text) {
+  return all_digits(without_sign(text));
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_float(std::string_view text) {
+  text = without_sign(text);
+  const std::size_t e = text.find_first_of("eE");
+  if (e != std::string_view::npos && !all_digits(without_sign(text.substr(e + 1)))) return false;
+  const std::string_view mantissa = text.substr(0, e);
+  const std::size_t dot = mantissa.find('.');
+  if (dot == std::string_view::npos) return all_digits(mantissa);
+  const std::string_view whole = mantissa.substr(0, dot);
+  const std::string_view fraction = mantissa.substr(dot + 1);
+  if (whole.empty()) return all_digits(fraction);
+  return all_digits(whole) && (fraction.empty() || all_digits(fraction));
+}
+
+// A plain (unquoted) scalar as the YAML 1.2 core schema resolves it. Matched
+// by hand, not with std::regex: libstdc++'s regex recurses once per character,
+// and a plain scalar of a few hundred thousand digits (well within
+// kMaxYamlBytes) would overflow the stack.
 json plain_scalar(const std::string& text) {
-  // Most scalars (names, images, quantities with units) start like none of
-  // the typed forms: no regex for them (this runs on every submission).
-  if (text.empty()) return nullptr;
-  const char first = text.front();
-  const bool may_be_number = (first >= '0' && first <= '9') || first == '-' || first == '+' ||
-                             first == '.';
-  const bool may_be_word = first == '~' || first == 'n' || first == 'N' || first == 't' ||
-                           first == 'T' || first == 'f' || first == 'F';
-  if (!may_be_number && !may_be_word) return text;
-  static const std::regex kNull(R"(~|null|Null|NULL|)");
-  static const std::regex kTrue(R"(true|True|TRUE)");
-  static const std::regex kFalse(R"(false|False|FALSE)");
-  static const std::regex kInt(R"([-+]?[0-9]+)");
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (std::regex_match(text, kNull)) return nullptr;
-  if (std::regex_match(text, kTrue)) return true;
-  if (std::regex_match(text, kFalse)) return false;
-  if (std::regex_match(text, kInt)) {
+  if (text == "~" || text == "null" || text == "Null" || text == "NULL" || text.empty())
+    return nullptr;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  if (is_int(text)) {
     const char* begin = text.data() + (text.front() == '+' ? 1 : 0);
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(begin, text.data() + text.size(), value);
     if (error == std::errc() && end == text.data() + text.size()) return value;
     return text;  // out of range: Kubernetes would refuse it; keep the text
   }
-  if (std::regex_match(text, kFloat)) return std::stod(text);
+  if (is_float(text)) {
+    errno = 0;
+    const double value = std::strtod(text.c_str(), nullptr);
+    if (errno == ERANGE) return text;  // out of a double's range: keep the text
+    return value;
+  }
   return text;
 }
 

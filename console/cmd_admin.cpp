@@ -4,6 +4,7 @@
 #include "console/command_line.hpp"
 #include "console/command_table.hpp"
 #include "console/commands.hpp"
+#include "console/yaml_documents.hpp"
 
 namespace gantry::console {
 
@@ -30,10 +31,20 @@ int run_cancel(CommandContext& context) {
   return print_admin_result(context, result, "job " + invocation.name + " cancelled");
 }
 
+// Each document of the file is applied on its own, as with kubectl apply -f.
 int run_apply(CommandContext& context) {
-  const std::string yaml = read_input_file(context);
-  const auto result = context.hub().call<protocol::AdminResult>(protocol::ApplyRequest{yaml});
-  return print_admin_result(context, result, "applied");
+  const std::vector<std::string> documents = split_yaml_documents(read_input_file(context));
+  int status = kExitOk;
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    auto result = context.hub().call<protocol::AdminResult>(protocol::ApplyRequest{documents[i]});
+    if (!result.ok && documents.size() > 1) {
+      std::string& error = result.error.empty() ? result.message : result.error;
+      error = "document " + std::to_string(i + 1) + " of " + std::to_string(documents.size()) +
+              ": " + error;
+    }
+    if (print_admin_result(context, result, "applied") != kExitOk) status = kExitFailed;
+  }
+  return status;
 }
 
 int run_delete(CommandContext& context) {

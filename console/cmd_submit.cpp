@@ -3,6 +3,7 @@
 #include "console/command_line.hpp"
 #include "console/command_table.hpp"
 #include "console/commands.hpp"
+#include "console/yaml_documents.hpp"
 
 namespace gantry::console {
 
@@ -12,15 +13,23 @@ void add_submit(CLI::App& command, Invocation& invocation) {
   add_file_flag(command, invocation.file);
 }
 
+// Each document of the file is its own job, as with kubectl create -f: one
+// refused document does not stop the others, and the exit status says so.
 int run_submit(CommandContext& context) {
-  const std::string yaml = read_input_file(context);
-  const auto reply = context.hub().call<protocol::SubmitJobReply>(protocol::SubmitJobRequest{yaml});
-  if (!reply.ok) {
-    context.err << "error: job refused: " << reply.error << "\n";
-    return kExitFailed;
+  const std::vector<std::string> documents = split_yaml_documents(read_input_file(context));
+  int status = kExitOk;
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    const auto reply =
+        context.hub().call<protocol::SubmitJobReply>(protocol::SubmitJobRequest{documents[i]});
+    if (!reply.ok) {
+      context.err << "error: job refused" << document_label(i, documents.size()) << ": "
+                  << reply.error << "\n";
+      status = kExitFailed;
+      continue;
+    }
+    context.out << reply.job << "\n";  // only the name, so scripts can capture it
   }
-  context.out << reply.job << "\n";  // only the name, so scripts can capture it
-  return kExitOk;
+  return status;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "hub/resources.hpp"
+#include "support/text_excerpt.hpp"
 
 namespace gantry::hub {
 
@@ -35,7 +36,8 @@ constexpr std::array<Suffix, 14> kSuffixes{{
 }};
 
 [[noreturn]] void invalid(std::string_view text, const char* why) {
-  throw std::invalid_argument("invalid quantity \"" + std::string(text) + "\": " + why);
+  // A bounded excerpt: the text comes from outside and may be megabytes long.
+  throw std::invalid_argument("invalid quantity \"" + support::text_excerpt(text) + "\": " + why);
 }
 
 // Splits "1.5Gi" into number "1.5" and suffix "Gi"; "1e3" keeps its exponent.

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 #include "karmada/json_fields.hpp"
 
@@ -37,14 +38,14 @@ json patch_ops(const json& binding) {
 
 const json& request_of(const json& review) {
   if (!review.is_object())
-    throw FieldError("AdmissionReview", review.dump().substr(0, 80), "must be a JSON object");
+    throw FieldError("AdmissionReview", config::json_excerpt(review, 80), "must be a JSON object");
   const json& request = object_at(review, "request");
   if (string_at(request, "uid", "request").empty())
     throw FieldError("request.uid", "", "is required");
   const auto object = request.find("object");
   // DELETE carries a null object; anything else that is not an object is broken.
   if (object != request.end() && !object->is_null() && !object->is_object())
-    throw FieldError("request.object", object->dump().substr(0, 80), "must be an object");
+    throw FieldError("request.object", config::json_excerpt(*object, 80), "must be an object");
   return request;
 }
 

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 #include "karmada/json_fields.hpp"
 
@@ -34,7 +35,7 @@ std::int32_t replica_count(const json& value, const std::string& path) {
 }
 
 DecisionPart parse_part(const json& part, const std::string& path) {
-  if (!part.is_object()) throw FieldError(path, part.dump(), "must be an object");
+  if (!part.is_object()) throw FieldError(path, config::json_excerpt(part), "must be an object");
   DecisionPart out;
   out.cluster = string_at(part, "cluster", path);
   if (out.cluster.empty()) throw FieldError(path + ".cluster", "", "is required");
@@ -66,8 +67,11 @@ std::string decision_json(const Decision& decision) {
 }
 
 Decision parse_decision(const std::string& text) {
-  const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) throw FieldError(kField, text, "is not valid JSON");
+  const json root = config::parse_bounded_json_or_discarded(text);
+  if (root.is_discarded())
+    throw FieldError(
+        kField, text,
+        "is not valid JSON nested at most " + std::to_string(config::kMaxJsonDepth) + " levels");
   if (!root.is_object()) throw FieldError(kField, text, "must be a JSON object");
   Decision decision;
   decision.dispatch_id = parse_dispatch_id(root);

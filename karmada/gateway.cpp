@@ -14,12 +14,14 @@
 #include <zmq.hpp>
 
 #include "agents/agent_loop.hpp"
+#include "config/bounded_json.hpp"
 #include "karmada/gateway_core.hpp"
 #include "karmada/scheduled_bindings.hpp"
 #include "karmada/split_override.hpp"
 #include "kube/reflector.hpp"
 #include "protocol/envelope.hpp"
 #include "support/random_hex.hpp"
+#include "support/text_excerpt.hpp"
 
 namespace gantry::karmada {
 
@@ -522,8 +524,8 @@ struct Gateway::Running {
     if (got.status == 404) return;  // deleted meanwhile
     if (got.status != 200)
       throw RefusedRequest("reading binding " + key.namespace_ + "/" + key.name + ": HTTP " +
-                           std::to_string(got.status) + " " + got.body);
-    const nlohmann::json binding = nlohmann::json::parse(got.body);
+                           std::to_string(got.status) + " " + support::text_excerpt(got.body));
+    const nlohmann::json binding = config::parse_bounded_json(got.body, "ResourceBinding");
     const std::optional<nlohmann::json> workload = read_workload(binding);
     std::string yaml;
     try {
@@ -546,7 +548,7 @@ struct Gateway::Running {
     if (!is_scheduled_kind(binding)) return std::nullopt;
     const kube::Response read = client.get(workload_path(binding));
     if (read.status != 200) return std::nullopt;
-    nlohmann::json workload = nlohmann::json::parse(read.body, nullptr, false);
+    nlohmann::json workload = config::parse_bounded_json_or_discarded(read.body);
     if (workload.is_discarded()) return std::nullopt;
     return workload;
   }
@@ -564,8 +566,9 @@ struct Gateway::Running {
       if (got.status == 404) return;
       if (got.status != 200)
         throw RefusedRequest("reading binding " + write.key.namespace_ + "/" + write.key.name +
-                             ": HTTP " + std::to_string(got.status) + " " + got.body);
-      const nlohmann::json binding = nlohmann::json::parse(got.body);
+                             ": HTTP " + std::to_string(got.status) + " " +
+                             support::text_excerpt(got.body));
+      const nlohmann::json binding = config::parse_bounded_json(got.body, "ResourceBinding");
       if (already_written(write, binding)) return;
       if (write.kind == BindingWrite::Kind::kRelease && !policy_done) {
         carry_out_policy(write);
@@ -587,7 +590,8 @@ struct Gateway::Running {
       }
       if (patched.status != 409)
         throw RefusedRequest("patching binding " + write.key.namespace_ + "/" + write.key.name +
-                             ": HTTP " + std::to_string(patched.status) + " " + patched.body);
+                             ": HTTP " + std::to_string(patched.status) + " " +
+                             support::text_excerpt(patched.body));
       spdlog::info("karmada: binding {}/{} changed under the patch (409): reading it again",
                    write.key.namespace_, write.key.name);
     }
@@ -614,7 +618,8 @@ struct Gateway::Running {
     if (created.status != 200 && created.status != 201)
       throw RefusedRequest("writing OverridePolicy " + write.key.namespace_ + "/" +
                            override_policy_name(write.key) + " for the split: HTTP " +
-                           std::to_string(created.status) + " " + created.body);
+                           std::to_string(created.status) + " " +
+                           support::text_excerpt(created.body));
     spdlog::info("karmada: OverridePolicy {}/{} written (dispatch {})", write.key.namespace_,
                  override_policy_name(write.key), write.decision.dispatch_id);
   }
@@ -625,7 +630,8 @@ struct Gateway::Running {
     if (deleted.status == 404) return;
     if (deleted.status != 200 && deleted.status != 202)
       throw RefusedRequest("deleting OverridePolicy " + key.namespace_ + "/" + name + ": HTTP " +
-                           std::to_string(deleted.status) + " " + deleted.body);
+                           std::to_string(deleted.status) + " " +
+                           support::text_excerpt(deleted.body));
     spdlog::info("karmada: OverridePolicy {}/{} deleted", key.namespace_, name);
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 #include "hub/quantity.hpp"
 
@@ -14,13 +15,14 @@ using nlohmann::json;
 namespace {
 
 // Long values (a whole nested object) would drown the message: the field
-// name already says where to look.
+// name already says where to look. json_excerpt never dumps more than it
+// shows, however large or deep the value.
 constexpr std::size_t kMaxValueText = 80;
 
 std::string value_text(const json& value) {
-  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-  if (text.size() > kMaxValueText) text = text.substr(0, kMaxValueText) + "...";
-  return text;
+  if (value.is_string())
+    return support::text_excerpt(value.get_ref<const std::string&>(), kMaxValueText);
+  return config::json_excerpt(value, kMaxValueText);
 }
 
 [[noreturn]] void wrong_type(const std::string& field, const json& value, const char* expected) {

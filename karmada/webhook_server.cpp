@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 #include "karmada/admission.hpp"
 
@@ -78,10 +79,10 @@ Reply method_not_allowed(std::string_view method, std::string_view path, std::st
 Reply review_reply(const std::string& body) {
   nlohmann::json review;
   try {
-    review = nlohmann::json::parse(body);
-  } catch (const nlohmann::json::parse_error& error) {
+    review = config::parse_bounded_json(body, "AdmissionReview");
+  } catch (const hub::FieldError& error) {  // not JSON, or nested past the limit
     return text_reply(http::status::bad_request,
-                      std::string("request body is not JSON: ") + error.what());
+                      std::string("request body is not JSON within the limits: ") + error.what());
   }
   try {
     return Reply{http::status::ok, "application/json", admission_response(review).dump(), ""};

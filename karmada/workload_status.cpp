@@ -1,5 +1,6 @@
 #include "karmada/workload_status.hpp"
 
+#include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 #include "karmada/json_fields.hpp"
 
@@ -60,7 +61,8 @@ std::vector<protocol::TaskStatus> volcano_tasks(const json& status, const std::s
   for (const auto& [name, state] : counts->items()) {
     // Task names may hold dots: the path is for messages, never looked up.
     const std::string task_path = path + "." + name;
-    if (!state.is_object()) throw hub::FieldError(task_path, state.dump(), "must be an object");
+    if (!state.is_object())
+      throw hub::FieldError(task_path, config::json_excerpt(state), "must be an object");
     protocol::TaskStatus task;
     task.name = name;
     if (const json* phases = optional_object_at(state, "phase", task_path)) {

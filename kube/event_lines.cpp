@@ -1,5 +1,7 @@
 #include "kube/event_lines.hpp"
 
+#include "config/bounded_json.hpp"
+
 namespace gantry::kube {
 
 bool EventLines::feed(std::string_view data) {
@@ -21,7 +23,7 @@ bool EventLines::finish() {
 bool EventLines::deliver(std::string_view line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
   if (line.empty()) return true;
-  nlohmann::json event = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json event = config::parse_bounded_json_or_discarded(line);
   if (event.is_discarded() || !event.is_object()) return false;
   ++events_;
   on_event_(event);

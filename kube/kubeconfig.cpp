@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "config/yaml_guard.hpp"
 #include "kube/base64.hpp"
 #include "kube/cluster_access.hpp"
 #include "kube/read_file.hpp"
@@ -18,9 +19,9 @@ class KubeconfigReader {
     const auto text = read_whole_file(file);
     if (!text) throw std::runtime_error("kubeconfig " + file_.string() + ": cannot read the file");
     try {
-      root_ = YAML::Load(*text);
-    } catch (const YAML::Exception& error) {
-      throw std::runtime_error("kubeconfig " + file_.string() + ": not YAML: " + error.what());
+      root_ = config::load_yaml(*text);
+    } catch (const std::exception& error) {  // hub::FieldError: a limit or a syntax error
+      throw std::runtime_error("kubeconfig " + file_.string() + ": " + error.what());
     }
     if (!root_.IsMap()) fail("", "not a kubeconfig (expected a mapping)");
   }

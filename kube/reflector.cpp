@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "config/bounded_json.hpp"
 #include "kube/query.hpp"
+#include "support/text_excerpt.hpp"
 
 namespace gantry::kube {
 using nlohmann::json;
@@ -37,10 +39,9 @@ int status_code(const json& status) {
 
 // The message of a metav1.Status body, or the start of whatever came.
 std::string status_message(const std::string& body) {
-  const json status = json::parse(body, nullptr, false);
+  const json status = config::parse_bounded_json_or_discarded(body);
   const std::string message = string_member(status, "message");
-  if (!message.empty()) return message;
-  return body.substr(0, 200);
+  return support::text_excerpt(message.empty() ? body : message);
 }
 
 // Lists of built-in kinds leave kind and apiVersion out of their items.
@@ -147,9 +148,11 @@ std::vector<json> Reflector::list_pages(bool paged) {
       throw std::runtime_error("list " + list_path_ + ": HTTP " + std::to_string(response.status) +
                                ": " + status_message(response.body));
     }
-    json page = json::parse(response.body, nullptr, false);
+    json page = config::parse_bounded_json_or_discarded(response.body);
     if (!page.is_object())
-      throw std::runtime_error("list " + list_path_ + ": the answer is not a JSON object");
+      throw std::runtime_error("list " + list_path_ +
+                               ": the answer is not a JSON object nested at most " +
+                               std::to_string(config::kMaxJsonDepth) + " levels");
     if (json& page_items = page["items"]; page_items.is_array()) {
       for (json& item : page_items) {
         fill_kind(item, page);
@@ -173,7 +176,7 @@ Reflector::WatchOutcome Reflector::watch_once() {
       if (status_code(object) == kGone) {
         outcome.expired = true;
       } else {
-        outcome.error = "ERROR event: " + object.dump();
+        outcome.error = "ERROR event: " + config::json_excerpt(object);
       }
       return;
     }

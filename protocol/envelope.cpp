@@ -1,6 +1,10 @@
 #include "protocol/envelope.hpp"
 
+#include <algorithm>
 #include <exception>
+#include <stdexcept>
+
+#include "config/input_limits.hpp"
 
 namespace gantry::protocol {
 
@@ -19,9 +23,33 @@ std::string encode_frame(MessageType type, std::uint64_t seq, std::string_view p
 namespace detail {
 
 msgpack::object_handle unpack_bounded(std::string_view bytes, std::size_t& offset) {
-  const std::size_t most = bytes.size();
-  const msgpack::unpack_limit limit(most, most, most, most, most);
-  return msgpack::unpack(bytes.data(), bytes.size(), offset, nullptr, nullptr, limit);
+  // Every element and every byte of a value takes at least one byte of input,
+  // so a count above the input's size is a lie (and would be allocated before
+  // the lie shows); below that, config/input_limits.hpp caps each count, each
+  // value's size and the nesting that convert() then recurses through.
+  const std::size_t items = std::min(bytes.size(), config::kMaxMsgpackItems);
+  const std::size_t value_bytes = std::min(bytes.size(), config::kMaxMsgpackBytes);
+  const msgpack::unpack_limit limit(items, items, value_bytes, value_bytes, value_bytes,
+                                    config::kMaxMsgpackDepth);
+  const auto over = [&](const char* what, std::size_t most, const char* unit) {
+    return std::runtime_error(std::string(what) + " over the limit of " + std::to_string(most) +
+                              unit);
+  };
+  try {
+    return msgpack::unpack(bytes.data(), bytes.size(), offset, nullptr, nullptr, limit);
+  } catch (const msgpack::depth_size_overflow&) {
+    throw over("nesting", config::kMaxMsgpackDepth, " levels");
+  } catch (const msgpack::array_size_overflow&) {
+    throw over("an array", items, " elements");
+  } catch (const msgpack::map_size_overflow&) {
+    throw over("a map", items, " entries");
+  } catch (const msgpack::str_size_overflow&) {
+    throw over("a string", value_bytes, " bytes");
+  } catch (const msgpack::bin_size_overflow&) {
+    throw over("a binary value", value_bytes, " bytes");
+  } catch (const msgpack::ext_size_overflow&) {
+    throw over("an extension value", value_bytes, " bytes");
+  }
 }
 
 }  // namespace detail

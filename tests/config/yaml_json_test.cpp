@@ -94,5 +94,17 @@ spec:
   }
 }
 
+// Plain scalars are typed without std::regex, whose libstdc++ matcher
+// recurses per character: a 1 MB number used to be a stack overflow.
+TEST(YamlJson, HugePlainNumbersAreTypedWithoutRecursionAndKeptAsText) {
+  const std::string digits(1 << 20, '7');
+  const json out = convert("big: " + digits + "\nfloat: 0." + digits + "\nhuge: 1e999\n");
+  EXPECT_EQ(out["big"], digits);  // out of int64's range: the text, as before
+  EXPECT_TRUE(out["float"].is_number_float());
+  EXPECT_EQ(out["huge"], "1e999");  // out of a double's range: the text
+  EXPECT_EQ(convert("a: .5\nb: -1.\nc: 1.2.3\nd: +7\n"),
+            (json{{"a", 0.5}, {"b", -1.0}, {"c", "1.2.3"}, {"d", 7}}));
+}
+
 }  // namespace
 }  // namespace gantry::config

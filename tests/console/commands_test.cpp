@@ -76,6 +76,30 @@ TEST(Submit, RefusalPrintsTheHubsErrorAndExits1) {
       << result.err;
 }
 
+// A file of several jobs submits each, as kubectl create -f does, instead of
+// the hub silently keeping the first document.
+TEST(Submit, EachDocumentOfAFileIsItsOwnSubmission) {
+  FakeHub hub(testing::always_reply(protocol::SubmitJobReply{true, "j", ""}));
+  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "kind: Job\n---\nkind: Job\n");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out, "j\nj\n");
+  const auto requests = hub.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  protocol::DecodeError error;
+  EXPECT_EQ(protocol::decode_payload<protocol::SubmitJobRequest>(requests[1], error)->yaml,
+            "---\nkind: Job\n");
+}
+
+TEST(Submit, ARefusedDocumentIsNamedAndTheOthersAreStillSent) {
+  FakeHub hub(testing::always_reply(protocol::SubmitJobReply{false, "", "metadata.name: bad"}));
+  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "kind: Job\n---\nkind: Job\n");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.err,
+            "error: job refused (document 1 of 2): metadata.name: bad\n"
+            "error: job refused (document 2 of 2): metadata.name: bad\n");
+  EXPECT_EQ(hub.requests().size(), 2u);
+}
+
 TEST(Submit, MissingFileIsAUsageErrorAndSendsNothing) {
   FakeHub hub(testing::always_reply(protocol::SubmitJobReply{true, "x", ""}));
   const Result result = gantryctl(hub, {"submit", "-f", "/nonexistent/job.yaml"});

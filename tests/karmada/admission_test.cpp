@@ -202,5 +202,24 @@ TEST(Admission, MalformedReviewNamesTheField) {
   expect_field_error(review, "request.object.spec");
 }
 
+// A value too deep to dump (built here, as no bounded parse would return it):
+// the error quotes a bounded excerpt instead of recursing through it.
+TEST(Admission, ADeepNonObjectReviewIsRefusedWithABoundedExcerpt) {
+  json deep = json::array();
+  json* innermost = &deep;
+  for (int level = 0; level < 100'000; ++level) {
+    innermost->push_back(json::array());
+    innermost = &innermost->back();
+  }
+  try {
+    admission_response(deep);
+    FAIL() << "a review that is not an object was accepted";
+  } catch (const hub::FieldError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("AdmissionReview: must be a JSON object", 0), 0u)
+        << error.what();
+    EXPECT_LT(std::string(error.what()).size(), 400u);
+  }
+}
+
 }  // namespace
 }  // namespace gantry::karmada

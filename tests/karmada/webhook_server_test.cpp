@@ -305,6 +305,20 @@ TEST_F(WebhookServerTest, BodyThatIsNotJsonIsRefusedAndTheServerKeepsServing) {
   EXPECT_EQ(server_->requests_served(), 3u);
 }
 
+// The crash: 100,000 nested arrays (200 KB) killed the hub with
+// SIGSEGV when the body was dumped for an error message.
+TEST_F(WebhookServerTest, DeeplyNestedBodyIsRefusedWithTheLimitAndTheServerKeepsServing) {
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  HttpsClient https = client();
+  const Response response = https.send(http::verb::post, "/mutate-resourcebindings", deep);
+  EXPECT_EQ(response.result(), http::status::bad_request);
+  EXPECT_NE(response.body().find("AdmissionReview: nested deeper than 128 levels"),
+            std::string::npos)
+      << response.body().substr(0, 300);
+  EXPECT_LT(response.body().size(), 1000u);
+  expect_review_answered(https, "after-deep-json");
+}
+
 TEST_F(WebhookServerTest, ReviewWithoutRequestUidIsRefusedNamingTheField) {
   json review = binding_create_review("dropped");
   review.at("request").erase("uid");

@@ -229,7 +229,7 @@ TEST(Kubeconfig, MissingFileIsNamed) {
 TEST(Kubeconfig, InvalidYamlIsNamed) {
   support::TempDir dir;
   const auto file = dir.write("config", "clusters: [unclosed\n");
-  EXPECT_THAT(error_of(file), HasSubstr("kubeconfig " + file.string() + ": not YAML"));
+  EXPECT_THAT(error_of(file), HasSubstr("kubeconfig " + file.string() + ": yaml: not valid YAML"));
 }
 
 }  // namespace
