@@ -1,4 +1,4 @@
-"""Acceptance (issue 27), DRAFT, not yet in tests/e2e/CMakeLists.txt: hostile input on
+"""Acceptance (issue 27): hostile input on
 the hub's two sockets leaves it serving, correct and within bounded memory.
   - 10,000 random, truncated and lying frames to each socket;
   - a 100 MB frame (dropped by libzmq on its header) and a frame just over
