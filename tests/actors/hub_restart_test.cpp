@@ -236,5 +236,41 @@ TEST_F(HubRestartTest, RunOfAJobCancelledMeanwhileIsStopped) {
   EXPECT_EQ(cancels[0].second.dispatch_id, prepare.dispatch_id);
 }
 
+
+// Issue 27: a Hello's `ended` list is believed only for the run the hub
+// recorded on that agent's cluster. Before, another cluster's agent (or one
+// guessing dispatch ids) could end a job that ran elsewhere.
+TEST_F(HubRestartTest, AnotherClustersHelloCannotEndARunItDidNotHold) {
+  const protocol::Prepare prepare = run_long_then_restart();
+  from_agent("agent/east",
+             protocol::Hello{"east",
+                             {},
+                             "test",
+                             {},
+                             {protocol::StatusUpdate{prepare.dispatch_id, "long", "Completed", {},
+                                                     "done"},
+                              protocol::StatusUpdate{prepare.dispatch_id + 1, "long", "Completed",
+                                                     {}, "guessed"}}});
+  EXPECT_NE(job("long").phase, "Completed");
+  west_returns_holding(prepare, true);
+  grace_passes();
+  EXPECT_EQ(job("long").phase, "Running");
+  EXPECT_EQ(job("long").clusters, std::vector<std::string>{"west"});
+}
+
+TEST_F(HubRestartTest, AStatusFromAnotherClustersAgentLeavesTheRunAndBothSessionsAlone) {
+  register_cluster("east", 1, 8);
+  register_cluster("west", 1, 8);
+  const auto [peer, prepare] = run(job_yaml("long", 1, 8));
+  const std::string other = peer == "agent/west" ? "agent/east" : "agent/west";
+  from_agent(other, protocol::StatusUpdate{prepare.dispatch_id, "long", "Completed", {}, "lie"});
+  EXPECT_EQ(job("long").phase, "Running");
+  EXPECT_EQ(job("long").clusters, std::vector<std::string>{cluster_of(peer)});
+  EXPECT_TRUE(cluster_ready("east"));
+  EXPECT_TRUE(cluster_ready("west"));
+  report(peer, prepare, "Completed");
+  EXPECT_EQ(job("long").phase, "Completed");
+}
+
 }  // namespace
 }  // namespace gantry::actors

@@ -127,16 +127,18 @@ TEST_F(HubSecurityTest, TheHubGeneratesItsKeypairOnFirstStart) {
             hub->keys().public_key);
 }
 
-TEST_F(HubSecurityTest, APlaintextConsoleCannotConnect) {
-  zmq::socket_t monitor;
-  zmq::socket_t console = dealer(hub->admin_endpoint(), nullptr, "plain", &monitor);
-  console.send(zmq::buffer(protocol::encode(protocol::ListRequest{"jobs"}, 1)),
-               zmq::send_flags::none);
-  const auto event =
-      next_event(monitor, ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                              ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_DISCONNECTED);
-  ASSERT_TRUE(event);
-  EXPECT_NE(*event, ZMQ_EVENT_HANDSHAKE_SUCCEEDED);
+TEST_F(HubSecurityTest, APlaintextConsoleOrAgentCannotConnect) {
+  for (const std::string& endpoint : {hub->admin_endpoint(), hub->agents_endpoint()}) {
+    zmq::socket_t monitor;
+    zmq::socket_t client = dealer(endpoint, nullptr, "plain" + endpoint.substr(16), &monitor);
+    client.send(zmq::buffer(protocol::encode(protocol::Hello{"east", {}, "t", {}, {}}, 1)),
+                zmq::send_flags::none);
+    const auto event =
+        next_event(monitor, ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_DISCONNECTED);
+    ASSERT_TRUE(event) << endpoint;
+    EXPECT_NE(*event, ZMQ_EVENT_HANDSHAKE_SUCCEEDED) << endpoint;
+  }
 }
 
 TEST_F(HubSecurityTest, AnUnlistedKeyIsRefusedAtTheHandshakeOnBothSockets) {
