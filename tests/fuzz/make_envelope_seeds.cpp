@@ -14,12 +14,16 @@ namespace {
 
 using namespace gantry::protocol;
 
+template <class Message>
+void write_sample(const std::filesystem::path& dir, std::uint64_t seq) {
+  std::ofstream(dir / Message::kWireName, std::ios::binary)
+      << encode(gantry::protocol::testing::sample<Message>(), seq);
+}
+
 template <class... Messages>
 void write_samples(const std::filesystem::path& dir, MessageList<Messages...>) {
   std::uint64_t seq = 1;
-  (std::ofstream(dir / Messages::kWireName, std::ios::binary)
-       << encode(testing::sample<Messages>(), seq++),
-   ...);
+  (write_sample<Messages>(dir, seq++), ...);
 }
 
 }  // namespace
