@@ -79,7 +79,9 @@ Reply review_reply(const std::string& body) {
   nlohmann::json review;
   try {
     review = nlohmann::json::parse(body);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {
+    // Not only parse_error: a number past double's range (1e999) throws
+    // out_of_range, which would otherwise leave the request unanswered.
     return text_reply(http::status::bad_request,
                       std::string("request body is not JSON: ") + error.what());
   }
