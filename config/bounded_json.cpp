@@ -48,8 +48,10 @@ json parse_bounded_json(std::string_view text, std::string_view what, std::size_
                               std::to_string(at) + " (the limit)");
   try {
     return json::parse(text);
-  } catch (const json::parse_error& error) {
-    // nlohmann quotes the last token read, which may be the rest of the body.
+  } catch (const json::exception& error) {
+    // Not only parse_error: a number past double's range (1e999) throws
+    // out_of_range. nlohmann quotes the last token read, which may be the
+    // rest of the body.
     throw hub::FieldError(std::string(what), "",
                           "not valid JSON: " + support::text_excerpt(error.what()));
   }

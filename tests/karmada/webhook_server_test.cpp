@@ -319,6 +319,17 @@ TEST_F(WebhookServerTest, DeeplyNestedBodyIsRefusedWithTheLimitAndTheServerKeeps
   expect_review_answered(https, "after-deep-json");
 }
 
+// Found by fuzz_admission: nlohmann::json throws out_of_range, not
+// parse_error, for a number too large for a double.
+TEST_F(WebhookServerTest, BodyWithAnOutOfRangeNumberIsRefusedAndTheServerKeepsServing) {
+  HttpsClient https = client();
+  const Response response =
+      https.send(http::verb::post, "/mutate-resourcebindings", "{\"apiVersion\": 1e999}");
+  EXPECT_EQ(response.result(), http::status::bad_request);
+  EXPECT_NE(response.body().find("request body is not JSON"), std::string::npos) << response.body();
+  expect_review_answered(https, "after-huge-number");
+}
+
 TEST_F(WebhookServerTest, ReviewWithoutRequestUidIsRefusedNamingTheField) {
   json review = binding_create_review("dropped");
   review.at("request").erase("uid");
