@@ -115,7 +115,7 @@ class CollectingHandler final : public InboundHandler {
 };
 
 TEST(IoBridgeTest, FrameForAPeerThatIsNotConnectedComesBackAsUndeliverable) {
-  IoBridge bridge(BridgeEndpoints{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"}, plaintext());
+  IoBridge bridge(BridgeEndpoints{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*", {}}, plaintext());
   CollectingHandler handler;
   bridge.start(handler);
   bridge.send(
@@ -125,9 +125,9 @@ TEST(IoBridgeTest, FrameForAPeerThatIsNotConnectedComesBackAsUndeliverable) {
 }
 
 TEST(IoBridgeTest, BindFailureNamesTheFlagAndEndpoint) {
-  IoBridge first(BridgeEndpoints{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"}, plaintext());
+  IoBridge first(BridgeEndpoints{"tcp://127.0.0.1:*", "tcp://127.0.0.1:*", {}}, plaintext());
   try {
-    IoBridge second(BridgeEndpoints{first.agents_endpoint(), "tcp://127.0.0.1:*"}, plaintext());
+    IoBridge second(BridgeEndpoints{first.agents_endpoint(), "tcp://127.0.0.1:*", {}}, plaintext());
     FAIL() << "bound a port that is in use";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("--agents " + first.agents_endpoint()), std::string::npos)

@@ -1,6 +1,7 @@
 #include "actors/job_store.hpp"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <fstream>
 
@@ -13,10 +14,10 @@ TEST(JobStoreTest, UnfinishedJobsSurviveReopeningInSubmissionOrder) {
   testing::TempDir dir;
   {
     JobStore store(dir.path());
-    const std::int64_t first = store.add("first", "yaml: 1", 1000);
-    const std::int64_t done = store.add("done", "yaml: 2", 2000);
-    const std::int64_t refused = store.add("refused", "yaml: 3", 3000);
-    store.add("last", "yaml: 4", 4000);
+    const std::int64_t first = store.add("first", "yaml: 1", 1000, "alice");
+    const std::int64_t done = store.add("done", "yaml: 2", 2000, "alice");
+    const std::int64_t refused = store.add("refused", "yaml: 3", 3000, "alice");
+    store.add("last", "yaml: 4", 4000, "bob");
     EXPECT_GT(first, 0);
     store.finish(done, "Completed", 5000);
     store.forget(refused);
@@ -27,8 +28,35 @@ TEST(JobStoreTest, UnfinishedJobsSurviveReopeningInSubmissionOrder) {
   EXPECT_EQ(jobs[0].name, "first");
   EXPECT_EQ(jobs[0].yaml, "yaml: 1");
   EXPECT_EQ(jobs[0].submitted_ms, 1000);
+  EXPECT_EQ(jobs[0].submitter, "alice");
   EXPECT_EQ(jobs[1].name, "last");
+  EXPECT_EQ(jobs[1].submitter, "bob");
   EXPECT_LT(jobs[0].row, jobs[1].row);
+}
+
+// A store written before jobs carried their submitter gets the column; its
+// jobs come back with none.
+TEST(JobStoreTest, AStoreFromBeforeSubmittersOpensAndItsJobsHaveNone) {
+  testing::TempDir dir;
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir.path() / "gantry.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "CREATE TABLE jobs (row INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT "
+                           "NULL, yaml TEXT NOT NULL, submitted_ms INTEGER NOT NULL, phase TEXT, "
+                           "finished_ms INTEGER);"
+                           "INSERT INTO jobs (name, yaml, submitted_ms) VALUES ('old', 'y', 1);",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  JobStore store(dir.path());
+  store.add("new", "yaml: 2", 2000, "alice");
+  const std::vector<StoredJob> jobs = store.unfinished();
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].name, "old");
+  EXPECT_EQ(jobs[0].submitter, "");
+  EXPECT_EQ(jobs[1].submitter, "alice");
 }
 
 TEST(JobStoreTest, ABatchIsKeptWhenCommittedAndGoneWhenRolledBack) {
@@ -36,11 +64,11 @@ TEST(JobStoreTest, ABatchIsKeptWhenCommittedAndGoneWhenRolledBack) {
   {
     JobStore store(dir.path());
     store.begin();
-    store.add("kept-1", "yaml: 1", 1000);
-    store.add("kept-2", "yaml: 2", 2000);
+    store.add("kept-1", "yaml: 1", 1000, "alice");
+    store.add("kept-2", "yaml: 2", 2000, "alice");
     store.commit();
     store.begin();
-    store.add("undone", "yaml: 3", 3000);
+    store.add("undone", "yaml: 3", 3000, "alice");
     store.rollback();
     store.rollback();  // nothing open: harmless
   }
@@ -55,10 +83,10 @@ TEST(JobStoreTest, AJobsCurrentDispatchComesBackWithIt) {
   testing::TempDir dir;
   {
     JobStore store(dir.path());
-    const std::int64_t split = store.add("split", "yaml: 1", 1000);
-    const std::int64_t single = store.add("single", "yaml: 2", 2000);
-    store.add("never-placed", "yaml: 3", 3000);
-    const std::int64_t done = store.add("done", "yaml: 4", 4000);
+    const std::int64_t split = store.add("split", "yaml: 1", 1000, "alice");
+    const std::int64_t single = store.add("single", "yaml: 2", 2000, "alice");
+    store.add("never-placed", "yaml: 3", 3000, "alice");
+    const std::int64_t done = store.add("done", "yaml: 4", 4000, "alice");
     store.record_dispatch(split, StoredDispatch{7, false, {"east", "west"}, "", 0});
     // The commit replaces the prepare's record, with the rendezvous.
     store.record_dispatch(split, StoredDispatch{7, true, {"east", "west"}, "10.0.0.5", 29500});
