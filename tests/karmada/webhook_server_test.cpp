@@ -2,8 +2,8 @@
 // certificate for 127.0.0.1 (openssl CLI), the server listens on a port the
 // kernel picks, and a Beast client that verifies the chain and the IP SAN
 // talks to it like Karmada's API server would. With a client CA set, clients
-// present certificates from the kube tests' PKI (tests/kube/test_pki.hpp), a
-// CA apart from the serving one, as Karmada's API server would.
+// present certificates from the kube tests' PKI (tests/kube/test_pki.hpp),
+// whose CA is apart from the serving one.
 #include "karmada/webhook_server.hpp"
 
 #include <gtest/gtest.h>
@@ -522,6 +522,27 @@ class WebhookClientCertificateTest : public WebhookServerTest {
     }
   }
 
+  // A TLS 1.2 handshake presenting `certificate`: there the server checks
+  // the certificate before its Finished, so a refusal is the handshake's own
+  // error. Returns that error (none when the handshake completes).
+  boost::system::error_code tls12_handshake(
+      const std::optional<ClientCertificate>& certificate) const {
+    ssl::context tls(ssl::context::tls_client);
+    SSL_CTX_set_max_proto_version(tls.native_handle(), TLS1_2_VERSION);
+    tls.load_verify_file(pki_->ca_cert().string());
+    tls.set_verify_mode(ssl::verify_peer);
+    if (certificate) {
+      tls.use_certificate_chain_file(certificate->cert.string());
+      tls.use_private_key_file(certificate->key.string(), ssl::context::pem);
+    }
+    net::io_context io;
+    ssl::stream<tcp::socket> stream(io, tls);
+    stream.next_layer().connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server_->port()));
+    boost::system::error_code ec;
+    stream.handshake(ssl::stream_base::client, ec);
+    return ec;
+  }
+
   static support::TempDir* client_pki_dir_;
   static kube::testing::TestPki* client_pki_;
 };
@@ -562,6 +583,15 @@ TEST_F(WebhookClientCertificateTest, CertificateFromTheServingCaIsRefused) {
       failure_of_review(ClientCertificate{pki_->server_cert(), pki_->server_key()});
   ASSERT_TRUE(failure.has_value());
   EXPECT_EQ(server_->requests_served(), 0u) << "an HTTP request was read: " << *failure;
+}
+
+TEST_F(WebhookClientCertificateTest, UnderTls12TheRefusalIsTheHandshakeItself) {
+  EXPECT_FALSE(tls12_handshake(signed_by_client_ca())) << "the good certificate must pass";
+  const boost::system::error_code without = tls12_handshake(std::nullopt);
+  EXPECT_TRUE(without) << "a client without a certificate finished the handshake";
+  const boost::system::error_code stranger = tls12_handshake(signed_by_another_ca());
+  EXPECT_TRUE(stranger) << "another CA's certificate finished the handshake";
+  EXPECT_EQ(server_->requests_served(), 0u);
 }
 
 TEST_F(WebhookClientCertificateTest, RefusedClientsInTurnLeaveTheServerServing) {
