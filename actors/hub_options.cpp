@@ -101,6 +101,10 @@ void define_karmada(CLI::App& app, KarmadaOptions& karmada) {
   cl::add_read<std::string>(app, "--webhook-key", karmada.webhook_key, not_empty,
                             "the webhook's TLS private key (PEM)")
       ->type_name("FILE");
+  cl::add_read<std::string>(app, "--webhook-client-ca", karmada.webhook_client_ca, not_empty,
+                            "require the Karmada API server's client certificate,\n"
+                            "signed by this CA (PEM); default: none asked")
+      ->type_name("FILE");
   cl::add_read(app, "--karmada-apply-timeout-ms", karmada.apply_timeout, milliseconds(),
                "a released binding's member workload not applied by Karmada\n"
                "within this time is refused on that cluster and the job\n"
@@ -195,7 +199,8 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--log-level LEVEL]\n"
       "                  [--topology-tier-label TIER=LABEL ...]\n"
       "                  [--karmada KUBECONFIG|in-cluster] [--karmada-context NAME]\n"
-      "                  [--webhook-listen HOST:PORT --webhook-cert FILE --webhook-key FILE]\n");
+      "                  [--webhook-listen HOST:PORT --webhook-cert FILE --webhook-key FILE\n"
+      "                   [--webhook-client-ca FILE]]\n");
   HubOptions& options = parsed.options;
   cl::add_read<std::string>(app, "--agents", options.agents_endpoint, endpoint,
                             "where agents connect (default tcp://127.0.0.1:7800)")
@@ -298,6 +303,11 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
       (karmada.webhook_cert.empty() || karmada.webhook_key.empty()))
     throw std::invalid_argument("--webhook-listen: needs --webhook-cert and --webhook-key (got \"" +
                                 karmada.webhook_listen + "\")");
+  // Without a webhook the CA would be silently ignored, and the operator
+  // would believe the webhook checks client certificates.
+  if (!karmada.webhook_client_ca.empty() && karmada.webhook_listen.empty())
+    throw std::invalid_argument("--webhook-client-ca: only with --webhook-listen (got \"" +
+                                karmada.webhook_client_ca + "\")");
   return parsed;
 }
 

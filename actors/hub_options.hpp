@@ -18,6 +18,9 @@ struct KarmadaOptions {
   std::string webhook_listen;  // HOST:PORT; "" = no webhook
   std::string webhook_cert;    // PEM files of the webhook's TLS certificate and key
   std::string webhook_key;
+  // PEM CA bundle that signed the API server's client certificate; "" = the
+  // webhook asks no client certificate.
+  std::string webhook_client_ca;
   // A released part whose member workload Karmada has not applied by then
   // is refused (docs/karmada.md, "Applies that fail").
   std::chrono::milliseconds apply_timeout{120000};

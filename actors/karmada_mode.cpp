@@ -27,6 +27,7 @@ karmada::WebhookOptions webhook_options(const KarmadaOptions& options) {
   webhook.listen = options.webhook_listen;
   webhook.cert_pem_file = options.webhook_cert;
   webhook.key_pem_file = options.webhook_key;
+  webhook.client_ca_pem_file = options.webhook_client_ca;
   return webhook;
 }
 

@@ -287,6 +287,26 @@ void require_file(const std::string& what, const std::string& file) {
   }
 }
 
+// Mutual TLS: only a client whose certificate chains to the client CA gets
+// past the handshake, so nobody else can have a review answered (or learn
+// what Gantry patches).
+void require_client_certificate(ssl::context& tls, const WebhookOptions& options) {
+  const std::string& file = options.client_ca_pem_file;
+  const std::string named = "webhook client CA (--webhook-client-ca) \"" + file + "\"";
+  if (!std::filesystem::is_regular_file(file)) throw std::runtime_error(named + ": no such file");
+  error_code ec;
+  tls.load_verify_file(file, ec);
+  if (ec) {
+    throw std::runtime_error(named + ": not a PEM certificate bundle: " + ec.message());
+  }
+  tls.set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
+  // With peers verified, OpenSSL refuses to resume a session unless the
+  // context names its sessions; without this, a client resuming one would
+  // fail its handshake instead of doing a full one.
+  static constexpr unsigned char kSessionContext[] = "gantry-webhook";
+  SSL_CTX_set_session_id_context(tls.native_handle(), kSessionContext, sizeof(kSessionContext) - 1);
+}
+
 void load_tls(ssl::context& tls, const WebhookOptions& options) {
   tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
@@ -308,6 +328,7 @@ void load_tls(ssl::context& tls, const WebhookOptions& options) {
     throw std::runtime_error("webhook key \"" + options.key_pem_file +
                              "\" does not match certificate \"" + options.cert_pem_file + "\"");
   }
+  if (!options.client_ca_pem_file.empty()) require_client_certificate(tls, options);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // (karmada/admission.hpp) suspends it for Gantry. Boost.Beast over OpenSSL,
 // on its own threads; each connection runs on its own strand with 30 s
 // timeouts, so a stalled or garbage-speaking client holds up nobody else.
+// With a client CA, only a client presenting a certificate that CA signed (the
+// API server, through its admission kubeconfig) gets past the TLS handshake.
 //
 //   POST /mutate-resourcebindings (alias /mutate)  AdmissionReview -> 200 application/json
 //   GET  /healthz                                  -> 200 "ok"
@@ -20,13 +22,17 @@ struct WebhookOptions {
   std::string listen = "0.0.0.0:8443";  // host:port; port 0 = pick a free one (tests)
   std::string cert_pem_file;            // TLS serving certificate (chain) + key, PEM files
   std::string key_pem_file;
+  // CA bundle (PEM) that signed the API server's client certificate. Empty:
+  // no client certificate is asked for. Set: a client must present one signed
+  // by these CAs, or its TLS handshake fails before any HTTP is read.
+  std::string client_ca_pem_file;
 };
 
 class WebhookServer {
  public:
-  // Loads the certificate and key and binds the address (connections queue
-  // in the backlog until start()); throws std::runtime_error naming the file
-  // or the address.
+  // Loads the certificate, key and client CA, and binds the address
+  // (connections queue in the backlog until start()); throws
+  // std::runtime_error naming the file or the address.
   explicit WebhookServer(WebhookOptions options);
   ~WebhookServer();  // stop()
   WebhookServer(const WebhookServer&) = delete;

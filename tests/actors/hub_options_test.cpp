@@ -168,6 +168,11 @@ TEST(HubOptionsTest, KarmadaModeFlags) {
   EXPECT_EQ(parsed.karmada.webhook_listen, "0.0.0.0:8443");
   EXPECT_EQ(parsed.karmada.webhook_cert, "tls.crt");
   EXPECT_EQ(parsed.karmada.webhook_key, "tls.key");
+  EXPECT_TRUE(parsed.karmada.webhook_client_ca.empty()) << "no client certificate asked by default";
+  const HubCommandLine mutual_tls =
+      parse_hub_command_line({"--webhook-listen", "0.0.0.0:8443", "--webhook-cert", "tls.crt",
+                              "--webhook-key", "tls.key", "--webhook-client-ca", "karmada-ca.crt"});
+  EXPECT_EQ(mutual_tls.karmada.webhook_client_ca, "karmada-ca.crt");
   EXPECT_EQ(parsed.karmada.apply_timeout.count(), 120'000) << "an apply may take two minutes";
   EXPECT_EQ(parse_hub_command_line({"--karmada-apply-timeout-ms", "3000"})
                 .karmada.apply_timeout.count(),
@@ -181,6 +186,10 @@ TEST(HubOptionsTest, KarmadaModeFlags) {
             "--webhook-listen: expected HOST:PORT such as 0.0.0.0:8443 (got \"8443\")");
   EXPECT_EQ(refusal({"--webhook-listen", "0.0.0.0:8443"}),
             "--webhook-listen: needs --webhook-cert and --webhook-key (got \"0.0.0.0:8443\")");
+  EXPECT_EQ(refusal({"--webhook-client-ca", "karmada-ca.crt"}),
+            "--webhook-client-ca: only with --webhook-listen (got \"karmada-ca.crt\")");
+  EXPECT_EQ(refusal({"--webhook-client-ca", ""}),
+            "--webhook-client-ca: expected a value (got \"\")");
 }
 
 }  // namespace

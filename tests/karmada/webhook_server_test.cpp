@@ -1,7 +1,9 @@
 // The admission webhook over real HTTPS: a throw-away CA signs a serving
 // certificate for 127.0.0.1 (openssl CLI), the server listens on a port the
 // kernel picks, and a Beast client that verifies the chain and the IP SAN
-// talks to it like Karmada's API server would.
+// talks to it like Karmada's API server would. With a client CA set, clients
+// present certificates from the kube tests' PKI (tests/kube/test_pki.hpp),
+// whose CA is apart from the serving one.
 #include "karmada/webhook_server.hpp"
 
 #include <gtest/gtest.h>
@@ -20,10 +22,12 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "support/temp_dir.hpp"
+#include "tests/kube/test_pki.hpp"
 
 namespace gantry::karmada {
 namespace {
@@ -99,12 +103,20 @@ std::string base64_decode(const std::string& text) {
   return bytes;
 }
 
+// A client certificate and its key, PEM files.
+struct ClientCertificate {
+  std::filesystem::path cert;
+  std::filesystem::path key;
+};
+
 // An HTTPS/1.1 client that trusts only the test CA and checks the server's
-// certificate names 127.0.0.1, over one kept-alive connection.
+// certificate names 127.0.0.1, over one kept-alive connection; it presents
+// `certificate` when given one.
 class HttpsClient {
  public:
-  HttpsClient(std::uint16_t port, const std::filesystem::path& ca_cert)
-      : tls_(client_tls(ca_cert)), stream_(io_, tls_) {
+  HttpsClient(std::uint16_t port, const std::filesystem::path& ca_cert,
+              const std::optional<ClientCertificate>& certificate = std::nullopt)
+      : tls_(client_tls(ca_cert, certificate)), stream_(io_, tls_) {
     X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(stream_.native_handle()), "127.0.0.1");
     stream_.next_layer().connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
     stream_.handshake(ssl::stream_base::client);
@@ -132,10 +144,15 @@ class HttpsClient {
   }
 
  private:
-  static ssl::context client_tls(const std::filesystem::path& ca_cert) {
+  static ssl::context client_tls(const std::filesystem::path& ca_cert,
+                                 const std::optional<ClientCertificate>& certificate) {
     ssl::context tls(ssl::context::tls_client);
     tls.load_verify_file(ca_cert.string());
     tls.set_verify_mode(ssl::verify_peer);
+    if (certificate) {
+      tls.use_certificate_chain_file(certificate->cert.string());
+      tls.use_private_key_file(certificate->key.string(), ssl::context::pem);
+    }
     return tls;
   }
 
@@ -460,6 +477,170 @@ TEST_F(WebhookServerTest, ListenWithoutPortIsNamed) {
     FAIL() << "accepted a listen address without a port";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("host:port"), std::string::npos) << error.what();
+  }
+}
+
+// The webhook with --webhook-client-ca: the serving certificate comes from the
+// suite's CA, client certificates from the kube tests' PKI, whose CA is the
+// only one the server trusts for clients.
+class WebhookClientCertificateTest : public WebhookServerTest {
+ protected:
+  static void SetUpTestSuite() {
+    WebhookServerTest::SetUpTestSuite();
+    client_pki_dir_ = new support::TempDir("gantry-webhook-client-pki");
+    client_pki_ = new kube::testing::TestPki(kube::testing::make_test_pki(client_pki_dir_->path()));
+  }
+  static void TearDownTestSuite() {
+    delete client_pki_;
+    client_pki_ = nullptr;
+    delete client_pki_dir_;
+    client_pki_dir_ = nullptr;
+    WebhookServerTest::TearDownTestSuite();
+  }
+
+  void SetUp() override {
+    server_ = std::make_unique<WebhookServer>(mtls_options());
+    server_->start();
+  }
+
+  static WebhookOptions mtls_options() {
+    WebhookOptions options = WebhookServerTest::options();
+    options.client_ca_pem_file = client_pki_->ca_file.string();
+    return options;
+  }
+
+  static ClientCertificate signed_by_client_ca() {
+    return {client_pki_->client_cert_file, client_pki_->client_key_file};
+  }
+  static ClientCertificate signed_by_another_ca() {
+    return {client_pki_->stranger_cert_file, client_pki_->stranger_key_file};
+  }
+
+  // Connects presenting `certificate` (none when nullopt) and posts a review.
+  // Returns what stopped it, or nullopt when an HTTP answer came back. Under
+  // TLS 1.3 the client finishes its side of the handshake before the server
+  // checks the certificate, so a refusal may surface on the first read rather
+  // than in handshake(): either way, no answer.
+  std::optional<std::string> failure_of_review(
+      const std::optional<ClientCertificate>& certificate) const {
+    try {
+      HttpsClient https(server_->port(), pki_->ca_cert(), certificate);
+      const Response response = https.post_review(binding_create_review("refused-uid"));
+      ADD_FAILURE() << "answered " << response.result_int() << ": " << response.body();
+      return std::nullopt;
+    } catch (const boost::system::system_error& error) {
+      return error.what();
+    }
+  }
+
+  // A TLS 1.2 handshake presenting `certificate`: there the server checks
+  // the certificate before its Finished, so a refusal is the handshake's own
+  // error. Returns that error (none when the handshake completes).
+  boost::system::error_code tls12_handshake(
+      const std::optional<ClientCertificate>& certificate) const {
+    ssl::context tls(ssl::context::tls_client);
+    SSL_CTX_set_max_proto_version(tls.native_handle(), TLS1_2_VERSION);
+    tls.load_verify_file(pki_->ca_cert().string());
+    tls.set_verify_mode(ssl::verify_peer);
+    if (certificate) {
+      tls.use_certificate_chain_file(certificate->cert.string());
+      tls.use_private_key_file(certificate->key.string(), ssl::context::pem);
+    }
+    net::io_context io;
+    ssl::stream<tcp::socket> stream(io, tls);
+    stream.next_layer().connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server_->port()));
+    boost::system::error_code ec;
+    stream.handshake(ssl::stream_base::client, ec);
+    return ec;
+  }
+
+  static support::TempDir* client_pki_dir_;
+  static kube::testing::TestPki* client_pki_;
+};
+
+support::TempDir* WebhookClientCertificateTest::client_pki_dir_ = nullptr;
+kube::testing::TestPki* WebhookClientCertificateTest::client_pki_ = nullptr;
+
+TEST_F(WebhookClientCertificateTest, ClientWithACertificateFromTheClientCaIsAnswered) {
+  HttpsClient https(server_->port(), pki_->ca_cert(), signed_by_client_ca());
+  expect_review_answered(https, "karmada-apiserver-uid");
+  // The kept-alive connection goes on being served.
+  expect_review_answered(https, "second-on-the-connection");
+  EXPECT_EQ(server_->requests_served(), 2u);
+}
+
+TEST_F(WebhookClientCertificateTest, ClientWithoutACertificateIsRefusedAtTheHandshake) {
+  const std::optional<std::string> failure = failure_of_review(std::nullopt);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(server_->requests_served(), 0u) << "an HTTP request was read: " << *failure;
+
+  HttpsClient https(server_->port(), pki_->ca_cert(), signed_by_client_ca());
+  expect_review_answered(https, "after-no-certificate");
+}
+
+TEST_F(WebhookClientCertificateTest, ClientWithACertificateFromAnotherCaIsRefusedAtTheHandshake) {
+  const std::optional<std::string> failure = failure_of_review(signed_by_another_ca());
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(server_->requests_served(), 0u) << "an HTTP request was read: " << *failure;
+
+  HttpsClient https(server_->port(), pki_->ca_cert(), signed_by_client_ca());
+  expect_review_answered(https, "after-another-ca");
+}
+
+// The serving certificate is signed by a CA the server does not trust for
+// clients: presenting it (the server's own identity) gets nobody in.
+TEST_F(WebhookClientCertificateTest, CertificateFromTheServingCaIsRefused) {
+  const std::optional<std::string> failure =
+      failure_of_review(ClientCertificate{pki_->server_cert(), pki_->server_key()});
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(server_->requests_served(), 0u) << "an HTTP request was read: " << *failure;
+}
+
+TEST_F(WebhookClientCertificateTest, UnderTls12TheRefusalIsTheHandshakeItself) {
+  EXPECT_FALSE(tls12_handshake(signed_by_client_ca())) << "the good certificate must pass";
+  const boost::system::error_code without = tls12_handshake(std::nullopt);
+  EXPECT_TRUE(without) << "a client without a certificate finished the handshake";
+  const boost::system::error_code stranger = tls12_handshake(signed_by_another_ca());
+  EXPECT_TRUE(stranger) << "another CA's certificate finished the handshake";
+  EXPECT_EQ(server_->requests_served(), 0u);
+}
+
+TEST_F(WebhookClientCertificateTest, RefusedClientsInTurnLeaveTheServerServing) {
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_TRUE(failure_of_review(std::nullopt).has_value());
+    EXPECT_TRUE(failure_of_review(signed_by_another_ca()).has_value());
+  }
+  HttpsClient https(server_->port(), pki_->ca_cert(), signed_by_client_ca());
+  expect_review_answered(https, "after-six-refusals");
+  EXPECT_EQ(server_->requests_served(), 1u);
+}
+
+TEST_F(WebhookClientCertificateTest, MissingClientCaFileIsNamedWithItsFlag) {
+  WebhookOptions bad = mtls_options();
+  bad.client_ca_pem_file = (pki_->dir.path() / "absent-client-ca.crt").string();
+  try {
+    WebhookServer server(bad);
+    FAIL() << "constructed without its client CA";
+  } catch (const std::runtime_error& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("--webhook-client-ca"), std::string::npos) << what;
+    EXPECT_NE(what.find("absent-client-ca.crt"), std::string::npos) << what;
+    EXPECT_NE(what.find("no such file"), std::string::npos) << what;
+  }
+}
+
+TEST_F(WebhookClientCertificateTest, ClientCaFileWithoutCertificatesIsNamedWithItsFlag) {
+  WebhookOptions bad = mtls_options();
+  // A private key is PEM, but no CA to verify anyone against.
+  bad.client_ca_pem_file = pki_->server_key().string();
+  try {
+    WebhookServer server(bad);
+    FAIL() << "constructed with a key as its client CA";
+  } catch (const std::runtime_error& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("--webhook-client-ca"), std::string::npos) << what;
+    EXPECT_NE(what.find(bad.client_ca_pem_file), std::string::npos) << what;
+    EXPECT_NE(what.find("not a PEM certificate bundle"), std::string::npos) << what;
   }
 }
 

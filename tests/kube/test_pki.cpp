@@ -33,14 +33,14 @@ void make_ca(const std::filesystem::path& dir, const std::string& name) {
                    " -addext keyUsage=critical,keyCertSign,cRLSign");
 }
 
-// A leaf certificate `name` signed by ca.crt with the extensions in `extensions`.
+// A leaf certificate `name` signed by `ca`.crt with the extensions in `extensions`.
 void make_leaf(const std::filesystem::path& dir, const std::string& name,
-               const std::string& extensions) {
+               const std::string& extensions, const std::string& ca = "ca") {
   std::ofstream(dir / (name + ".ext")) << extensions;
   openssl(dir, std::string("req ") + kNewEcKey + " -keyout " + name + ".key -out " + name +
                    ".csr -subj /CN=" + name);
-  openssl(dir, "x509 -req -in " + name + ".csr -CA ca.crt -CAkey ca.key -CAcreateserial -out " +
-                   name + ".crt -days 2 -extfile " + name + ".ext");
+  openssl(dir, "x509 -req -in " + name + ".csr -CA " + ca + ".crt -CAkey " + ca +
+                   ".key -CAcreateserial -out " + name + ".crt -days 2 -extfile " + name + ".ext");
 }
 
 }  // namespace
@@ -52,6 +52,7 @@ TestPki make_test_pki(const std::filesystem::path& dir) {
             "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
   make_leaf(dir, "elsewhere", "subjectAltName=DNS:elsewhere.test\nextendedKeyUsage=serverAuth\n");
   make_leaf(dir, "client", "extendedKeyUsage=clientAuth\n");
+  make_leaf(dir, "stranger", "extendedKeyUsage=clientAuth\n", "other-ca");
 
   TestPki pki;
   pki.dir = dir;
@@ -62,8 +63,11 @@ TestPki make_test_pki(const std::filesystem::path& dir) {
   pki.elsewhere_key_file = dir / "elsewhere.key";
   pki.client_cert_file = dir / "client.crt";
   pki.client_key_file = dir / "client.key";
+  pki.other_ca_file = dir / "other-ca.crt";
+  pki.stranger_cert_file = dir / "stranger.crt";
+  pki.stranger_key_file = dir / "stranger.key";
   pki.ca_pem = read_text(pki.ca_file);
-  pki.other_ca_pem = read_text(dir / "other-ca.crt");
+  pki.other_ca_pem = read_text(pki.other_ca_file);
   pki.client_cert_pem = read_text(pki.client_cert_file);
   pki.client_key_pem = read_text(pki.client_key_file);
   return pki;

@@ -1,6 +1,6 @@
 // Certificates for the TLS tests, made with the openssl CLI: a CA, a server
 // certificate for 127.0.0.1 / localhost, one for another host, a client
-// certificate, and an unrelated CA.
+// certificate, and an unrelated CA with a client certificate of its own.
 #pragma once
 
 #include <filesystem>
@@ -11,7 +11,7 @@ namespace gantry::kube::testing {
 struct TestPki {
   std::filesystem::path dir;
   std::string ca_pem;
-  std::string other_ca_pem;     // signed nothing here: trusting it must fail
+  std::string other_ca_pem;     // signed no server here: trusting it must fail
   std::string client_cert_pem;  // signed by the CA, for clientAuth
   std::string client_key_pem;
   // Files for the fixture's --tls-cert / --tls-key / --client-ca.
@@ -22,6 +22,11 @@ struct TestPki {
   std::filesystem::path elsewhere_key_file;
   std::filesystem::path client_cert_file;
   std::filesystem::path client_key_file;
+  // A clientAuth certificate signed by the other CA: a server that trusts
+  // only the CA must refuse it.
+  std::filesystem::path other_ca_file;
+  std::filesystem::path stranger_cert_file;
+  std::filesystem::path stranger_key_file;
 };
 
 // Writes everything into `dir`; throws std::runtime_error with openssl's
