@@ -516,7 +516,6 @@ struct ClusterScoreInfo {
 
 struct JobInfo {
   std::string name;
-  std::string submitter;  // the name of the key that submitted it
   std::string queue;
   std::string phase;
   std::vector<std::string> clusters;  // where it runs or ran
@@ -551,6 +550,7 @@ struct JobInfo {
   std::int32_t last_event_replica = -1;
   std::int32_t last_exit_code = 0;
   std::string last_action{};
+  std::string submitter{};  // the name of the key that submitted it (docs/security.md)
   GANTRY_WIRE_FIELDS(JobInfo, name, queue, phase, clusters, reason, priority, min_available,
                      replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks,
                      parts, placement, scores, epoch, time_limit_ms, planned_start_ms,

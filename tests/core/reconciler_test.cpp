@@ -28,6 +28,14 @@ class ReconcilerTest : public testing::ReconcilerHarness {
     reconciler.on_restored(submit(name), nullptr, now, out);
     return out;
   }
+  // The job comes back with the record of the run it had on west under the
+  // earlier hub (committed: the hub records every commit before it leaves).
+  Outbox restore_ran_on_west(const std::string& name) {
+    Outbox out;
+    const RestoredDispatch record{kEarlierHubsId, true, {"west"}, "10.0.0.7", 29500};
+    reconciler.on_restored(submit(name), &record, now, out);
+    return out;
+  }
   Outbox hello(std::vector<protocol::RunningDispatch> running,
                std::vector<protocol::StatusUpdate> ended = {}) {
     Outbox out;
@@ -134,7 +142,7 @@ TEST_F(RecoveryReconcilerTest, JobStillRunningOnItsClusterIsTakenBackNotStartedA
 }
 
 TEST_F(RecoveryReconcilerTest, JobThatEndedWhileTheHubWasAwayIsNotRunAgain) {
-  const JobId id = restore("long").events[0].job;
+  const JobId id = restore_ran_on_west("long").events[0].job;
   hello({});
   usage();
   const Outbox ended = status(kEarlierHubsId, "long", "Failed", "exit 3");
@@ -149,7 +157,7 @@ TEST_F(RecoveryReconcilerTest, JobThatEndedWhileTheHubWasAwayIsNotRunAgain) {
 }
 
 TEST_F(RecoveryReconcilerTest, EndTheHubMissedIsTakenFromTheAgentsHello) {
-  restore("long");
+  restore_ran_on_west("long");
   const Outbox said = hello({}, {long_ended("Completed")});
   EXPECT_EQ(job("long").phase, JobPhase::kCompleted);
   EXPECT_EQ(said.ends.size(), 1u);
@@ -158,11 +166,24 @@ TEST_F(RecoveryReconcilerTest, EndTheHubMissedIsTakenFromTheAgentsHello) {
   EXPECT_TRUE(core.schedule(now).empty());
 }
 
+// Issue 27: only the run the hub recorded on that cluster. An agent of another
+// cluster, or one guessing ids, cannot end the job.
+TEST_F(RecoveryReconcilerTest, AnEndFromAClusterTheRunWasNotRecordedOnIsNotBelieved) {
+  restore_ran_on_west("long");
+  Outbox out;
+  reconciler.on_hello(protocol::Hello{"east", {}, "test", {}, {long_ended("Completed")}}, now, out);
+  EXPECT_EQ(job("long").phase, JobPhase::kPending);
+  EXPECT_TRUE(out.ends.empty());
+  const Outbox guessed = hello({}, {protocol::StatusUpdate{kEarlierHubsId + 7, "long", "Completed", {}, ""}});
+  EXPECT_EQ(job("long").phase, JobPhase::kPending);
+  EXPECT_TRUE(guessed.ends.empty());
+}
+
 TEST_F(RecoveryReconcilerTest, EndReportedBeforeItsJobIsRestoredStillEndsIt) {
   const Outbox said = hello({}, {long_ended("Completed")});
   EXPECT_TRUE(said.ends.empty() && said.cancels.empty()) << "kept until the job is back";
   usage();
-  const Outbox restored = restore("long");
+  const Outbox restored = restore_ran_on_west("long");
   EXPECT_EQ(job("long").phase, JobPhase::kCompleted);
   ASSERT_EQ(restored.ends.size(), 1u);
   EXPECT_EQ(restored.ends[0].phase, JobPhase::kCompleted);

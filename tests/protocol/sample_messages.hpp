@@ -102,7 +102,8 @@ inline JobInfo sample_job_info() {
       "worker",
       2,
       137,
-      "RestartJob"};
+      "RestartJob",
+      "alice"};
 }
 
 inline PlacementScores sample_scores() {

@@ -182,7 +182,8 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
                         "last_event_task",
                         "last_event_replica",
                         "last_exit_code",
-                        "last_action"});
+                        "last_action",
+                        "submitter"});
   expect_keys<ClusterInfo>({"name", "ready", "nodes", "labels", "capacity", "allocated",
                             "last_seen_ms", "cordoned", "scores", "gpus_reporting",
                             "gpu_utilization_percent", "gpu_memory_used_bytes",
