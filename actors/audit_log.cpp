@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <ctime>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "actors/job_events.hpp"
 #include "protocol/envelope.hpp"
 
 namespace gantry::actors {
@@ -18,17 +18,6 @@ namespace gantry::actors {
 namespace {
 
 constexpr std::size_t kMostPending = 4096;
-
-std::string utc_text(std::int64_t ms) {
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm parts{};
-  gmtime_r(&seconds, &parts);
-  char text[40];
-  const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &parts);
-  char millis[8];
-  std::snprintf(millis, sizeof millis, ".%03dZ", static_cast<int>(ms % 1000));
-  return std::string(text, length) + millis;
-}
 
 struct Outcome {
   bool known = false;
@@ -114,7 +103,7 @@ void AuditLog::refused(const Principal& who, const AuditedAction& action, std::s
 void AuditLog::write(const Pending& entry, std::string_view result, std::string_view object_name,
                      std::string_view message, std::int64_t now_ms) {
   nlohmann::ordered_json line = {
-      {"time", utc_text(now_ms)},
+      {"time", format_utc(now_ms)},
       {"key", entry.key},
       {"role", role_name(entry.role)},
       {"action", entry.action.action},
