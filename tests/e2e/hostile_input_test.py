@@ -286,6 +286,23 @@ class HostileInput(unittest.TestCase):
         self.assert_serving_and_correct()
         self.assert_memory_returns()
 
+    def test_an_alias_bomb_is_refused_naming_the_limit_and_costs_no_memory(self):
+        # The manifest: args that reuse one 100 KB string 10,000 times through aliases
+        # (130 KB of text; once took the hub from 15 MB to 971 MB).
+        bomb = "\n".join([
+            "apiVersion: batch.volcano.sh/v1alpha1", "kind: Job", "metadata:", "  name: bomb",
+            "spec:", "  tasks:", "    - name: main", "      replicas: 1", "      template:",
+            "        spec:", "          containers:", "            - name: c", "              image: busybox",
+            "              env:", "                - name: BIG", f"                  value: &big {'x' * 100_000}",
+            "              args: [" + ", ".join(["*big"] * 10_000) + "]", ""])
+        result = self.gantry.ctl("submit", "-f", "-", input_text=bomb, check=False)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertRegex(result.stdout + result.stderr, r"alias|expanded")
+        self.assertIsNone(self.gantry.find_job("bomb"))
+        self.assert_serving_and_correct()
+        self.assertLess(resident_bytes(self.hub_pid), self.baseline_rss + RSS_RETURN_SLACK_BYTES,
+                        "the aliases were never expanded")
+
     def test_5000_idle_connections_leave_the_hub_serving(self):
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         needed = 2 * IDLE_CONNECTIONS + 256
