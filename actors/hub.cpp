@@ -199,6 +199,9 @@ BridgeSecurity bridge_security(const HubOptions& options, const HubSecurityFiles
   hub_keys = load_or_generate_hub_keys(files.key);
   security.hub_keys = hub_keys;
   security.access = load_access_list(files.access, hub_keys);
+  spdlog::info("sockets: CurveZMQ, hub public key {} ({}); {} key(s) allowed by {}; audit log {}",
+               hub_keys.public_key, files.key.string(), security.access->size(),
+               files.access.string(), files.audit.string());
   return security;
 }
 
