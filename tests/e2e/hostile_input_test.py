@@ -240,6 +240,10 @@ class HostileInput(unittest.TestCase):
         self.assertLess(rss, RSS_BOUND_BYTES, f"hub VmRSS {rss >> 20} MiB")
 
     def assert_memory_returns(self):
+        if SANITIZED:
+            # ASan's allocator keeps what is freed (quarantine, its own size classes) instead of
+            # handing it back: the return is proven by the normal build's run of this test.
+            return
         limit = self.baseline_rss + RSS_RETURN_SLACK_BYTES
         wait_until(lambda: resident_bytes(self.hub_pid) < limit,
                    f"hub VmRSS back under {limit >> 20} MiB (baseline {self.baseline_rss >> 20} MiB)")
