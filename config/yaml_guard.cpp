@@ -235,6 +235,19 @@ class LimitChecker : public YAML::EventHandler {
   bool document_is_empty_ = false;
 };
 
+// Lines that start a document ("---") or end one ("...").
+std::size_t document_markers(std::string_view text) {
+  std::size_t markers = 0;
+  for (std::size_t line = 0; line < text.size();) {
+    const std::string_view rest = text.substr(line);
+    if (rest.rfind("---", 0) == 0 || rest.rfind("...", 0) == 0) ++markers;
+    const std::size_t end = text.find('\n', line);
+    if (end == std::string_view::npos) break;
+    line = end + 1;
+  }
+  return markers;
+}
+
 FieldError syntax_error(const YAML::ParserException& error) {
   return FieldError(kWholeInput, position_of(error.mark), "not valid YAML: " + error.msg);
 }
@@ -248,7 +261,15 @@ std::vector<YAML::Node> load_yaml_documents(std::string_view text, const YamlLim
   try {
     std::istringstream stream(owned);
     YAML::Parser parser(stream);
-    while (parser.HandleNextDocument(checker)) {
+    // yaml-cpp 0.7 can report a document again and again without reading on
+    // (a stray "," is enough: found by fuzz_priority_class). A text holds at
+    // most one document more than it has "---" / "..." markers.
+    const std::size_t most_documents = document_markers(text) + 1;
+    for (std::size_t documents = 0; parser.HandleNextDocument(checker);) {
+      if (++documents > most_documents)
+        throw FieldError(kWholeInput, "",
+                         "not valid YAML: the parser reads no further (more documents than its " +
+                             std::to_string(most_documents - 1) + " document markers allow)");
     }
   } catch (const YAML::ParserException& error) {
     throw syntax_error(error);
