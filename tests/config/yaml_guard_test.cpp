@@ -194,5 +194,18 @@ TEST(YamlGuard, AVolcanoJobWithSeveralDocumentsIsRefusedNotTruncated) {
   EXPECT_THROW(parse_volcano_job(job + "---\n" + job), hub::FieldError);
 }
 
+// Found by the fuzz step: yaml-cpp 0.7 reports a document again and again
+// for a stray ",", without reading on; the guard looped forever.
+TEST(YamlGuard, InputThatMakesTheParserStallIsRefusedNotLoopedOn) {
+  for (const char* stalls : {",", "a: 1\n,\n"}) {
+    try {
+      load_yaml_documents(stalls, YamlLimits{});
+      ADD_FAILURE() << "accepted: " << stalls;
+    } catch (const hub::FieldError& error) {
+      EXPECT_THAT(error.what(), HasSubstr("not valid YAML")) << stalls;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gantry::config
