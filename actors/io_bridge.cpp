@@ -152,7 +152,10 @@ void IoBridge::run() {
   std::vector<zmq::pollitem_t> items = {
       {agents_guard_->monitor_socket().handle(), 0, ZMQ_POLLIN, 0},
       {admin_guard_->monitor_socket().handle(), 0, ZMQ_POLLIN, 0},
-      {insecure_ ? nullptr : zap_.handle(), 0, static_cast<short>(insecure_ ? 0 : ZMQ_POLLIN), 0},
+      // No ZAP socket when insecure: fd -1 makes poll() skip the item (fd 0
+      // would be stdin, whose hang-up would wake the loop for ever).
+      {insecure_ ? nullptr : zap_.handle(), insecure_ ? -1 : 0,
+       static_cast<short>(insecure_ ? 0 : ZMQ_POLLIN), 0},
       {agents_.handle(), 0, ZMQ_POLLIN, 0},
       {admin_.handle(), 0, ZMQ_POLLIN, 0},
       {wake_receiver_.handle(), 0, ZMQ_POLLIN, 0},
