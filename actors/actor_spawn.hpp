@@ -14,6 +14,11 @@ namespace gantry::actors {
 struct SchedulerSettings {
   // Above every id an earlier hub on the same state handed out.
   hub::DispatchId first_dispatch_id = 1;
+  // The first id of the state's first generation: runs agents hold with ids
+  // below it (or of a later generation than this hub's) come from before
+  // this state was made. They are held, never stopped (0: none held).
+  hub::DispatchId state_first_dispatch_id = 0;
+  hub::DispatchId later_generations_from = 0;  // the first id of the generation after this hub's
   // After a restart with unfinished jobs: how long agents have to list what
   // they still run before restored jobs are placed again (0: no wait).
   std::chrono::milliseconds recovery_grace{0};

@@ -12,6 +12,7 @@
 #include "actors/fd_limit.hpp"
 #include "actors/hub_security.hpp"
 #include "actors/io_bridge.hpp"
+#include "actors/state_lock.hpp"
 
 namespace gantry::actors {
 
@@ -36,6 +37,9 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   const std::vector<std::string> queues = config.store->queues();
   SchedulerSettings settings;
   settings.first_dispatch_id = (config.store->start_generation() << kDispatchSerialBits) + 1;
+  settings.state_first_dispatch_id = (config.store->first_generation() << kDispatchSerialBits) + 1;
+  settings.later_generations_from =
+      settings.first_dispatch_id - 1 + (hub::DispatchId{1} << kDispatchSerialBits);
   if (!unfinished.empty()) settings.recovery_grace = config.recovery_grace.value_or(expiry);
   settings.placement = config.placement;
   settings.reservations = config.reservations;
@@ -224,7 +228,8 @@ SocketLimits socket_limits(const HubOptions& options) {
 
 struct Hub::Running {
   explicit Running(const HubOptions& options)
-      : files(security_files(options)),
+      : lock(options.state_dir),
+        files(security_files(options)),
         store(std::make_shared<JobStore>(options.state_dir)),
         bridge(BridgeEndpoints{options.agents_endpoint, options.admin_endpoint,
                                socket_limits(options)},
@@ -272,6 +277,7 @@ struct Hub::Running {
 
   ~Running() { stop(); }
 
+  StateLock lock;  // first: nothing in the state directory is touched without it
   HubSecurityFiles files;
   support::CurveKeyPair keys;  // filled by bridge_security(), before `bridge`
   bool insecure = false;

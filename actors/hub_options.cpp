@@ -188,6 +188,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
   cl::configure(
       app,
       "usage: gantry-hub [--agents tcp://HOST:PORT] [--admin tcp://HOST:PORT] [--state DIR]\n"
+      "                  [--check]\n"
       "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
       "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
       "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
@@ -211,6 +212,9 @@ void define(CLI::App& app, HubCommandLine& parsed) {
   cl::add_read<std::filesystem::path>(app, "--state", options.state_dir, directory,
                                       "directory for gantry.db (default ./var, created if missing)")
       ->type_name("DIR");
+  app.add_flag("--check", parsed.check,
+               "check the state directory (lock holder, damage, SQLite's\n"
+               "integrity check, counts) and exit: 0 when it is sound");
   cl::add_read(app, "--heartbeat-ms", options.heartbeat_interval, milliseconds(),
                "heartbeat interval sent to agents (default 1000)")
       ->type_name("N");

@@ -36,6 +36,7 @@ struct HubCommandLine {
   // --min-runtime as given; unset: 60s in Karmada mode, else 0 (HubOptions::min_runtime).
   std::optional<std::chrono::milliseconds> min_runtime;
   std::string log_level = "info";
+  bool check = false;  // --check: verify the state directory and exit
   bool help = false;
 };
 

@@ -2,9 +2,15 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <ctime>
+#include <fstream>
 #include <msgpack.hpp>
+#include <random>
 #include <stdexcept>
 #include <system_error>
+
+#include "actors/sqlite_wal_check.hpp"
 
 namespace gantry::actors {
 
@@ -41,6 +47,32 @@ constexpr const char* kSchema =
     "CREATE TABLE IF NOT EXISTS priority_classes ("
     "  name TEXT PRIMARY KEY,"
     "  yaml TEXT NOT NULL);";
+
+// PRAGMA user_version of the schema above. 0: a store from before versions
+// (its jobs table may lack `submitter`).
+constexpr int kSchemaVersion = 1;
+
+// Generations of a new state start at a random point below 2^22, so that the
+// dispatch ids of a hub started on a lost or new state do not repeat those
+// of the runs agents may still hold from the state before.
+std::uint64_t random_first_generation() {
+  std::random_device random;
+  return 1 + std::uniform_int_distribution<std::uint64_t>(0, (1u << 22) - 1)(random);
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char text[32] = {};
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+bool non_empty_file(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::file_size(path, error) > 0 && !error;
+}
 
 // Resets a statement on every exit path, so it can be reused.
 class StatementUse {
@@ -91,6 +123,8 @@ JobStore::JobStore(const std::filesystem::path& state_dir) : path_(state_dir / "
     throw std::runtime_error("cannot create state directory " + state_dir.string() + ": " +
                              ec.message());
   }
+  if (const std::string damage = damage_before_open(state_dir); !damage.empty())
+    throw std::runtime_error(damage);
   try {
     open();
   } catch (...) {
@@ -99,14 +133,52 @@ JobStore::JobStore(const std::filesystem::path& state_dir) : path_(state_dir / "
   }
 }
 
+std::filesystem::path JobStore::marker_in(const std::filesystem::path& state_dir) {
+  return state_dir / "state.id";
+}
+
+// What SQLite would open silently wrong: a database gone where a store was
+// made, or a WAL that lost committed writes.
+std::string JobStore::damage_before_open(const std::filesystem::path& state_dir) {
+  const std::filesystem::path db = state_dir / "gantry.db";
+  const std::filesystem::path wal = state_dir / "gantry.db-wal";
+  const std::filesystem::path marker = marker_in(state_dir);
+  if (!std::filesystem::exists(db)) {
+    if (std::filesystem::exists(marker)) {
+      return db.string() + " is missing, but " + marker.string() +
+             " says a store was made here: refusing to start on an empty state. Restore the "
+             "database, or remove " +
+             marker.string() + " to start a new, empty state on purpose";
+    }
+    if (non_empty_file(wal)) {
+      return db.string() + " is missing but its WAL " + wal.string() +
+             " is there: refusing to start on an empty state";
+    }
+    return "";
+  }
+  const std::string damage = wal_damage(wal, state_dir / "gantry.db-shm");
+  if (damage.empty()) return "";
+  return wal.string() + ": " + damage +
+         ". Starting on it would lose committed writes silently, so the hub refuses. Keep a "
+         "copy of the state directory; to start from what can be read, move the WAL and its "
+         "-shm file aside (gantry-hub --state DIR --check then tells what is left)";
+}
+
 void JobStore::open() {
-  if (sqlite3_open(path_.c_str(), &db_) != SQLITE_OK) fail("cannot open");
+  const bool existed = std::filesystem::exists(path_);
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK)
+    fail("cannot open");
   // WAL with synchronous=NORMAL: a commit survives a crash of the hub process
   // (what a restart needs) without an fsync per submitted job.
   execute("PRAGMA journal_mode=WAL;");
   execute("PRAGMA synchronous=NORMAL;");
+  if (existed) check_existing();
+  created_ = !existed || table_count() == 0;
   execute(kSchema);
   add_submitter_column();
+  execute(("PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";").c_str());
+  if (!std::filesystem::exists(marker_in(path_.parent_path()))) write_marker();
   insert_ = prepare(
       "INSERT INTO jobs (name, yaml, submitted_ms, submitter) VALUES (?1, ?2, ?3, ?4);");
   finish_ = prepare("UPDATE jobs SET phase = ?2, finished_ms = ?3 WHERE row = ?1;");
@@ -139,6 +211,82 @@ void JobStore::close() {
   insert_ = finish_ = forget_ = unfinished_ = upsert_dispatch_ = forget_dispatch_ = rename_ =
       nullptr;
   db_ = nullptr;
+}
+
+// A store that SQLite finds damaged, or one a newer hub wrote, is refused:
+// loading what can be read of it would be a silent loss.
+void JobStore::check_existing() {
+  const std::string check = first_check_problem("PRAGMA quick_check(1);");
+  if (!check.empty()) {
+    throw std::runtime_error(path_.string() + " fails SQLite's integrity check (" + check +
+                             "): refusing to start on a damaged state; keep a copy and restore "
+                             "the directory from a backup");
+  }
+  const int version = user_version();
+  if (version > kSchemaVersion) {
+    throw std::runtime_error(path_.string() + " has schema version " + std::to_string(version) +
+                             ", written by a newer gantry-hub; this one knows versions up to " +
+                             std::to_string(kSchemaVersion));
+  }
+}
+
+std::string JobStore::first_check_problem(const char* pragma) {
+  sqlite3_stmt* statement = prepare(pragma);
+  std::string problem;
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(statement)) == SQLITE_ROW) {
+    const std::string line = column_text(statement, 0);
+    if (line != "ok" && problem.empty()) problem = line;
+  }
+  const bool failed = status != SQLITE_DONE;
+  sqlite3_finalize(statement);
+  if (failed) fail("cannot check");
+  return problem;
+}
+
+int JobStore::user_version() {
+  sqlite3_stmt* statement = prepare("PRAGMA user_version;");
+  const int status = sqlite3_step(statement);
+  const int version = status == SQLITE_ROW ? sqlite3_column_int(statement, 0) : -1;
+  sqlite3_finalize(statement);
+  if (status != SQLITE_ROW) fail("cannot read the schema version of");
+  return version;
+}
+
+std::int64_t JobStore::table_count() {
+  return count("SELECT count(*) FROM sqlite_master WHERE type = 'table';");
+}
+
+std::int64_t JobStore::count(const char* sql) {
+  sqlite3_stmt* statement = prepare(sql);
+  const int status = sqlite3_step(statement);
+  const std::int64_t n = status == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+  sqlite3_finalize(statement);
+  if (status != SQLITE_ROW) fail("cannot count in");
+  return n;
+}
+
+// Made once the store exists: from then on, a missing database is a loss,
+// not a first start.
+void JobStore::write_marker() {
+  const std::filesystem::path marker = marker_in(path_.parent_path());
+  std::random_device random;
+  char id[33] = {};
+  for (int i = 0; i < 32; ++i) id[i] = "0123456789abcdef"[random() % 16];
+  std::ofstream out(marker);
+  out << "gantry-hub state " << id << " made " << utc_now() << "\n";
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + marker.string());
+}
+
+StateSummary JobStore::summary() {
+  StateSummary summary;
+  summary.schema_version = user_version();
+  summary.jobs = count("SELECT count(*) FROM jobs;");
+  summary.unfinished = count("SELECT count(*) FROM jobs WHERE phase IS NULL;");
+  summary.queues = count("SELECT count(*) FROM queues;");
+  summary.integrity = first_check_problem("PRAGMA integrity_check(10);");
+  return summary;
 }
 
 void JobStore::begin() {
@@ -320,15 +468,35 @@ std::vector<std::string> JobStore::queues() {
 }
 
 std::uint64_t JobStore::start_generation() {
-  execute(
-      "INSERT INTO hub_meta(key, value) VALUES('generation', 1) "
-      "ON CONFLICT(key) DO UPDATE SET value = value + 1;");
-  sqlite3_stmt* statement = prepare("SELECT value FROM hub_meta WHERE key = 'generation';");
-  const int status = sqlite3_step(statement);
-  const std::int64_t generation = status == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
-  sqlite3_finalize(statement);
-  if (status != SQLITE_ROW) fail("cannot read the hub generation from");
+  if (created_ && meta("generation") == 0) {
+    const std::string first = std::to_string(random_first_generation());
+    execute(("INSERT INTO hub_meta(key, value) VALUES('generation', " + first +
+             "), ('first_generation', " + first + ");")
+                .c_str());
+  } else {
+    execute(
+        "INSERT INTO hub_meta(key, value) VALUES('generation', 1) "
+        "ON CONFLICT(key) DO UPDATE SET value = value + 1;");
+  }
+  const std::int64_t generation = meta("generation");
+  if (generation <= 0) fail("cannot read the hub generation from");
   return static_cast<std::uint64_t>(generation);
+}
+
+std::uint64_t JobStore::first_generation() {
+  const std::int64_t first = meta("first_generation");
+  return first > 0 ? static_cast<std::uint64_t>(first) : 1;
+}
+
+// A hub_meta value, 0 when absent.
+std::int64_t JobStore::meta(const char* key) {
+  sqlite3_stmt* statement = prepare("SELECT value FROM hub_meta WHERE key = ?1;");
+  sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
+  const int status = sqlite3_step(statement);
+  const std::int64_t value = status == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+  sqlite3_finalize(statement);
+  if (status != SQLITE_ROW && status != SQLITE_DONE) fail("cannot read hub_meta from");
+  return value;
 }
 
 void JobStore::execute(const char* sql) {

@@ -36,16 +36,37 @@ struct StoredJob {
   std::string submitter;    // the key that submitted it ("" before keys)
 };
 
+// What `gantry-hub --check` reports of a store.
+struct StateSummary {
+  int schema_version = 0;
+  std::int64_t jobs = 0;
+  std::int64_t unfinished = 0;
+  std::int64_t queues = 0;
+  std::string integrity;  // "" when SQLite's integrity check passes, else its first finding
+};
+
 class JobStore {
  public:
   // Creates `state_dir` if missing and opens (or creates) gantry.db in it.
-  // Throws std::runtime_error naming the path on failure.
+  // Throws std::runtime_error naming the path on failure, and refuses (never
+  // opens empty) a state that is damaged: a database missing where
+  // state.id says one was made, a WAL that lost committed writes, a database
+  // that fails SQLite's quick check, or a schema from a newer hub.
   explicit JobStore(const std::filesystem::path& state_dir);
   ~JobStore();
   JobStore(const JobStore&) = delete;
   JobStore& operator=(const JobStore&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
+  // True when this opening made the store (a new or emptied state): what
+  // agents still run is none of its jobs, and must not be stopped for that.
+  bool created() const { return created_; }
+  // The marker a made store leaves in its directory.
+  static std::filesystem::path marker_in(const std::filesystem::path& state_dir);
+  // What is wrong with the state in `state_dir` before SQLite opens it; "" if nothing.
+  static std::string damage_before_open(const std::filesystem::path& state_dir);
+  // Counts and SQLite's full integrity check, for gantry-hub --check.
+  StateSummary summary();
 
   // Groups the writes between begin() and commit() in one transaction;
   // rollback() undoes them. Without begin(), each write commits on its own.
@@ -81,13 +102,25 @@ class JobStore {
   void save_priority_class(std::string_view name, std::string_view yaml);
   void drop_priority_class(std::string_view name);
   std::vector<std::string> priority_classes();
-  // Counts hub starts on this state: 1 for the first, one more each time.
+  // Counts hub starts on this state: one more each time, from 1 for a state
+  // that existed before state.id, from a random point for one made now.
   // Dispatch ids carry it, so no id names two dispatches across restarts.
   std::uint64_t start_generation();
+  // The generation this state began with: dispatches of generations below
+  // it, or above the current one, were handed out before this state was
+  // made, by a hub whose state is lost.
+  std::uint64_t first_generation();
 
  private:
   void open();
   void close();
+  void check_existing();
+  std::string first_check_problem(const char* pragma);
+  int user_version();
+  std::int64_t table_count();
+  std::int64_t count(const char* sql);
+  void write_marker();
+  std::int64_t meta(const char* key);
   void execute(const char* sql);
   void add_submitter_column();
   sqlite3_stmt* prepare(const char* sql);
@@ -95,6 +128,7 @@ class JobStore {
 
   std::filesystem::path path_;
   sqlite3* db_ = nullptr;
+  bool created_ = false;
   sqlite3_stmt* insert_ = nullptr;
   sqlite3_stmt* finish_ = nullptr;
   sqlite3_stmt* forget_ = nullptr;

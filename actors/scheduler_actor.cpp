@@ -45,6 +45,9 @@ class Scheduler {
     for (const std::string& cluster : settings.cordoned)
       core_.set_cordoned(core_.add_cluster(cluster), true);
     stop_grace_ = settings.deleted_stop_grace;
+    if (settings.state_first_dispatch_id != 0)
+      reconciler_.hold_runs_of_other_states(settings.state_first_dispatch_id,
+                                            settings.later_generations_from);
     if (settings.recovery_grace.count() > 0) {
       reconciler_.begin_recovery();
       self_->delayed_send(self_, settings.recovery_grace, recovered_atom_v);

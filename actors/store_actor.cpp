@@ -4,8 +4,16 @@
 // each. A write that gates a frame (a submission's acknowledgement, a
 // dispatch's Prepares or Commits, a cordon's answer) is answered only once
 // its transaction has committed.
+//
+// A transaction that fails (a full disk, an I/O error) is refused loudly for
+// what waits on it (the submission is answered with the error), and kept for
+// what does not (a job's end, a dispatch record, a queue): those writes stay
+// in memory, in order, and are retried with a growing delay until they
+// commit; meanwhile the store says it is degraded.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -17,9 +25,22 @@ namespace gantry::actors {
 
 namespace {
 
+using WriteFn = std::function<void(JobStore&)>;
+
+struct Write {
+  WriteFn apply;
+  bool answered = false;  // someone waits on it: refused when it fails, not kept
+};
+
+constexpr auto kFirstRetry = std::chrono::milliseconds(500);
+constexpr auto kLastRetry = std::chrono::seconds(30);
+
 struct StoreState {
   std::shared_ptr<JobStore> store;
-  std::vector<std::function<void(JobStore&)>> writes;  // in arrival order
+  std::vector<Write> writes;  // in arrival order, after the kept ones
+  std::size_t kept = 0;       // writes[0, kept): failed before, retried first
+  std::chrono::milliseconds retry_delay = kFirstRetry;
+  bool retry_queued = false;
   struct PendingInsert {
     caf::typed_response_promise<std::int64_t, std::string> promise;
     std::int64_t row = 0;
@@ -35,19 +56,39 @@ using StoreActor = caf::stateful_actor<StoreState>;
 
 // The flush request goes to the back of the mailbox, so every write already
 // queued joins this transaction.
-void queue_write(StoreActor* self, std::function<void(JobStore&)> write) {
-  self->state.writes.push_back(std::move(write));
+void queue_write(StoreActor* self, WriteFn write, bool answered = false) {
+  self->state.writes.push_back(Write{std::move(write), answered});
   if (self->state.flush_queued) return;
   self->state.flush_queued = true;
   self->send(self, flush_atom_v);
 }
 
 // A write answered with "" once committed, or with why it was not.
-caf::typed_response_promise<std::string> acknowledged_write(StoreActor* self,
-                                                            std::function<void(JobStore&)> write) {
+caf::typed_response_promise<std::string> acknowledged_write(StoreActor* self, WriteFn write) {
   self->state.acks.push_back(self->make_response_promise<std::string>());
-  queue_write(self, std::move(write));
+  queue_write(self, std::move(write), true);
   return self->state.acks.back();
+}
+
+// Keeps the writes nobody waits on for the retry, in their order; drops
+// the answered ones (their senders hear the error).
+void keep_unanswered(StoreState& state) {
+  const auto answered = std::stable_partition(state.writes.begin(), state.writes.end(),
+                                              [](const Write& write) { return !write.answered; });
+  state.writes.erase(answered, state.writes.end());
+  state.kept = state.writes.size();
+}
+
+void schedule_retry(StoreActor* self, const std::string& error) {
+  StoreState& state = self->state;
+  spdlog::error(
+      "job store degraded: {}; {} write(s) nobody waits on (job ends, dispatch records, "
+      "queues) are kept in memory and retried in {} ms; submissions are refused meanwhile",
+      error, state.kept, state.retry_delay.count());
+  if (state.retry_queued) return;
+  state.retry_queued = true;
+  self->delayed_send(self, state.retry_delay, flush_atom_v);
+  state.retry_delay = std::min<std::chrono::milliseconds>(state.retry_delay * 2, kLastRetry);
 }
 
 // Commits every write taken so far. The flush message queue_write sent may
@@ -60,20 +101,28 @@ void flush(StoreActor* self) {
   std::string error;
   try {
     state.store->begin();
-    for (const auto& write : state.writes) write(*state.store);
+    for (const Write& write : state.writes) write.apply(*state.store);
     state.store->commit();
   } catch (const std::exception& e) {
     error = e.what();
-    spdlog::error("job store: {} ({} writes rolled back)", error, state.writes.size());
     state.store->rollback();
   }
   for (StoreState::PendingInsert& insert : state.inserts) {
     insert.promise.deliver(error.empty() ? insert.row : std::int64_t{0}, error);
   }
   for (auto& ack : state.acks) ack.deliver(error);
-  state.writes.clear();
   state.inserts.clear();
   state.acks.clear();
+  if (!error.empty()) {
+    keep_unanswered(state);
+    if (state.kept > 0) schedule_retry(self, error);
+    else spdlog::error("job store: {} (the writes waited on were refused)", error);
+    return;
+  }
+  if (state.kept > 0) spdlog::info("job store recovered: {} kept write(s) committed", state.kept);
+  state.writes.clear();
+  state.kept = 0;
+  state.retry_delay = kFirstRetry;
 }
 
 void record_dispatches(JobStore& store, const std::vector<DispatchRecord>& records) {
@@ -90,9 +139,12 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
         StoreState& state = self->state;
         const std::size_t index = state.inserts.size();
         state.inserts.push_back({self->make_response_promise<std::int64_t, std::string>(), 0});
-        queue_write(self, [&state, index, name, yaml, submitted_ms, submitter](JobStore& store) {
-          state.inserts[index].row = store.add(name, yaml, submitted_ms, submitter);
-        });
+        queue_write(
+            self,
+            [&state, index, name, yaml, submitted_ms, submitter](JobStore& store) {
+              state.inserts[index].row = store.add(name, yaml, submitted_ms, submitter);
+            },
+            true);
         return state.inserts.back().promise;
       },
       // Commits: answers "" or the error once committed. Commit frames wait
@@ -146,7 +198,11 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
           store.finish(row, phase, finished_ms);
         });
       },
-      [self](flush_atom) { flush(self); },
+      [self](flush_atom) {
+        // A retry's flush and a queued one are the same: commit what waits.
+        self->state.retry_queued = false;
+        flush(self);
+      },
   };
 }
 

@@ -60,9 +60,15 @@ std::string seconds(TimeMs ms) {
 void Reconciler::on_hello(const protocol::Hello& hello, TimeMs now, Outbox& out) {
   const ClusterIndex index =
       core_.add_cluster(hello.cluster, hello.labels);  // its labels may have changed
+  // What the agent no longer lists has ended or gone with it.
+  std::erase_if(held_, [&](const auto& entry) { return entry.first.first == hello.cluster; });
   for (const protocol::RunningDispatch& run : hello.running) {
     const Dispatch* dispatch = core_.find_dispatch(run.dispatch_id);
     if (dispatch != nullptr && dispatch->part_on(index) != nullptr) continue;
+    if (dispatch == nullptr && of_other_state(run.dispatch_id)) {
+      hold(hello.cluster, run, out);
+      continue;
+    }
     if (dispatch == nullptr && core_.from_earlier_hub(run.dispatch_id) &&
         (recovering_ || is_pending(run.job))) {
       ParkedDispatch& parked = parked_[run.dispatch_id];
@@ -75,6 +81,50 @@ void Reconciler::on_hello(const protocol::Hello& hello, TimeMs now, Outbox& out)
   // Ends the hub may have missed while it was away or the link was down.
   for (const protocol::StatusUpdate& ended : hello.ended) on_status(hello.cluster, ended, now, out);
   requeue_unlisted(index, hello, now, out);
+}
+
+// A run from before this hub's state was made: the hub cannot tell it from a
+// job it would run itself, so it neither stops it nor counts it as its own.
+void Reconciler::hold(const std::string& cluster, const protocol::RunningDispatch& run,
+                      Outbox& out) {
+  held_[{cluster, run.dispatch_id}] = run;
+  warn(out, "cluster " + cluster + " runs dispatch " + std::to_string(run.dispatch_id) + " (job " +
+                run.job +
+                ") from before this hub's state was made: held, not stopped. It runs on until it "
+                "ends; `gantryctl drain cluster " +
+                cluster + "` stops it (and cordons the cluster)");
+}
+
+// The end of a held run releases its hold; nothing else follows from it.
+bool Reconciler::held_run_ended(const std::string& cluster, const protocol::StatusUpdate& update,
+                                Outbox& out) {
+  const auto found = held_.find({cluster, update.dispatch_id});
+  if (found == held_.end()) return false;
+  if (terminal_phase(update.phase) || update.phase == protocol::phase::kAborted) {
+    info(out, "held dispatch " + std::to_string(update.dispatch_id) + " (job " + update.job +
+                  ") on cluster " + cluster + " ended: " + update.phase);
+    held_.erase(found);
+  }
+  return true;
+}
+
+void Reconciler::stop_held_on(const std::string& cluster, Outbox& out) {
+  for (auto held = held_.begin(); held != held_.end();) {
+    if (held->first.first != cluster) {
+      ++held;
+      continue;
+    }
+    const protocol::RunningDispatch& run = held->second;
+    if (run.committed) {
+      out.cancels.push_back(AgentCancel{cluster, run.dispatch_id, run.job, ""});
+    } else {
+      out.aborts.push_back(
+          AgentCancel{cluster, run.dispatch_id, run.job, "cluster " + cluster + " drained"});
+    }
+    info(out, "held dispatch " + std::to_string(run.dispatch_id) + " (job " + run.job +
+                  ") on cluster " + cluster + " stopped: the cluster was drained");
+    held = held_.erase(held);
+  }
 }
 
 // A run whose dispatch is not its job's current one (the job was requeued
@@ -193,6 +243,7 @@ void Reconciler::on_cluster_lost(const std::string& cluster, TimeMs now, Outbox&
   const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
   if (!index) return;
   const std::vector<WithdrawnDispatch> requeued = core_.cluster_lost(*index, now);
+  std::erase_if(held_, [&](const auto& entry) { return entry.first.first == cluster; });
   withdrawn(requeued, "cluster " + cluster + " was lost (silent past the lost grace)", now, out);
   carry_out_lifecycle(now, out);  // JobUnknown policies
   warn(out,
@@ -236,6 +287,7 @@ std::optional<std::string> Reconciler::drain(std::string_view cluster, TimeMs no
                "cluster " + name + " drained", out);
   }
   carry_out_lifecycle(now, out);  // PodEvicted policies of dispatches that never started
+  stop_held_on(name, out);
   info(out, "cluster " + name + " drained: cordoned, " + std::to_string(stopping.size()) +
                 " job(s) stopping");
   out.pass_wanted = true;
@@ -571,6 +623,7 @@ void Reconciler::part_ended(const std::string& cluster, DispatchId id, JobPhase 
 void Reconciler::status_of_unknown_run(const std::string& cluster,
                                        const protocol::StatusUpdate& update, TimeMs now,
                                        Outbox& out) {
+  if (held_run_ended(cluster, update, out)) return;
   const std::optional<JobPhase> terminal = terminal_phase(update.phase);
   if (terminal && ended_while_away(cluster, update, *terminal, now, out)) return;
   if (const auto parked = parked_.find(update.dispatch_id);

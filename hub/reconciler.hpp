@@ -94,6 +94,19 @@ class Reconciler {
  public:
   explicit Reconciler(SchedulerCore& core) : core_(core) {}
 
+  // A hub on a new or rebuilt state does not know what agents ran before it
+  // was made: their runs with a dispatch id below `state_first`, or from
+  // `later_from` on (a lost state's later generations), are held, never
+  // stopped, until they end or an operator drains their cluster.
+  void hold_runs_of_other_states(DispatchId state_first, DispatchId later_from) {
+    state_first_ = state_first;
+    later_states_from_ = later_from;
+  }
+  // Runs held that way, by cluster.
+  const std::map<std::pair<std::string, DispatchId>, protocol::RunningDispatch>& held() const {
+    return held_;
+  }
+
   // After a hub restart, until end_recovery(): runs of an earlier hub wait
   // for their job to come back from the store, and no pass may run (a
   // restored job must not be placed again before the agent that may still
@@ -156,6 +169,13 @@ class Reconciler {
     JobPhase phase = JobPhase::kCompleted;
   };
 
+  bool of_other_state(DispatchId id) const {
+    return id < state_first_ || (later_states_from_ != 0 && id >= later_states_from_);
+  }
+  void hold(const std::string& cluster, const protocol::RunningDispatch& run, Outbox& out);
+  bool held_run_ended(const std::string& cluster, const protocol::StatusUpdate& update,
+                      Outbox& out);
+  void stop_held_on(const std::string& cluster, Outbox& out);
   void agent_not_ready(ClusterIndex index, const std::string& reason, Outbox& out);
   bool is_pending(const std::string& job_name) const;
   const Dispatch* dispatch_on(const std::string& cluster, DispatchId id) const;
@@ -192,6 +212,9 @@ class Reconciler {
   std::map<std::string, ParkedEnd> parked_ends_;     // by job name
   std::map<std::string, RestoredDispatch> records_;  // by job name, until taken back or replaced
   std::vector<LifecycleStep> steps_;                 // reused by carry_out_lifecycle
+  DispatchId state_first_ = 0;
+  DispatchId later_states_from_ = 0;
+  std::map<std::pair<std::string, DispatchId>, protocol::RunningDispatch> held_;
 };
 
 }  // namespace gantry::hub

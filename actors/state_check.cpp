@@ -1,0 +1,43 @@
+#include "actors/state_check.hpp"
+
+#include <sqlite3.h>
+
+#include <exception>
+#include <string>
+
+#include "actors/job_store.hpp"
+#include "actors/state_lock.hpp"
+
+namespace gantry::actors {
+
+int check_state_directory(const std::filesystem::path& state_dir, std::ostream& out) {
+  const std::string holder = StateLock::holder(state_dir);
+  out << "state directory: " << state_dir.string() << "\n";
+  out << "held by: " << (holder.empty() ? "no hub" : holder) << "\n";
+  if (!std::filesystem::exists(state_dir / "gantry.db") &&
+      JobStore::damage_before_open(state_dir).empty()) {
+    out << "store: none yet (a hub started here makes a new, empty state)\n";
+    return 0;
+  }
+  try {
+    if (const std::string damage = JobStore::damage_before_open(state_dir); !damage.empty())
+      throw std::runtime_error(damage);
+    JobStore store(state_dir);
+    const StateSummary summary = store.summary();
+    out << "store: " << store.path().string() << ", schema version " << summary.schema_version
+        << "\n";
+    out << "jobs: " << summary.jobs << " (" << summary.unfinished << " unfinished)\n";
+    out << "queues: " << summary.queues << "\n";
+    if (!summary.integrity.empty()) {
+      out << "integrity: FAILED: " << summary.integrity << "\n";
+      return 1;
+    }
+    out << "integrity: ok\n";
+    return 0;
+  } catch (const std::exception& e) {
+    out << "damaged: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace gantry::actors

@@ -1,0 +1,14 @@
+// gantry-hub --state DIR --check: whether a hub could start on DIR, and
+// what it would find there, without starting one or changing anything.
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+
+namespace gantry::actors {
+
+// Writes what it finds to `out`; returns 0 when the state is sound (or new),
+// 1 when a hub would refuse it.
+int check_state_directory(const std::filesystem::path& state_dir, std::ostream& out);
+
+}  // namespace gantry::actors
