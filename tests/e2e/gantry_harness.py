@@ -44,8 +44,12 @@ def wait_until(condition, what, deadline_s=60.0, interval_s=0.05):
 class Cluster:
     """A hub plus agents, all real processes; everything is stopped on close()."""
 
-    def __init__(self, heartbeat_ms=200, liveness=3, hub_args=(), agent_lease_ms=None, lost_grace_ms=None):
+    def __init__(self, heartbeat_ms=200, liveness=3, hub_args=(), agent_lease_ms=None, lost_grace_ms=None,
+                 prepare_workdir=None):
         self.workdir = tempfile.mkdtemp(prefix="gantry-e2e-")
+        self.state_dir = os.path.join(self.workdir, "state")
+        if prepare_workdir:
+            prepare_workdir(self.workdir)  # e.g. mount a small file system at state/
         self.hub_args = list(hub_args)
         # Leases on the scale of the heartbeat, so that a silent agent is seen
         # in a second, not the production 30s / 2m: not ready after one
@@ -76,7 +80,7 @@ class Cluster:
     def _start_hub(self):
         self._spawn("hub", [
             os.path.join(BIN_DIR, "gantry-hub"), "--agents", self.agents_endpoint, "--admin",
-            self.admin_endpoint, "--state", os.path.join(self.workdir, "state"), "--heartbeat-ms",
+            self.admin_endpoint, "--state", self.state_dir, "--heartbeat-ms",
             str(self.heartbeat_ms), "--liveness", str(self.liveness), "--agent-lease",
             f"{self.agent_lease_ms}ms", "--lost-grace", f"{self.lost_grace_ms}ms",
             *self.keys.hub_args(), *self.hub_args])
