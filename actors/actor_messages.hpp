@@ -82,6 +82,11 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DispatchRecord& x) {
   return f(caf::meta::type_name("DispatchRecord"), x.row, x.dispatch);
 }
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, FinishedJob& x) {
+  return f(caf::meta::type_name("FinishedJob"), x.row, x.phase, x.finished_ms, x.queue,
+           x.started_ms, x.gpu_milli, x.expires_ms, x.record);
+}
 
 }  // namespace gantry::actors
 
@@ -110,6 +115,7 @@ CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::StopOrder))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::StoredDispatch))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::StoredJob))
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::DispatchRecord))
+CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::FinishedJob))
 // Every wire message may travel between actors: one id each, from the table.
 #define GANTRY_CAF_MESSAGE_ID(Struct, id, directions) \
   CAF_ADD_TYPE_ID(gantry_hub, (gantry::protocol::Struct))
@@ -139,4 +145,5 @@ CAF_ADD_ATOM(gantry_hub, gantry::actors, finish_atom, "finish")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, recovered_atom, "recovered")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, flush_atom, "flush")
 CAF_ADD_ATOM(gantry_hub, gantry::actors, priority_class_atom, "prioclass")
+CAF_ADD_ATOM(gantry_hub, gantry::actors, history_atom, "history")
 CAF_END_TYPE_ID_BLOCK(gantry_hub)

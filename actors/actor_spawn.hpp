@@ -41,6 +41,8 @@ struct SchedulerSettings {
   // A deleted job whose replicas do not report their stop is forgotten after
   // this anyway (the agents' lost grace).
   std::chrono::milliseconds deleted_stop_grace{120'000};
+  // Ended jobs are forgotten this long after their end at the latest.
+  std::chrono::milliseconds keep_finished{7LL * 24 * 3'600'000};
 };
 // Owns the one SchedulerCore. Prepares, commits and stops go to `dispatcher`;
 // dispatch records, cordons and job ends to `store`.
@@ -75,6 +77,10 @@ caf::actor spawn_queue(caf::actor_system& system, OutboundSink& sink, Clock cloc
                        caf::actor scheduler, caf::actor store,
                        std::shared_ptr<config::PriorityClassRegistry> classes);
 
-caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached);
+// Also answers what the core no longer holds: ended jobs for get jobs and
+// describe job (to `sink`), and forgets ended jobs past their ttl or
+// `keep_finished` (on `clock`).
+caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached,
+                       OutboundSink& sink, Clock clock, std::chrono::milliseconds keep_finished);
 
 }  // namespace gantry::actors

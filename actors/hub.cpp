@@ -50,8 +50,10 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   settings.restart_backoff = config.restart_backoff;
   settings.cordoned = config.store->cordoned_clusters();
   settings.deleted_stop_grace = config.lost_grace;
+  settings.keep_finished = config.keep_finished;
   HubActors actors;
-  actors.store = spawn_store(system, config.store, config.detached_store);
+  actors.store = spawn_store(system, config.store, config.detached_store, sink, config.clock,
+                             config.keep_finished);
   actors.dispatcher = spawn_dispatcher(system, sink, config.clock, config.heartbeat_interval,
                                        config.prepare_timeout);
   actors.scheduler =
@@ -250,6 +252,7 @@ struct Hub::Running {
     actors_config.restart_backoff = options.restart_backoff;
     actors_config.agent_lease = options.agent_lease;
     actors_config.lost_grace = options.lost_grace;
+    actors_config.keep_finished = options.keep_finished;
     actors_config.prepare_timeout = options.prepare_timeout;
     actors_config.hub_epoch = new_hub_epoch();
     actors_config.store = store;

@@ -44,6 +44,9 @@ struct HubOptions {
   std::chrono::milliseconds agent_lease{30'000};
   // Silent this long (from its last frame): lost, its jobs are requeued.
   std::chrono::milliseconds lost_grace{120'000};
+  // An ended job stays listed (get jobs, describe job) this long at most,
+  // across restarts, unless deleted or its ttl ends first (--keep-finished).
+  std::chrono::milliseconds keep_finished{7LL * 24 * 3'600'000};
   // A Prepare or Commit unanswered this long counts as a Reject.
   std::chrono::milliseconds prepare_timeout{10'000};
 

@@ -38,6 +38,8 @@ struct HubActorsConfig {
   // An agent silent this long: not ready; this long (from its last frame): lost.
   std::chrono::milliseconds agent_lease{30'000};
   std::chrono::milliseconds lost_grace{120'000};
+  // How long ended jobs stay listed at most (HubOptions::keep_finished).
+  std::chrono::milliseconds keep_finished{7LL * 24 * 3'600'000};
   // A Prepare or Commit unanswered this long counts as a Reject.
   std::chrono::milliseconds prepare_timeout{10'000};
   // The hub's default placement policy.

@@ -194,7 +194,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
       "                  [--planned-runtimes limits|learned]\n"
       "                  [--reclaim-spares-after DURATION] [--min-runtime DURATION]\n"
-      "                  [--restart-backoff DURATION]\n"
+      "                  [--restart-backoff DURATION] [--keep-finished DURATION]\n"
       "                  [--key FILE] [--access FILE] [--audit-log FILE] [--insecure]\n"
       "                  [--max-frame-bytes N] [--max-connections N] [--idle-timeout DURATION]\n"
       "                  [--log-level LEVEL]\n"
@@ -277,6 +277,12 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       app, "--restart-backoff", options.restart_backoff, duration,
       "a job a lifecycle policy restarts (RestartJob, ...) is placed again\n"
       "after this wait, doubled per retry up to 5 min (default 10s)")
+      ->type_name("DURATION");
+  cl::add_read<std::chrono::milliseconds>(
+      app, "--keep-finished", options.keep_finished, run_age,
+      "an ended job stays listed (get jobs, describe job), across\n"
+      "restarts, this long after its end unless deleted or its ttl\n"
+      "ends first, like Slurm's MinJobAge (default 168h; 0: not kept)")
       ->type_name("DURATION");
   define_topology_tiers(app, options.topology_tier_labels);
   define_security(app, options);

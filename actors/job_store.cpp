@@ -25,6 +25,7 @@ constexpr const char* kSchema =
     "  phase TEXT,"
     "  finished_ms INTEGER);"
     "CREATE INDEX IF NOT EXISTS jobs_unfinished ON jobs(row) WHERE phase IS NULL;"
+    "CREATE INDEX IF NOT EXISTS jobs_by_name ON jobs(name);"
     "CREATE TABLE IF NOT EXISTS queues ("
     "  name TEXT PRIMARY KEY,"
     "  yaml TEXT NOT NULL,"
@@ -50,7 +51,9 @@ constexpr const char* kSchema =
 
 // PRAGMA user_version of the schema above. 0: a store from before versions
 // (its jobs table may lack `submitter`).
-constexpr int kSchemaVersion = 1;
+// 1: jobs.submitter. 2: ended jobs keep their record (queue, started_ms,
+// gpu_milli, expires_ms, record).
+constexpr int kSchemaVersion = 2;
 
 // Generations of a new state start at a random point below 2^22, so that the
 // dispatch ids of a hub started on a lost or new state do not repeat those
@@ -176,12 +179,20 @@ void JobStore::open() {
   if (existed) check_existing();
   created_ = !existed || table_count() == 0;
   execute(kSchema);
-  add_submitter_column();
+  add_column("submitter", "TEXT NOT NULL DEFAULT ''");
+  add_column("queue", "TEXT");
+  add_column("started_ms", "INTEGER");
+  add_column("gpu_milli", "INTEGER");
+  add_column("expires_ms", "INTEGER");
+  add_column("record", "BLOB");
+  execute("CREATE INDEX IF NOT EXISTS jobs_ended ON jobs(finished_ms) WHERE phase IS NOT NULL;");
   execute(("PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";").c_str());
   if (!std::filesystem::exists(marker_in(path_.parent_path()))) write_marker();
   insert_ = prepare(
       "INSERT INTO jobs (name, yaml, submitted_ms, submitter) VALUES (?1, ?2, ?3, ?4);");
-  finish_ = prepare("UPDATE jobs SET phase = ?2, finished_ms = ?3 WHERE row = ?1;");
+  finish_ = prepare(
+      "UPDATE jobs SET phase = ?2, finished_ms = ?3, queue = ?4, started_ms = ?5, gpu_milli = ?6, "
+      "expires_ms = ?7, record = ?8 WHERE row = ?1;");
   forget_ = prepare("DELETE FROM jobs WHERE row = ?1;");
   forget_dispatch_ = prepare("DELETE FROM dispatches WHERE job_row = ?1;");
   rename_ = prepare("UPDATE jobs SET name = ?2 WHERE row = ?1;");
@@ -302,15 +313,16 @@ void JobStore::rollback() noexcept {
   sqlite3_exec(db_, "ROLLBACK;", nullptr, nullptr, nullptr);
 }
 
-// Stores written before jobs carried their submitter get the column, empty
-// for their jobs (submitted when nobody was asked for a key).
-void JobStore::add_submitter_column() {
-  sqlite3_stmt* columns = prepare("SELECT 1 FROM pragma_table_info('jobs') WHERE name = 'submitter';");
+// Stores of an earlier schema get the columns added since, empty for their
+// jobs (a submitter of "": submitted when nobody was asked for a key).
+void JobStore::add_column(const char* name, const char* type) {
+  sqlite3_stmt* columns = prepare("SELECT 1 FROM pragma_table_info('jobs') WHERE name = ?1;");
+  sqlite3_bind_text(columns, 1, name, -1, SQLITE_STATIC);
   const int status = sqlite3_step(columns);
   sqlite3_finalize(columns);
   if (status == SQLITE_ROW) return;
   if (status != SQLITE_DONE) fail("cannot read the jobs table of");
-  execute("ALTER TABLE jobs ADD COLUMN submitter TEXT NOT NULL DEFAULT '';");
+  execute(("ALTER TABLE jobs ADD COLUMN " + std::string(name) + " " + type + ";").c_str());
 }
 
 std::int64_t JobStore::add(std::string_view name, std::string_view yaml,
@@ -325,12 +337,86 @@ std::int64_t JobStore::add(std::string_view name, std::string_view yaml,
   return sqlite3_last_insert_rowid(db_);
 }
 
-void JobStore::finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms) {
+void JobStore::finish(const FinishedJob& job) {
   StatementUse use(finish_);
-  sqlite3_bind_int64(finish_, 1, row);
-  bind_text(finish_, 2, phase);
-  sqlite3_bind_int64(finish_, 3, finished_ms);
+  sqlite3_bind_int64(finish_, 1, job.row);
+  bind_text(finish_, 2, job.phase);
+  sqlite3_bind_int64(finish_, 3, job.finished_ms);
+  bind_text(finish_, 4, job.queue);
+  sqlite3_bind_int64(finish_, 5, job.started_ms);
+  sqlite3_bind_int64(finish_, 6, job.gpu_milli);
+  if (job.expires_ms > 0) sqlite3_bind_int64(finish_, 7, job.expires_ms);
+  if (!job.record.empty()) {
+    sqlite3_bind_blob(finish_, 8, job.record.data(), static_cast<int>(job.record.size()),
+                      SQLITE_TRANSIENT);
+  }
   if (sqlite3_step(finish_) != SQLITE_DONE) fail("cannot record the end of a job in");
+}
+
+void JobStore::finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms) {
+  finish(FinishedJob{row, std::string(phase), finished_ms, "", 0, 0, 0, ""});
+}
+
+std::vector<std::string> JobStore::ended_submitters(std::string_view name) {
+  sqlite3_stmt* statement =
+      prepare("SELECT submitter FROM jobs WHERE name = ?1 AND phase IS NOT NULL;");
+  bind_text(statement, 1, name);
+  std::vector<std::string> submitters;
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(statement)) == SQLITE_ROW)
+    submitters.push_back(column_text(statement, 0));
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot read ended jobs from");
+  return submitters;
+}
+
+void JobStore::forget_ended(std::string_view name) {
+  sqlite3_stmt* statement = prepare(
+      "DELETE FROM dispatches WHERE job_row IN (SELECT row FROM jobs WHERE name = ?1 AND phase IS "
+      "NOT NULL);");
+  bind_text(statement, 1, name);
+  int status = sqlite3_step(statement);
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot remove a dispatch from");
+  statement = prepare("DELETE FROM jobs WHERE name = ?1 AND phase IS NOT NULL;");
+  bind_text(statement, 1, name);
+  status = sqlite3_step(statement);
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot remove a job from");
+}
+
+std::optional<std::int64_t> JobStore::next_expiry(std::int64_t keep_finished_ms) {
+  sqlite3_stmt* statement = prepare(
+      "SELECT MIN(MIN(COALESCE(expires_ms, finished_ms + ?1), finished_ms + ?1)) FROM jobs "
+      "WHERE phase IS NOT NULL;");
+  sqlite3_bind_int64(statement, 1, keep_finished_ms);
+  const int status = sqlite3_step(statement);
+  std::optional<std::int64_t> next;
+  if (status == SQLITE_ROW && sqlite3_column_type(statement, 0) != SQLITE_NULL)
+    next = sqlite3_column_int64(statement, 0);
+  sqlite3_finalize(statement);
+  if (status != SQLITE_ROW) fail("cannot read ended jobs from");
+  return next;
+}
+
+std::int64_t JobStore::forget_expired(std::int64_t now, std::int64_t ended_before) {
+  sqlite3_stmt* statement = prepare(
+      "DELETE FROM jobs WHERE phase IS NOT NULL AND ((expires_ms IS NOT NULL AND expires_ms <= "
+      "?1) OR finished_ms < ?2) RETURNING row;");
+  sqlite3_bind_int64(statement, 1, now);
+  sqlite3_bind_int64(statement, 2, ended_before);
+  std::vector<std::int64_t> rows;
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(statement)) == SQLITE_ROW)
+    rows.push_back(sqlite3_column_int64(statement, 0));
+  sqlite3_finalize(statement);
+  if (status != SQLITE_DONE) fail("cannot forget expired jobs in");
+  for (const std::int64_t row : rows) {
+    StatementUse dispatch_use(forget_dispatch_);
+    sqlite3_bind_int64(forget_dispatch_, 1, row);
+    if (sqlite3_step(forget_dispatch_) != SQLITE_DONE) fail("cannot remove a dispatch from");
+  }
+  return static_cast<std::int64_t>(rows.size());
 }
 
 void JobStore::forget(std::int64_t row) {

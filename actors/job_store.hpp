@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,20 @@ struct StoredJob {
   std::int64_t submitted_ms = 0;
   StoredDispatch dispatch;  // its last recorded dispatch, if any
   std::string submitter;    // the key that submitted it ("" before keys)
+};
+
+// A job's end as the store keeps it: the row stays, listed and described
+// from `record`, until deleted, its ttl runs out (`expires_ms`) or the
+// hub's --keep-finished does.
+struct FinishedJob {
+  std::int64_t row = 0;
+  std::string phase;
+  std::int64_t finished_ms = 0;
+  std::string queue;
+  std::int64_t started_ms = 0;  // 0: never ran
+  std::int64_t gpu_milli = 0;   // GPUs the whole gang requested, x1000
+  std::int64_t expires_ms = 0;  // its ttlSecondsAfterFinished ends then; 0: none
+  std::string record;           // msgpack protocol::DescribeReply: what describe showed at its end
 };
 
 // What `gantry-hub --check` reports of a store.
@@ -78,8 +93,20 @@ class JobStore {
   // failure.
   std::int64_t add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms,
                    std::string_view submitter);
-  // Records how the job ended; it will not come back after a restart.
+  // Records how the job ended; it will not come back after a restart, and
+  // stays listed (from its record) until it is forgotten.
+  void finish(const FinishedJob& job);
   void finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms);
+  // The submitters of the ended jobs named `name` (none: no such ended job).
+  std::vector<std::string> ended_submitters(std::string_view name);
+  // Forgets the ended jobs named `name` (gantryctl delete job after a
+  // restart, when only the store knows them).
+  void forget_ended(std::string_view name);
+  // Forgets the ended jobs whose ttl ran out by `now`, or that ended before
+  // `ended_before`; returns how many.
+  std::int64_t forget_expired(std::int64_t now, std::int64_t ended_before);
+  // When the next ended job expires, given --keep-finished; nullopt: none.
+  std::optional<std::int64_t> next_expiry(std::int64_t keep_finished_ms);
   // Removes a job's row and its dispatch record: a submission refused after
   // it was written, or a job deleted (gantryctl delete job, its ttl).
   void forget(std::int64_t row);
@@ -122,7 +149,7 @@ class JobStore {
   void write_marker();
   std::int64_t meta(const char* key);
   void execute(const char* sql);
-  void add_submitter_column();
+  void add_column(const char* name, const char* type);
   sqlite3_stmt* prepare(const char* sql);
   [[noreturn]] void fail(std::string_view what) const;
 

@@ -39,7 +39,8 @@ class Scheduler {
         dispatcher_(std::move(dispatcher)),
         store_(std::move(store)),
         core_(core_options(settings)),
-        reconciler_(core_) {
+        reconciler_(core_),
+        retention_(core_, settings.keep_finished.count()) {
     core_.ensure_queue(kDefaultQueue);  // listed even before its first job
     // Known before their agents say Hello, so nothing is placed there meanwhile.
     for (const std::string& cluster : settings.cordoned)
@@ -116,6 +117,10 @@ class Scheduler {
           apply_queue(request.yaml, false);
         },
         [this](const ReplyTo& to, const protocol::DeleteRequest& request) {
+          if (request.kind == "job" && !core_.find_job(request.name)) {
+            self_->send(store_, history_atom_v, to, request);  // ended, known to the store only
+            return;
+          }
           if (request.kind == "job") {
             if (std::string refusal = not_own_job(to, request.name); !refusal.empty()) {
               reply(to, protocol::AdminResult{false, "", std::move(refusal)});
@@ -504,11 +509,30 @@ class Scheduler {
 
   void record_end(const hub::JobEnd& end) {
     const std::int64_t row = end.job < store_rows_.size() ? store_rows_[end.job] : 0;
-    if (row != 0)
-      self_->send(store_, finish_atom_v, row, std::string(hub::phase_name(end.phase)), end.at);
+    if (row != 0) self_->send(store_, finish_atom_v, finished_job(end, row));
     std::vector<hub::JobId> forgotten;
     retention_.finished(end.job, end.at, now(), forgotten);
     forget_jobs(forgotten);
+  }
+
+  // What the store keeps of an ended job: what describe shows now, so that
+  // get jobs and describe job show it the same after a restart.
+  FinishedJob finished_job(const hub::JobEnd& end, std::int64_t row) const {
+    const hub::Job& job = core_.job(end.job);
+    FinishedJob finished;
+    finished.row = row;
+    finished.phase = std::string(hub::phase_name(end.phase));
+    finished.finished_ms = end.at;
+    finished.queue = core_.queue_name(job.queue);
+    finished.started_ms = job.started_ms;
+    finished.gpu_milli = job.gang.total().get(hub::kGpu);
+    if (job.ttl_after_finished_ms >= 0) finished.expires_ms = end.at + job.ttl_after_finished_ms;
+    const protocol::DescribeReply record =
+        describe_reply(core_, events_, protocol::DescribeRequest{"job", job.name}, last_seen_, now());
+    msgpack::sbuffer packed;
+    msgpack::pack(packed, record);
+    finished.record.assign(packed.data(), packed.size());
+    return finished;
   }
 
   // ---- job objects: delete, ttlSecondsAfterFinished (hub::JobRetention)
@@ -613,12 +637,24 @@ class Scheduler {
 
   // ---- admin
 
+  // Ended jobs the core has forgotten (a restart, their retention) are
+  // added by the store, which answers.
   void on_list(const ReplyTo& to, const protocol::ListRequest& request) {
-    reply(to, list_reply(core_, request, last_seen_, now()));
+    protocol::ListReply answer = list_reply(core_, request, last_seen_, now());
+    if (request.kind == "jobs" && answer.ok) {
+      self_->send(store_, history_atom_v, to, std::move(answer));
+      return;
+    }
+    reply(to, answer);
   }
 
   void on_describe(const ReplyTo& to, const protocol::DescribeRequest& request) {
-    reply(to, describe_reply(core_, events_, request, last_seen_, now()));
+    protocol::DescribeReply answer = describe_reply(core_, events_, request, last_seen_, now());
+    if (request.kind == "job" && !answer.ok) {
+      self_->send(store_, history_atom_v, to, request, std::move(answer));
+      return;
+    }
+    reply(to, answer);
   }
 
   void on_cancel(const ReplyTo& to, const protocol::CancelRequest& request) {
@@ -716,7 +752,7 @@ class Scheduler {
   bool pass_queued_ = false;
   hub::TimeMs wake_at_ = 0;     // when the pending backoff wake-up fires; 0: none
   hub::Reconciler reconciler_;  // after core_, which it drives
-  hub::JobRetention retention_{core_};
+  hub::JobRetention retention_;
   // A deleted job's parts that never report their stop are given up after
   // this (the lost grace: by then the hub would give up the cluster too).
   std::chrono::milliseconds stop_grace_{120'000};

@@ -20,6 +20,8 @@
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
+#include "actors/job_history.hpp"
+#include "protocol/envelope.hpp"
 
 namespace gantry::actors {
 
@@ -35,8 +37,17 @@ struct Write {
 constexpr auto kFirstRetry = std::chrono::milliseconds(500);
 constexpr auto kLastRetry = std::chrono::seconds(30);
 
+// Ended jobs are forgotten when their ttl or --keep-finished runs out; the
+// store looks again at the earliest such time, and at least this often.
+constexpr std::int64_t kLongestExpiryWaitMs = 600'000;
+
 struct StoreState {
   std::shared_ptr<JobStore> store;
+  std::unique_ptr<JobHistory> history;  // opened on first use
+  OutboundSink* sink = nullptr;
+  Clock clock;
+  std::chrono::milliseconds keep_finished{0};
+  std::int64_t next_expiry_ms = 0;  // when the store looks for expired jobs next
   std::vector<Write> writes;  // in arrival order, after the kept ones
   std::size_t kept = 0;       // writes[0, kept): failed before, retried first
   std::chrono::milliseconds retry_delay = kFirstRetry;
@@ -130,8 +141,92 @@ void record_dispatches(JobStore& store, const std::vector<DispatchRecord>& recor
     if (record.row != 0) store.record_dispatch(record.row, record.dispatch);
 }
 
-caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
+JobHistory& history(StoreState& state) {
+  if (!state.history) state.history = std::make_unique<JobHistory>(state.store->path().parent_path());
+  return *state.history;
+}
+
+template <class T>
+void answer(StoreState& state, const ReplyTo& to, const T& message) {
+  if (to.peer.empty()) return;
+  state.sink->send(OutboundFrame{Channel::kAdmin, to.peer, protocol::encode(message, to.seq), 0});
+}
+
+// The ended jobs the core no longer lists, after the ones it does.
+void add_ended_jobs(StoreState& state, protocol::ListReply& reply) {
+  std::set<std::string> listed;
+  for (const protocol::JobInfo& job : reply.jobs) listed.insert(job.name);
+  try {
+    std::vector<protocol::JobInfo> ended = history(state).ended(listed);
+    reply.jobs.insert(reply.jobs.begin(), std::make_move_iterator(ended.begin()),
+                      std::make_move_iterator(ended.end()));
+  } catch (const std::exception& e) {
+    reply.ok = false;
+    reply.error = std::string("ended jobs cannot be read: ") + e.what();
+  }
+}
+
+// gantry delete job of an ended job only the store holds. An operator
+// deletes only what its key submitted (docs/security.md).
+protocol::AdminResult delete_ended(StoreState& state, const ReplyTo& to, const std::string& name) {
+  try {
+    const std::vector<std::string> submitters = state.store->ended_submitters(name);
+    if (submitters.empty()) return {false, "", "job \"" + name + "\" not found"};
+    if (to.role == Role::kOperator) {
+      for (const std::string& submitter : submitters) {
+        if (submitter == to.key) continue;
+        return {false, "",
+                "job \"" + name + "\" was submitted by \"" + submitter + "\": key \"" + to.key +
+                    "\" (operator) may cancel and delete only its own jobs"};
+      }
+    }
+    state.store->forget_ended(name);
+    return {true, "job/" + name + " deleted", ""};
+  } catch (const std::exception& e) {
+    return {false, "", e.what()};
+  }
+}
+
+void wake_for_expiry(StoreActor* self, std::int64_t at) {
+  StoreState& state = self->state;
+  const std::int64_t now = state.clock();
+  at = std::min(at, now + kLongestExpiryWaitMs);
+  if (state.next_expiry_ms != 0 && state.next_expiry_ms <= at) return;
+  state.next_expiry_ms = at;
+  self->delayed_send(self, std::chrono::milliseconds(std::max<std::int64_t>(0, at - now)),
+                     history_atom_v);
+}
+
+// Forgets the ended jobs past their ttl or --keep-finished (in the next
+// flush), and wakes again for the next one.
+void expire_ended(StoreActor* self) {
+  StoreState& state = self->state;
+  const std::int64_t now = state.clock();
+  if (state.next_expiry_ms > now) return;  // an earlier wake-up, replaced since
+  state.next_expiry_ms = 0;
+  const std::int64_t keep = state.keep_finished.count();
+  queue_write(self, [now, keep](JobStore& store) {
+    if (const std::int64_t forgotten = store.forget_expired(now, now - keep); forgotten > 0)
+      spdlog::info("job store: forgot {} ended job(s) past their ttl or --keep-finished",
+                   forgotten);
+  });
+  std::optional<std::int64_t> next;
+  try {
+    next = state.store->next_expiry(keep);
+  } catch (const std::exception& e) {
+    spdlog::error("job store: {}", e.what());
+  }
+  // Past ones are forgotten by the write above: look again a little later.
+  wake_for_expiry(self, next && *next > now ? *next : now + kLongestExpiryWaitMs);
+}
+
+caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, OutboundSink* sink,
+                          Clock clock, std::chrono::milliseconds keep_finished) {
   self->state.store = std::move(store);
+  self->state.sink = sink;
+  self->state.clock = std::move(clock);
+  self->state.keep_finished = keep_finished;
+  expire_ended(self);
   return {
       // Answers (row, "") or (0, error) once committed.
       [self](persist_atom, const std::string& name, const std::string& yaml,
@@ -193,6 +288,28 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
       [self](forget_atom, std::int64_t row) {
         queue_write(self, [row](JobStore& store) { store.forget(row); });
       },
+      [self](finish_atom, FinishedJob& job) {
+        const std::int64_t keep_until = job.finished_ms + self->state.keep_finished.count();
+        wake_for_expiry(self, job.expires_ms > 0 ? std::min(job.expires_ms, keep_until) : keep_until);
+        queue_write(self, [job = std::move(job)](JobStore& store) { store.finish(job); });
+      },
+      [self](history_atom) { expire_ended(self); },
+      [self](history_atom, const ReplyTo& to, const protocol::DeleteRequest& request) {
+        answer(self->state, to, delete_ended(self->state, to, request.name));
+      },
+      [self](history_atom, const ReplyTo& to, protocol::ListReply& reply) {
+        add_ended_jobs(self->state, reply);
+        answer(self->state, to, reply);
+      },
+      [self](history_atom, const ReplyTo& to, const protocol::DescribeRequest& request,
+             protocol::DescribeReply& reply) {
+        try {
+          if (auto ended = history(self->state).describe(request.name)) reply = std::move(*ended);
+        } catch (const std::exception& e) {
+          reply.error += std::string(" (ended jobs cannot be read: ") + e.what() + ")";
+        }
+        answer(self->state, to, reply);
+      },
       [self](finish_atom, std::int64_t row, const std::string& phase, std::int64_t finished_ms) {
         queue_write(self, [row, phase, finished_ms](JobStore& store) {
           store.finish(row, phase, finished_ms);
@@ -208,9 +325,12 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store) {
 
 }  // namespace
 
-caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached) {
-  if (detached) return system.spawn<caf::detached>(store_actor, std::move(store));
-  return system.spawn(store_actor, std::move(store));
+caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached,
+                       OutboundSink& sink, Clock clock, std::chrono::milliseconds keep_finished) {
+  if (detached)
+    return system.spawn<caf::detached>(store_actor, std::move(store), &sink, std::move(clock),
+                                       keep_finished);
+  return system.spawn(store_actor, std::move(store), &sink, std::move(clock), keep_finished);
 }
 
 }  // namespace gantry::actors

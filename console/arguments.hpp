@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct Invocation {
   std::string wait_phase;  // wait --for phase=PHASE, canonical case ("Running")
   std::chrono::milliseconds wait_timeout{30000};
   std::string key_dir = ".";  // keys generate --dir DIR
+  std::string phase_filter;   // get jobs --phase PHASE, canonical case
+  std::optional<std::chrono::milliseconds> since;  // get jobs|usage --since DURATION
 };
 
 // `args` excludes the program name. `env_hub` is $GANTRY_HUB or nullptr.

@@ -4,6 +4,9 @@
 #include "console/command_line.hpp"
 #include "console/command_table.hpp"
 #include "console/commands.hpp"
+#include "console/duration.hpp"
+#include "console/job_filters.hpp"
+#include "console/job_phase.hpp"
 #include "console/job_views.hpp"
 #include "console/queue_views.hpp"
 
@@ -20,8 +23,13 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
                        std::int64_t now_ms) {
   const bool json = invocation.json;
   if (invocation.kind == "jobs") {
-    return {reply.jobs.size(),
-            json ? render_jobs_json(reply.jobs) : render_jobs_table(reply.jobs, now_ms)};
+    const std::vector<protocol::JobInfo> jobs =
+        filter_jobs(reply.jobs, JobFilter{invocation.phase_filter, invocation.since}, now_ms);
+    return {jobs.size(), json ? render_jobs_json(jobs) : render_jobs_table(jobs, now_ms)};
+  }
+  if (invocation.kind == "usage") {
+    const std::vector<QueueUsage> usage = queue_usage(reply.jobs, invocation.since, now_ms);
+    return {usage.size(), json ? render_usage_json(usage) : render_usage_table(usage)};
   }
   if (invocation.kind == "clusters") {
     if (json) return {reply.clusters.size(), render_clusters_json(reply.clusters)};
@@ -37,7 +45,18 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
 }
 
 void add_get(CLI::App& command, Invocation& invocation) {
-  add_kind_operand(command, invocation.kind, {"jobs", "clusters", "queues", "priorityclasses"});
+  add_kind_operand(command, invocation.kind,
+                   {"jobs", "clusters", "queues", "priorityclasses", "usage"});
+  add_value_flag(command, "--phase", "PHASE", [&invocation](const std::string& value) {
+    invocation.phase_filter = canonical_job_phase("--phase", value);
+  });
+  add_value_flag(command, "--since", "DURATION", [&invocation](const std::string& value) {
+    try {
+      invocation.since = parse_duration(value);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--since: ") + e.what());
+    }
+  });
   // As in kubectl, wide is accepted for every kind; jobs and queues have no
   // extra columns yet and print their table.
   add_value_flag(command, "-o,--output", "json|table|wide",
@@ -53,8 +72,9 @@ void add_get(CLI::App& command, Invocation& invocation) {
 
 int run_get(CommandContext& context) {
   const Invocation& invocation = context.invocation;
-  const auto reply =
-      context.hub().call<protocol::ListReply>(protocol::ListRequest{invocation.kind});
+  // Usage is worked out here from the jobs, ended ones included.
+  const std::string listed = invocation.kind == "usage" ? "jobs" : invocation.kind;
+  const auto reply = context.hub().call<protocol::ListReply>(protocol::ListRequest{listed});
   if (!reply.ok) {
     context.err << "error: " << reply.error << "\n";
     return kExitFailed;
@@ -72,7 +92,11 @@ int run_get(CommandContext& context) {
 }  // namespace
 
 extern const CommandSpec kGetCommand{
-    "get", "get jobs|clusters|queues|priorityclasses",
-    "list, as a table (-o wide: more columns) or with -o json as a JSON array", add_get, run_get};
+    "get", "get jobs|clusters|queues|priorityclasses|usage [--phase PHASE] [--since DURATION]",
+    "list, as a table (-o wide: more columns) or with -o json as a JSON array;\n"
+    "jobs: --phase keeps one phase, --since the jobs not ended or ended within it\n"
+    "(e.g. 24h, 7d); usage: per queue, the jobs that ran, GPU-hours and waits\n"
+    "over --since (default: everything the hub keeps)",
+    add_get, run_get};
 
 }  // namespace gantry::console

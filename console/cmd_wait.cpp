@@ -1,6 +1,3 @@
-#include <algorithm>
-#include <array>
-#include <cctype>
 #include <ostream>
 #include <thread>
 
@@ -8,6 +5,7 @@
 #include "console/command_table.hpp"
 #include "console/commands.hpp"
 #include "console/duration.hpp"
+#include "console/job_phase.hpp"
 
 namespace gantry::console {
 
@@ -24,26 +22,11 @@ bool is_terminal(std::string_view phase) {
 
 // "phase=running" -> "Running".
 std::string canonical_phase(const std::string& value) {
-  static constexpr std::array kPhases{
-      protocol::phase::kPending,     protocol::phase::kRunning,   protocol::phase::kRestarting,
-      protocol::phase::kCompleting,  protocol::phase::kAborting,  protocol::phase::kTerminating,
-      protocol::phase::kCompleted,   protocol::phase::kFailed,    protocol::phase::kAborted,
-      protocol::phase::kTerminated};
   constexpr std::string_view kPrefix = "phase=";
   if (!value.starts_with(kPrefix)) {
     throw UsageError("--for: expected phase=PHASE (got \"" + value + "\")");
   }
-  const std::string wanted = value.substr(kPrefix.size());
-  const auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-  };
-  for (const char* phase : kPhases) {
-    if (lower(phase) == lower(wanted)) return phase;
-  }
-  throw UsageError("--for: unknown phase \"" + wanted +
-                   "\" (expected Pending, Running, Restarting, Completing, Aborting, "
-                   "Terminating, Completed, Failed, Aborted or Terminated)");
+  return canonical_job_phase("--for", value.substr(kPrefix.size()));
 }
 
 void add_wait(CLI::App& command, Invocation& invocation) {

@@ -55,6 +55,10 @@ long double read_unit(std::string_view text, std::size_t& pos) {
     pos += 1;
     return 3600.0L * 1000;
   }
+  if (rest.starts_with("d")) {  // as format_age prints them: "7d"
+    pos += 1;
+    return 24.0L * 3600 * 1000;
+  }
   if (rest.empty()) invalid(text, "missing unit");
   invalid(text, "unknown unit \"" + std::string(rest) + "\"");
 }

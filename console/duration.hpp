@@ -9,8 +9,8 @@
 
 namespace gantry::console {
 
-// Parses one or more <number><unit> terms, unit ms | s | m | h, e.g. "1.5s",
-// "1h30m". Throws std::invalid_argument naming the text when it is not one.
+// Parses one or more <number><unit> terms, unit ms | s | m | h | d, e.g.
+// "1.5s", "1h30m", "7d". Throws std::invalid_argument naming the text when it is not one.
 std::chrono::milliseconds parse_duration(std::string_view text);
 
 // Inverse of parse_duration for messages: 5000 -> "5s", 500 -> "500ms",

@@ -66,8 +66,10 @@ void JobRetention::finished(JobId id, TimeMs at, TimeMs now, std::vector<JobId>&
     forget_if_done(id, forgotten);
     return;
   }
-  if (job.ttl_after_finished_ms < 0) return;
-  schedule(id, at + job.ttl_after_finished_ms);
+  TimeMs ttl = job.ttl_after_finished_ms;
+  if (keep_finished_ms_ >= 0) ttl = ttl < 0 ? keep_finished_ms_ : std::min(ttl, keep_finished_ms_);
+  if (ttl < 0) return;
+  schedule(id, at + ttl);
   expire(now, forgotten);
 }
 

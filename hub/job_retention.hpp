@@ -36,7 +36,10 @@ std::string generated_name(std::string_view prefix, std::uint64_t seed, std::uin
 
 class JobRetention {
  public:
-  explicit JobRetention(SchedulerCore& core) : core_(core) {}
+  // `keep_finished_ms`: an ended job is forgotten that long after its end at
+  // the latest, whatever its ttl (the hub's --keep-finished); -1: no limit.
+  explicit JobRetention(SchedulerCore& core, TimeMs keep_finished_ms = -1)
+      : core_(core), keep_finished_ms_(keep_finished_ms) {}
 
   // The job ended at `at`: its ttl starts counting from there (a ttl of 0
   // forgets it now). A deleted job whose parts have all stopped is forgotten.
@@ -79,6 +82,7 @@ class JobRetention {
   void forget(JobId id, std::vector<JobId>& forgotten);
 
   SchedulerCore& core_;
+  TimeMs keep_finished_ms_ = -1;
   // Expiries in time order: a wake-up looks at the first only.
   std::set<std::pair<TimeMs, JobId>> expiries_;
   std::unordered_map<JobId, TimeMs> expiry_by_job_;

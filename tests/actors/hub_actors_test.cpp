@@ -515,23 +515,42 @@ TEST_F(HubActorsTest, FrameFromPeerWithoutHelloIsAnsweredNotRegistered) {
   EXPECT_EQ(error.code, "not_registered");
 }
 
-TEST_F(HubActorsTest, HelloListingDispatchesTheHubDoesNotKnowGetsThemStopped) {
+// Runs of this state's earlier hub that no job of the store claims were
+// stopped by it or belong to jobs deleted since: they must not run on.
+TEST_F(HubActorsTest, HelloListingDispatchesOfAnEarlierHubTheStateDoesNotKnowGetsThemStopped) {
+  stop();  // a later hub on the same state
+  start();
+  const std::uint64_t earlier = JobStore(dir.path()).first_generation() << 40;
   from_agent("agent/east", protocol::Hello{"east",
                                            {},
                                            "test",
-                                           {{17, "gone", {}, 0, 1, true},
-                                            {18, "also-gone", {}, 0, 1, true},
-                                            {19, "only-prepared", {}, 1, 2, false}},
+                                           {{earlier + 17, "gone", {}, 0, 1, true},
+                                            {earlier + 18, "also-gone", {}, 0, 1, true},
+                                            {earlier + 19, "only-prepared", {}, 1, 2, false}},
                                            {}});
   const auto frames = sent();
   const auto cancels = frames_of<protocol::Cancel>(frames);
   ASSERT_EQ(cancels.size(), 2u);
   EXPECT_EQ(cancels[0].first, "agent/east");
-  EXPECT_EQ(cancels[0].second.dispatch_id, 17u);
-  EXPECT_EQ(cancels[1].second.dispatch_id, 18u);
+  EXPECT_EQ(cancels[0].second.dispatch_id, earlier + 17);
+  EXPECT_EQ(cancels[1].second.dispatch_id, earlier + 18);
   const auto aborts = frames_of<protocol::Abort>(frames);
   ASSERT_EQ(aborts.size(), 1u);
-  EXPECT_EQ(aborts[0].second.dispatch_id, 19u);
+  EXPECT_EQ(aborts[0].second.dispatch_id, earlier + 19);
+}
+
+// A new state knows nothing of what agents ran before it was made: it holds
+// those runs instead of stopping them (the hub's state was lost, not its jobs).
+TEST_F(HubActorsTest, HelloListingDispatchesFromBeforeANewStateHoldsThem) {
+  from_agent("agent/east", protocol::Hello{"east",
+                                           {},
+                                           "test",
+                                           {{17, "gone", {}, 0, 1, true},
+                                            {19, "only-prepared", {}, 1, 2, false}},
+                                           {}});
+  const auto frames = sent();
+  EXPECT_TRUE(frames_of<protocol::Cancel>(frames).empty());
+  EXPECT_TRUE(frames_of<protocol::Abort>(frames).empty());
 }
 
 TEST_F(HubActorsTest, AgentThatComesBackWithoutAJobGetsItRequeuedAndOneThatKeptItKeepsIt) {
@@ -569,11 +588,14 @@ TEST_F(HubActorsTest, AcceptedJobsThatHadNotEndedComeBackAfterARestart) {
   stop();  // the hub goes away; a new one opens the same state directory
   start();
 
+  // The ended ones stay listed as they ended; only "waiting" is queued again.
   const auto jobs = ask<protocol::ListReply>(protocol::ListRequest{"jobs"}).jobs;
-  ASSERT_EQ(jobs.size(), 1u);
-  EXPECT_EQ(jobs[0].name, "waiting");
-  EXPECT_EQ(jobs[0].phase, "Pending");
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(job("done").phase, "Completed");
+  EXPECT_EQ(job("cancelled").phase, "Aborted");
+  EXPECT_EQ(job("waiting").phase, "Pending");
   EXPECT_TRUE(contains(job_events("waiting"), "queued again after a hub restart"));
+  EXPECT_TRUE(contains(job_events("done"), "submitted")) << "its history came back with it";
 }
 
 }  // namespace

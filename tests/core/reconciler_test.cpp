@@ -432,5 +432,59 @@ TEST_F(ReconcilerTest, CancelOfAnUnknownOrEndedJobIsRefusedChangingNothing) {
   EXPECT_EQ(job("done").phase, JobPhase::kCompleted);
 }
 
+// ---- a hub on a new state
+
+// The state this hub runs on was made after the earlier hub's run started
+// (its state was lost): that run is none of this state's, and the hub
+// cannot tell whether it should run, so it is held, not stopped.
+class NewStateReconcilerTest : public ReconcilerTest {
+ protected:
+  NewStateReconcilerTest() {
+    reconciler.hold_runs_of_other_states(kThisHubsFirstId + 1, kThisHubsFirstId + (DispatchId{1} << 40));
+  }
+};
+
+TEST_F(NewStateReconcilerTest, ARunFromBeforeTheStateIsHeldNotStopped) {
+  const Outbox out = hello({long_running()});
+  EXPECT_TRUE(out.cancels.empty());
+  EXPECT_TRUE(out.aborts.empty());
+  ASSERT_EQ(reconciler.held().size(), 1u);
+  EXPECT_EQ(reconciler.held().begin()->first, (std::pair<std::string, DispatchId>{"west", kEarlierHubsId}));
+  // Its progress changes nothing; its end releases the hold.
+  EXPECT_TRUE(status(kEarlierHubsId, "long", "Running").cancels.empty());
+  EXPECT_TRUE(status(kEarlierHubsId, "long", "Completed").cancels.empty());
+  EXPECT_TRUE(reconciler.held().empty());
+}
+
+// A lost state's later generations are not this state's either.
+TEST_F(NewStateReconcilerTest, ARunOfALaterGenerationIsHeldToo) {
+  protocol::RunningDispatch later = long_running();
+  later.dispatch_id = kThisHubsFirstId + (DispatchId{5} << 40) + 3;
+  EXPECT_TRUE(hello({later}).cancels.empty());
+  EXPECT_EQ(reconciler.held().size(), 1u);
+}
+
+TEST_F(NewStateReconcilerTest, DrainingItsClusterStopsAHeldRun) {
+  hello({long_running()});
+  usage();
+  Outbox out;
+  ASSERT_FALSE(reconciler.drain("west", now, out));
+  ASSERT_EQ(out.cancels.size(), 1u);
+  EXPECT_EQ(out.cancels[0].dispatch, kEarlierHubsId);
+  EXPECT_TRUE(reconciler.held().empty());
+}
+
+TEST_F(NewStateReconcilerTest, ARunNoLongerListedIsNoLongerHeld) {
+  hello({long_running()});
+  hello({});
+  EXPECT_TRUE(reconciler.held().empty());
+}
+
+// Without a new state, an unknown run of an earlier hub is stopped as before.
+TEST_F(ReconcilerTest, AnUnknownRunOfThisStatesEarlierHubIsStopped) {
+  EXPECT_EQ(hello({long_running()}).cancels.size(), 1u);
+  EXPECT_TRUE(reconciler.held().empty());
+}
+
 }  // namespace
 }  // namespace gantry::hub

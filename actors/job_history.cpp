@@ -1,0 +1,109 @@
+#include "actors/job_history.hpp"
+
+#include <sqlite3.h>
+
+#include <msgpack.hpp>
+#include <stdexcept>
+
+namespace gantry::actors {
+
+namespace {
+
+constexpr const char* kEndedColumns =
+    "SELECT name, phase, submitted_ms, finished_ms, submitter, queue, started_ms, record "
+    "FROM jobs ";
+
+std::string text(sqlite3_stmt* row, int column) {
+  const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(row, column));
+  return data ? std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(row, column)))
+              : std::string();
+}
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr) != SQLITE_OK) statement_ = nullptr;
+  }
+  ~Statement() { sqlite3_finalize(statement_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  sqlite3_stmt* get() const { return statement_; }
+
+ private:
+  sqlite3_stmt* statement_ = nullptr;
+};
+
+}  // namespace
+
+JobHistory::JobHistory(const std::filesystem::path& state_dir) : path_(state_dir / "gantry.db") {
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw std::runtime_error("cannot open " + path_.string() + ": " + why);
+  }
+}
+
+JobHistory::~JobHistory() {
+  sqlite3_close(db_);
+}
+
+// A job's record as its end left it; a row without one (ended before the
+// store kept records, or refused when it came back from the store) shows
+// what the row itself holds.
+protocol::DescribeReply JobHistory::record_of(sqlite3_stmt* row) const {
+  protocol::DescribeReply reply;
+  const auto* data = static_cast<const char*>(sqlite3_column_blob(row, 7));
+  const int size = sqlite3_column_bytes(row, 7);
+  if (data != nullptr && size > 0) {
+    try {
+      msgpack::unpack(data, static_cast<std::size_t>(size)).get().convert(reply);
+    } catch (const std::exception&) {
+      reply = {};  // unreadable: shown from the row
+    }
+  }
+  reply.ok = true;
+  protocol::JobInfo& job = reply.job;
+  if (job.name.empty()) {
+    job.name = text(row, 0);
+    job.submitted_ms = sqlite3_column_int64(row, 2);
+    job.submitter = text(row, 4);
+    job.queue = text(row, 5);
+    job.started_ms = sqlite3_column_int64(row, 6);
+  }
+  job.phase = text(row, 1);
+  job.finished_ms = sqlite3_column_int64(row, 3);
+  return reply;
+}
+
+std::vector<protocol::JobInfo> JobHistory::ended(const std::set<std::string>& listed) {
+  const std::string sql = std::string(kEndedColumns) + "WHERE phase IS NOT NULL ORDER BY row;";
+  Statement statement(db_, sql.c_str());
+  if (!statement.get()) fail("cannot read ended jobs from");
+  std::vector<protocol::JobInfo> jobs;
+  int status = SQLITE_ROW;
+  while ((status = sqlite3_step(statement.get())) == SQLITE_ROW) {
+    if (listed.count(text(statement.get(), 0))) continue;
+    jobs.push_back(std::move(record_of(statement.get()).job));
+  }
+  if (status != SQLITE_DONE) fail("cannot read ended jobs from");
+  return jobs;
+}
+
+std::optional<protocol::DescribeReply> JobHistory::describe(const std::string& name) {
+  const std::string sql = std::string(kEndedColumns) +
+                          "WHERE name = ?1 AND phase IS NOT NULL ORDER BY row DESC LIMIT 1;";
+  Statement statement(db_, sql.c_str());
+  if (!statement.get()) fail("cannot read ended jobs from");
+  sqlite3_bind_text(statement.get(), 1, name.data(), static_cast<int>(name.size()),
+                    SQLITE_TRANSIENT);
+  const int status = sqlite3_step(statement.get());
+  if (status == SQLITE_DONE) return std::nullopt;
+  if (status != SQLITE_ROW) fail("cannot read ended jobs from");
+  return record_of(statement.get());
+}
+
+void JobHistory::fail(const std::string& what) const {
+  throw std::runtime_error(what + " " + path_.string() + ": " + sqlite3_errmsg(db_));
+}
+
+}  // namespace gantry::actors
