@@ -212,6 +212,10 @@ class Scheduler {
   void run_pass() {
     pass_queued_ = false;
     const hub::TimeMs at = now();
+    if (!passed_once_) {  // how long a restart took to schedule again (bench/README.md)
+      passed_once_ = true;
+      spdlog::info("first scheduling pass: {} job(s) pending", core_.pending_count());
+    }
     const std::vector<hub::Decision>& decisions = core_.schedule(at);
     wake_for_backoffs(at);
     // Evictions and PodPending timeouts may have fired lifecycle policies.
@@ -753,6 +757,7 @@ class Scheduler {
   hub::TimeMs wake_at_ = 0;     // when the pending backoff wake-up fires; 0: none
   hub::Reconciler reconciler_;  // after core_, which it drives
   hub::JobRetention retention_;
+  bool passed_once_ = false;
   // A deleted job's parts that never report their stop are given up after
   // this (the lost grace: by then the hub would give up the cluster too).
   std::chrono::milliseconds stop_grace_{120'000};
