@@ -76,7 +76,7 @@ typename Inspector::result_type inspect(Inspector& f, StoredDispatch& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, StoredJob& x) {
   return f(caf::meta::type_name("StoredJob"), x.row, x.name, x.yaml, x.submitted_ms, x.dispatch,
-           x.submitter);
+           x.submitter, x.spec);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, DispatchRecord& x) {
@@ -107,6 +107,8 @@ typename Inspector::result_type inspect(Inspector& f, T& x) {
 // inside this process only (its spec is a shared immutable pointer), so it is
 // never serialized.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gantry::hub::JobRequest)
+// Likewise the spec a submission was validated into, for the store to keep.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<const gantry::protocol::JobSpec>)
 
 CAF_BEGIN_TYPE_ID_BLOCK(gantry_hub, caf::first_custom_type_id)
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::ReplyTo))

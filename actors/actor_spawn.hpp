@@ -22,6 +22,10 @@ struct SchedulerSettings {
   // After a restart with unfinished jobs: how long agents have to list what
   // they still run before restored jobs are placed again (0: no wait).
   std::chrono::milliseconds recovery_grace{0};
+  // Jobs the store brings back (each arrives as a restore, or is dropped):
+  // recovery ends only once all of them are back and the grace has passed,
+  // so that no run of a job still on its way is released as unknown.
+  std::size_t jobs_to_restore = 0;
   // The hub's default placement policy (a name hub::find_placement_policy knows).
   std::string placement = "binpack";
   // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).

@@ -52,7 +52,7 @@ constexpr const char* kSchema =
 // PRAGMA user_version of the schema above. 0: a store from before versions
 // (its jobs table may lack `submitter`).
 // 1: jobs.submitter. 2: ended jobs keep their record (queue, started_ms,
-// gpu_milli, expires_ms, record).
+// gpu_milli, expires_ms, record); jobs keep their validated spec.
 constexpr int kSchemaVersion = 2;
 
 // Generations of a new state start at a random point below 2^22, so that the
@@ -99,6 +99,12 @@ void bind_text(sqlite3_stmt* statement, int index, std::string_view text) {
 std::string column_text(sqlite3_stmt* statement, int index) {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, index));
   return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, index)))
+              : std::string();
+}
+
+std::string column_blob(sqlite3_stmt* statement, int index) {
+  const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, index));
+  return data ? std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(statement, index)))
               : std::string();
 }
 
@@ -185,11 +191,12 @@ void JobStore::open() {
   add_column("gpu_milli", "INTEGER");
   add_column("expires_ms", "INTEGER");
   add_column("record", "BLOB");
+  add_column("spec", "BLOB");
   execute("CREATE INDEX IF NOT EXISTS jobs_ended ON jobs(finished_ms) WHERE phase IS NOT NULL;");
   execute(("PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";").c_str());
   if (!std::filesystem::exists(marker_in(path_.parent_path()))) write_marker();
   insert_ = prepare(
-      "INSERT INTO jobs (name, yaml, submitted_ms, submitter) VALUES (?1, ?2, ?3, ?4);");
+      "INSERT INTO jobs (name, yaml, submitted_ms, submitter, spec) VALUES (?1, ?2, ?3, ?4, ?5);");
   finish_ = prepare(
       "UPDATE jobs SET phase = ?2, finished_ms = ?3, queue = ?4, started_ms = ?5, gpu_milli = ?6, "
       "expires_ms = ?7, record = ?8 WHERE row = ?1;");
@@ -198,7 +205,7 @@ void JobStore::open() {
   rename_ = prepare("UPDATE jobs SET name = ?2 WHERE row = ?1;");
   unfinished_ = prepare(
       "SELECT j.row, j.name, j.yaml, j.submitted_ms, d.dispatch_id, d.committed, "
-      "d.rendezvous_host, d.rendezvous_port, d.clusters, j.submitter "
+      "d.rendezvous_host, d.rendezvous_port, d.clusters, j.submitter, j.spec "
       "FROM jobs j LEFT JOIN dispatches d ON d.job_row = j.row "
       "WHERE j.phase IS NULL ORDER BY j.row;");
   upsert_dispatch_ = prepare(
@@ -326,12 +333,15 @@ void JobStore::add_column(const char* name, const char* type) {
 }
 
 std::int64_t JobStore::add(std::string_view name, std::string_view yaml,
-                           std::int64_t submitted_ms, std::string_view submitter) {
+                           std::int64_t submitted_ms, std::string_view submitter,
+                           std::string_view spec) {
   StatementUse use(insert_);
   bind_text(insert_, 1, name);
   bind_text(insert_, 2, yaml);
   sqlite3_bind_int64(insert_, 3, submitted_ms);
   bind_text(insert_, 4, submitter);
+  if (!spec.empty())
+    sqlite3_bind_blob(insert_, 5, spec.data(), static_cast<int>(spec.size()), SQLITE_TRANSIENT);
   if (sqlite3_step(insert_) != SQLITE_DONE)
     fail("cannot record job \"" + std::string(name) + "\" in");
   return sqlite3_last_insert_rowid(db_);
@@ -399,12 +409,15 @@ std::optional<std::int64_t> JobStore::next_expiry(std::int64_t keep_finished_ms)
   return next;
 }
 
-std::int64_t JobStore::forget_expired(std::int64_t now, std::int64_t ended_before) {
+std::int64_t JobStore::forget_expired(std::int64_t now, std::int64_t ended_before,
+                                      std::int64_t limit) {
   sqlite3_stmt* statement = prepare(
-      "DELETE FROM jobs WHERE phase IS NOT NULL AND ((expires_ms IS NOT NULL AND expires_ms <= "
-      "?1) OR finished_ms < ?2) RETURNING row;");
+      "DELETE FROM jobs WHERE row IN (SELECT row FROM jobs WHERE phase IS NOT NULL AND "
+      "((expires_ms IS NOT NULL AND expires_ms <= ?1) OR finished_ms < ?2) LIMIT ?3) "
+      "RETURNING row;");
   sqlite3_bind_int64(statement, 1, now);
   sqlite3_bind_int64(statement, 2, ended_before);
+  sqlite3_bind_int64(statement, 3, limit);
   std::vector<std::int64_t> rows;
   int status = SQLITE_ROW;
   while ((status = sqlite3_step(statement)) == SQLITE_ROW)
@@ -451,7 +464,8 @@ std::vector<StoredJob> JobStore::unfinished() {
       }
       jobs.push_back(StoredJob{sqlite3_column_int64(unfinished_, 0), column_text(unfinished_, 1),
                                column_text(unfinished_, 2), sqlite3_column_int64(unfinished_, 3),
-                               std::move(dispatch), column_text(unfinished_, 9)});
+                               std::move(dispatch), column_text(unfinished_, 9),
+                               column_blob(unfinished_, 10)});
     }
     if (status != SQLITE_DONE) fail("cannot read jobs from");
   }

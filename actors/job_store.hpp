@@ -35,6 +35,10 @@ struct StoredJob {
   std::int64_t submitted_ms = 0;
   StoredDispatch dispatch;  // its last recorded dispatch, if any
   std::string submitter;    // the key that submitted it ("" before keys)
+  // Its protocol::JobSpec as validated at submission, msgpack: a restart
+  // rebuilds the job from it without parsing the YAML again ("" for jobs
+  // stored before, which come back from `yaml`).
+  std::string spec;
 };
 
 // A job's end as the store keeps it: the row stays, listed and described
@@ -92,7 +96,7 @@ class JobStore {
   // Returns the new row. Durable once committed; throws std::runtime_error on
   // failure.
   std::int64_t add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms,
-                   std::string_view submitter);
+                   std::string_view submitter, std::string_view spec = {});
   // Records how the job ended; it will not come back after a restart, and
   // stays listed (from its record) until it is forgotten.
   void finish(const FinishedJob& job);
@@ -102,9 +106,9 @@ class JobStore {
   // Forgets the ended jobs named `name` (gantryctl delete job after a
   // restart, when only the store knows them).
   void forget_ended(std::string_view name);
-  // Forgets the ended jobs whose ttl ran out by `now`, or that ended before
-  // `ended_before`; returns how many.
-  std::int64_t forget_expired(std::int64_t now, std::int64_t ended_before);
+  // Forgets at most `limit` of the ended jobs whose ttl ran out by `now`, or
+  // that ended before `ended_before`; returns how many.
+  std::int64_t forget_expired(std::int64_t now, std::int64_t ended_before, std::int64_t limit);
   // When the next ended job expires, given --keep-finished; nullopt: none.
   std::optional<std::int64_t> next_expiry(std::int64_t keep_finished_ms);
   // Removes a job's row and its dispatch record: a submission refused after

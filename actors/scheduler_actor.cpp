@@ -52,6 +52,7 @@ class Scheduler {
     if (settings.recovery_grace.count() > 0) {
       reconciler_.begin_recovery();
       self_->delayed_send(self_, settings.recovery_grace, recovered_atom_v);
+      jobs_to_restore_ = settings.jobs_to_restore;
     }
   }
 
@@ -64,6 +65,7 @@ class Scheduler {
         [this](restore_atom, hub::JobRequest& request, std::int64_t row, std::int64_t submitted_ms,
                const StoredDispatch& record) {
           accept(nullptr, std::move(request), row, submitted_ms, &record);
+          count_restored();
         },
         [this](const protocol::Hello& hello) {
           reconcile(&hub::Reconciler::on_hello, hello);
@@ -134,7 +136,12 @@ class Scheduler {
           expire_jobs();
           request_pass();
         },
-        [this](recovered_atom) { reconcile(&hub::Reconciler::end_recovery); },
+        [this](recovered_atom) {
+          grace_passed_ = true;
+          end_recovery_when_restored();
+        },
+        // A stored job the queue actor dropped (no longer valid): it will not come.
+        [this](restore_atom, std::int64_t /*row*/) { count_restored(); },
     };
   }
 
@@ -207,6 +214,16 @@ class Scheduler {
     if (end == 0 || (wake_at_ > at && wake_at_ <= end)) return;
     wake_at_ = end;
     self_->delayed_send(self_, std::chrono::milliseconds(end - at), tick_atom_v);
+  }
+
+  void count_restored() {
+    if (jobs_to_restore_ > 0) --jobs_to_restore_;
+    end_recovery_when_restored();
+  }
+
+  void end_recovery_when_restored() {
+    if (!reconciler_.recovering() || !grace_passed_ || jobs_to_restore_ > 0) return;
+    reconcile(&hub::Reconciler::end_recovery);
   }
 
   void run_pass() {
@@ -758,6 +775,8 @@ class Scheduler {
   hub::Reconciler reconciler_;  // after core_, which it drives
   hub::JobRetention retention_;
   bool passed_once_ = false;
+  std::size_t jobs_to_restore_ = 0;  // stored jobs not back yet (while recovering)
+  bool grace_passed_ = false;
   // A deleted job's parts that never report their stop are given up after
   // this (the lost grace: by then the hub would give up the cluster too).
   std::chrono::milliseconds stop_grace_{120'000};

@@ -40,6 +40,9 @@ constexpr auto kLastRetry = std::chrono::seconds(30);
 // Ended jobs are forgotten when their ttl or --keep-finished runs out; the
 // store looks again at the earliest such time, and at least this often.
 constexpr std::int64_t kLongestExpiryWaitMs = 600'000;
+// Forgotten per transaction: a backlog (a hub started long after its jobs
+// ended) goes in slices, so submissions never wait behind all of it.
+constexpr std::int64_t kExpirySlice = 5'000;
 
 struct StoreState {
   std::shared_ptr<JobStore> store;
@@ -205,10 +208,12 @@ void expire_ended(StoreActor* self) {
   if (state.next_expiry_ms > now) return;  // an earlier wake-up, replaced since
   state.next_expiry_ms = 0;
   const std::int64_t keep = state.keep_finished.count();
-  queue_write(self, [now, keep](JobStore& store) {
-    if (const std::int64_t forgotten = store.forget_expired(now, now - keep); forgotten > 0)
+  queue_write(self, [self, now, keep](JobStore& store) {
+    const std::int64_t forgotten = store.forget_expired(now, now - keep, kExpirySlice);
+    if (forgotten > 0)
       spdlog::info("job store: forgot {} ended job(s) past their ttl or --keep-finished",
                    forgotten);
+    if (forgotten == kExpirySlice) wake_for_expiry(self, now);  // more wait: the next slice
   });
   std::optional<std::int64_t> next;
   try {
@@ -229,15 +234,21 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
   expire_ended(self);
   return {
       // Answers (row, "") or (0, error) once committed.
+      // `spec` is packed here, on the store's thread, not the validator's.
       [self](persist_atom, const std::string& name, const std::string& yaml,
-             std::int64_t submitted_ms, const std::string& submitter) {
+             std::int64_t submitted_ms, const std::string& submitter,
+             const std::shared_ptr<const protocol::JobSpec>& spec) {
         StoreState& state = self->state;
         const std::size_t index = state.inserts.size();
         state.inserts.push_back({self->make_response_promise<std::int64_t, std::string>(), 0});
         queue_write(
             self,
-            [&state, index, name, yaml, submitted_ms, submitter](JobStore& store) {
-              state.inserts[index].row = store.add(name, yaml, submitted_ms, submitter);
+            [&state, index, name, yaml, submitted_ms, submitter, spec](JobStore& store) {
+              msgpack::sbuffer packed;
+              if (spec) msgpack::pack(packed, *spec);
+              state.inserts[index].row =
+                  store.add(name, yaml, submitted_ms, submitter,
+                            std::string_view(packed.data(), packed.size()));
             },
             true);
         return state.inserts.back().promise;

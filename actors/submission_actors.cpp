@@ -46,6 +46,20 @@ hub::JobRequest validate(const std::string& yaml, const config::PriorityClassReg
   return request;
 }
 
+// A stored job as it was validated at submission: from its packed spec
+// (its priority as resolved then, as Kubernetes keeps a pod's), else from
+// its YAML (a job stored before specs were).
+hub::JobRequest restored_request(const StoredJob& stored,
+                                 const config::PriorityClassRegistry& classes) {
+  if (stored.spec.empty()) return validate(stored.yaml, classes);
+  auto spec = std::make_shared<protocol::JobSpec>();
+  msgpack::unpack(stored.spec.data(), stored.spec.size()).get().convert(*spec);
+  const std::optional<config::ResolvedPriority> resolved = classes.resolve(spec->priority_class);
+  hub::JobRequest request = hub::make_job_request(std::move(spec));
+  request.may_preempt = !resolved || resolved->preempts;
+  return request;
+}
+
 protocol::PriorityClassInfo class_info(const config::PriorityClass& priority_class) {
   return {priority_class.name,
           priority_class.value,
@@ -115,7 +129,8 @@ class Queue {
     const hub::TimeMs submitted_ms = clock_();
     const std::string name = request.name;
     // Written before it is acknowledged, so an accepted job survives a restart.
-    self_->request(store_, caf::infinite, persist_atom_v, name, yaml, submitted_ms, to.key)
+    self_->request(store_, caf::infinite, persist_atom_v, name, yaml, submitted_ms, to.key,
+                   request.spec)
         .then(
             [this, to, request, submitted_ms](std::int64_t row, const std::string& error) mutable {
               if (row == 0) {
@@ -134,7 +149,7 @@ class Queue {
 
   void on_restore(const StoredJob& stored) {
     try {
-      hub::JobRequest request = validate(stored.yaml, *classes_);
+      hub::JobRequest request = restored_request(stored, *classes_);
       // A generateName job comes back under the name the hub made for it.
       if (request.name.empty()) request.name = stored.name;
       request.submitter = stored.submitter;
@@ -145,6 +160,7 @@ class Queue {
                     e.what());
       self_->send(store_, finish_atom_v, stored.row, std::string(protocol::phase::kFailed),
                   clock_());
+      self_->send(scheduler_, restore_atom_v, stored.row);  // counted as back: it will not come
     }
   }
 

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "actors/job_store.hpp"
+#include "config/volcano_job.hpp"
 #include "bench/e2e/hub_process.hpp"
 #include "protocol/messages.hpp"
 #include "support/free_port.hpp"
@@ -40,6 +41,16 @@ std::string job_yaml(std::int64_t i) {
          "            - name: main\n              image: trainer:1\n"
          "              command: [python3, train.py]\n              resources:\n"
          "                requests: {cpu: \"8\", memory: 64Gi, nvidia.com/gpu: \"4\"}\n";
+}
+
+// The validated spec the hub stores with each submission, packed.
+std::string packed_spec(std::int64_t i) {
+  static const gantry::protocol::JobSpec base = gantry::config::parse_volcano_job(job_yaml(0));
+  gantry::protocol::JobSpec spec = base;
+  spec.name = "job-" + std::to_string(i);
+  msgpack::sbuffer packed;
+  msgpack::pack(packed, spec);
+  return std::string(packed.data(), packed.size());
 }
 
 // What the hub stores at a job's end: describe's answer, packed.
@@ -72,7 +83,7 @@ WriteRate measure_writes(const std::filesystem::path& dir, std::int64_t jobs, st
   for (std::int64_t i = 0; i < jobs;) {
     store.begin();
     for (std::int64_t b = 0; b < batch && i < jobs; ++b, ++i)
-      store.add("job-" + std::to_string(i), job_yaml(i), 1000 + i, "bench");
+      store.add("job-" + std::to_string(i), job_yaml(i), 1000 + i, "bench", packed_spec(i));
     store.commit();
   }
   return {batch, static_cast<double>(jobs) / seconds_since(start)};
@@ -85,14 +96,21 @@ double fill(const std::filesystem::path& dir, std::int64_t jobs, std::int64_t un
   JobStore store(dir);
   store.start_generation();
   const std::int64_t ended = jobs - unfinished;
+  // Ended over the last days, within --keep-finished's default week.
+  const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  const std::int64_t first_end = now_ms - ended * 500;
   constexpr std::int64_t kBatch = 10'000;
   for (std::int64_t i = 0; i < jobs;) {
     store.begin();
     for (std::int64_t b = 0; b < kBatch && i < jobs; ++b, ++i) {
-      const std::int64_t row = store.add("job-" + std::to_string(i), job_yaml(i), 1000 + i, "bench");
+      const std::int64_t end = first_end + i * 500;
+      const std::int64_t row =
+          store.add("job-" + std::to_string(i), job_yaml(i), end - 60'000, "bench", packed_spec(i));
       if (i < ended)
-        store.finish(FinishedJob{row, "Completed", 2000 + i, "default", 1500 + i, 8000, 0,
-                                 end_record(i)});
+        store.finish(
+            FinishedJob{row, "Completed", end, "default", end - 30'000, 8000, 0, end_record(i)});
     }
     store.commit();
   }
