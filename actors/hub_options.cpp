@@ -5,6 +5,7 @@
 #include "hub/duration.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/topology.hpp"
+#include "protocol/lease_timing.hpp"
 
 namespace gantry::actors {
 
@@ -216,7 +217,8 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       ->type_name("N");
   cl::add_read<std::int32_t>(app, "--liveness", options.liveness,
                              cl::positive<std::int32_t>("expected a positive integer", 86'400'000),
-                             "missed heartbeats before an agent reconnects to the hub (default 3)")
+                             "heartbeats of the default --recovery-grace-ms (default 3); agents\n"
+                             "are told the lease: --agent-lease in heartbeats")
       ->type_name("N");
   cl::add_read<std::optional<std::chrono::milliseconds>>(
       app, "--recovery-grace-ms", options.recovery_grace, milliseconds(),
@@ -289,6 +291,12 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
   if (options.lost_grace < options.agent_lease)
     throw std::invalid_argument("--lost-grace: must be at least --agent-lease (" +
                                 duration_text(options.agent_lease.count()) + ") (got \"" +
+                                duration_text(options.lost_grace.count()) + "\")");
+  // Agents fence their runs after the lease: that must be over before the
+  // hub places their jobs again (protocol/lease_timing.hpp).
+  if (const std::string why = protocol::why_fence_unsafe(options.agent_lease, options.lost_grace);
+      !why.empty())
+    throw std::invalid_argument("--lost-grace: " + why + " (got \"" +
                                 duration_text(options.lost_grace.count()) + "\")");
   // An agent says something every heartbeat: a shorter idle timeout would
   // close healthy agents' connections.

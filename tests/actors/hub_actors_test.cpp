@@ -14,7 +14,8 @@ TEST_F(HubActorsTest, HelloIsWelcomedWithTheHubsHeartbeatSettings) {
   EXPECT_EQ(welcomes[0].first, "agent/east");
   EXPECT_EQ(welcomes[0].second.hub_epoch, 42u);
   EXPECT_EQ(welcomes[0].second.heartbeat_interval_ms, 1000);
-  EXPECT_EQ(welcomes[0].second.heartbeat_liveness, kLiveness);
+  // The lease in heartbeats: agents fence their runs after it (protocol/lease_timing.hpp).
+  EXPECT_EQ(welcomes[0].second.heartbeat_liveness, kLeaseTicks);
 }
 
 // ---- two-phase dispatch
