@@ -101,6 +101,10 @@ class AgentCrash(unittest.TestCase):
         self.gantry.wait_ready_clusters(2)
         for job in quick:
             self.assertEqual(self.gantry.job(job)["clusters"], ["crashy"])
+        # The scenario, not a synchronisation: the runs go on for more than a
+        # lease under the restarted agent, whose echoed heartbeats keep them.
+        time.sleep(1.5 * LEASE_MS / 1000)
+        self.assertNotIn("fenced", self.gantry.log("agent-crashy"))
         self.finish(quick, release)
         for replica in self.replicas(quick):
             self.assertEqual(self.lines(replica, "starts"), ["started"], f"{replica} started once")
