@@ -278,7 +278,8 @@ ProcessExecutor::Child ProcessExecutor::supervise(const ReplicaLaunch& launch,
                                user_, argv};
   pid_t supervisor = -1;
   try {
-    supervisor = spawn_process(supervisor_argv(supervisor_, supervised), env,
+    // An empty environment: the job's reaches only the replica (start_supervised).
+    supervisor = spawn_process(supervisor_argv(supervisor_, supervised), {},
                                ProcessIo{log, control[1], true}, nullptr);
   } catch (...) {
     ::close(control[0]);
@@ -287,15 +288,22 @@ ProcessExecutor::Child ProcessExecutor::supervise(const ReplicaLaunch& launch,
   }
   ::close(control[1]);
   Child child{launch.key, supervisor, pidfd_open(supervisor), -1, true};
+  if (child.supervisor_fd < 0) {  // unwatchable (a kernel before 5.3): never started
+    const int error = errno;
+    ::close(control[0]);  // the supervisor starts nothing and exits
+    reap(supervisor);
+    throw std::runtime_error(std::string("cannot watch the run supervisor: pidfd_open: ") +
+                             std::strerror(error));
+  }
   try {
     const protocol::TaskSpec& task = launch.job->tasks.at(launch.task);
     state_.write_record(RunRecord{launch.key, launch.job->name, task.name, launch.node, launch.part,
                                   launch.parts, launch.index, supervisor,
                                   process_start_time(supervisor)});
-    child.replica = start_supervised(control[0]);
+    child.replica = start_supervised(control[0], env);
   } catch (...) {
     ::close(control[0]);  // an end of file: a supervisor still waiting starts nothing
-    if (child.supervisor_fd >= 0) ::close(child.supervisor_fd);
+    ::close(child.supervisor_fd);
     reap(supervisor);
     state_.remove(launch.key);
     throw;

@@ -9,13 +9,12 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "agents/replica_spawn.hpp"
 #include "agents/run_records.hpp"
 #include "protocol/lease_timing.hpp"
-
-extern char** environ;
 
 namespace gantry::agents {
 
@@ -23,6 +22,7 @@ namespace {
 
 constexpr char kGo = 'g';
 constexpr std::size_t kMaxAnswer = 4096;
+constexpr std::size_t kMaxEnvironment = 64 << 20;
 
 int pidfd_open(pid_t pid) {
   return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
@@ -50,13 +50,26 @@ std::string read_to_end(int fd) {
   return text;
 }
 
-bool wait_for_go(int control_fd) {
-  char byte = 0;
-  ssize_t n = 0;
-  do {
-    n = ::read(control_fd, &byte, 1);
-  } while (n < 0 && errno == EINTR);
-  return n == 1 && byte == kGo;
+// The go byte, then the replica's environment: entries ending in NUL, an
+// empty one last. nullopt: an end of file first (the agent gave the run up).
+std::optional<std::vector<std::string>> wait_for_go(int control_fd) {
+  std::string received;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(control_fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || received.size() > kMaxEnvironment) return std::nullopt;
+    received.append(buffer, static_cast<std::size_t>(n));
+    if (received.front() != kGo) return std::nullopt;
+    if (received.size() >= 2 && received.compare(received.size() - 2, 2, std::string(2, '\0')) == 0)
+      break;
+    if (received.size() == 2 && received[1] == '\0') break;  // go, and no environment
+  }
+  std::vector<std::string> env;
+  std::size_t start = 1;
+  for (std::size_t end; (end = received.find('\0', start)) != start; start = end + 1)
+    env.push_back(received.substr(start, end - start));
+  return env;
 }
 
 // The signals that stop the run (the agent's kill(), an operator) arrive on
@@ -69,7 +82,7 @@ int stop_signals_fd() {
   return ::signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-// The contact file is missing, unreadable or older than the lease.
+// The contact file is missing, unreadable or older than the fence timeout.
 bool contact_lost(const SupervisorOptions& options) {
   if (options.fence_after_ms <= 0) return false;
   const std::optional<std::int64_t> confirmed = read_contact(options.contact_file);
@@ -124,7 +137,7 @@ class ReplicaWatch {
       // Into the replica's log: whoever reads it learns why it was stopped.
       write_text(STDERR_FILENO,
                  "gantry-run-supervisor: fenced: the agent's last confirmed contact with the hub "
-                 "is older than its lease of " +
+                 "is older than its fence timeout of " +
                      std::to_string(options_.fence_after_ms) + " ms; stopping the replica\n");
       kill_at_ =
           monotonic_ms() +
@@ -149,12 +162,6 @@ class ReplicaWatch {
   bool fenced_ = false;
   std::int64_t kill_at_ = 0;
 };
-
-std::vector<std::string> own_environment() {
-  std::vector<std::string> env;
-  for (char** entry = environ; *entry != nullptr; ++entry) env.emplace_back(*entry);
-  return env;
-}
 
 }  // namespace
 
@@ -209,12 +216,13 @@ SupervisorOptions parse_supervisor_args(const std::vector<std::string>& args) {
 }
 
 int run_supervisor(const SupervisorOptions& options, int control_fd) {
-  if (!wait_for_go(control_fd)) return 0;  // never recorded: nothing to run
+  const std::optional<std::vector<std::string>> env = wait_for_go(control_fd);
+  if (!env) return 0;  // never recorded: nothing to run
   const int stop_fd = stop_signals_fd();
   pid_t replica = -1;
   try {
-    replica = spawn_replica(options.argv, own_environment(), STDOUT_FILENO,
-                            options.user ? &*options.user : nullptr);
+    replica =
+        spawn_replica(options.argv, *env, STDOUT_FILENO, options.user ? &*options.user : nullptr);
   } catch (const std::exception& failure) {
     write_text(control_fd, std::string("error ") + failure.what());
     return 1;  // no exit file: the agent reports the failure and forgets the run
@@ -234,8 +242,15 @@ int run_supervisor(const SupervisorOptions& options, int control_fd) {
   return 0;
 }
 
-pid_t start_supervised(int control_fd) {
-  write_text(control_fd, std::string(1, kGo));
+pid_t start_supervised(int control_fd, const std::vector<std::string>& env) {
+  std::string go(1, kGo);
+  for (const std::string& entry : env) {
+    if (entry.empty()) continue;  // would end the list early
+    go += entry;
+    go += '\0';
+  }
+  go += '\0';
+  write_text(control_fd, go);
   const std::string answer = read_to_end(control_fd);
   if (answer.rfind("ok ", 0) == 0) return static_cast<pid_t>(std::stol(answer.substr(3)));
   if (answer.rfind("error ", 0) == 0) throw std::runtime_error(answer.substr(6));

@@ -8,7 +8,7 @@
 // so a restarted agent re-attaches to it or finds the run's end.
 //
 // It also fences: while the agent's last confirmed contact with the hub (the
-// contact file) is older than the lease, the run is stopped (SIGTERM, then
+// contact file) is older than the fence timeout, the run is stopped (SIGTERM, then
 // SIGKILL after protocol::fence_term_grace), so that the hub's requeue after
 // its lost grace never meets a live copy (protocol/lease_timing.hpp).
 #pragma once
@@ -38,14 +38,17 @@ std::vector<std::string> supervisor_argv(const std::filesystem::path& supervisor
 SupervisorOptions parse_supervisor_args(const std::vector<std::string>& args);
 
 // The supervisor: waits for the agent's go on `control_fd` (a socket: an end
-// of file instead means the agent gave the run up before recording it), starts
-// the replica with this process's environment, answers "ok PID\n" or
+// of file instead means the agent gave the run up before recording it) with
+// the replica's environment, starts the replica, answers "ok PID\n" or
 // "error REASON" and closes `control_fd`, then watches the replica until it
-// ends. Returns the supervisor's exit status.
+// ends. Returns the supervisor's exit status. The environment comes this way,
+// not as the supervisor's own: the supervisor may run as root, and a job's
+// LD_PRELOAD must never reach it.
 int run_supervisor(const SupervisorOptions& options, int control_fd);
 
-// The agent's side of the control socket: go, then the answer. Returns the
-// replica's pid; throws std::runtime_error with the supervisor's reason.
-pid_t start_supervised(int control_fd);
+// The agent's side of the control socket: go with the replica's environment,
+// then the answer. Returns the replica's pid; throws std::runtime_error with
+// the supervisor's reason.
+pid_t start_supervised(int control_fd, const std::vector<std::string>& env);
 
 }  // namespace gantry::agents

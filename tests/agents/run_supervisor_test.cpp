@@ -1,7 +1,8 @@
 // The run supervisor (the real gantry-run-supervisor) and the process
 // executor's re-attach: a run started under a supervisor is found by a new
 // executor on the same state directory, running or with its real end; a
-// supervisor whose agent's contact is older than the lease fences its run.
+// supervisor whose agent's contact is older than the fence timeout fences
+// its run.
 #include "agents/run_supervisor.hpp"
 
 #include <fcntl.h>
@@ -51,14 +52,13 @@ struct RunSupervisorTest : ::testing::Test {
                               std::nullopt,
                               {"/bin/sh", "-c", script}};
     Supervised started;
-    started.supervisor =
-        spawn_process(supervisor_argv(GANTRY_SUPERVISOR_BINARY, options), own_environment(),
-                      ProcessIo{log, control[1], true}, nullptr);
+    started.supervisor = spawn_process(supervisor_argv(GANTRY_SUPERVISOR_BINARY, options), {},
+                                       ProcessIo{log, control[1], true}, nullptr);
     ::close(control[1]);
     ::close(log);
     state.write_record(RunRecord{key, "job", "worker", "node-a", 0, 1, static_cast<int>(key.rank),
                                  started.supervisor, process_start_time(started.supervisor)});
-    started.replica = start_supervised(control[0]);
+    started.replica = start_supervised(control[0], own_environment());
     ::close(control[0]);
     return started;
   }
@@ -148,13 +148,30 @@ TEST_F(RunSupervisorTest, ARunWhoseSupervisorVanishedEndsKilled) {
 TEST_F(RunSupervisorTest, AContactOlderThanTheLeaseFencesTheRun) {
   state.write_contact(monotonic_ms());
   const Supervised run = start(ReplicaKey{9, 0}, "exec sleep 1000", 200);
-  // No agent confirms any contact from here on: the lease runs out.
+  // No agent confirms any contact from here on: the fence timeout runs out.
   wait_for_end(run.supervisor);
   const std::optional<RunEnd> end = read_run_end(state.exit_path(ReplicaKey{9, 0}));
   ASSERT_TRUE(end.has_value());
   EXPECT_TRUE(end->fenced);
   EXPECT_EQ(end->signal, SIGTERM);
   EXPECT_EQ(end->exit_code, 128 + SIGTERM);
+}
+
+// The supervisor may run as root: the job's environment (an LD_PRELOAD)
+// reaches only the replica, never the supervisor's own exec.
+TEST_F(RunSupervisorTest, TheSupervisorItselfRunsWithoutTheJobsEnvironment) {
+  const std::filesystem::path seen = temp.path() / "seen";
+  const Supervised run = start(ReplicaKey{10, 0},
+                               "tr '\\0' '\\n' < /proc/$PPID/environ > " + seen.string() +
+                                   ".supervisor; env > " + seen.string() + ".replica",
+                               0);
+  wait_for_end(run.supervisor);
+  std::ifstream supervisor_env(seen.string() + ".supervisor");
+  std::ifstream replica_env(seen.string() + ".replica");
+  const std::string supervisor_text((std::istreambuf_iterator<char>(supervisor_env)), {});
+  const std::string replica_text((std::istreambuf_iterator<char>(replica_env)), {});
+  EXPECT_EQ(supervisor_text, "");
+  EXPECT_NE(replica_text.find("PATH="), std::string::npos) << replica_text;
 }
 
 TEST_F(RunSupervisorTest, ASupervisorToldNothingStartsNothing) {
@@ -167,9 +184,8 @@ TEST_F(RunSupervisorTest, ASupervisorToldNothingStartsNothing) {
                             std::nullopt,
                             {"/bin/sh", "-c", "touch " + marker.string()}};
   const int log = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  const pid_t supervisor =
-      spawn_process(supervisor_argv(GANTRY_SUPERVISOR_BINARY, options), own_environment(),
-                    ProcessIo{log, control[1], true}, nullptr);
+  const pid_t supervisor = spawn_process(supervisor_argv(GANTRY_SUPERVISOR_BINARY, options), {},
+                                         ProcessIo{log, control[1], true}, nullptr);
   ::close(control[1]);
   ::close(log);
   ::close(control[0]);  // the agent died before recording the run
