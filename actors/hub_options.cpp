@@ -218,7 +218,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
   cl::add_read<std::int32_t>(app, "--liveness", options.liveness,
                              cl::positive<std::int32_t>("expected a positive integer", 86'400'000),
                              "heartbeats of the default --recovery-grace-ms (default 3); agents\n"
-                             "are told the lease: --agent-lease in heartbeats")
+                             "are told their fence timeout in heartbeats, from --lost-grace")
       ->type_name("N");
   cl::add_read<std::optional<std::chrono::milliseconds>>(
       app, "--recovery-grace-ms", options.recovery_grace, milliseconds(),
@@ -298,6 +298,12 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
       !why.empty())
     throw std::invalid_argument("--lost-grace: " + why + " (got \"" +
                                 duration_text(options.lost_grace.count()) + "\")");
+  // Agents are told their fence timeout in heartbeats: at least one.
+  if (const auto fence = protocol::fence_timeout(options.lost_grace);
+      options.heartbeat_interval > fence)
+    throw std::invalid_argument("--heartbeat-ms: must be at most the agents' fence timeout (" +
+                                duration_text(fence.count()) + ", from --lost-grace) (got \"" +
+                                duration_text(options.heartbeat_interval.count()) + "\")");
   // An agent says something every heartbeat: a shorter idle timeout would
   // close healthy agents' connections.
   if (options.idle_timeout <= 2 * options.heartbeat_interval)

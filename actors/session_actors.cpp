@@ -102,7 +102,7 @@ class Registry {
         from.peer,
         protocol::Welcome{
             options_.hub_epoch, static_cast<std::int32_t>(options_.heartbeat_interval.count()),
-            protocol::lease_in_heartbeats(options_.agent_lease, options_.heartbeat_interval)},
+            protocol::fence_in_heartbeats(options_.lost_grace, options_.heartbeat_interval)},
         from.seq));
   }
 

@@ -162,6 +162,9 @@ void AgentLoop::deliver_and_close() {
 }
 
 void AgentLoop::act_on_session(TimeMs now) {
+  // A loop that stalled (starting many replicas) reads what came meanwhile
+  // before it judges the hub silent.
+  if (socket_ && session_.due(now) == HubSession::Action::kDisconnect) receive_frames(now);
   switch (session_.due(now)) {
     case HubSession::Action::kNone:
       break;
@@ -329,8 +332,8 @@ void AgentLoop::fence_if_cut_off(TimeMs now) {
   if (!deadline || now < *deadline) return;
   const std::string why = "fenced: no confirmed contact with the hub for " +
                           std::to_string(now - *session_.confirmed_contact()) +
-                          " ms, past its lease of " + std::to_string(session_.fence_after_ms()) +
-                          " ms";
+                          " ms, past its fence timeout of " +
+                          std::to_string(session_.fence_after_ms()) + " ms";
   spdlog::error("{}: stopping {} running dispatch(es)", why, core_.running_count());
   core_.fence(why, outbox_);
   fenced_ = true;
@@ -377,8 +380,8 @@ void AgentLoop::on_message(const protocol::ErrorReply& reply, TimeMs now) {
 
 void AgentLoop::on_message(const protocol::Welcome& welcome, TimeMs now) {
   if (session_.welcomed(welcome, now)) core_.forget_finished();
-  spdlog::info("registered with hub epoch {} (heartbeat {} ms, lease {} ms)", welcome.hub_epoch,
-               session_.heartbeat_ms(), session_.fence_after_ms());
+  spdlog::info("registered with hub epoch {} (heartbeat {} ms, fence timeout {} ms)",
+               welcome.hub_epoch, session_.heartbeat_ms(), session_.fence_after_ms());
   note_contact();
   // The hub wants the full node usage before anything else of this session.
   if (send(protocol::encode(core_.usage_report(), next_seq_))) {

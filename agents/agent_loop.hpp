@@ -82,7 +82,7 @@ class AgentLoop {
   // The hub heard us as of the session's confirmed contact: the executor
   // keeps its runs, and the fence moves on.
   void note_contact();
-  // Cut off past the hub's lease: stop every run (protocol/lease_timing.hpp).
+  // Cut off past the fence timeout: stop every run (protocol/lease_timing.hpp).
   void fence_if_cut_off(TimeMs now);
   std::optional<TimeMs> fence_deadline() const;
   TimeMs next_deadline() const;

@@ -227,7 +227,7 @@ void define(CLI::App& app, AgentOptions& options) {
       ->type_name("N");
   cl::add_read(app, "--liveness", options.liveness, up_to(1000),
                "silent heartbeats before the hub counts as dead, until the hub's Welcome "
-               "sets it to its lease (default 3)")
+               "sets it to the fence timeout (default 3)")
       ->type_name("N");
   cl::add_read(app, "--max-backoff-ms", options.max_backoff_ms, up_to(kMaxMs),
                "cap on the reconnect backoff (default 32000)")
@@ -239,7 +239,8 @@ void define(CLI::App& app, AgentOptions& options) {
                "process executor: where each run is recorded before it starts, so that a "
                "restarted agent takes back what still runs and reports what ended (default "
                "<work-dir>/.agent-state). Runs outlive the agent under gantry-run-supervisor; "
-               "cut off from the hub longer than its lease (Welcome: heartbeat x liveness), "
+               "cut off from the hub past the fence timeout the hub gives (Welcome: heartbeat x "
+               "liveness, from its lost grace), "
                "they are stopped (self-fencing, docs/agents.md)")
       ->type_name("DIR");
   cl::add_read<std::string>(app, "--run-as", options.run_as, not_empty,

@@ -64,8 +64,8 @@ class HubSession {
   // agent knows the hub heard, whatever it heard from the hub since (an
   // asymmetric cut cannot fool it). nullopt before the first Welcome.
   std::optional<TimeMs> confirmed_contact() const { return confirmed_; }
-  // The hub's lease as its Welcome told it (heartbeat x liveness): runs are
-  // fenced once the confirmed contact is older (protocol/lease_timing.hpp).
+  // The fence timeout the hub's Welcome gave (heartbeat x liveness): runs
+  // are fenced once the confirmed contact is older (protocol/lease_timing.hpp).
   TimeMs fence_after_ms() const { return silence_limit_ms(); }
   // The session is over (silence, epoch change, not_registered): the first
   // retry after a working session is immediate, later ones back off.

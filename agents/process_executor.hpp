@@ -103,7 +103,7 @@ class ProcessExecutor final : public Executor {
   RunStateDir state_;
   std::filesystem::path supervisor_;
   int epoll_fd_ = -1;
-  TimeMs fence_after_ms_ = 0;  // 0 until the hub says its lease: never fenced
+  TimeMs fence_after_ms_ = 0;  // 0 until the hub gives the fence timeout: never fenced
   std::vector<Child> children_;
   std::vector<Ended> ended_;
   std::unordered_map<DispatchId, PartPlugins> part_plugins_;

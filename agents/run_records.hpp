@@ -7,7 +7,8 @@
 //                                (agents/run_supervisor.hpp) when it ends
 //   contact                      the agent's last confirmed contact with the
 //                                hub, CLOCK_MONOTONIC ms: supervisors fence
-//                                their run when it grows older than the lease
+//                                their run when it grows older than the
+//                                fence timeout
 // Every file is replaced whole (temporary file, fsync, rename): a crash leaves
 // the old or the new one, never half of one.
 #pragma once

@@ -140,8 +140,8 @@ TEST(HubOptionsTest, LostGraceShorterThanTheLeaseIsRefused) {
 TEST(HubOptionsTest, LostGraceThatLeavesNoTimeToFenceIsRefused) {
   EXPECT_EQ(refusal({"--agent-lease", "2s", "--lost-grace", "2000ms"}),
             "--lost-grace: must be at least --agent-lease plus its fence kill margin (3000 ms): "
-            "agents cut off for the lease stop their runs, and must be done before their jobs "
-            "are placed again (got \"2s\")");
+            "agents cut off for longer stop their runs, and must be done before their jobs are "
+            "placed again (got \"2s\")");
   const HubCommandLine enough =
       parse_hub_command_line({"--agent-lease", "2s", "--lost-grace", "3s"});
   EXPECT_EQ(enough.options.lost_grace, std::chrono::milliseconds{3000});

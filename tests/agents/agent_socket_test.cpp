@@ -332,9 +332,9 @@ TEST(AgentSocket, ReconnectsWithHelloWhenTheHubFallsSilent) {
 
 // An asymmetric cut: the hub's frames still arrive (its heartbeats keep the
 // session alive), but none echoes the agent's own heartbeats, so the hub may
-// not be hearing the agent. Past the lease the Welcome gave (20 ms x 10), the
+// not be hearing the agent. Past the fence timeout the Welcome gave (20 ms x 10), the
 // agent stops its runs itself and reports them Failed, fenced.
-TEST(AgentSocket, AnAgentWhoseHeartbeatsGoUnansweredFencesItsRunsAfterTheLease) {
+TEST(AgentSocket, AnAgentWhoseHeartbeatsGoUnansweredFencesItsRunsPastTheFenceTimeout) {
   FakeHub hub;
   AgentThread agent(hub.endpoint(), quiet_timing());
   const testing::Received hello = hub.next(1);

@@ -74,17 +74,27 @@ TEST(SelfFence, AFencedCoreStopsEveryRunWhichEndsFailedSayingWhy) {
   EXPECT_EQ(core.running_count(), 0u);
 }
 
-TEST(SelfFence, TheHubRefusesALostGraceTheFenceCannotBeatAndSaysTheLeaseInHeartbeats) {
+TEST(SelfFence, TheFenceAndItsKillMarginEndBeforeTheLostGraceAndNeverBeforeTheLease) {
   using std::chrono::milliseconds;
+  for (const milliseconds lost_grace :
+       {milliseconds{1000}, milliseconds{4500}, milliseconds{120'000}, milliseconds{3'600'000}}) {
+    const milliseconds fence = protocol::fence_timeout(lost_grace);
+    EXPECT_LE(fence + protocol::fence_kill_margin(fence), lost_grace) << lost_grace.count();
+    // The supervisor's check and SIGTERM grace fit in the margin.
+    EXPECT_LT(protocol::fence_check_period(fence) + protocol::fence_term_grace(fence),
+              protocol::fence_kill_margin(fence));
+  }
+  EXPECT_EQ(protocol::fence_timeout(milliseconds{120'000}), milliseconds{105'000});
+  EXPECT_EQ(protocol::fence_in_heartbeats(milliseconds{120'000}, milliseconds{1000}), 105);
+  EXPECT_EQ(protocol::fence_in_heartbeats(milliseconds{1000}, milliseconds{1000}), 1);
+  // A lease the fence cannot follow within the lost grace is refused.
   EXPECT_EQ(protocol::why_fence_unsafe(milliseconds{30'000}, milliseconds{120'000}), "");
   EXPECT_NE(protocol::why_fence_unsafe(milliseconds{30'000}, milliseconds{40'000}), "");
-  EXPECT_EQ(protocol::why_fence_unsafe(milliseconds{600}, milliseconds{1000}), "");
-  EXPECT_EQ(protocol::lease_in_heartbeats(milliseconds{30'000}, milliseconds{1000}), 30);
-  EXPECT_EQ(protocol::lease_in_heartbeats(milliseconds{500}, milliseconds{1000}), 1);
-  // The fence, its check and the SIGTERM grace all end within the margin.
-  const milliseconds lease{2000};
-  EXPECT_LT(protocol::fence_check_period(lease) + protocol::fence_term_grace(lease),
-            protocol::fence_kill_margin(lease));
+  for (const milliseconds lease : {milliseconds{600}, milliseconds{3000}, milliseconds{30'000}}) {
+    const milliseconds lost_grace = lease + protocol::fence_kill_margin(lease);
+    EXPECT_EQ(protocol::why_fence_unsafe(lease, lost_grace), "");
+    EXPECT_GE(protocol::fence_timeout(lost_grace), lease) << lease.count();
+  }
 }
 
 }  // namespace

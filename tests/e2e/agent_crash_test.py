@@ -17,7 +17,7 @@ import unittest
 from gantry_harness import Cluster, job_yaml, wait_until
 
 LEASE_MS = 3000
-LOST_GRACE_MS = 4500  # the lease plus its fence kill margin (protocol/lease_timing.hpp)
+LOST_GRACE_MS = 4500  # the lease plus its kill margin: agents fence after 3 s (protocol/lease_timing.hpp)
 JOBS = 6
 REPLICAS = 2
 
@@ -101,8 +101,9 @@ class AgentCrash(unittest.TestCase):
         self.gantry.wait_ready_clusters(2)
         for job in quick:
             self.assertEqual(self.gantry.job(job)["clusters"], ["crashy"])
-        # The scenario, not a synchronisation: the runs go on for more than a
-        # lease under the restarted agent, whose echoed heartbeats keep them.
+        # The scenario, not a synchronisation: the runs go on for more than the
+        # fence timeout (3 s here) under the restarted agent, whose echoed
+        # heartbeats keep them.
         time.sleep(1.5 * LEASE_MS / 1000)
         self.assertNotIn("fenced", self.gantry.log("agent-crashy"))
         self.finish(quick, release)
