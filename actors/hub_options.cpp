@@ -5,6 +5,7 @@
 #include "hub/duration.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/topology.hpp"
+#include "protocol/lease_timing.hpp"
 
 namespace gantry::actors {
 
@@ -220,7 +221,8 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       ->type_name("N");
   cl::add_read<std::int32_t>(app, "--liveness", options.liveness,
                              cl::positive<std::int32_t>("expected a positive integer", 86'400'000),
-                             "missed heartbeats before an agent reconnects to the hub (default 3)")
+                             "heartbeats of the default --recovery-grace-ms (default 3); agents\n"
+                             "are told their fence timeout in heartbeats, from --lost-grace")
       ->type_name("N");
   cl::add_read<std::optional<std::chrono::milliseconds>>(
       app, "--recovery-grace-ms", options.recovery_grace, milliseconds(),
@@ -300,6 +302,18 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
     throw std::invalid_argument("--lost-grace: must be at least --agent-lease (" +
                                 duration_text(options.agent_lease.count()) + ") (got \"" +
                                 duration_text(options.lost_grace.count()) + "\")");
+  // Agents fence their runs after the lease: that must be over before the
+  // hub places their jobs again (protocol/lease_timing.hpp).
+  if (const std::string why = protocol::why_fence_unsafe(options.agent_lease, options.lost_grace);
+      !why.empty())
+    throw std::invalid_argument("--lost-grace: " + why + " (got \"" +
+                                duration_text(options.lost_grace.count()) + "\")");
+  // Agents are told their fence timeout in heartbeats: at least one.
+  if (const auto fence = protocol::fence_timeout(options.lost_grace);
+      options.heartbeat_interval > fence)
+    throw std::invalid_argument("--heartbeat-ms: must be at most the agents' fence timeout (" +
+                                duration_text(fence.count()) + ", from --lost-grace) (got \"" +
+                                duration_text(options.heartbeat_interval.count()) + "\")");
   // An agent says something every heartbeat: a shorter idle timeout would
   // close healthy agents' connections.
   if (options.idle_timeout <= 2 * options.heartbeat_interval)

@@ -12,6 +12,7 @@
 #include "actors/dispatch_tracker.hpp"
 #include "actors/duration_text.hpp"
 #include "protocol/envelope.hpp"
+#include "protocol/lease_timing.hpp"
 
 namespace gantry::actors {
 
@@ -99,9 +100,9 @@ class Registry {
     self_->send<caf::message_priority::high>(scheduler_, hello);
     sink_.send(agent_frame(
         from.peer,
-        protocol::Welcome{options_.hub_epoch,
-                          static_cast<std::int32_t>(options_.heartbeat_interval.count()),
-                          options_.liveness},
+        protocol::Welcome{
+            options_.hub_epoch, static_cast<std::int32_t>(options_.heartbeat_interval.count()),
+            protocol::fence_in_heartbeats(options_.lost_grace, options_.heartbeat_interval)},
         from.seq));
   }
 

@@ -305,6 +305,17 @@ void AgentCore::expire_time_limits(TimeMs now, Outbox& out) {
   }
 }
 
+void AgentCore::fence(const std::string& message, Outbox& out) {
+  changed_.clear();
+  for (const auto& [id, run] : runs_) changed_.push_back(id);
+  for (DispatchId id : changed_) {
+    DispatchRun& run = *runs_.at(id);
+    run.fenced(message);
+    stop_live_replicas(run);
+    report_progress(run, out);  // may end the run
+  }
+}
+
 void AgentCore::forget_finished() {
   for (DispatchId id : finished_order_) {
     answers_.erase(id);

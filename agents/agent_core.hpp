@@ -103,6 +103,10 @@ class AgentCore {
   void expire_time_limits(TimeMs now, Outbox& out);
   // When expire_time_limits() next has a part to stop; nullopt when none has a limit.
   std::optional<TimeMs> next_time_limit() const { return deadlines_.next(); }
+  // The agent has been cut off from the hub past its fence timeout:
+  // every run is stopped and ends Failed with `message`, reported once the
+  // hub is back, so that the hub's requeue never overlaps a live copy.
+  void fence(const std::string& message, Outbox& out);
   // The hub restarted and its dispatch ids start over: forget the answers
   // given to dispatches that are over, so a new dispatch that reuses an id is
   // not taken for a duplicate.

@@ -118,6 +118,7 @@ int AgentLoop::run(int stop_fd) {
     core_.expire_holds(after, outbox_);
     core_.expire_time_limits(after, outbox_);
     core_.give_up_waiting(after, outbox_);
+    fence_if_cut_off(after);
     flush();
   }
   const bool extension_stopped =
@@ -145,6 +146,7 @@ TimeMs AgentLoop::next_deadline() const {
   if (const auto hold = core_.next_hold_deadline()) deadline = std::min(deadline, *hold);
   if (const auto limit = core_.next_time_limit()) deadline = std::min(deadline, *limit);
   if (const auto give_up = core_.next_give_up()) deadline = std::min(deadline, *give_up);
+  if (const auto fence = fence_deadline()) deadline = std::min(deadline, *fence);
   if (config_.extension != nullptr) {
     if (const auto due = config_.extension->next_deadline()) deadline = std::min(deadline, *due);
   }
@@ -160,17 +162,21 @@ void AgentLoop::deliver_and_close() {
 }
 
 void AgentLoop::act_on_session(TimeMs now) {
+  // A loop that stalled (starting many replicas) reads what came meanwhile
+  // before it judges the hub silent.
+  if (socket_ && session_.due(now) == HubSession::Action::kDisconnect) receive_frames(now);
   switch (session_.due(now)) {
     case HubSession::Action::kNone:
       break;
     case HubSession::Action::kConnect:
       open_socket(now);
       break;
-    case HubSession::Action::kSendHeartbeat:
-      send(protocol::encode(protocol::Heartbeat{core_.cluster(), session_.hub_epoch()},
-                            next_seq_++));
-      session_.heartbeat_sent(now);
+    case HubSession::Action::kSendHeartbeat: {
+      const std::uint64_t seq = next_seq_++;
+      send(protocol::encode(protocol::Heartbeat{core_.cluster(), session_.hub_epoch()}, seq));
+      session_.heartbeat_sent(now, seq);
       break;
+    }
     case HubSession::Action::kDisconnect:
       drop_session(now, "the hub is silent");
       break;
@@ -277,6 +283,7 @@ void AgentLoop::handle_frame(const std::string& frame, TimeMs now) {
     send(protocol::encode_error(0, error));
     return;
   }
+  received_seq_ = envelope->seq;
   // One on_message overload per message the hub sends an agent
   // (protocol/message_table.hpp): a new one without a handler does not compile.
   protocol::visit_message_type(envelope->type, [&](auto tag) {
@@ -293,9 +300,43 @@ void AgentLoop::handle_frame(const std::string& frame, TimeMs now) {
 }
 
 void AgentLoop::on_message(const protocol::Heartbeat& beat, TimeMs now) {
-  if (session_.registered() && !session_.epoch_matches(beat.hub_epoch)) {
+  if (!session_.registered()) return;
+  if (!session_.epoch_matches(beat.hub_epoch)) {
     drop_session(now, "the hub restarted with a new epoch");
+    return;
   }
+  session_.echoed(received_seq_);
+  note_contact();
+}
+
+void AgentLoop::note_contact() {
+  const std::optional<TimeMs> confirmed = session_.confirmed_contact();
+  if (!confirmed) return;
+  try {
+    executor_.hub_contact(*confirmed, session_.fence_after_ms());
+  } catch (const std::exception& unrecorded) {
+    // Its runs' supervisors will fence them: say why before they do.
+    spdlog::error("cannot record the hub contact: {}", unrecorded.what());
+  }
+  fenced_ = false;
+}
+
+std::optional<TimeMs> AgentLoop::fence_deadline() const {
+  const std::optional<TimeMs> confirmed = session_.confirmed_contact();
+  if (!confirmed || fenced_ || core_.running_count() == 0) return std::nullopt;
+  return *confirmed + session_.fence_after_ms();
+}
+
+void AgentLoop::fence_if_cut_off(TimeMs now) {
+  const std::optional<TimeMs> deadline = fence_deadline();
+  if (!deadline || now < *deadline) return;
+  const std::string why = "fenced: no confirmed contact with the hub for " +
+                          std::to_string(now - *session_.confirmed_contact()) +
+                          " ms, past its fence timeout of " +
+                          std::to_string(session_.fence_after_ms()) + " ms";
+  spdlog::error("{}: stopping {} running dispatch(es)", why, core_.running_count());
+  core_.fence(why, outbox_);
+  fenced_ = true;
 }
 
 // The test faults act here, before the core: a dropped Prepare is as if it
@@ -339,8 +380,9 @@ void AgentLoop::on_message(const protocol::ErrorReply& reply, TimeMs now) {
 
 void AgentLoop::on_message(const protocol::Welcome& welcome, TimeMs now) {
   if (session_.welcomed(welcome, now)) core_.forget_finished();
-  spdlog::info("registered with hub epoch {} (heartbeat {} ms)", welcome.hub_epoch,
-               session_.heartbeat_ms());
+  spdlog::info("registered with hub epoch {} (heartbeat {} ms, fence timeout {} ms)",
+               welcome.hub_epoch, session_.heartbeat_ms(), session_.fence_after_ms());
+  note_contact();
   // The hub wants the full node usage before anything else of this session.
   if (send(protocol::encode(core_.usage_report(), next_seq_))) {
     ++next_seq_;

@@ -79,6 +79,12 @@ class AgentLoop {
   void on_message(const protocol::Resize& resize, TimeMs now);
   void on_message(const protocol::ErrorReply& reply, TimeMs now);
   void flush();
+  // The hub heard us as of the session's confirmed contact: the executor
+  // keeps its runs, and the fence moves on.
+  void note_contact();
+  // Cut off past the fence timeout: stop every run (protocol/lease_timing.hpp).
+  void fence_if_cut_off(TimeMs now);
+  std::optional<TimeMs> fence_deadline() const;
   TimeMs next_deadline() const;
   void deliver_and_close();
   template <class T>
@@ -95,6 +101,8 @@ class AgentLoop {
   FaultFilter faults_;
   std::uint64_t next_seq_ = 1;
   std::uint64_t frames_sent_ = 0;
+  std::uint64_t received_seq_ = 0;  // the envelope seq of the frame being handled
+  bool fenced_ = false;             // runs stopped since the last confirmed contact
   int stop_status_ = -1;  // >= 0 once the loop must stop with that status
   Outbox outbox_;         // decided but not yet sent (nothing goes out before Welcome)
   std::vector<ReplicaExit> exits_;

@@ -193,7 +193,7 @@ void define(CLI::App& app, AgentOptions& options) {
       "                    [--executor sim|process|kubernetes] [--namespace NS]\n"
       "                    [--ocm-namespace NS] [--member-queue NAME]\n"
       "                    [--rendezvous-port N] [--cross-cluster-rendezvous] [--keep-ended N]\n"
-      "       process executor: [--run-as USER] [--allow-root]\n"
+      "       process executor: [--run-as USER] [--allow-root] [--state DIR]\n"
       "       keys:        --hub-key FILE --key FILE (or $GANTRY_HUB_KEY, $GANTRY_KEY)\n"
       "                    | --insecure\n"
       "       common:      [--heartbeat-ms N] [--liveness N]\n"
@@ -226,13 +226,22 @@ void define(CLI::App& app, AgentOptions& options) {
                "heartbeat interval until the hub's Welcome sets it (default 1000)")
       ->type_name("N");
   cl::add_read(app, "--liveness", options.liveness, up_to(1000),
-               "silent heartbeats before the hub counts as dead (default 3)")
+               "silent heartbeats before the hub counts as dead, until the hub's Welcome "
+               "sets it to the fence timeout (default 3)")
       ->type_name("N");
   cl::add_read(app, "--max-backoff-ms", options.max_backoff_ms, up_to(kMaxMs),
                "cap on the reconnect backoff (default 32000)")
       ->type_name("N");
   cl::add_text(app, "--work-dir", options.work_dir,
                "process executor logs (default ./var/agent-<cluster>)")
+      ->type_name("DIR");
+  cl::add_text(app, "--state", options.state_dir,
+               "process executor: where each run is recorded before it starts, so that a "
+               "restarted agent takes back what still runs and reports what ended (default "
+               "<work-dir>/.agent-state). Runs outlive the agent under gantry-run-supervisor; "
+               "cut off from the hub past the fence timeout the hub gives (Welcome: heartbeat x "
+               "liveness, from its lost grace), "
+               "they are stopped (self-fencing, docs/agents.md)")
       ->type_name("DIR");
   cl::add_read<std::string>(app, "--run-as", options.run_as, not_empty,
                             "process executor: run replicas as this user (name or uid), never "

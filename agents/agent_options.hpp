@@ -53,6 +53,7 @@ struct AgentOptions {
   std::int32_t liveness = 3;
   std::int32_t max_backoff_ms = 32000;  // reconnect backoff cap (tests use small values)
   std::string work_dir;                 // --work-dir, default ./var/agent-<cluster>
+  std::string state_dir;                // --state, default <work-dir>/.agent-state
   // Process executor (agents/replica_user.hpp): --run-as USER runs replicas
   // as that user; --allow-root lets them run as root (an agent started as
   // root without --run-as, or --run-as root), which is refused otherwise.

@@ -81,6 +81,9 @@ class DispatchRun {
   // The part ran past its job's time limit: it ends Failed with `message`,
   // unless it already failed or was cancelled.
   void time_limit_reached(std::string message);
+  // The agent stops the part itself (self-fencing, protocol/lease_timing.hpp):
+  // it ends Failed with `message`, as past a time limit.
+  void fenced(std::string message) { time_limit_reached(std::move(message)); }
 
   // True once a replica failed or the hub cancelled: every replica still
   // alive must be killed, and no progress update is worth sending until the

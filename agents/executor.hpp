@@ -131,6 +131,10 @@ class Executor {
   virtual void collect_exits(TimeMs now, std::vector<ReplicaExit>& out) = 0;
   // Kills every replica and waits until they are gone (agent shutdown).
   virtual void shutdown() = 0;
+  // The hub answered what the agent sent at `confirmed` (steady ms), and the
+  // fence timeout it gives is `fence_after_ms`: executors whose runs outlive the agent fence
+  // them when the contact grows older than that (protocol/lease_timing.hpp).
+  virtual void hub_contact(TimeMs /*confirmed*/, TimeMs /*fence_after_ms*/) {}
 };
 
 }  // namespace gantry::agents

@@ -42,6 +42,8 @@ TimeMs HubSession::next_deadline() const {
 void HubSession::connected(TimeMs now) {
   state_ = State::kConnecting;
   last_heard_ = now;  // the Welcome has a full silence limit to arrive
+  hello_sent_ = now;
+  unanswered_.clear();  // a new socket: no echo of the old one's heartbeats comes
 }
 
 bool HubSession::welcomed(const protocol::Welcome& welcome, TimeMs now) {
@@ -53,6 +55,7 @@ bool HubSession::welcomed(const protocol::Welcome& welcome, TimeMs now) {
   backoff_ms_ = 0;
   last_heard_ = now;
   next_heartbeat_ = now + heartbeat_ms_;
+  confirmed_ = hello_sent_;  // the Welcome answers the Hello
   return new_epoch;
 }
 
@@ -62,6 +65,20 @@ void HubSession::heard(TimeMs now) {
 
 void HubSession::heartbeat_sent(TimeMs now) {
   next_heartbeat_ = now + heartbeat_ms_;
+}
+
+void HubSession::heartbeat_sent(TimeMs now, std::uint64_t seq) {
+  heartbeat_sent(now);
+  unanswered_.emplace_back(seq, now);
+  if (unanswered_.size() > kMaxUnanswered) unanswered_.pop_front();
+}
+
+void HubSession::echoed(std::uint64_t seq) {
+  while (!unanswered_.empty() && unanswered_.front().first <= seq) {
+    // Sent after this session's Hello (connected() forgot older ones), so later.
+    if (unanswered_.front().first == seq) confirmed_ = unanswered_.front().second;
+    unanswered_.pop_front();
+  }
 }
 
 void HubSession::lost(TimeMs now) {

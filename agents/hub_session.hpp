@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <optional>
+#include <utility>
 
 #include "agents/executor.hpp"
 #include "protocol/messages.hpp"
@@ -52,12 +55,25 @@ class HubSession {
   // A heartbeat from another epoch means the hub restarted under us.
   bool epoch_matches(std::uint64_t epoch) const { return epoch == hub_epoch_; }
   void heartbeat_sent(TimeMs now);
+  // The same, for a heartbeat sent with envelope seq `seq`: the hub's echo
+  // (with the same seq) confirms the contact as of `now`.
+  void heartbeat_sent(TimeMs now, std::uint64_t seq);
+  // The hub echoed the heartbeat of `seq` (an echo of an unknown seq confirms nothing).
+  void echoed(std::uint64_t seq);
+  // The send time of the last Hello or heartbeat the hub answered: what the
+  // agent knows the hub heard, whatever it heard from the hub since (an
+  // asymmetric cut cannot fool it). nullopt before the first Welcome.
+  std::optional<TimeMs> confirmed_contact() const { return confirmed_; }
+  // The fence timeout the hub's Welcome gave (heartbeat x liveness): runs
+  // are fenced once the confirmed contact is older (protocol/lease_timing.hpp).
+  TimeMs fence_after_ms() const { return silence_limit_ms(); }
   // The session is over (silence, epoch change, not_registered): the first
   // retry after a working session is immediate, later ones back off.
   void lost(TimeMs now);
 
  private:
   TimeMs silence_limit_ms() const;
+  static constexpr std::size_t kMaxUnanswered = 64;  // older heartbeats are never confirmed
 
   SessionTiming timing_;
   State state_ = State::kDisconnected;
@@ -68,6 +84,9 @@ class HubSession {
   TimeMs last_heard_ = 0;
   TimeMs next_heartbeat_ = 0;
   std::uint64_t hub_epoch_ = 0;
+  TimeMs hello_sent_ = 0;
+  std::optional<TimeMs> confirmed_;
+  std::deque<std::pair<std::uint64_t, TimeMs>> unanswered_;  // heartbeat seq, send time
 };
 
 }  // namespace gantry::agents

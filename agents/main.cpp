@@ -89,7 +89,7 @@ std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& opti
           "state under --work-dir {}",
           user->name, why, dir);
     }
-    return std::make_unique<agents::ProcessExecutor>(dir, user);
+    return std::make_unique<agents::ProcessExecutor>(dir, user, options.state_dir);
   }
   return std::make_unique<agents::SimExecutor>();
 }
@@ -108,6 +108,19 @@ agents::AgentCoreOptions core_options(const agents::AgentOptions& options,
   const std::string dir = options.work_dir.empty() ? "./var/agent-" + cluster : options.work_dir;
   return agents::AgentCoreOptions{options.advertise_address, options.prepare_hold_ms,
                                   dir + "/elastic", options.pending_give_up_ms};
+}
+
+// A leader change or a restart: what the previous agent started keeps
+// running, and this one takes it back before its first Hello.
+void adopt_runs(agents::Executor& executor, agents::AgentCore& core) {
+  std::vector<agents::AdoptedReplica> adopted;
+  if (auto* kubernetes = dynamic_cast<agents::KubernetesExecutor*>(&executor))
+    adopted = kubernetes->adopt();
+  else if (auto* processes = dynamic_cast<agents::ProcessExecutor*>(&executor))
+    adopted = processes->adopt();
+  core.adopt(adopted);
+  if (!adopted.empty())
+    spdlog::info("took back {} replica(s) a previous agent started", adopted.size());
 }
 
 int serve_standalone(const agents::AgentOptions& options,
@@ -130,6 +143,7 @@ int serve_standalone(const agents::AgentOptions& options,
 
   std::unique_ptr<agents::Executor> executor = make_executor(options, user, cluster, nullptr);
   agents::AgentCore core(cluster, inventory, *executor, core_options(options, cluster));
+  adopt_runs(*executor, core);
   agents::AgentLoop loop(
       {options.hub_endpoint, session_timing(options), options.test_faults, nullptr, keys.hub}, core,
       *executor);
@@ -200,17 +214,6 @@ agents::ClusterRoleOptions cluster_role_options(const agents::AgentOptions& opti
         agents::LeaseOptions{options.lease_namespace, options.lease_name, options.identity};
   role.ocm_namespace = options.ocm_namespace;
   return role;
-}
-
-// A leader change or a restart: what the previous agent started keeps
-// running, and this one takes it back before its first Hello.
-void adopt_runs(agents::Executor& executor, agents::AgentCore& core) {
-  auto* kubernetes = dynamic_cast<agents::KubernetesExecutor*>(&executor);
-  if (kubernetes == nullptr) return;
-  const std::vector<agents::AdoptedReplica> adopted = kubernetes->adopt();
-  core.adopt(adopted);
-  if (!adopted.empty())
-    spdlog::info("took back {} replica(s) a previous agent started", adopted.size());
 }
 
 int serve_cluster(const agents::AgentOptions& options,

@@ -1,6 +1,10 @@
 #include "agents/process_executor.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +16,7 @@
 
 #include "agents/replica_env.hpp"
 #include "agents/replica_spawn.hpp"
-#include "agents/signal_pipe.hpp"
+#include "agents/run_supervisor.hpp"
 #include "support/free_port.hpp"
 
 extern char** environ;
@@ -86,33 +90,58 @@ void write_plugin_files(const std::filesystem::path& dir, const std::vector<Plug
   for (const std::filesystem::path& subdir : subdirs) give_to(subdir, *owner);
 }
 
-ReplicaExit exit_of(const ReplicaKey& key, int status) {
-  if (WIFSIGNALED(status)) return ReplicaExit{key, 128 + WTERMSIG(status), WTERMSIG(status)};
-  return ReplicaExit{key, WEXITSTATUS(status), 0};
+constexpr const char* kSupervisorName = "gantry-run-supervisor";
+
+int pidfd_open(pid_t pid) {
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
 }
 
-// Reaps `pid` if it has exited. Before reaping, kills what is left of its
-// process group: a replica's helpers do not outlive it (as in a container),
-// and while the leader is an unreaped zombie its group id cannot be reused.
-bool reap_if_exited(pid_t pid, int& status) {
-  siginfo_t info = {};
-  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
-    return false;
+// A signal through the pidfd reaches the supervisor itself, never a process
+// that took its pid after it ended.
+void signal_through(int pidfd, int signal) {
+  ::syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0);
+}
+
+bool has_ended(int pidfd) {
+  pollfd item{pidfd, POLLIN, 0};
+  return ::poll(&item, 1, 0) > 0;
+}
+
+void wait_until_ended(int pidfd) {
+  pollfd item{pidfd, POLLIN, 0};
+  while (::poll(&item, 1, -1) < 0 && errno == EINTR) {
   }
-  if (info.si_pid != pid) return false;
-  ::killpg(pid, SIGKILL);
-  return ::waitpid(pid, &status, 0) == pid;
+}
+
+void reap(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+std::filesystem::path default_supervisor() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::filesystem::path(kSupervisorName) : self.parent_path() / kSupervisorName;
 }
 
 }  // namespace
 
-ProcessExecutor::ProcessExecutor(std::filesystem::path work_dir, std::optional<ReplicaUser> user)
-    : work_dir_(std::move(work_dir)), user_(std::move(user)) {
-  child_exit_pipe();  // install the SIGCHLD handler before the first child exists
+ProcessExecutor::ProcessExecutor(std::filesystem::path work_dir, std::optional<ReplicaUser> user,
+                                 std::filesystem::path state_dir, std::filesystem::path supervisor)
+    : work_dir_(std::move(work_dir)),
+      user_(std::move(user)),
+      state_(state_dir.empty() ? work_dir_ / ".agent-state" : std::move(state_dir)),
+      supervisor_(supervisor.empty() ? default_supervisor() : std::move(supervisor)),
+      epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)) {
+  if (epoll_fd_ < 0)
+    throw std::runtime_error(std::string("process executor: epoll_create1: ") +
+                             std::strerror(errno));
 }
 
 ProcessExecutor::~ProcessExecutor() {
   shutdown();
+  ::close(epoll_fd_);
 }
 
 std::string ProcessExecutor::check(const protocol::JobSpec& job) const {
@@ -187,9 +216,7 @@ std::vector<protocol::EnvVar> ProcessExecutor::plugin_env(const ReplicaLaunch& l
 void ProcessExecutor::forget_part_if_gone(DispatchId dispatch) {
   const auto part = part_plugins_.find(dispatch);
   if (part == part_plugins_.end()) return;
-  const bool live = std::any_of(children_.begin(), children_.end(),
-                                [&](const Child& child) { return child.key.dispatch == dispatch; });
-  if (live) return;
+  if (has_live_replica(dispatch)) return;
   std::error_code ignored;  // a leftover directory only costs disk
   std::filesystem::remove_all(part->second.dir, ignored);
   part_plugins_.erase(part);
@@ -225,59 +252,188 @@ void ProcessExecutor::start(const ReplicaLaunch& launch, TimeMs) {
   const std::vector<std::string> env =
       replica_environment(launch, user_ ? base_c.data() : environ, plugin_env(launch));
   int log = -1;
-  pid_t pid = -1;
   try {
     log = open_log(log_path(launch));
-    pid = spawn_replica(argv, env, log, user_ ? &*user_ : nullptr);
+    watch(supervise(launch, argv, env, log));
   } catch (...) {
     if (log >= 0) ::close(log);
     forget_part_if_gone(launch.key.dispatch);
     throw;
   }
-  ::close(log);  // the replica holds its own copy
-  children_.push_back(Child{pid, launch.key});
+  ::close(log);  // the supervisor and the replica hold their own copies
+}
+
+// The run is recorded (fsynced) before the supervisor is told to start the
+// replica: a crash at any point leaves no replica the next agent cannot find.
+// Until its go, a supervisor whose agent goes away starts nothing.
+ProcessExecutor::Child ProcessExecutor::supervise(const ReplicaLaunch& launch,
+                                                  const std::vector<std::string>& argv,
+                                                  const std::vector<std::string>& env, int log) {
+  state_.remove(launch.key);  // an end left by an earlier run of the same key
+  int control[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
+    throw std::runtime_error(std::string("cannot start the replica: socketpair: ") +
+                             std::strerror(errno));
+  SupervisorOptions supervised{state_.exit_path(launch.key), state_.contact_path(), fence_after_ms_,
+                               user_, argv};
+  pid_t supervisor = -1;
+  try {
+    // An empty environment: the job's reaches only the replica (start_supervised).
+    supervisor = spawn_process(supervisor_argv(supervisor_, supervised), {},
+                               ProcessIo{log, control[1], true}, nullptr);
+  } catch (...) {
+    ::close(control[0]);
+    ::close(control[1]);
+    throw;
+  }
+  ::close(control[1]);
+  Child child{launch.key, supervisor, pidfd_open(supervisor), -1, true};
+  if (child.supervisor_fd < 0) {  // unwatchable (a kernel before 5.3): never started
+    const int error = errno;
+    ::close(control[0]);  // the supervisor starts nothing and exits
+    reap(supervisor);
+    throw std::runtime_error(std::string("cannot watch the run supervisor: pidfd_open: ") +
+                             std::strerror(error));
+  }
+  try {
+    const protocol::TaskSpec& task = launch.job->tasks.at(launch.task);
+    state_.write_record(RunRecord{launch.key, launch.job->name, task.name, launch.node, launch.part,
+                                  launch.parts, launch.index, supervisor,
+                                  process_start_time(supervisor)});
+    child.replica = start_supervised(control[0], env);
+  } catch (...) {
+    ::close(control[0]);  // an end of file: a supervisor still waiting starts nothing
+    ::close(child.supervisor_fd);
+    reap(supervisor);
+    state_.remove(launch.key);
+    throw;
+  }
+  ::close(control[0]);
+  return child;
+}
+
+void ProcessExecutor::watch(Child child) {
+  if (child.supervisor_fd >= 0) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = child.supervisor_fd;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, child.supervisor_fd, &event);
+  }
+  children_.push_back(child);
 }
 
 void ProcessExecutor::kill(const ReplicaKey& key) {
-  const pid_t pid = pid_of(key);
-  if (pid > 0) ::killpg(pid, SIGKILL);
+  for (const Child& child : children_) {
+    if (child.key == key) signal_through(child.supervisor_fd, SIGTERM);  // it kills the replica
+  }
 }
 
 int ProcessExecutor::wake_fd() const {
-  return child_exit_pipe().fd();
+  return epoll_fd_;
 }
 
-void ProcessExecutor::collect_exits(TimeMs, std::vector<ReplicaExit>& out) {
-  // Drain first: a child that exits after this still writes a new byte.
-  child_exit_pipe().drain();
+// A supervisor that ended without writing the end (killed itself) leaves a
+// run that is over, but how is not known: it counts as killed.
+ReplicaExit ProcessExecutor::end_of(const Child& child) const {
+  const std::optional<RunEnd> end = read_run_end(state_.exit_path(child.key));
+  if (!end) return ReplicaExit{child.key, 128 + SIGKILL, SIGKILL};
+  return ReplicaExit{child.key, end->exit_code, end->signal};
+}
+
+void ProcessExecutor::collect_exits(TimeMs now, std::vector<ReplicaExit>& out) {
   for (std::size_t i = 0; i < children_.size();) {
-    int status = 0;
-    if (reap_if_exited(children_[i].pid, status)) {
-      const ReplicaKey key = children_[i].key;
-      out.push_back(exit_of(key, status));
-      children_[i] = children_.back();
-      children_.pop_back();
-      forget_part_if_gone(key.dispatch);
-    } else {
+    const Child child = children_[i];
+    if (child.supervisor_fd >= 0 && !has_ended(child.supervisor_fd)) {
       ++i;
+      continue;
     }
+    if (child.own_child) reap(child.supervisor);
+    out.push_back(end_of(child));
+    if (child.supervisor_fd >= 0) {
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, child.supervisor_fd, nullptr);
+      ::close(child.supervisor_fd);
+    }
+    children_[i] = children_.back();
+    children_.pop_back();
+    ended_.push_back(Ended{child.key, now});
+    forget_part_if_gone(child.key.dispatch);
   }
+}
+
+bool ProcessExecutor::has_live_replica(DispatchId dispatch) const {
+  return std::any_of(children_.begin(), children_.end(),
+                     [&](const Child& child) { return child.key.dispatch == dispatch; });
+}
+
+// The hub heard every end collected before `heard_before` (a Hello repeats
+// them, later ones went out before the confirmed heartbeat); a part still
+// running keeps all its records, so that a restarted agent sees it whole.
+void ProcessExecutor::forget_recorded_ends(TimeMs heard_before) {
+  for (std::size_t i = 0; i < ended_.size();) {
+    const Ended& ended = ended_[i];
+    if (ended.collected >= heard_before || has_live_replica(ended.key.dispatch)) {
+      ++i;
+      continue;
+    }
+    state_.remove(ended.key);
+    ended_[i] = ended_.back();
+    ended_.pop_back();
+  }
+}
+
+void ProcessExecutor::hub_contact(TimeMs confirmed, TimeMs fence_after_ms) {
+  fence_after_ms_ = fence_after_ms;
+  state_.write_contact(confirmed);
+  forget_recorded_ends(confirmed);
+}
+
+std::vector<AdoptedReplica> ProcessExecutor::adopt() {
+  std::vector<AdoptedReplica> adopted;
+  const TimeMs now = monotonic_ms();
+  for (const RunRecord& record : state_.records()) {
+    AdoptedReplica replica{record.key,  record.job,   record.task,      record.node,
+                           record.part, record.parts, record.task_index};
+    // Alive first, then its end: a supervisor writes the end just before it exits.
+    int pidfd = pidfd_open(record.supervisor);
+    if (pidfd >= 0 && process_start_time(record.supervisor) != record.supervisor_start) {
+      ::close(pidfd);  // another process took the pid
+      pidfd = -1;
+    }
+    const bool alive = pidfd >= 0 && !has_ended(pidfd);
+    const std::optional<RunEnd> end = read_run_end(state_.exit_path(record.key));
+    if (alive && !end) {
+      watch(Child{record.key, record.supervisor, pidfd, -1, false});
+    } else {
+      if (pidfd >= 0) ::close(pidfd);
+      replica.ended = true;
+      replica.exit_code = end ? end->exit_code : 128 + SIGKILL;  // lost with its supervisor
+      ended_.push_back(Ended{record.key, now});
+    }
+    adopted.push_back(std::move(replica));
+  }
+  return adopted;
 }
 
 void ProcessExecutor::shutdown() {
-  for (const Child& child : children_) ::killpg(child.pid, SIGKILL);
+  for (const Child& child : children_) signal_through(child.supervisor_fd, SIGTERM);
   for (const Child& child : children_) {
-    int status = 0;
-    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+    if (child.supervisor_fd >= 0) wait_until_ended(child.supervisor_fd);
+    if (child.own_child) reap(child.supervisor);
+    if (child.supervisor_fd >= 0) {
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, child.supervisor_fd, nullptr);
+      ::close(child.supervisor_fd);
     }
+    state_.remove(child.key);
   }
   children_.clear();
+  for (const Ended& ended : ended_) state_.remove(ended.key);
+  ended_.clear();
   while (!part_plugins_.empty()) forget_part_if_gone(part_plugins_.begin()->first);
 }
 
 pid_t ProcessExecutor::pid_of(const ReplicaKey& key) const {
   for (const Child& child : children_) {
-    if (child.key == key) return child.pid;
+    if (child.key == key) return child.replica;
   }
   return -1;
 }

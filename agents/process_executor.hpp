@@ -1,8 +1,13 @@
 // Replicas as real local processes: each runs its first container's command
 // and args in a process group of its own (so that killing the replica kills
 // whatever it started), with stdout and stderr appended to
-// <work-dir>/<job>/<task>-<index>.log. Exits are noticed through SIGCHLD on a
-// self-pipe, which the agent's event loop polls. Given a ReplicaUser
+// <work-dir>/<job>/<task>-<index>.log. Each replica has a run supervisor
+// (agents/run_supervisor.hpp) that outlives a crash of the agent and writes
+// the replica's real end into the state directory, where every run is
+// recorded before it starts (agents/run_records.hpp): a restarted agent
+// re-attaches to what still runs and reports what ended (adopt()). Ends are
+// noticed through each supervisor's pidfd, in one epoll set the agent's event
+// loop polls. Given a ReplicaUser
 // (--run-as), every replica runs as that user, who owns the replica's log and
 // its plugin files; the directories above them stay the agent's, so a replica
 // cannot plant links where the agent writes next.
@@ -18,14 +23,19 @@
 #include "agents/executor.hpp"
 #include "agents/job_plugins.hpp"
 #include "agents/replica_user.hpp"
+#include "agents/run_records.hpp"
 
 namespace gantry::agents {
 
 class ProcessExecutor final : public Executor {
  public:
   // `user`: who replicas run as; nullopt runs them as the agent itself.
+  // `state_dir`: "" is <work_dir>/.agent-state; `supervisor`: "" is
+  // gantry-run-supervisor next to this program.
   explicit ProcessExecutor(std::filesystem::path work_dir,
-                           std::optional<ReplicaUser> user = std::nullopt);
+                           std::optional<ReplicaUser> user = std::nullopt,
+                           std::filesystem::path state_dir = {},
+                           std::filesystem::path supervisor = {});
   ~ProcessExecutor() override;  // kills and reaps every replica
   ProcessExecutor(const ProcessExecutor&) = delete;
   ProcessExecutor& operator=(const ProcessExecutor&) = delete;
@@ -38,6 +48,12 @@ class ProcessExecutor final : public Executor {
   int wake_fd() const override;
   void collect_exits(TimeMs now, std::vector<ReplicaExit>& out) override;
   void shutdown() override;
+  void hub_contact(TimeMs confirmed, TimeMs fence_after_ms) override;
+
+  // The runs a previous agent with this state directory started: those still
+  // running are watched again (their ends come through collect_exits()),
+  // those that ended say how. For AgentCore::adopt(), before the first Hello.
+  std::vector<AdoptedReplica> adopt();
 
   std::filesystem::path log_path(const ReplicaLaunch& launch) const;
   // The process (and process group) id of a running replica, -1 if none.
@@ -49,8 +65,17 @@ class ProcessExecutor final : public Executor {
 
  private:
   struct Child {
-    pid_t pid = -1;  // also its process group id
     ReplicaKey key;
+    pid_t supervisor = -1;
+    int supervisor_fd = -1;  // its pidfd, in epoll_fd_
+    pid_t replica = -1;      // also its process group id; -1 when adopted
+    bool own_child = true;   // false: adopted, reaped by someone else
+  };
+  // A replica whose end was collected: its record stays until the hub has
+  // heard that end (a contact confirmed after it) and its part is over.
+  struct Ended {
+    ReplicaKey key;
+    TimeMs collected = 0;
   };
 
   // A part's plugin files (hosts files, its ssh keypair: one per part, so
@@ -65,10 +90,22 @@ class ProcessExecutor final : public Executor {
   void forget_part_if_gone(DispatchId dispatch);
   // Opens (appending) the replica's log, owned by the replica's user.
   int open_log(const std::filesystem::path& log) const;
+  // Starts the replica's supervisor and records the run; returns the child.
+  Child supervise(const ReplicaLaunch& launch, const std::vector<std::string>& argv,
+                  const std::vector<std::string>& env, int log);
+  void watch(Child child);
+  ReplicaExit end_of(const Child& child) const;
+  void forget_recorded_ends(TimeMs heard_before);
+  bool has_live_replica(DispatchId dispatch) const;
 
   std::filesystem::path work_dir_;
   std::optional<ReplicaUser> user_;
+  RunStateDir state_;
+  std::filesystem::path supervisor_;
+  int epoll_fd_ = -1;
+  TimeMs fence_after_ms_ = 0;  // 0 until the hub gives the fence timeout: never fenced
   std::vector<Child> children_;
+  std::vector<Ended> ended_;
   std::unordered_map<DispatchId, PartPlugins> part_plugins_;
 };
 

@@ -91,17 +91,24 @@ bool redirect(int from, int to) {
   return ::dup2(from, to) >= 0;
 }
 
-[[noreturn]] void become_replica(char* const* argv, char* const* env, int output_fd,
+// Its own group, so that killing the replica kills whatever it started; or a
+// session of its own (a run supervisor), which no hangup of the agent's
+// session reaches.
+bool leave_parent_group(bool own_session) {
+  return own_session ? ::setsid() >= 0 : ::setpgid(0, 0) == 0;
+}
+
+[[noreturn]] void become_replica(char* const* argv, char* const* env, const ProcessIo& io,
                                  const ReplicaUser* user, int report_fd) {
-  // Its own group, so that killing the replica kills whatever it started.
-  if (::setpgid(0, 0) != 0) fail_in_child(report_fd, ChildStep::kProcessGroup);
+  if (!leave_parent_group(io.own_session)) fail_in_child(report_fd, ChildStep::kProcessGroup);
   if (!reset_signals()) fail_in_child(report_fd, ChildStep::kSignals);
   // Output first: were the log fd 0, stdin would replace it.
-  if (!redirect(output_fd, STDOUT_FILENO) || !redirect(output_fd, STDERR_FILENO))
+  if (!redirect(io.output_fd, STDOUT_FILENO) || !redirect(io.output_fd, STDERR_FILENO))
     fail_in_child(report_fd, ChildStep::kOutput);
-  const int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd < 0 || !redirect(null_fd, STDIN_FILENO)) fail_in_child(report_fd, ChildStep::kStdin);
-  if (null_fd != STDIN_FILENO) ::close(null_fd);
+  const int input_fd = io.input_fd >= 0 ? io.input_fd : ::open("/dev/null", O_RDONLY);
+  if (input_fd < 0 || !redirect(input_fd, STDIN_FILENO))
+    fail_in_child(report_fd, ChildStep::kStdin);
+  if (io.input_fd < 0 && input_fd != STDIN_FILENO) ::close(input_fd);
   if (user != nullptr) {
     if (::setgroups(user->groups.size(), user->groups.data()) != 0)
       fail_in_child(report_fd, ChildStep::kSetgroups);
@@ -153,6 +160,11 @@ void reap(pid_t pid) {
 
 pid_t spawn_replica(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                     int output_fd, const ReplicaUser* user) {
+  return spawn_process(argv, env, ProcessIo{output_fd}, user);
+}
+
+pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                    const ProcessIo& io, const ReplicaUser* user) {
   if (argv.empty()) throw std::runtime_error("the container has no command");
   // Everything the child needs is built before fork.
   std::vector<std::string> argv_copy = argv;
@@ -173,7 +185,7 @@ pid_t spawn_replica(const std::vector<std::string>& argv, const std::vector<std:
   }
   if (pid == 0) {
     ::close(report[0]);
-    become_replica(argv_c.data(), env_c.data(), output_fd, user, report[1]);
+    become_replica(argv_c.data(), env_c.data(), io, user, report[1]);
   }
   ::close(report[1]);
   ChildFailure failure{};

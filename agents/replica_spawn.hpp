@@ -22,4 +22,14 @@ namespace gantry::agents {
 pid_t spawn_replica(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                     int output_fd, const ReplicaUser* user);
 
+struct ProcessIo {
+  int output_fd = -1;        // stdout and stderr
+  int input_fd = -1;         // stdin; -1: /dev/null
+  bool own_session = false;  // setsid() instead of a process group in the agent's session
+};
+// spawn_replica() with more say over the child's descriptors and session:
+// how the agent starts a run supervisor (agents/run_supervisor.hpp).
+pid_t spawn_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                    const ProcessIo& io, const ReplicaUser* user);
+
 }  // namespace gantry::agents

@@ -3,6 +3,7 @@
 // submissions and the admin requests.
 #include "actors/actor_messages.hpp"
 #include "hub_actors_fixture.hpp"
+#include "protocol/lease_timing.hpp"
 
 namespace gantry::actors {
 namespace {
@@ -14,7 +15,9 @@ TEST_F(HubActorsTest, HelloIsWelcomedWithTheHubsHeartbeatSettings) {
   EXPECT_EQ(welcomes[0].first, "agent/east");
   EXPECT_EQ(welcomes[0].second.hub_epoch, 42u);
   EXPECT_EQ(welcomes[0].second.heartbeat_interval_ms, 1000);
-  EXPECT_EQ(welcomes[0].second.heartbeat_liveness, kLiveness);
+  // The agents' fence timeout in heartbeats (protocol/lease_timing.hpp).
+  EXPECT_EQ(welcomes[0].second.heartbeat_liveness,
+            protocol::fence_in_heartbeats(kHeartbeat * kLostTicks, kHeartbeat));
 }
 
 // ---- two-phase dispatch

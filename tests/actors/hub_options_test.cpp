@@ -133,9 +133,18 @@ TEST(HubOptionsTest, LostGraceShorterThanTheLeaseIsRefused) {
             "--lost-grace: must be at least --agent-lease (1m) (got \"30s\")");
   EXPECT_EQ(refusal({"--agent-lease", "3m"}),
             "--lost-grace: must be at least --agent-lease (3m) (got \"2m\")");
-  const HubCommandLine equal =
-      parse_hub_command_line({"--agent-lease", "2s", "--lost-grace", "2000ms"});
-  EXPECT_EQ(equal.options.lost_grace, equal.options.agent_lease);
+}
+
+// Agents fence their runs after the lease (protocol/lease_timing.hpp): the
+// lost grace must leave them the time to, or a requeue could meet a live copy.
+TEST(HubOptionsTest, LostGraceThatLeavesNoTimeToFenceIsRefused) {
+  EXPECT_EQ(refusal({"--agent-lease", "2s", "--lost-grace", "2000ms"}),
+            "--lost-grace: must be at least --agent-lease plus its fence kill margin (3000 ms): "
+            "agents cut off for longer stop their runs, and must be done before their jobs are "
+            "placed again (got \"2s\")");
+  const HubCommandLine enough =
+      parse_hub_command_line({"--agent-lease", "2s", "--lost-grace", "3s"});
+  EXPECT_EQ(enough.options.lost_grace, std::chrono::milliseconds{3000});
 }
 
 TEST(HubOptionsTest, BadValuesNameTheFlagAndTheValue) {

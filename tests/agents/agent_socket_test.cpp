@@ -330,5 +330,34 @@ TEST(AgentSocket, ReconnectsWithHelloWhenTheHubFallsSilent) {
   }
 }
 
+// An asymmetric cut: the hub's frames still arrive (its heartbeats keep the
+// session alive), but none echoes the agent's own heartbeats, so the hub may
+// not be hearing the agent. Past the fence timeout the Welcome gave (20 ms x 10), the
+// agent stops its runs itself and reports them Failed, fenced.
+TEST(AgentSocket, AnAgentWhoseHeartbeatsGoUnansweredFencesItsRunsPastTheFenceTimeout) {
+  FakeHub hub;
+  AgentThread agent(hub.endpoint(), quiet_timing());
+  const testing::Received hello = hub.next(1);
+  ASSERT_EQ(hello.type, protocol::MessageType::kHello);
+  hub.send(hello.identity, protocol::encode(protocol::Welcome{1, 20, 10}));
+  EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).cluster, "test");
+  hub.send(hello.identity, protocol::encode(make_prepare(5, "cut-off", {{"worker", 1, 1}}, 0,
+                                                         {{"gantry.io/sim-duration", "3600"}})));
+  hub.send(hello.identity, protocol::encode(commit_for(hub.next_as<protocol::Admit>(1))));
+
+  // FakeHub::next answers each heartbeat with a heartbeat of seq 0: heard,
+  // but no echo of what the agent sent.
+  std::optional<protocol::StatusUpdate> ended;
+  while (!ended) {
+    const testing::Received received = hub.next(1);
+    if (received.type != protocol::MessageType::kStatusUpdate) continue;
+    const auto update = testing::decode_as<protocol::StatusUpdate>(received);
+    if (update.phase != "Running") ended = update;
+  }
+  EXPECT_EQ(ended->phase, "Failed");
+  EXPECT_EQ(ended->message.rfind("fenced: no confirmed contact with the hub for ", 0), 0u)
+      << ended->message;
+}
+
 }  // namespace
 }  // namespace gantry::agents
