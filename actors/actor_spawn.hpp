@@ -26,6 +26,9 @@ struct SchedulerSettings {
   // recovery ends only once all of them are back and the grace has passed,
   // so that no run of a job still on its way is released as unknown.
   std::size_t jobs_to_restore = 0;
+  // Recovery also waits, this long at most (the lost grace), for the
+  // clusters that held committed parts of restored jobs to report.
+  std::chrono::milliseconds recovery_limit{120'000};
   // The hub's default placement policy (a name hub::find_placement_policy knows).
   std::string placement = "binpack";
   // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).

@@ -42,6 +42,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
       settings.first_dispatch_id - 1 + (hub::DispatchId{1} << kDispatchSerialBits);
   if (!unfinished.empty()) settings.recovery_grace = config.recovery_grace.value_or(expiry);
   settings.jobs_to_restore = unfinished.size();
+  settings.recovery_limit = config.lost_grace;
   settings.placement = config.placement;
   settings.reservations = config.reservations;
   settings.planned_runtimes = config.planned_runtimes;

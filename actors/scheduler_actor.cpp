@@ -53,6 +53,8 @@ class Scheduler {
       reconciler_.begin_recovery();
       self_->delayed_send(self_, settings.recovery_grace, recovered_atom_v);
       jobs_to_restore_ = settings.jobs_to_restore;
+      self_->delayed_send(self_, std::max(settings.recovery_limit, settings.recovery_grace),
+                          recovered_atom_v, true);
     }
   }
 
@@ -73,6 +75,7 @@ class Scheduler {
         },
         [this](const protocol::UsageReport& report) {
           reconcile(&hub::Reconciler::on_usage, report);
+          end_recovery_when_restored();  // it may have been the last one awaited
         },
         [this](silent_atom, const std::string& cluster) {
           reconcile(&hub::Reconciler::on_cluster_silent, cluster);
@@ -138,6 +141,16 @@ class Scheduler {
         },
         [this](recovered_atom) {
           grace_passed_ = true;
+          end_recovery_when_restored();
+        },
+        [this](recovered_atom, bool /*limit*/) {
+          if (!reconciler_.recovering()) return;
+          const std::vector<std::string> awaited = reconciler_.clusters_awaited();
+          if (!awaited.empty())
+            spdlog::warn("recovery: cluster(s) {} did not report within the lost grace; their "
+                         "agents have stopped what they ran (self-fencing): placing its jobs again",
+                         fmt::join(awaited, ", "));
+          awaiting_limit_passed_ = true;
           end_recovery_when_restored();
         },
         // A stored job the queue actor dropped (no longer valid): it will not come.
@@ -221,8 +234,24 @@ class Scheduler {
     end_recovery_when_restored();
   }
 
+  // After a restart no pass runs until every stored job is back, the grace
+  // has passed, and every cluster that held a committed part of a restored
+  // job has reported (or the lost grace ran out: an agent cut off that long
+  // has stopped its runs): a job must not be placed again while it may still
+  // run where it was.
   void end_recovery_when_restored() {
     if (!reconciler_.recovering() || !grace_passed_ || jobs_to_restore_ > 0) return;
+    if (!awaiting_limit_passed_) {
+      const std::vector<std::string> awaited = reconciler_.clusters_awaited();
+      if (!awaited.empty()) {
+        if (!awaiting_logged_)
+          spdlog::warn("recovery waits for cluster(s) {} to report: restored jobs may still run "
+                       "there (at most the lost grace)",
+                       fmt::join(awaited, ", "));
+        awaiting_logged_ = true;
+        return;
+      }
+    }
     reconcile(&hub::Reconciler::end_recovery);
   }
 
@@ -777,6 +806,8 @@ class Scheduler {
   bool passed_once_ = false;
   std::size_t jobs_to_restore_ = 0;  // stored jobs not back yet (while recovering)
   bool grace_passed_ = false;
+  bool awaiting_limit_passed_ = false;
+  bool awaiting_logged_ = false;
   // A deleted job's parts that never report their stop are given up after
   // this (the lost grace: by then the hub would give up the cluster too).
   std::chrono::milliseconds stop_grace_{120'000};

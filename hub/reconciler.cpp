@@ -207,6 +207,7 @@ void Reconciler::on_usage(const protocol::UsageReport& report, TimeMs now, Outbo
     info(out, "cluster " + cluster.name() + " ready: " + std::to_string(cluster.node_count()) +
                   " nodes, " + cluster.total_allocatable().to_string());
   }
+  reported_.insert(report.cluster);
   take_back_on(report.cluster, now, out);
   out.pass_wanted = true;
 }
@@ -307,6 +308,16 @@ void Reconciler::on_restored(JobId id, const RestoredDispatch* record, TimeMs no
     if (parked.job == name) ids.push_back(dispatch);
   for (DispatchId dispatch : ids) take_back(dispatch, now, out);
   out.pass_wanted = true;
+}
+
+std::vector<std::string> Reconciler::clusters_awaited() const {
+  std::set<std::string> awaited;
+  for (const auto& [job, record] : records_) {
+    if (!record.committed || !is_pending(job)) continue;
+    for (const std::string& cluster : record.clusters)
+      if (!reported_.count(cluster)) awaited.insert(cluster);
+  }
+  return {awaited.begin(), awaited.end()};
 }
 
 void Reconciler::end_recovery(TimeMs now, Outbox& out) {

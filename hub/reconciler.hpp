@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,6 +114,11 @@ class Reconciler {
   // run it has said Hello).
   void begin_recovery() { recovering_ = true; }
   bool recovering() const { return recovering_; }
+  // Clusters where a restored job's last dispatch was committed that have
+  // not reported (Hello, then a usage report) since this hub started: the
+  // job may still run there. Recovery waits for them, up to the lost grace,
+  // by which an agent cut off from the hub has stopped its runs itself.
+  std::vector<std::string> clusters_awaited() const;
   // The grace period is over: runs nobody claimed are stopped, restored jobs
   // nobody runs are placed again.
   void end_recovery(TimeMs now, Outbox& out);
@@ -215,6 +221,7 @@ class Reconciler {
   DispatchId state_first_ = 0;
   DispatchId later_states_from_ = 0;
   std::map<std::pair<std::string, DispatchId>, protocol::RunningDispatch> held_;
+  std::set<std::string> reported_;  // clusters with a usage report since this hub started
 };
 
 }  // namespace gantry::hub

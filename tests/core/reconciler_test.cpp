@@ -432,6 +432,24 @@ TEST_F(ReconcilerTest, CancelOfAnUnknownOrEndedJobIsRefusedChangingNothing) {
   EXPECT_EQ(job("done").phase, JobPhase::kCompleted);
 }
 
+// A restored job last committed on west may still run there: recovery
+// waits for west to report before it is placed again.
+TEST_F(RecoveryReconcilerTest, AClusterThatHeldACommittedPartIsAwaitedUntilItReports) {
+  restore_ran_on_west("long");
+  EXPECT_EQ(reconciler.clusters_awaited(), std::vector<std::string>{"west"});
+  hello({long_running()});
+  EXPECT_EQ(reconciler.clusters_awaited(), std::vector<std::string>{"west"}) << "its nodes are not known yet";
+  usage(kEarlierHubsId);
+  EXPECT_TRUE(reconciler.clusters_awaited().empty());
+}
+
+TEST_F(RecoveryReconcilerTest, AJobNeverCommittedAwaitsNoCluster) {
+  Outbox out;
+  const RestoredDispatch prepared{kEarlierHubsId, false, {"west"}, "", 0};
+  reconciler.on_restored(submit("long"), &prepared, now, out);
+  EXPECT_TRUE(reconciler.clusters_awaited().empty());
+}
+
 // ---- a hub on a new state
 
 // The state this hub runs on was made after the earlier hub's run started
