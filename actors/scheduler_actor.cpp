@@ -69,9 +69,22 @@ class Scheduler {
           accept(nullptr, std::move(request), row, submitted_ms, &record);
           count_restored();
         },
+        // Answered "" once what the Hello changed is durable: the agent
+        // forgets the ends it repeated when it is welcomed.
         [this](const protocol::Hello& hello) {
           reconcile(&hub::Reconciler::on_hello, hello);
           deleted_parts_listed(hello);
+          auto stored = self_->make_response_promise<std::string>();
+          if (hello.ended.empty()) {
+            stored.deliver(std::string());
+            return stored;
+          }
+          self_->request(store_, caf::infinite, record_atom_v)
+              .then([stored](const std::string& error) mutable { stored.deliver(error); },
+                    [this, stored](const caf::error& error) mutable {
+                      stored.deliver(self_->system().render(error));
+                    });
+          return stored;
         },
         [this](const protocol::UsageReport& report) {
           reconcile(&hub::Reconciler::on_usage, report);

@@ -97,7 +97,32 @@ class Registry {
     // overtake the Hello: a status of a run the Hello lists would look stale
     // and be cancelled.
     self_->send<caf::message_priority::high>(dispatcher_, peer_atom_v, hello.cluster, from.peer);
-    self_->send<caf::message_priority::high>(scheduler_, hello);
+    if (hello.ended.empty()) {  // nothing to store first: welcomed at once
+      self_->request<caf::message_priority::high>(scheduler_, caf::infinite, hello)
+          .then([](const std::string&) {}, [](const caf::error&) {});
+      welcome(from);
+      return;
+    }
+    // The agent forgets the ends its Hello repeats once welcomed: the Welcome
+    // waits until the hub has stored them, so a hub killed meanwhile does not
+    // lose them (the agent repeats them to the next one).
+    self_->request<caf::message_priority::high>(scheduler_, caf::infinite, hello)
+        .then(
+            [this, from, cluster = hello.cluster](const std::string& error) {
+              if (error.empty()) {
+                welcome(from);
+                return;
+              }
+              spdlog::error("cluster {}: its Hello's ends cannot be stored ({}); not welcomed, "
+                            "so it repeats them",
+                            cluster, error);
+            },
+            [cluster = hello.cluster](const caf::error&) {
+              spdlog::error("cluster {}: its Hello was not answered", cluster);
+            });
+  }
+
+  void welcome(const ReplyTo& from) {
     sink_.send(agent_frame(
         from.peer,
         protocol::Welcome{

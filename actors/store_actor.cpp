@@ -273,6 +273,9 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
           record_dispatches(store, records);
         });
       },
+      // A barrier: answered "" once everything sent before it is committed
+      // (an agent's Hello is welcomed only once the ends it repeated are).
+      [self](record_atom) { return acknowledged_write(self, [](JobStore&) {}); },
       [self](cordon_atom, const std::string& cluster, bool cordoned) {
         return acknowledged_write(
             self, [cluster, cordoned](JobStore& store) { store.set_cordoned(cluster, cordoned); });

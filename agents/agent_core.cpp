@@ -317,18 +317,21 @@ void AgentCore::fence(const std::string& message, Outbox& out) {
 }
 
 void AgentCore::forget_finished() {
-  for (DispatchId id : finished_order_) {
-    answers_.erase(id);
-    final_status_.erase(id);
-  }
-  finished_order_.clear();
+  for (DispatchId id : finished_order_) answers_.erase(id);
+  for (DispatchId id : in_last_hello_) final_status_.erase(id);
+  in_last_hello_.clear();
+  std::erase_if(finished_order_, [&](DispatchId id) { return !final_status_.count(id); });
 }
 
 protocol::Hello AgentCore::hello(const std::string& agent_version) const {
   protocol::Hello hello{cluster_, labels_, agent_version, {}, {}};
-  for (DispatchId id : finished_order_)
-    if (const auto status = final_status_.find(id); status != final_status_.end())
+  in_last_hello_.clear();
+  for (DispatchId id : finished_order_) {
+    if (const auto status = final_status_.find(id); status != final_status_.end()) {
       hello.ended.push_back(status->second);
+      in_last_hello_.push_back(id);
+    }
+  }
   const auto list = [&](DispatchId id, const protocol::JobSpec& job,
                         const std::vector<RunReplica>& replicas, const PartPlan& plan,
                         bool committed) {

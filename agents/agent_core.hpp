@@ -107,9 +107,12 @@ class AgentCore {
   // every run is stopped and ends Failed with `message`, reported once the
   // hub is back, so that the hub's requeue never overlaps a live copy.
   void fence(const std::string& message, Outbox& out);
-  // The hub restarted and its dispatch ids start over: forget the answers
-  // given to dispatches that are over, so a new dispatch that reuses an id is
-  // not taken for a duplicate.
+  // The hub welcomed the last Hello: forget the answers given to dispatches
+  // that are over (a new hub's dispatch that reuses an id is not taken for a
+  // duplicate), and the ends that Hello repeated, which the hub has stored
+  // before it welcomed it. Ends that came after the Hello are kept, to be
+  // repeated in the next one: the hub they were sent to may die before it
+  // stores them.
   void forget_finished();
 
   protocol::Hello hello(const std::string& agent_version) const;
@@ -185,6 +188,7 @@ class AgentCore {
   // repeats them, since one sent just before the hub went away may never
   // have reached it.
   std::unordered_map<DispatchId, protocol::StatusUpdate> final_status_;
+  mutable std::vector<DispatchId> in_last_hello_;  // the ends the last Hello repeated
   std::vector<DispatchId> changed_;    // scratch for on_exits
   std::vector<PreparedPart> expired_;  // scratch for expire_holds
   std::vector<DispatchId> overdue_;    // scratch for expire_time_limits

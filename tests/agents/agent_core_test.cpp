@@ -143,6 +143,24 @@ TEST_F(AgentCoreTest, EveryExitChangesTheCountsAndTheLastOneCompletesAndFrees) {
   EXPECT_TRUE(core.hello("v").ended.empty());
 }
 
+// An end that comes after the Hello went out was sent to a hub that may die
+// before it stores it: the Welcome of that Hello does not forget it, the
+// next Hello repeats it.
+TEST_F(AgentCoreTest, AnEndAfterTheHelloIsRepeatedInTheNextHello) {
+  Outbox out;
+  prepare_and_commit(core, make_prepare(3, "first", {{"w", 1, 4}}), 0, out);
+  prepare_and_commit(core, make_prepare(4, "second", {{"w", 1, 4}}), 0, out);
+  exit(3, 0, 0);
+  ASSERT_EQ(core.hello("v").ended.size(), 1u);  // the Hello repeats the first end
+  exit(4, 0, 0);                                 // the second ends after it went out
+  core.forget_finished();                        // its Welcome
+  const protocol::Hello next = core.hello("v");
+  ASSERT_EQ(next.ended.size(), 1u);
+  EXPECT_EQ(next.ended[0].dispatch_id, 4u);
+  core.forget_finished();
+  EXPECT_TRUE(core.hello("v").ended.empty());
+}
+
 // A standby took over (or the agent restarted): the runs its predecessor
 // started are listed in the first Hello and report their ends as usual.
 TEST_F(AgentCoreTest, AdoptedRunsAreListedAndEndAsTheirReplicasExit) {
