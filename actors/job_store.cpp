@@ -332,9 +332,8 @@ void JobStore::add_column(const char* name, const char* type) {
   execute(("ALTER TABLE jobs ADD COLUMN " + std::string(name) + " " + type + ";").c_str());
 }
 
-std::int64_t JobStore::add(std::string_view name, std::string_view yaml,
-                           std::int64_t submitted_ms, std::string_view submitter,
-                           std::string_view spec) {
+std::int64_t JobStore::add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms,
+                           std::string_view submitter, std::string_view spec) {
   StatementUse use(insert_);
   bind_text(insert_, 1, name);
   bind_text(insert_, 2, yaml);

@@ -37,8 +37,7 @@ int main(int argc, char** argv) {
           "gantry-hub", argc, argv, parse_hub_command_line, hub_usage(), command_line))
     return *exit_code;
   spdlog::set_level(spdlog::level::from_str(command_line.log_level));
-  if (command_line.check)
-    return check_state_directory(command_line.options.state_dir, std::cout);
+  if (command_line.check) return check_state_directory(command_line.options.state_dir, std::cout);
 
   gantry::actors::keep_large_buffers_out_of_the_heap();
   const sigset_t signals = stop_signals();

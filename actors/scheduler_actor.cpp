@@ -160,9 +160,10 @@ class Scheduler {
           if (!reconciler_.recovering()) return;
           const std::vector<std::string> awaited = reconciler_.clusters_awaited();
           if (!awaited.empty())
-            spdlog::warn("recovery: cluster(s) {} did not report within the lost grace; their "
-                         "agents have stopped what they ran (self-fencing): placing its jobs again",
-                         fmt::join(awaited, ", "));
+            spdlog::warn(
+                "recovery: cluster(s) {} did not report within the lost grace; their "
+                "agents have stopped what they ran (self-fencing): placing its jobs again",
+                fmt::join(awaited, ", "));
           awaiting_limit_passed_ = true;
           end_recovery_when_restored();
         },
@@ -258,9 +259,10 @@ class Scheduler {
       const std::vector<std::string> awaited = reconciler_.clusters_awaited();
       if (!awaited.empty()) {
         if (!awaiting_logged_)
-          spdlog::warn("recovery waits for cluster(s) {} to report: restored jobs may still run "
-                       "there (at most the lost grace)",
-                       fmt::join(awaited, ", "));
+          spdlog::warn(
+              "recovery waits for cluster(s) {} to report: restored jobs may still run "
+              "there (at most the lost grace)",
+              fmt::join(awaited, ", "));
         awaiting_logged_ = true;
         return;
       }
@@ -590,8 +592,8 @@ class Scheduler {
     finished.started_ms = job.started_ms;
     finished.gpu_milli = job.gang.total().get(hub::kGpu);
     if (job.ttl_after_finished_ms >= 0) finished.expires_ms = end.at + job.ttl_after_finished_ms;
-    const protocol::DescribeReply record =
-        describe_reply(core_, events_, protocol::DescribeRequest{"job", job.name}, last_seen_, now());
+    const protocol::DescribeReply record = describe_reply(
+        core_, events_, protocol::DescribeRequest{"job", job.name}, last_seen_, now());
     msgpack::sbuffer packed;
     msgpack::pack(packed, record);
     finished.record.assign(packed.data(), packed.size());

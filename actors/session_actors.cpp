@@ -113,9 +113,10 @@ class Registry {
                 welcome(from);
                 return;
               }
-              spdlog::error("cluster {}: its Hello's ends cannot be stored ({}); not welcomed, "
-                            "so it repeats them",
-                            cluster, error);
+              spdlog::error(
+                  "cluster {}: its Hello's ends cannot be stored ({}); not welcomed, "
+                  "so it repeats them",
+                  cluster, error);
             },
             [cluster = hello.cluster](const caf::error&) {
               spdlog::error("cluster {}: its Hello was not answered", cluster);

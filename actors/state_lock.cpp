@@ -70,8 +70,8 @@ StateLock::StateLock(const std::filesystem::path& state_dir) {
     fd_ = -1;
     if (reason == EWOULDBLOCK) {
       throw std::runtime_error("state directory " + state_dir.string() + " is in use by " +
-                               (who.empty() ? "another process" : who) + " (lock " +
-                               path.string() + "): one hub per state directory");
+                               (who.empty() ? "another process" : who) + " (lock " + path.string() +
+                               "): one hub per state directory");
     }
     throw std::runtime_error("cannot lock " + path.string() + ": " + std::strerror(reason));
   }

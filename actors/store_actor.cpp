@@ -51,8 +51,8 @@ struct StoreState {
   Clock clock;
   std::chrono::milliseconds keep_finished{0};
   std::int64_t next_expiry_ms = 0;  // when the store looks for expired jobs next
-  std::vector<Write> writes;  // in arrival order, after the kept ones
-  std::size_t kept = 0;       // writes[0, kept): failed before, retried first
+  std::vector<Write> writes;        // in arrival order, after the kept ones
+  std::size_t kept = 0;             // writes[0, kept): failed before, retried first
   std::chrono::milliseconds retry_delay = kFirstRetry;
   bool retry_queued = false;
   struct PendingInsert {
@@ -129,8 +129,10 @@ void flush(StoreActor* self) {
   state.acks.clear();
   if (!error.empty()) {
     keep_unanswered(state);
-    if (state.kept > 0) schedule_retry(self, error);
-    else spdlog::error("job store: {} (the writes waited on were refused)", error);
+    if (state.kept > 0)
+      schedule_retry(self, error);
+    else
+      spdlog::error("job store: {} (the writes waited on were refused)", error);
     return;
   }
   if (state.kept > 0) spdlog::info("job store recovered: {} kept write(s) committed", state.kept);
@@ -145,7 +147,8 @@ void record_dispatches(JobStore& store, const std::vector<DispatchRecord>& recor
 }
 
 JobHistory& history(StoreState& state) {
-  if (!state.history) state.history = std::make_unique<JobHistory>(state.store->path().parent_path());
+  if (!state.history)
+    state.history = std::make_unique<JobHistory>(state.store->path().parent_path());
   return *state.history;
 }
 
@@ -246,9 +249,8 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
             [&state, index, name, yaml, submitted_ms, submitter, spec](JobStore& store) {
               msgpack::sbuffer packed;
               if (spec) msgpack::pack(packed, *spec);
-              state.inserts[index].row =
-                  store.add(name, yaml, submitted_ms, submitter,
-                            std::string_view(packed.data(), packed.size()));
+              state.inserts[index].row = store.add(name, yaml, submitted_ms, submitter,
+                                                   std::string_view(packed.data(), packed.size()));
             },
             true);
         return state.inserts.back().promise;
@@ -304,7 +306,8 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
       },
       [self](finish_atom, FinishedJob& job) {
         const std::int64_t keep_until = job.finished_ms + self->state.keep_finished.count();
-        wake_for_expiry(self, job.expires_ms > 0 ? std::min(job.expires_ms, keep_until) : keep_until);
+        wake_for_expiry(self,
+                        job.expires_ms > 0 ? std::min(job.expires_ms, keep_until) : keep_until);
         queue_write(self, [job = std::move(job)](JobStore& store) { store.finish(job); });
       },
       [self](history_atom) { expire_ended(self); },

@@ -129,8 +129,9 @@ class Queue {
     const hub::TimeMs submitted_ms = clock_();
     const std::string name = request.name;
     // Written before it is acknowledged, so an accepted job survives a restart.
-    self_->request(store_, caf::infinite, persist_atom_v, name, yaml, submitted_ms, to.key,
-                   request.spec)
+    self_
+        ->request(store_, caf::infinite, persist_atom_v, name, yaml, submitted_ms, to.key,
+                  request.spec)
         .then(
             [this, to, request, submitted_ms](std::int64_t row, const std::string& error) mutable {
               if (row == 0) {

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <chrono>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -10,11 +10,11 @@
 namespace gantry::console {
 
 std::string canonical_job_phase(const std::string& flag, const std::string& wanted) {
-  static constexpr std::array kPhases{
-      protocol::phase::kPending,     protocol::phase::kRunning,   protocol::phase::kRestarting,
-      protocol::phase::kCompleting,  protocol::phase::kAborting,  protocol::phase::kTerminating,
-      protocol::phase::kCompleted,   protocol::phase::kFailed,    protocol::phase::kAborted,
-      protocol::phase::kTerminated};
+  static constexpr std::array kPhases{protocol::phase::kPending,    protocol::phase::kRunning,
+                                      protocol::phase::kRestarting, protocol::phase::kCompleting,
+                                      protocol::phase::kAborting,   protocol::phase::kTerminating,
+                                      protocol::phase::kCompleted,  protocol::phase::kFailed,
+                                      protocol::phase::kAborted,    protocol::phase::kTerminated};
   const auto lower = [](std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
     return s;

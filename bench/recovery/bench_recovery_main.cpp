@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "actors/job_store.hpp"
-#include "config/volcano_job.hpp"
 #include "bench/e2e/hub_process.hpp"
+#include "config/volcano_job.hpp"
 #include "protocol/messages.hpp"
 #include "support/free_port.hpp"
 
@@ -125,8 +125,8 @@ bool log_contains(const std::filesystem::path& log, const std::string& text) {
 }
 
 bool admin_answers(const std::string& gantryctl, const std::string& endpoint) {
-  const std::string command = gantryctl + " --insecure --hub " + endpoint +
-                              " --timeout 2s get clusters >/dev/null 2>&1";
+  const std::string command =
+      gantryctl + " --insecure --hub " + endpoint + " --timeout 2s get clusters >/dev/null 2>&1";
   return std::system(command.c_str()) == 0;
 }
 
@@ -140,8 +140,10 @@ Restart restart(const std::filesystem::path& bin, const std::filesystem::path& d
   std::filesystem::remove(log);
   gantry::bench::e2e::HubLaunch launch;
   launch.binary = (bin / "gantry-hub").string();
-  launch.agents_endpoint = "tcp://127.0.0.1:" + std::to_string(gantry::support::free_loopback_port());
-  launch.admin_endpoint = "tcp://127.0.0.1:" + std::to_string(gantry::support::free_loopback_port());
+  launch.agents_endpoint =
+      "tcp://127.0.0.1:" + std::to_string(gantry::support::free_loopback_port());
+  launch.admin_endpoint =
+      "tcp://127.0.0.1:" + std::to_string(gantry::support::free_loopback_port());
   launch.state_dir = dir;
   launch.log_file = log;
   launch.log_level = "info";
@@ -176,8 +178,9 @@ int main(int argc, char** argv) {
 
   const std::filesystem::path root(work);
   std::filesystem::create_directories(root);
-  std::printf("store writes (WAL, synchronous=NORMAL: a commit is durable against a hub crash,\n"
-              "not a power loss; checkpoints fsync), one submission of ~500 bytes per job:\n");
+  std::printf(
+      "store writes (WAL, synchronous=NORMAL: a commit is durable against a hub crash,\n"
+      "not a power loss; checkpoints fsync), one submission of ~500 bytes per job:\n");
   std::printf("%10s %14s\n", "BATCH", "JOBS/S");
   std::vector<WriteRate> rates;
   for (const std::int64_t batch : {1, 10, 100, 1000}) {
@@ -192,10 +195,11 @@ int main(int argc, char** argv) {
   const Restart result = restart(bin, root / "state", root / "hub.log");
   std::printf("%-34s %8.2f s\n", "restart until admin answers", result.admin_s);
   std::printf("%-34s %8.2f s\n", "restart until first pass", result.first_pass_s);
-  std::printf("{\"jobs\":%lld,\"unfinished\":%lld,\"db_mb\":%.0f,\"admin_s\":%.2f,"
-              "\"first_pass_s\":%.2f",
-              static_cast<long long>(jobs), static_cast<long long>(unfinished),
-              static_cast<double>(db_bytes) / 1e6, result.admin_s, result.first_pass_s);
+  std::printf(
+      "{\"jobs\":%lld,\"unfinished\":%lld,\"db_mb\":%.0f,\"admin_s\":%.2f,"
+      "\"first_pass_s\":%.2f",
+      static_cast<long long>(jobs), static_cast<long long>(unfinished),
+      static_cast<double>(db_bytes) / 1e6, result.admin_s, result.first_pass_s);
   for (const WriteRate& rate : rates)
     std::printf(",\"writes_per_s_batch_%lld\":%.0f", static_cast<long long>(rate.batch),
                 rate.jobs_per_second);

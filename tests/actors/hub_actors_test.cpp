@@ -545,12 +545,12 @@ TEST_F(HubActorsTest, HelloListingDispatchesOfAnEarlierHubTheStateDoesNotKnowGet
 // A new state knows nothing of what agents ran before it was made: it holds
 // those runs instead of stopping them (the hub's state was lost, not its jobs).
 TEST_F(HubActorsTest, HelloListingDispatchesFromBeforeANewStateHoldsThem) {
-  from_agent("agent/east", protocol::Hello{"east",
-                                           {},
-                                           "test",
-                                           {{17, "gone", {}, 0, 1, true},
-                                            {19, "only-prepared", {}, 1, 2, false}},
-                                           {}});
+  from_agent("agent/east",
+             protocol::Hello{"east",
+                             {},
+                             "test",
+                             {{17, "gone", {}, 0, 1, true}, {19, "only-prepared", {}, 1, 2, false}},
+                             {}});
   const auto frames = sent();
   EXPECT_TRUE(frames_of<protocol::Cancel>(frames).empty());
   EXPECT_TRUE(frames_of<protocol::Abort>(frames).empty());

@@ -152,8 +152,8 @@ TEST_F(AgentCoreTest, AnEndAfterTheHelloIsRepeatedInTheNextHello) {
   prepare_and_commit(core, make_prepare(4, "second", {{"w", 1, 4}}), 0, out);
   exit(3, 0, 0);
   ASSERT_EQ(core.hello("v").ended.size(), 1u);  // the Hello repeats the first end
-  exit(4, 0, 0);                                 // the second ends after it went out
-  core.forget_finished();                        // its Welcome
+  exit(4, 0, 0);                                // the second ends after it went out
+  core.forget_finished();                       // its Welcome
   const protocol::Hello next = core.hello("v");
   ASSERT_EQ(next.ended.size(), 1u);
   EXPECT_EQ(next.ended[0].dispatch_id, 4u);

@@ -438,7 +438,8 @@ TEST_F(RecoveryReconcilerTest, AClusterThatHeldACommittedPartIsAwaitedUntilItRep
   restore_ran_on_west("long");
   EXPECT_EQ(reconciler.clusters_awaited(), std::vector<std::string>{"west"});
   hello({long_running()});
-  EXPECT_EQ(reconciler.clusters_awaited(), std::vector<std::string>{"west"}) << "its nodes are not known yet";
+  EXPECT_EQ(reconciler.clusters_awaited(), std::vector<std::string>{"west"})
+      << "its nodes are not known yet";
   usage(kEarlierHubsId);
   EXPECT_TRUE(reconciler.clusters_awaited().empty());
 }
@@ -458,7 +459,8 @@ TEST_F(RecoveryReconcilerTest, AJobNeverCommittedAwaitsNoCluster) {
 class NewStateReconcilerTest : public ReconcilerTest {
  protected:
   NewStateReconcilerTest() {
-    reconciler.hold_runs_of_other_states(kThisHubsFirstId + 1, kThisHubsFirstId + (DispatchId{1} << 40));
+    reconciler.hold_runs_of_other_states(kThisHubsFirstId + 1,
+                                         kThisHubsFirstId + (DispatchId{1} << 40));
   }
 };
 
@@ -467,7 +469,8 @@ TEST_F(NewStateReconcilerTest, ARunFromBeforeTheStateIsHeldNotStopped) {
   EXPECT_TRUE(out.cancels.empty());
   EXPECT_TRUE(out.aborts.empty());
   ASSERT_EQ(reconciler.held().size(), 1u);
-  EXPECT_EQ(reconciler.held().begin()->first, (std::pair<std::string, DispatchId>{"west", kEarlierHubsId}));
+  EXPECT_EQ(reconciler.held().begin()->first,
+            (std::pair<std::string, DispatchId>{"west", kEarlierHubsId}));
   // Its progress changes nothing; its end releases the hold.
   EXPECT_TRUE(status(kEarlierHubsId, "long", "Running").cancels.empty());
   EXPECT_TRUE(status(kEarlierHubsId, "long", "Completed").cancels.empty());
