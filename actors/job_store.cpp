@@ -11,6 +11,8 @@
 #include <system_error>
 
 #include "actors/sqlite_wal_check.hpp"
+#include "actors/utc_now.hpp"
+#include "support/random_hex.hpp"
 
 namespace gantry::actors {
 
@@ -63,14 +65,6 @@ std::uint64_t random_first_generation() {
   return 1 + std::uniform_int_distribution<std::uint64_t>(0, (1u << 22) - 1)(random);
 }
 
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  char text[32] = {};
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 bool non_empty_file(const std::filesystem::path& path) {
   std::error_code error;
@@ -288,11 +282,8 @@ std::int64_t JobStore::count(const char* sql) {
 // not a first start.
 void JobStore::write_marker() {
   const std::filesystem::path marker = marker_in(path_.parent_path());
-  std::random_device random;
-  char id[33] = {};
-  for (int i = 0; i < 32; ++i) id[i] = "0123456789abcdef"[random() % 16];
   std::ofstream out(marker);
-  out << "gantry-hub state " << id << " made " << utc_now() << "\n";
+  out << "gantry-hub state " << support::random_hex(16) << " made " << utc_now_text() << "\n";
   out.close();
   if (!out) throw std::runtime_error("cannot write " + marker.string());
 }

@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
-#include <ctime>
 #include <stdexcept>
+
+#include "actors/utc_now.hpp"
 
 namespace gantry::actors {
 
@@ -20,14 +20,6 @@ std::string host_name() {
   return name;
 }
 
-std::string now_utc() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  char text[32] = {};
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 std::string read_all(int fd) {
   std::string text;
@@ -42,7 +34,7 @@ std::string read_all(int fd) {
 
 void write_holder(int fd) {
   const std::string text = "gantry-hub pid " + std::to_string(::getpid()) + " on " + host_name() +
-                           " since " + now_utc() + "\n";
+                           " since " + utc_now_text() + "\n";
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) < 0) {
     // The lock is held either way; only the name in a second hub's error is missing.
   }

@@ -187,6 +187,15 @@ class Cluster:
                    f"{count} ready clusters")
 
 
+def waiting_command(marks, name):
+    """Appends 'started' to marks/<name>.starts, waits for marks/<name>.release,
+    then writes marks/<name>.done: the test decides when the job ends."""
+    base = os.path.join(marks, name)
+    script = (f"echo started >> {base}.starts; "
+              f"while [ ! -e {base}.release ]; do sleep 0.05; done; echo done > {base}.done")
+    return ["sh", "-c", script]
+
+
 def job_yaml(name, tasks, min_available=0, annotations=None, queue="default"):
     """tasks: list of (task name, replicas, requests dict, command list or None, node selector dict)."""
     lines = ["apiVersion: batch.volcano.sh/v1alpha1", "kind: Job", "metadata:", f"  name: {name}"]

@@ -9,16 +9,7 @@ import shutil
 import subprocess
 import unittest
 
-from gantry_harness import BIN_DIR, Cluster, free_port, job_yaml, wait_until
-
-
-def waiting_command(marks, name):
-    """Appends 'started' to marks/<name>.starts, waits for marks/<name>.release,
-    then writes marks/<name>.done: the test decides when the job ends."""
-    base = os.path.join(marks, name)
-    script = (f"echo started >> {base}.starts; "
-              f"while [ ! -e {base}.release ]; do sleep 0.05; done; echo done > {base}.done")
-    return ["sh", "-c", script]
+from gantry_harness import BIN_DIR, Cluster, free_port, job_yaml, wait_until, waiting_command
 
 
 def pending_job(name):
