@@ -129,7 +129,7 @@ class Scheduler {
           on_cluster_action(to, request);
         },
         [this](const ReplyTo& to, const protocol::ApplyRequest& request) {
-          reply(to, apply_queue(request.yaml, true));
+          reply_once_stored(to, apply_queue(request.yaml, true));
         },
         [this](restore_atom, const protocol::ApplyRequest& request) {
           apply_queue(request.yaml, false);
@@ -145,7 +145,7 @@ class Scheduler {
               return;
             }
           }
-          reply(to, delete_queue(request));
+          reply_once_stored(to, delete_queue(request));
         },
         [this](schedule_atom) { run_pass(); },
         [this](tick_atom) {  // a backoff or a job's retention ran out
@@ -223,6 +223,29 @@ class Scheduler {
   void reply(const ReplyTo& to, const T& message) {
     if (to.peer.empty()) return;
     sink_.send(OutboundFrame{Channel::kAdmin, to.peer, protocol::encode(message, to.seq), 0});
+  }
+
+  // A change is answered once the store has it (the store commits in order:
+  // a barrier behind the change's writes). A change the store cannot take
+  // is live but not yet durable: it says so, and the store retries it.
+  void reply_once_stored(const ReplyTo& to, protocol::AdminResult result) {
+    if (!result.ok) {
+      reply(to, result);
+      return;
+    }
+    self_->request(store_, caf::infinite, record_atom_v)
+        .then(
+            [this, to, result](const std::string& error) mutable {
+              if (!error.empty()) {
+                result.ok = false;
+                result.error = result.message + " in memory, but not stored yet (" + error +
+                               "); the hub retries, and says so when the store recovers";
+              }
+              reply(to, result);
+            },
+            [this, to](const caf::error& error) {
+              reply(to, protocol::AdminResult{false, "", self_->system().render(error)});
+            });
   }
 
   // Coalesced: however many changes arrive, at most one pass waits in the

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import unittest
 
-from gantry_harness import BIN_DIR, Cluster, free_port, job_yaml, wait_until, waiting_command
+from gantry_harness import BIN_DIR, SOURCE_DIR, Cluster, free_port, job_yaml, wait_until, waiting_command
 
 
 def pending_job(name):
@@ -161,6 +161,11 @@ class StateSafety(unittest.TestCase):
         refused = gantry.ctl("submit", "-f", "-", input_text=pending_job("refused"), check=False)
         self.assertNotEqual(refused.returncode, 0)
         self.assertIn("full", refused.stdout + refused.stderr)
+        # A queue applied now is live, and says it is not stored yet; it is kept and retried.
+        queue = gantry.ctl("apply", "-f", os.path.join(SOURCE_DIR, "examples", "queues", "research.yaml"),
+                           check=False)
+        self.assertNotEqual(queue.returncode, 0)
+        self.assertIn("not stored yet", queue.stdout + queue.stderr)
         # The jobs end while nothing can be written: their ends are kept.
         for name in names:
             open(os.path.join(marks, f"{name}.release"), "w").close()
@@ -173,6 +178,7 @@ class StateSafety(unittest.TestCase):
         # A restart does not run the ended jobs again.
         gantry.restart_hub()
         gantry.wait_ready_clusters(1)
+        self.assertIn("research", [q["name"] for q in gantry.get("queues")], "the kept queue was stored")
         listed = {job["name"]: job["phase"] for job in gantry.get("jobs")}
         self.assertNotIn("refused", listed)
         for name in names:
