@@ -379,7 +379,10 @@ void AgentLoop::on_message(const protocol::ErrorReply& reply, TimeMs now) {
 }
 
 void AgentLoop::on_message(const protocol::Welcome& welcome, TimeMs now) {
-  if (session_.welcomed(welcome, now)) core_.forget_finished();
+  if (session_.welcomed(welcome, now)) {
+    core_.forget_finished();
+    if (const std::optional<TimeMs> sent = session_.confirmed_contact()) executor_.ends_stored(*sent);
+  }
   spdlog::info("registered with hub epoch {} (heartbeat {} ms, fence timeout {} ms)",
                welcome.hub_epoch, session_.heartbeat_ms(), session_.fence_after_ms());
   note_contact();

@@ -135,6 +135,11 @@ class Executor {
   // fence timeout it gives is `fence_after_ms`: executors whose runs outlive the agent fence
   // them when the contact grows older than that (protocol/lease_timing.hpp).
   virtual void hub_contact(TimeMs /*confirmed*/, TimeMs /*fence_after_ms*/) {}
+  // The hub welcomed a Hello sent at `reported_before` (steady ms): it has
+  // stored every end collected before then (the Hello repeated them, and
+  // the hub welcomes it only once they are stored). Executors that keep
+  // ends across an agent restart may forget those.
+  virtual void ends_stored(TimeMs /*reported_before*/) {}
 };
 
 }  // namespace gantry::agents

@@ -356,6 +356,7 @@ void ProcessExecutor::collect_exits(TimeMs now, std::vector<ReplicaExit>& out) {
     children_[i] = children_.back();
     children_.pop_back();
     ended_.push_back(Ended{child.key, now});
+    bound_recorded_ends();
     forget_part_if_gone(child.key.dispatch);
   }
 }
@@ -365,9 +366,9 @@ bool ProcessExecutor::has_live_replica(DispatchId dispatch) const {
                      [&](const Child& child) { return child.key.dispatch == dispatch; });
 }
 
-// The hub heard every end collected before `heard_before` (a Hello repeats
-// them, later ones went out before the confirmed heartbeat); a part still
-// running keeps all its records, so that a restarted agent sees it whole.
+// The hub stored every end collected before `heard_before` (a Hello repeated
+// them and was welcomed); a part still running keeps all its records, so
+// that a restarted agent sees it whole.
 void ProcessExecutor::forget_recorded_ends(TimeMs heard_before) {
   for (std::size_t i = 0; i < ended_.size();) {
     const Ended& ended = ended_[i];
@@ -381,10 +382,32 @@ void ProcessExecutor::forget_recorded_ends(TimeMs heard_before) {
   }
 }
 
+// A heartbeat the hub echoed says it heard, not that it stored: the ends
+// stay recorded until a Welcome says so (ends_stored).
 void ProcessExecutor::hub_contact(TimeMs confirmed, TimeMs fence_after_ms) {
   fence_after_ms_ = fence_after_ms;
   state_.write_contact(confirmed);
-  forget_recorded_ends(confirmed);
+}
+
+void ProcessExecutor::ends_stored(TimeMs reported_before) {
+  forget_recorded_ends(reported_before);
+}
+
+// Within a long session no Welcome comes: the oldest ended records go once
+// there are more than a Hello repeats (the agent core keeps as many).
+void ProcessExecutor::bound_recorded_ends() {
+  constexpr std::size_t kMaxRecordedEnds = 4096;
+  while (ended_.size() > kMaxRecordedEnds) {
+    auto oldest = ended_.end();
+    for (auto ended = ended_.begin(); ended != ended_.end(); ++ended) {
+      if (has_live_replica(ended->key.dispatch)) continue;  // its part stays whole
+      if (oldest == ended_.end() || ended->collected < oldest->collected) oldest = ended;
+    }
+    if (oldest == ended_.end()) return;
+    state_.remove(oldest->key);
+    *oldest = ended_.back();
+    ended_.pop_back();
+  }
 }
 
 std::vector<AdoptedReplica> ProcessExecutor::adopt() {

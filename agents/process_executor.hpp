@@ -49,6 +49,7 @@ class ProcessExecutor final : public Executor {
   void collect_exits(TimeMs now, std::vector<ReplicaExit>& out) override;
   void shutdown() override;
   void hub_contact(TimeMs confirmed, TimeMs fence_after_ms) override;
+  void ends_stored(TimeMs reported_before) override;
 
   // The runs a previous agent with this state directory started: those still
   // running are watched again (their ends come through collect_exits()),
@@ -96,6 +97,7 @@ class ProcessExecutor final : public Executor {
   void watch(Child child);
   ReplicaExit end_of(const Child& child) const;
   void forget_recorded_ends(TimeMs heard_before);
+  void bound_recorded_ends();
   bool has_live_replica(DispatchId dispatch) const;
 
   std::filesystem::path work_dir_;
