@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -187,6 +188,9 @@ void JobStore::open() {
   add_column("record", "BLOB");
   add_column("spec", "BLOB");
   execute("CREATE INDEX IF NOT EXISTS jobs_ended ON jobs(finished_ms) WHERE phase IS NOT NULL;");
+  execute(
+      "CREATE INDEX IF NOT EXISTS jobs_expiring ON jobs(expires_ms) WHERE expires_ms IS NOT "
+      "NULL;");
   execute(("PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";").c_str());
   if (!std::filesystem::exists(marker_in(path_.parent_path()))) write_marker();
   insert_ = prepare(
@@ -385,26 +389,32 @@ void JobStore::forget_ended(std::string_view name) {
   if (status != SQLITE_DONE) fail("cannot remove a job from");
 }
 
+// Two index lookups (jobs_expiring, jobs_ended), not a scan of every ended
+// job: the store asks at every expiry.
 std::optional<std::int64_t> JobStore::next_expiry(std::int64_t keep_finished_ms) {
-  sqlite3_stmt* statement = prepare(
-      "SELECT MIN(MIN(COALESCE(expires_ms, finished_ms + ?1), finished_ms + ?1)) FROM jobs "
-      "WHERE phase IS NOT NULL;");
-  sqlite3_bind_int64(statement, 1, keep_finished_ms);
-  const int status = sqlite3_step(statement);
   std::optional<std::int64_t> next;
-  if (status == SQLITE_ROW && sqlite3_column_type(statement, 0) != SQLITE_NULL)
-    next = sqlite3_column_int64(statement, 0);
-  sqlite3_finalize(statement);
-  if (status != SQLITE_ROW) fail("cannot read ended jobs from");
+  const auto earliest = [&](const char* sql, std::int64_t plus) {
+    sqlite3_stmt* statement = prepare(sql);
+    const int status = sqlite3_step(statement);
+    if (status == SQLITE_ROW && sqlite3_column_type(statement, 0) != SQLITE_NULL) {
+      const std::int64_t at = sqlite3_column_int64(statement, 0) + plus;
+      next = next ? std::min(*next, at) : at;
+    }
+    sqlite3_finalize(statement);
+    if (status != SQLITE_ROW) fail("cannot read ended jobs from");
+  };
+  earliest("SELECT MIN(expires_ms) FROM jobs WHERE expires_ms IS NOT NULL;", 0);
+  earliest("SELECT MIN(finished_ms) FROM jobs WHERE phase IS NOT NULL;", keep_finished_ms);
   return next;
 }
 
 std::int64_t JobStore::forget_expired(std::int64_t now, std::int64_t ended_before,
                                       std::int64_t limit) {
+  // Each half through its index; a row in both is deleted once.
   sqlite3_stmt* statement = prepare(
-      "DELETE FROM jobs WHERE row IN (SELECT row FROM jobs WHERE phase IS NOT NULL AND "
-      "((expires_ms IS NOT NULL AND expires_ms <= ?1) OR finished_ms < ?2) LIMIT ?3) "
-      "RETURNING row;");
+      "DELETE FROM jobs WHERE row IN (SELECT row FROM jobs WHERE expires_ms IS NOT NULL AND "
+      "expires_ms <= ?1 UNION SELECT row FROM jobs WHERE phase IS NOT NULL AND finished_ms < ?2 "
+      "LIMIT ?3) RETURNING row;");
   sqlite3_bind_int64(statement, 1, now);
   sqlite3_bind_int64(statement, 2, ended_before);
   sqlite3_bind_int64(statement, 3, limit);
