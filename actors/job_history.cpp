@@ -5,6 +5,8 @@
 #include <msgpack.hpp>
 #include <stdexcept>
 
+#include "actors/sqlite_columns.hpp"
+
 namespace gantry::actors {
 
 namespace {
@@ -12,12 +14,6 @@ namespace {
 constexpr const char* kEndedColumns =
     "SELECT name, phase, submitted_ms, finished_ms, submitter, queue, started_ms, record "
     "FROM jobs ";
-
-std::string text(sqlite3_stmt* row, int column) {
-  const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(row, column));
-  return data ? std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(row, column)))
-              : std::string();
-}
 
 class Statement {
  public:
@@ -52,11 +48,10 @@ JobHistory::~JobHistory() {
 // what the row itself holds.
 protocol::DescribeReply JobHistory::record_of(sqlite3_stmt* row) const {
   protocol::DescribeReply reply;
-  const auto* data = static_cast<const char*>(sqlite3_column_blob(row, 7));
-  const int size = sqlite3_column_bytes(row, 7);
-  if (data != nullptr && size > 0) {
+  const std::string record = column_blob(row, 7);
+  if (!record.empty()) {
     try {
-      msgpack::unpack(data, static_cast<std::size_t>(size)).get().convert(reply);
+      msgpack::unpack(record.data(), record.size()).get().convert(reply);
     } catch (const std::exception&) {
       reply = {};  // unreadable: shown from the row
     }
@@ -64,13 +59,13 @@ protocol::DescribeReply JobHistory::record_of(sqlite3_stmt* row) const {
   reply.ok = true;
   protocol::JobInfo& job = reply.job;
   if (job.name.empty()) {
-    job.name = text(row, 0);
+    job.name = column_text(row, 0);
     job.submitted_ms = sqlite3_column_int64(row, 2);
-    job.submitter = text(row, 4);
-    job.queue = text(row, 5);
+    job.submitter = column_text(row, 4);
+    job.queue = column_text(row, 5);
     job.started_ms = sqlite3_column_int64(row, 6);
   }
-  job.phase = text(row, 1);
+  job.phase = column_text(row, 1);
   job.finished_ms = sqlite3_column_int64(row, 3);
   return reply;
 }
@@ -82,7 +77,7 @@ std::vector<protocol::JobInfo> JobHistory::ended(const std::set<std::string>& li
   std::vector<protocol::JobInfo> jobs;
   int status = SQLITE_ROW;
   while ((status = sqlite3_step(statement.get())) == SQLITE_ROW) {
-    if (listed.count(text(statement.get(), 0))) continue;
+    if (listed.count(column_text(statement.get(), 0))) continue;
     jobs.push_back(std::move(record_of(statement.get()).job));
   }
   if (status != SQLITE_DONE) fail("cannot read ended jobs from");

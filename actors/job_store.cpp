@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "actors/sqlite_columns.hpp"
 #include "actors/sqlite_wal_check.hpp"
 #include "actors/utc_now.hpp"
 #include "support/random_hex.hpp"
@@ -89,18 +90,6 @@ class StatementUse {
 
 void bind_text(sqlite3_stmt* statement, int index, std::string_view text) {
   sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-}
-
-std::string column_text(sqlite3_stmt* statement, int index) {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, index));
-  return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, index)))
-              : std::string();
-}
-
-std::string column_blob(sqlite3_stmt* statement, int index) {
-  const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, index));
-  return data ? std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(statement, index)))
-              : std::string();
 }
 
 // A dispatch's clusters, by part index, from their msgpack array; none when
