@@ -35,6 +35,20 @@ class StateSafety(unittest.TestCase):
             *gantry.keys.hub_args()], capture_output=True, text=True, timeout=60)
         return result.returncode, result.stdout + result.stderr
 
+    def running_on_a_process_agent(self, gantry, names):
+        """Starts a process agent for cluster east and runs waiting jobs `names` on it
+        (each ends once its marks/<name>.release exists); returns the marks folder."""
+        marks = os.path.join(gantry.workdir, "marks")
+        os.makedirs(marks)
+        os.chmod(marks, 0o777)  # the replicas run as nobody (--run-as) and write here
+        gantry.start_agent("east", "east.yaml", executor="process")
+        gantry.wait_ready_clusters(1)
+        for name in names:
+            gantry.submit(job_yaml(name, [("worker", 1, {"cpu": 1}, waiting_command(marks, name), None)]))
+        for name in names:
+            wait_until(lambda n=name: gantry.job(n)["phase"] == "Running", f"{name} to run")
+        return marks
+
     def crashed_with_jobs(self, count):
         """A hub that accepted `count` jobs (no cluster runs them), then was killed."""
         gantry = self.start()
@@ -97,16 +111,8 @@ class StateSafety(unittest.TestCase):
 
     def test_a_hub_on_an_empty_state_does_not_stop_what_an_agent_runs(self):
         gantry = self.start()
-        marks = os.path.join(gantry.workdir, "marks")
-        os.makedirs(marks)
-        os.chmod(marks, 0o777)  # the replicas run as nobody (--run-as) and write here
-        gantry.start_agent("east", "east.yaml", executor="process")
-        gantry.wait_ready_clusters(1)
         names = [f"run-{i}" for i in range(4)]
-        for name in names:
-            gantry.submit(job_yaml(name, [("worker", 1, {"cpu": 1}, waiting_command(marks, name), None)]))
-        for name in names:
-            wait_until(lambda n=name: gantry.job(n)["phase"] == "Running", f"{name} to run")
+        marks = self.running_on_a_process_agent(gantry, names)
 
         # The hub's state is lost: a new hub starts on an empty directory.
         gantry.kill("hub")
@@ -138,16 +144,8 @@ class StateSafety(unittest.TestCase):
         if not mounted:
             self.skipTest("cannot mount a tmpfs here (needs root)")
         self.addCleanup(lambda: subprocess.run(["umount", "-l", mounted[0]]))
-        marks = os.path.join(gantry.workdir, "marks")
-        os.makedirs(marks)
-        os.chmod(marks, 0o777)
-        gantry.start_agent("east", "east.yaml", executor="process")
-        gantry.wait_ready_clusters(1)
         names = [f"end-{i}" for i in range(3)]
-        for name in names:
-            gantry.submit(job_yaml(name, [("worker", 1, {"cpu": 1}, waiting_command(marks, name), None)]))
-        for name in names:
-            wait_until(lambda n=name: gantry.job(n)["phase"] == "Running", f"{name} to run")
+        marks = self.running_on_a_process_agent(gantry, names)
 
         filler = os.path.join(gantry.state_dir, "filler")
         with open(filler, "wb") as f:
