@@ -93,7 +93,7 @@ void AgentCore::adopt_run(const std::vector<AdoptedReplica>& replicas) {
   DispatchRun& run = *runs_.emplace(id, std::move(owned)).first->second;
   for (std::uint32_t rank = 0; rank < replicas.size(); ++rank) {
     run.started(rank);
-    if (replicas[rank].ended) run.exited(rank, replicas[rank].exit_code, 0);
+    if (replicas[rank].ended) run.exited(rank, replicas[rank].exit_code, 0, replicas[rank].fenced);
   }
   Outbox unsent;  // the Hello lists the run, or repeats its end
   if (run.ending()) stop_live_replicas(run);
@@ -253,7 +253,7 @@ void AgentCore::on_exits(const std::vector<ReplicaExit>& exits, Outbox& out) {
   for (const ReplicaExit& exit : exits) {
     const auto found = runs_.find(exit.key.dispatch);
     if (found == runs_.end()) continue;
-    found->second->exited(exit.key.rank, exit.exit_code, exit.signal);
+    found->second->exited(exit.key.rank, exit.exit_code, exit.signal, exit.fenced);
     if (std::find(changed_.begin(), changed_.end(), exit.key.dispatch) == changed_.end()) {
       changed_.push_back(exit.key.dispatch);
     }
@@ -743,8 +743,7 @@ void AgentCore::start_time_limit(const DispatchRun& run, TimeMs now) {
     deadlines_.add(run.id(), deadline_after(now, run.plan().time_limit_ms));
 }
 
-void AgentCore::on_progress(const std::vector<ReplicaProgress>& progress, TimeMs now,
-                            Outbox& out) {
+void AgentCore::on_progress(const std::vector<ReplicaProgress>& progress, TimeMs now, Outbox& out) {
   changed_.clear();
   for (const ReplicaProgress& each : progress) {
     const auto found = runs_.find(each.key.dispatch);
@@ -763,7 +762,8 @@ void AgentCore::on_progress(const std::vector<ReplicaProgress>& progress, TimeMs
     if (found == runs_.end()) continue;
     DispatchRun& run = *found->second;
     if (run.ending()) continue;  // its final status follows its replicas' exits
-    if (run.phase() == std::string_view(protocol::phase::kRunning) && waiting_.remove_if_present(id))
+    if (run.phase() == std::string_view(protocol::phase::kRunning) &&
+        waiting_.remove_if_present(id))
       start_time_limit(run, now);
     report_progress(run, out);
   }

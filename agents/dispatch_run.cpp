@@ -69,11 +69,15 @@ void DispatchRun::failed_to_start(std::uint32_t rank, const std::string& why) {
   ended(rank, ReplicaState::kFailed, 127);
 }
 
-void DispatchRun::exited(std::uint32_t rank, int exit_code, int signal) {
+void DispatchRun::exited(std::uint32_t rank, int exit_code, int signal, bool fenced) {
   RunReplica& replica = replicas_.at(rank);
   if (!is_live(replica.state)) return;  // a late duplicate report
   if (replica.state == ReplicaState::kPending) --pending_;
-  if (replica.state == ReplicaState::kStopping) {
+  if (fenced) {
+    this->fenced("fenced: the supervisor of " + replica_name(rank) +
+                 " stopped it: the agent had no confirmed contact with the hub");
+    ended(rank, ReplicaState::kStopped, exit_code);
+  } else if (replica.state == ReplicaState::kStopping) {
     ended(rank, ReplicaState::kStopped, exit_code);
   } else if (exit_code == 0 && signal == 0) {
     ended(rank, ReplicaState::kSucceeded, 0);
@@ -112,6 +116,13 @@ void DispatchRun::time_limit_reached(std::string message) {
   message_ = std::move(message);
 }
 
+void DispatchRun::fenced(std::string message) {
+  if (cancelled_ || failed_ || finished()) return;
+  failed_ = true;
+  evicted_ = true;
+  message_ = std::move(message);
+}
+
 bool DispatchRun::is_unstopped(std::uint32_t rank) const {
   const ReplicaState state = replicas_.at(rank).state;
   return state == ReplicaState::kPending || state == ReplicaState::kRunning;
@@ -129,7 +140,9 @@ void DispatchRun::fill_status(protocol::StatusUpdate& update) const {
   update.job = job_->name;
   update.phase = phase();
   update.message = message_.empty() && !finished() ? waiting_reason_ : message_;
-  if (first_failed_rank_ >= 0) {
+  if (evicted_) {  // the hub requeues it (Volcano: an evicted pod restarts its job)
+    update.event = protocol::policy_event::kPodEvicted;
+  } else if (first_failed_rank_ >= 0) {
     const RunReplica& failed = replicas_[static_cast<std::size_t>(first_failed_rank_)];
     update.event = protocol::policy_event::kPodFailed;
     update.task = job_->tasks[failed.task].name;

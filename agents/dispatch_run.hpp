@@ -71,7 +71,9 @@ class DispatchRun {
   // ("<task>-<index>: <reason>"), "" once none waits.
   const std::string& waiting_reason() const { return waiting_reason_; }
   void failed_to_start(std::uint32_t rank, const std::string& why);
-  void exited(std::uint32_t rank, int exit_code, int signal);
+  // `fenced`: its supervisor stopped it (the agent had lost the hub): the
+  // whole part is fenced, as by fenced().
+  void exited(std::uint32_t rank, int exit_code, int signal, bool fenced = false);
   // The agent stops the replica. Returns true when the executor must kill it;
   // a replica never started just ends.
   bool stopping(std::uint32_t rank);
@@ -82,8 +84,11 @@ class DispatchRun {
   // unless it already failed or was cancelled.
   void time_limit_reached(std::string message);
   // The agent stops the part itself (self-fencing, protocol/lease_timing.hpp):
-  // it ends Failed with `message`, as past a time limit.
-  void fenced(std::string message) { time_limit_reached(std::move(message)); }
+  // it ends Failed with `message` and the event PodEvicted, so that the hub
+  // requeues the job as an eviction instead of failing it (unless it already
+  // failed or was cancelled).
+  void fenced(std::string message);
+  bool evicted() const { return evicted_; }
 
   // True once a replica failed or the hub cancelled: every replica still
   // alive must be killed, and no progress update is worth sending until the
@@ -135,6 +140,7 @@ class DispatchRun {
   std::size_t pending_ = 0;
   bool failed_ = false;
   bool cancelled_ = false;
+  bool evicted_ = false;  // fenced: its end is an eviction, not a failure
   std::string message_;
   std::string waiting_reason_;
   // The replica whose end failed the part (its StatusUpdate names it as a

@@ -51,10 +51,10 @@ struct ReplicaLaunch {
   // which need not be its name; "" when the node has none.
   std::string node_hostname;
   std::string member_queue;  // the member's own queue (Volcano spec.queue); "": the executor's
-  std::int32_t part = 0;                   // this agent's part of the dispatch
-  std::int32_t parts = 1;                  // parts of the dispatch, one per cluster
-  std::uint32_t elastic_epoch = 0;         // GANTRY_ELASTIC_EPOCH (docs/elastic.md)
-  std::string elastic_state;               // GANTRY_ELASTIC_STATE: its JSON file, "" for none
+  std::int32_t part = 0;     // this agent's part of the dispatch
+  std::int32_t parts = 1;    // parts of the dispatch, one per cluster
+  std::uint32_t elastic_epoch = 0;  // GANTRY_ELASTIC_EPOCH (docs/elastic.md)
+  std::string elastic_state;        // GANTRY_ELASTIC_STATE: its JSON file, "" for none
   // hosts[task][index]: where each replica of the job is reached, for its
   // framework plugins (spec.plugins, agents/job_plugins.hpp); null when it
   // has none. Valid for the duration of start().
@@ -74,6 +74,7 @@ struct AdoptedReplica {
   std::int32_t task_index = 0;  // index within its task, over every part
   bool ended = false;           // it ended while no agent watched
   int exit_code = 0;
+  bool fenced = false;  // its supervisor stopped it: the agent had lost the hub
 };
 
 // A started replica that does not run yet, or now runs: executors whose
@@ -87,8 +88,9 @@ struct ReplicaProgress {
 
 struct ReplicaExit {
   ReplicaKey key;
-  int exit_code = 0;  // 128 + signal when killed by a signal, as a shell reports it
-  int signal = 0;     // 0 when it exited by itself
+  int exit_code = 0;    // 128 + signal when killed by a signal, as a shell reports it
+  int signal = 0;       // 0 when it exited by itself
+  bool fenced = false;  // its supervisor stopped it: the agent had lost the hub
 };
 
 class Executor {

@@ -337,7 +337,7 @@ int ProcessExecutor::wake_fd() const {
 ReplicaExit ProcessExecutor::end_of(const Child& child) const {
   const std::optional<RunEnd> end = read_run_end(state_.exit_path(child.key));
   if (!end) return ReplicaExit{child.key, 128 + SIGKILL, SIGKILL};
-  return ReplicaExit{child.key, end->exit_code, end->signal};
+  return ReplicaExit{child.key, end->exit_code, end->signal, end->fenced};
 }
 
 void ProcessExecutor::collect_exits(TimeMs now, std::vector<ReplicaExit>& out) {
@@ -430,6 +430,7 @@ std::vector<AdoptedReplica> ProcessExecutor::adopt() {
       if (pidfd >= 0) ::close(pidfd);
       replica.ended = true;
       replica.exit_code = end ? end->exit_code : 128 + SIGKILL;  // lost with its supervisor
+      replica.fenced = end && end->fenced;
       ended_.push_back(Ended{record.key, now});
     }
     adopted.push_back(std::move(replica));

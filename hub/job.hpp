@@ -72,6 +72,7 @@ struct PendingReason {
     kSplitDoesNotFit,       // split allowed, but not even every cluster together fits it
     kRestartBackoff,        // restarted by a lifecycle policy; not placed before its backoff ends
     kTopologyDoesNotFit,    // networkTopology hard: no domain of an allowed tier holds it
+    kFenced,                // its agent stopped its run, cut off from the hub; requeued
   };
   Kind kind = Kind::kNotYetConsidered;
   ResourceId resource = 0;            // the resource short

@@ -156,7 +156,8 @@ std::string SchedulerCore::reason_text(const Job& job) const {
   // Why it is back in the queue stays visible after passes replace the reason.
   const Kind kind = pending_reason(job).kind;
   const bool says_why_requeued = kind == Kind::kRejectedByCluster || kind == Kind::kClusterLost ||
-                                 kind == Kind::kPreempted || kind == Kind::kDrained;
+                                 kind == Kind::kPreempted || kind == Kind::kDrained ||
+                                 kind == Kind::kFenced;
   if (job.phase == JobPhase::kPending && job.requeues > 0 && !says_why_requeued)
     text += "; earlier " + render_reason(job, job.history().requeue_cause);
   return text;
@@ -209,6 +210,10 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
       return "cluster " + cluster + " was lost; requeued (" + std::to_string(job.requeues) + ")";
     case Kind::kDrained:
       return "cluster " + cluster + " was drained; requeued (" + std::to_string(job.requeues) + ")";
+    case Kind::kFenced:
+      return "its run on cluster " + cluster +
+             " was stopped by the agent (fenced: cut off from the hub); requeued (" +
+             std::to_string(job.requeues) + ")";
     case Kind::kSplitDoesNotFit:
       return "gang does not fit even split across clusters: needs " +
              std::to_string(r.replicas_needed) + " replicas, " + std::to_string(r.needed) +

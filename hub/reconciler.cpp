@@ -37,6 +37,12 @@ ObservedUsage observed_usage(const protocol::UsageReport& report) {
   return usage;
 }
 
+// A run its agent stopped itself, cut off from the hub (self-fencing): it
+// ends Failed with the event PodEvicted, which is an eviction to the hub.
+bool is_fence(const protocol::StatusUpdate& update, JobPhase ended) {
+  return ended == JobPhase::kFailed && update.event == protocol::policy_event::kPodEvicted;
+}
+
 // Completed / Failed from an agent's StatusUpdate phase; nullopt for others.
 std::optional<JobPhase> terminal_phase(std::string_view wire_phase) {
   if (wire_phase == protocol::phase::kCompleted) return JobPhase::kCompleted;
@@ -443,8 +449,17 @@ bool Reconciler::ended_while_away(const std::string& cluster, const protocol::St
     parked_.erase(parked);
     release_parked(update.dispatch_id, others, out);
   }
-  core_.ended_while_away(*job, *index, phase, update.message, now);
   records_.erase(update.job);
+  if (is_fence(update, phase)) {
+    core_.fenced_while_away(*job, *index, now);
+    const std::string why = "its run on " + cluster + " was fenced while the hub was away";
+    out.events.push_back(JobEvent{*job, now, "requeued: " + why + ": " + update.message});
+    info(out, "job " + update.job + ": " + why + "; requeued");
+    carry_out_lifecycle(now, out);  // a PodEvicted policy
+    out.pass_wanted = true;
+    return true;
+  }
+  core_.ended_while_away(*job, *index, phase, update.message, now);
   const std::string name(phase_name(phase));
   out.events.push_back(JobEvent{*job, now, name + " on " + cluster + " while the hub was away"});
   info(out,
@@ -562,7 +577,9 @@ void Reconciler::on_status(const std::string& cluster, protocol::StatusUpdate up
   if (update.event == protocol::policy_event::kPodFailed)
     core_.note_part_failure(id, index, update.task, update.replica, update.exit_code);
   const std::optional<JobPhase> terminal = terminal_phase(update.phase);
-  if (terminal) {
+  if (terminal && is_fence(update, *terminal)) {
+    part_fenced(cluster, id, update.message, now, out);
+  } else if (terminal) {
     part_ended(cluster, id, *terminal, update.message, now, out);
   } else if (update.phase == protocol::phase::kAborted) {
     // The agent stopped it: asked to (drain), or on its own, which for the
@@ -590,6 +607,21 @@ void Reconciler::note_waiting(const std::string& cluster, const Dispatch& dispat
     out.events.push_back(JobEvent{job, now, "waiting on " + cluster + ": " + waiting});
   if (core_.note_part_waiting(dispatch.id, index, std::move(waiting), now))
     out.events.push_back(JobEvent{job, now, "running: every replica runs"});
+}
+
+// The agent stopped the part itself, cut off from the hub longer than its
+// fence timeout (protocol/lease_timing.hpp): as Volcano does with an evicted
+// pod, the job is placed again, not failed (unless a PodEvicted policy says so).
+void Reconciler::part_fenced(const std::string& cluster, DispatchId id, const std::string& message,
+                             TimeMs now, Outbox& out) {
+  const ClusterIndex index = *core_.find_cluster(cluster);
+  const std::vector<WithdrawnDispatch> requeued = core_.part_fenced(id, index, now);
+  withdrawn(requeued, "its run on " + cluster + " was fenced: " + message, now, out);
+  carry_out_lifecycle(now, out);  // a PodEvicted policy
+  for (const WithdrawnDispatch& each : requeued)
+    info(out, "job " + core_.job(each.job).name + ": its run on cluster " + cluster +
+                  " was fenced by its agent; requeued");
+  out.pass_wanted = true;
 }
 
 void Reconciler::part_ended(const std::string& cluster, DispatchId id, JobPhase phase,

@@ -199,6 +199,8 @@ class Reconciler {
                              TimeMs now, Outbox& out);
   void part_ended(const std::string& cluster, DispatchId id, JobPhase phase,
                   const std::string& message, TimeMs now, Outbox& out);
+  void part_fenced(const std::string& cluster, DispatchId id, const std::string& message,
+                   TimeMs now, Outbox& out);
   void withdrawn(const std::vector<WithdrawnDispatch>& dispatches, const std::string& why,
                  TimeMs now, Outbox& out);
   // Tells the agents of `clusters` to stop their parts of the dispatch:

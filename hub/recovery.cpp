@@ -80,4 +80,12 @@ void SchedulerCore::ended_while_away(JobId id, ClusterIndex cluster, JobPhase ph
   job.reason = PendingReason{PendingReason::Kind::kNone};
 }
 
+void SchedulerCore::fenced_while_away(JobId id, ClusterIndex cluster, TimeMs now) {
+  if (id >= jobs_.size() || jobs_[id].phase != JobPhase::kPending) return;
+  dequeue(id);  // requeued below, as an eviction
+  PendingReason reason{PendingReason::Kind::kFenced};
+  reason.cluster = cluster;
+  requeue_or_apply(id, reason, LifecycleEvent::kPodEvicted, now);
+}
+
 }  // namespace gantry::hub

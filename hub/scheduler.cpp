@@ -176,6 +176,20 @@ void SchedulerCore::withdraw(DispatchId id, PendingReason reason, TimeMs now,
   out.push_back(std::move(entry));
 }
 
+std::vector<WithdrawnDispatch> SchedulerCore::part_fenced(DispatchId id, ClusterIndex cluster,
+                                                          TimeMs now) {
+  std::vector<WithdrawnDispatch> withdrawn;
+  const auto found = dispatches_.find(id);
+  if (found == dispatches_.end()) return withdrawn;
+  DispatchPart* part = found->second.part_on(cluster);
+  if (part == nullptr || part->state == PartState::kEnded) return withdrawn;
+  part->state = PartState::kEnded;  // nothing of it runs: its agent needs no Cancel
+  PendingReason reason{PendingReason::Kind::kFenced};
+  reason.cluster = cluster;
+  withdraw(id, reason, now, withdrawn, LifecycleEvent::kPodEvicted);
+  return withdrawn;
+}
+
 ResourceVector SchedulerCore::pool_capacity() const {
   ResourceVector total;
   for (const ClusterState& cluster : clusters_)

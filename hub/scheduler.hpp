@@ -283,6 +283,11 @@ class SchedulerCore {
   // part there is released and its job requeued; the agents of the returned
   // clusters (its other parts, and the lost one if it ever returns) must stop them.
   std::vector<WithdrawnDispatch> cluster_lost(ClusterIndex cluster, TimeMs now);
+  // The agent of `cluster` stopped its part itself, cut off from the hub
+  // (self-fencing): an eviction, not a failure. The dispatch is released and
+  // its job requeued, unless a PodEvicted policy says otherwise; the agents
+  // of the returned clusters must stop its other parts.
+  std::vector<WithdrawnDispatch> part_fenced(DispatchId dispatch, ClusterIndex cluster, TimeMs now);
   // A cordoned cluster gets no new placements; what runs there stays.
   void set_cordoned(ClusterIndex cluster, bool cordoned);
   // Cordons the cluster and marks every dispatch with a part there as
@@ -406,6 +411,9 @@ class SchedulerCore {
   // kFailed): it leaves its queue with that end.
   void ended_while_away(JobId id, ClusterIndex cluster, JobPhase phase, std::string_view message,
                         TimeMs now);
+  // The pending job's run on `cluster` was fenced while the hub was away:
+  // requeued as by part_fenced.
+  void fenced_while_away(JobId id, ClusterIndex cluster, TimeMs now);
 
   // Cancels a job. Returns the dispatch the agent must stop, if any. Throws,
   // with the text to show the user, std::out_of_range when no job has that

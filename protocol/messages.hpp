@@ -270,6 +270,9 @@ struct StatusUpdate {
   std::string message;
   // The replica whose end failed the part (policy_event::kPodFailed), so the
   // hub can apply the job's lifecycle policies; empty `event` when none did.
+  // kPodEvicted with phase Failed: the agent stopped the part itself, cut off
+  // from the hub (self-fencing); the hub requeues the job (an older hub,
+  // which ignores the event, fails it).
   // (Initialised, so that brace-initialised updates may leave them out.)
   std::string event{};
   std::string task{};

@@ -357,6 +357,7 @@ TEST(AgentSocket, AnAgentWhoseHeartbeatsGoUnansweredFencesItsRunsPastTheFenceTim
   EXPECT_EQ(ended->phase, "Failed");
   EXPECT_EQ(ended->message.rfind("fenced: no confirmed contact with the hub for ", 0), 0u)
       << ended->message;
+  EXPECT_EQ(ended->event, protocol::policy_event::kPodEvicted);
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ TEST(SelfFence, EchoesOfAnEarlierConnectionConfirmNothing) {
   EXPECT_EQ(session.confirmed_contact(), 1000);
 }
 
-TEST(SelfFence, AFencedCoreStopsEveryRunWhichEndsFailedSayingWhy) {
+// The event tells the hub it was an eviction, so that the job runs again.
+TEST(SelfFence, AFencedCoreStopsEveryRunWhichEndsFailedSayingWhyAsAnEviction) {
   testing::FakeExecutor executor;
   AgentCore core("test", testing::small_inventory(), executor);
   Outbox out;
@@ -70,8 +71,47 @@ TEST(SelfFence, AFencedCoreStopsEveryRunWhichEndsFailedSayingWhy) {
   for (const protocol::StatusUpdate& update : updates) {
     EXPECT_EQ(update.phase, "Failed");
     EXPECT_EQ(update.message, "fenced: no confirmed contact");
+    EXPECT_EQ(update.event, protocol::policy_event::kPodEvicted);
+    EXPECT_TRUE(update.task.empty());
   }
   EXPECT_EQ(core.running_count(), 0u);
+}
+
+// A supervisor fences its replica itself (the agent may be hung or dead):
+// the part ends as an eviction too, and its other replicas are stopped.
+TEST(SelfFence, AReplicaItsSupervisorFencedEndsThePartAsAnEviction) {
+  testing::FakeExecutor executor;
+  AgentCore core("test", testing::small_inventory(), executor);
+  Outbox out;
+  prepare_and_commit(core, make_prepare(1, "a", {{"w", 2}}), 0, out);
+  out.messages.clear();
+
+  ReplicaExit fenced{ReplicaKey{1, 0}, 143, 15};
+  fenced.fenced = true;
+  core.on_exits({fenced}, out);
+  ASSERT_EQ(executor.killed.size(), 1u) << "the other replica is stopped";
+  core.on_exits({{ReplicaKey{1, 1}, 137, 9}}, out);
+  const auto updates = messages_of<protocol::StatusUpdate>(out);
+  ASSERT_FALSE(updates.empty());
+  EXPECT_EQ(updates.back().phase, "Failed");
+  EXPECT_EQ(updates.back().event, protocol::policy_event::kPodEvicted);
+  EXPECT_EQ(updates.back().message.rfind("fenced: the supervisor of w-0 stopped it", 0), 0u)
+      << updates.back().message;
+  EXPECT_EQ(core.running_count(), 0u);
+}
+
+// An ordinary failure still names its replica, for PodFailed policies.
+TEST(SelfFence, AnOrdinaryFailureIsNoEviction) {
+  testing::FakeExecutor executor;
+  AgentCore core("test", testing::small_inventory(), executor);
+  Outbox out;
+  prepare_and_commit(core, make_prepare(1, "a", {{"w", 1}}), 0, out);
+  out.messages.clear();
+  core.on_exits({{ReplicaKey{1, 0}, 3, 0}}, out);
+  const auto updates = messages_of<protocol::StatusUpdate>(out);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].event, protocol::policy_event::kPodFailed);
+  EXPECT_EQ(updates[0].task, "w");
 }
 
 TEST(SelfFence, TheFenceAndItsKillMarginEndBeforeTheLostGraceAndNeverBeforeTheLease) {

@@ -74,6 +74,12 @@ class ReconcilerTest : public testing::ReconcilerHarness {
   static protocol::StatusUpdate long_ended(const std::string& phase) {
     return protocol::StatusUpdate{kEarlierHubsId, "long", phase, {}, ""};
   }
+  // What an agent cut off from the hub past its fence timeout reports.
+  static protocol::StatusUpdate fenced(DispatchId id, const std::string& job) {
+    protocol::StatusUpdate update{id, job, "Failed", {}, "fenced: no confirmed contact"};
+    update.event = protocol::policy_event::kPodEvicted;
+    return update;
+  }
   // A ready west and one job dispatched to it by this hub.
   DispatchId dispatched(const std::string& name) {
     const JobId id = submit(name);
@@ -156,6 +162,39 @@ TEST_F(RecoveryReconcilerTest, JobThatEndedWhileTheHubWasAwayIsNotRunAgain) {
   EXPECT_TRUE(core.schedule(now).empty());
 }
 
+// Issue 28: an agent that lost the hub longer than its fence timeout stopped
+// the run itself. That is an eviction: the job runs again, it did not fail.
+TEST_F(RecoveryReconcilerTest, ARunFencedWhileTheHubWasAwayIsPlacedAgainNotFailed) {
+  const JobId id = restore_ran_on_west("long").events[0].job;
+  const Outbox said = hello({}, {fenced(kEarlierHubsId, "long")});
+  EXPECT_TRUE(said.ends.empty());
+  EXPECT_EQ(job("long").phase, JobPhase::kPending);
+  EXPECT_TRUE(has_event(said, id, "requeued: its run on west was fenced while the hub was away"));
+  usage();
+  end_recovery();
+  const std::vector<Decision>& placed = core.schedule(now);
+  ASSERT_EQ(placed.size(), 1u) << "placed again, once";
+  EXPECT_EQ(placed[0].job, id);
+  EXPECT_GT(placed[0].dispatch, kThisHubsFirstId);
+}
+
+TEST_F(RecoveryReconcilerTest, ARunFencedWhileTheHubWasAwayFollowsAPodEvictedPolicy) {
+  JobRequest request;
+  request.name = "long";
+  request.gang = make_uniform_gang(1, testing::gpus(8));
+  request.gang.tasks[0].name = "worker";
+  auto spec = std::make_shared<protocol::JobSpec>();
+  spec->policies.push_back(protocol::LifecyclePolicy{{"PodEvicted"}, "AbortJob", 0, 0});
+  request.spec = spec;
+  const RestoredDispatch record{kEarlierHubsId, true, {"west"}, "10.0.0.7", 29500};
+  Outbox restored;
+  reconciler.on_restored(CoreHarness::submit(std::move(request)), &record, now, restored);
+  const Outbox said = hello({}, {fenced(kEarlierHubsId, "long")});
+  EXPECT_EQ(job("long").phase, JobPhase::kAborted);
+  ASSERT_EQ(said.ends.size(), 1u);
+  EXPECT_EQ(said.ends[0].phase, JobPhase::kAborted);
+}
+
 TEST_F(RecoveryReconcilerTest, EndTheHubMissedIsTakenFromTheAgentsHello) {
   restore_ran_on_west("long");
   const Outbox said = hello({}, {long_ended("Completed")});
@@ -174,7 +213,8 @@ TEST_F(RecoveryReconcilerTest, AnEndFromAClusterTheRunWasNotRecordedOnIsNotBelie
   reconciler.on_hello(protocol::Hello{"east", {}, "test", {}, {long_ended("Completed")}}, now, out);
   EXPECT_EQ(job("long").phase, JobPhase::kPending);
   EXPECT_TRUE(out.ends.empty());
-  const Outbox guessed = hello({}, {protocol::StatusUpdate{kEarlierHubsId + 7, "long", "Completed", {}, ""}});
+  const Outbox guessed =
+      hello({}, {protocol::StatusUpdate{kEarlierHubsId + 7, "long", "Completed", {}, ""}});
   EXPECT_EQ(job("long").phase, JobPhase::kPending);
   EXPECT_TRUE(guessed.ends.empty());
 }
@@ -339,6 +379,22 @@ TEST_F(ReconcilerTest, FailedStatusFailsTheJobWithTheAgentsMessage) {
   expect_ended(out, "job", JobPhase::kFailed, "exit 1");
   EXPECT_TRUE(has_event(out, *core.find_job("job"), "Failed on west: exit 1"));
   EXPECT_TRUE(out.pass_wanted);
+}
+
+TEST_F(ReconcilerTest, ARunItsAgentFencedIsRequeuedNotFailed) {
+  const DispatchId id = running("job");
+  Outbox out;
+  reconciler.on_status("west", fenced(id, "job"), now, out);
+  EXPECT_EQ(job("job").phase, JobPhase::kPending);
+  EXPECT_EQ(job("job").requeues, 1);
+  EXPECT_TRUE(out.ends.empty());
+  EXPECT_TRUE(out.cancels.empty()) << "nothing of it runs on west any more";
+  EXPECT_TRUE(has_event(out, *core.find_job("job"), "requeued: its run on west was fenced"));
+  EXPECT_EQ(core.reason_text(job("job")),
+            "its run on cluster west was stopped by the agent (fenced: cut off from the hub); "
+            "requeued (1)");
+  EXPECT_TRUE(out.pass_wanted);
+  EXPECT_EQ(core.schedule(now).size(), 1u) << "placed again";
 }
 
 TEST_F(ReconcilerTest, RunAbortedByTheAgentIsAFailure) {

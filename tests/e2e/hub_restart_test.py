@@ -1,7 +1,9 @@
 """Acceptance: the hub process is killed while jobs run on a real agent (process
 executor) and a new hub starts on the same state. A job still running is taken
 back as running, not started a second time; a job that finished while no hub
-was there ends with the result its agent reports, and is not run again."""
+was there ends with the result its agent reports, and is not run again; a run
+its agent fenced while the hub was away longer than the fence timeout is an
+eviction: the job runs again, it did not fail (issue 28)."""
 
 import os
 import unittest
@@ -53,6 +55,31 @@ class HubRestart(unittest.TestCase):
         wait_until(lambda: self.gantry.job("survivor")["phase"] == "Completed", "survivor to complete")
         self.assertEqual(self.starts("survivor"), ["started"], "survivor ran once")
         self.assertEqual(self.starts("finisher"), ["started"], "finisher ran once")
+
+
+class HubAwayPastTheFence(unittest.TestCase):
+    def test_a_run_fenced_while_the_hub_was_away_runs_again_instead_of_failing(self):
+        gantry = Cluster()  # the default recovery grace: the job is placed again soon
+        self.addCleanup(gantry.close)
+        marks = os.path.join(gantry.workdir, "marks")
+        os.makedirs(marks)
+        os.chmod(marks, 0o777)
+        gantry.start_agent("east", "east.yaml", executor="process")
+        gantry.wait_ready_clusters(1)
+        gantry.submit(job_yaml("outlived", [("worker", 1, {"cpu": 1}, waiting_command(marks, "outlived"), None)]))
+        wait_until(lambda: gantry.job("outlived")["phase"] == "Running", "outlived to run")
+
+        gantry.kill("hub")
+        wait_until(lambda: "stopping 1 running dispatch(es)" in gantry.log("agent-east"),
+                   "the agent to fence its run while no hub answers")
+        gantry.restart_hub()
+        wait_until(lambda: gantry.job("outlived")["phase"] == "Running"
+                   and open(os.path.join(marks, "outlived.starts")).read().split() == ["started", "started"],
+                   "outlived to run again")
+        described = gantry.ctl("describe", "job", "outlived").stdout
+        self.assertIn("requeued: its run on east was fenced while the hub was away", described)
+        open(os.path.join(marks, "outlived.release"), "w").close()
+        wait_until(lambda: gantry.job("outlived")["phase"] == "Completed", "outlived to complete")
 
 
 if __name__ == "__main__":
