@@ -2,6 +2,8 @@
 // CAF: only the actors' own translation units include this file.
 #pragma once
 
+#include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,9 @@ struct SchedulerSettings {
   std::chrono::milliseconds deleted_stop_grace{120'000};
   // Ended jobs are forgotten this long after their end at the latest.
   std::chrono::milliseconds keep_finished{7LL * 24 * 3'600'000};
+  // The store's directory: ended jobs are read from there once recorded
+  // (their names stay taken); empty: none are.
+  std::filesystem::path state_dir;
 };
 // Owns the one SchedulerCore. Prepares, commits and stops go to `dispatcher`;
 // dispatch records, cordons and job ends to `store`.

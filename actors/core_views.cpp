@@ -195,7 +195,7 @@ bool is_listed_queue(const hub::SchedulerCore& core, hub::QueueIndex index) {
 }
 
 std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex index) {
-  int pending = 0, dispatched = 0, running = 0, finished = 0;
+  int pending = 0, dispatched = 0, running = 0;
   for (hub::JobId id = 0; id < core.job_count(); ++id) {
     const hub::Job& job = core.job(id);
     if (job.queue != index || job.forgotten) continue;
@@ -213,13 +213,12 @@ std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex ind
       case hub::JobPhase::kTerminating:
         ++running;
         break;
-      default:
-        ++finished;
+      default:  // ended: the store keeps it (gantryctl get jobs --phase, get usage)
         break;
     }
   }
   return std::to_string(pending) + " pending, " + std::to_string(dispatched) + " dispatched, " +
-         std::to_string(running) + " running, " + std::to_string(finished) + " finished";
+         std::to_string(running) + " running";
 }
 
 protocol::Prepare prepare_message(const hub::SchedulerCore& core, const hub::Dispatch& dispatch,

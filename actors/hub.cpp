@@ -53,6 +53,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   settings.cordoned = config.store->cordoned_clusters();
   settings.deleted_stop_grace = config.lost_grace;
   settings.keep_finished = config.keep_finished;
+  settings.state_dir = config.store->path().parent_path();
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store, sink, config.clock,
                              config.keep_finished);
@@ -61,6 +62,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   actors.scheduler =
       spawn_scheduler(system, sink, config.clock, actors.dispatcher, actors.store, settings);
   caf::anon_send(actors.dispatcher, connect_atom_v, actors.scheduler);
+  caf::anon_send(actors.store, connect_atom_v, actors.scheduler);
   RegistryOptions registry;
   registry.heartbeat_interval = config.heartbeat_interval;
   registry.liveness = config.liveness;
@@ -198,10 +200,11 @@ BridgeSecurity bridge_security(const HubOptions& options, const HubSecurityFiles
   security.insecure = options.insecure;
   security.audit = std::make_shared<AuditLog>(files.audit);
   if (options.insecure) {
-    spdlog::warn("*** --insecure: the agents and admin sockets are PLAINTEXT and "
-                 "UNAUTHENTICATED: anyone who reaches {} or {} may run jobs and administer "
-                 "this hub ***",
-                 options.agents_endpoint, options.admin_endpoint);
+    spdlog::warn(
+        "*** --insecure: the agents and admin sockets are PLAINTEXT and "
+        "UNAUTHENTICATED: anyone who reaches {} or {} may run jobs and administer "
+        "this hub ***",
+        options.agents_endpoint, options.admin_endpoint);
     return security;
   }
   hub_keys = load_or_generate_hub_keys(files.key);
@@ -220,7 +223,8 @@ SocketLimits socket_limits(const HubOptions& options) {
   limits.max_frame_bytes = options.max_frame_bytes;
   limits.idle_timeout = options.idle_timeout;
   const FdLimit descriptors = raise_fd_limit();
-  limits.max_connections = connections_within_fd_limit(options.max_connections, 2, descriptors.soft);
+  limits.max_connections =
+      connections_within_fd_limit(options.max_connections, 2, descriptors.soft);
   if (limits.max_connections < options.max_connections) {
     spdlog::warn("--max-connections {}: only {} per socket fit in {} file descriptors",
                  options.max_connections, limits.max_connections, descriptors.soft);

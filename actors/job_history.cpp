@@ -40,6 +40,7 @@ JobHistory::JobHistory(const std::filesystem::path& state_dir) : path_(state_dir
 }
 
 JobHistory::~JobHistory() {
+  sqlite3_finalize(ended_name_);
   sqlite3_close(db_);
 }
 
@@ -95,6 +96,18 @@ std::optional<protocol::DescribeReply> JobHistory::describe(const std::string& n
   if (status == SQLITE_DONE) return std::nullopt;
   if (status != SQLITE_ROW) fail("cannot read ended jobs from");
   return record_of(statement.get());
+}
+
+bool JobHistory::holds_ended(std::string_view name) {
+  if (!ended_name_ &&
+      sqlite3_prepare_v2(db_, "SELECT 1 FROM jobs WHERE name = ?1 AND phase IS NOT NULL LIMIT 1;",
+                         -1, &ended_name_, nullptr) != SQLITE_OK)
+    fail("cannot read ended jobs from");
+  sqlite3_reset(ended_name_);
+  sqlite3_bind_text(ended_name_, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  const int status = sqlite3_step(ended_name_);
+  if (status != SQLITE_ROW && status != SQLITE_DONE) fail("cannot read ended jobs from");
+  return status == SQLITE_ROW;
 }
 
 void JobHistory::fail(const std::string& what) const {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocol/messages.hpp"
@@ -31,6 +32,8 @@ class JobHistory {
   std::vector<protocol::JobInfo> ended(const std::set<std::string>& listed);
   // What describe job shows of the latest ended job named `name`.
   std::optional<protocol::DescribeReply> describe(const std::string& name);
+  // Whether an ended job named `name` is kept (one indexed lookup).
+  bool holds_ended(std::string_view name);
 
  private:
   protocol::DescribeReply record_of(sqlite3_stmt* row) const;
@@ -38,6 +41,7 @@ class JobHistory {
 
   std::filesystem::path path_;
   sqlite3* db_ = nullptr;
+  sqlite3_stmt* ended_name_ = nullptr;  // holds_ended's statement, prepared once
 };
 
 }  // namespace gantry::actors

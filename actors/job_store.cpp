@@ -67,7 +67,6 @@ std::uint64_t random_first_generation() {
   return 1 + std::uniform_int_distribution<std::uint64_t>(0, (1u << 22) - 1)(random);
 }
 
-
 bool non_empty_file(const std::filesystem::path& path) {
   std::error_code error;
   return std::filesystem::file_size(path, error) > 0 && !error;
@@ -397,15 +396,14 @@ std::optional<std::int64_t> JobStore::next_expiry(std::int64_t keep_finished_ms)
   return next;
 }
 
-std::int64_t JobStore::forget_expired(std::int64_t now, std::int64_t ended_before,
-                                      std::int64_t limit) {
+std::int64_t JobStore::forget_expired(std::int64_t now, std::int64_t ended_by, std::int64_t limit) {
   // Each half through its index; a row in both is deleted once.
   sqlite3_stmt* statement = prepare(
       "DELETE FROM jobs WHERE row IN (SELECT row FROM jobs WHERE expires_ms IS NOT NULL AND "
-      "expires_ms <= ?1 UNION SELECT row FROM jobs WHERE phase IS NOT NULL AND finished_ms < ?2 "
+      "expires_ms <= ?1 UNION SELECT row FROM jobs WHERE phase IS NOT NULL AND finished_ms <= ?2 "
       "LIMIT ?3) RETURNING row;");
   sqlite3_bind_int64(statement, 1, now);
-  sqlite3_bind_int64(statement, 2, ended_before);
+  sqlite3_bind_int64(statement, 2, ended_by);
   sqlite3_bind_int64(statement, 3, limit);
   std::vector<std::int64_t> rows;
   int status = SQLITE_ROW;

@@ -107,8 +107,9 @@ class JobStore {
   // restart, when only the store knows them).
   void forget_ended(std::string_view name);
   // Forgets at most `limit` of the ended jobs whose ttl ran out by `now`, or
-  // that ended before `ended_before`; returns how many.
-  std::int64_t forget_expired(std::int64_t now, std::int64_t ended_before, std::int64_t limit);
+  // that ended at or before `ended_by`; returns how many. Inclusive as
+  // next_expiry is: a wake-up at the expiry it gave finds the job due.
+  std::int64_t forget_expired(std::int64_t now, std::int64_t ended_by, std::int64_t limit);
   // When the next ended job expires, given --keep-finished; nullopt: none.
   std::optional<std::int64_t> next_expiry(std::int64_t keep_finished_ms);
   // Removes a job's row and its dispatch record: a submission refused after

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,7 +19,9 @@
 #include "actors/admin_replies.hpp"
 #include "actors/core_views.hpp"
 #include "actors/job_events.hpp"
+#include "actors/job_history.hpp"
 #include "config/volcano_queue.hpp"
+#include "hub/field_error.hpp"
 #include "hub/job_retention.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/reconciler.hpp"
@@ -46,6 +49,10 @@ class Scheduler {
     for (const std::string& cluster : settings.cordoned)
       core_.set_cordoned(core_.add_cluster(cluster), true);
     stop_grace_ = settings.deleted_stop_grace;
+    if (!settings.state_dir.empty()) {
+      ended_ = std::make_unique<JobHistory>(settings.state_dir);
+      core_.set_names_held_elsewhere([this](std::string_view name) { return holds_ended(name); });
+    }
     if (settings.state_first_dispatch_id != 0)
       reconciler_.hold_runs_of_other_states(settings.state_first_dispatch_id,
                                             settings.later_generations_from);
@@ -152,6 +159,7 @@ class Scheduler {
           expire_jobs();
           request_pass();
         },
+        [this](degraded_atom, std::string& why) { store_degraded_ = std::move(why); },
         [this](recovered_atom) {
           grace_passed_ = true;
           end_recovery_when_restored();
@@ -473,6 +481,11 @@ class Scheduler {
     const std::string name = request.name;
     hub::JobId id = 0;
     try {
+      // As Kubernetes keeps a finished Job's name until it is deleted.
+      if (to && !name.empty() && holds_ended(name))
+        throw hub::FieldError("metadata.name", name,
+                              "an ended job with this name exists (gantryctl delete job " + name +
+                                  " frees the name)");
       id = core_.submit(std::move(request), submitted_ms);
     } catch (const std::exception& e) {
       refuse(to, name, row, e.what());
@@ -595,12 +608,49 @@ class Scheduler {
     }
   }
 
+  // The end is stored; once it is committed the core forgets the job: get
+  // jobs and describe job read it from the store, and memory stays bounded
+  // however many jobs ended (the store expires them).
   void record_end(const hub::JobEnd& end) {
     const std::int64_t row = end.job < store_rows_.size() ? store_rows_[end.job] : 0;
-    if (row != 0) self_->send(store_, finish_atom_v, finished_job(end, row));
+    if (row != 0) {
+      self_->request(store_, caf::infinite, finish_atom_v, finished_job(end, row))
+          .then([this, id = end.job, row](bool) { release_ended(id, row); },
+                [](const caf::error&) {});  // the store is gone: the hub stops
+    }
     std::vector<hub::JobId> forgotten;
     retention_.finished(end.job, end.at, now(), forgotten);
     forget_jobs(forgotten);
+  }
+
+  void release_ended(hub::JobId id, std::int64_t row) {
+    if (id >= store_rows_.size() || store_rows_[id] != row) return;  // deleted meanwhile
+    if (!retention_.release(id)) return;
+    events_.forget(id);
+    store_rows_[id] = 0;  // the row stays: only a delete or its expiry removes it
+  }
+
+  // Whether the store keeps an ended job of that name (which get jobs lists).
+  bool holds_ended(std::string_view name) {
+    if (!ended_) return false;
+    try {
+      return ended_->holds_ended(name);
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return false;
+    }
+  }
+
+  // The phase of an ended job only the store keeps; "" when there is none.
+  std::string ended_phase(const std::string& name) {
+    if (!ended_ || core_.find_job(name)) return "";
+    try {
+      const std::optional<protocol::DescribeReply> ended = ended_->describe(name);
+      return ended ? ended->job.phase : "";
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return "";
+    }
   }
 
   // What the store keeps of an ended job: what describe shows now, so that
@@ -729,6 +779,7 @@ class Scheduler {
   // added by the store, which answers.
   void on_list(const ReplyTo& to, const protocol::ListRequest& request) {
     protocol::ListReply answer = list_reply(core_, request, last_seen_, now());
+    answer.warnings = operator_warnings();
     if (request.kind == "jobs" && answer.ok) {
       self_->send(store_, history_atom_v, to, std::move(answer));
       return;
@@ -738,11 +789,34 @@ class Scheduler {
 
   void on_describe(const ReplyTo& to, const protocol::DescribeRequest& request) {
     protocol::DescribeReply answer = describe_reply(core_, events_, request, last_seen_, now());
+    answer.warnings = operator_warnings();
     if (request.kind == "job" && !answer.ok) {
       self_->send(store_, history_atom_v, to, request, std::move(answer));
       return;
     }
     reply(to, answer);
+  }
+
+  // Said with every get and describe: what waits on an operator.
+  std::vector<std::string> operator_warnings() const {
+    std::vector<std::string> warnings;
+    if (!store_degraded_.empty())
+      warnings.push_back("the job store is degraded: " + store_degraded_);
+    std::map<std::string, std::vector<std::string>> held_jobs;  // by cluster
+    for (const auto& [key, run] : reconciler_.held()) held_jobs[key.first].push_back(run.job);
+    for (const auto& [cluster, jobs] : held_jobs) {
+      constexpr std::size_t kNamed = 5;
+      std::string names;
+      for (std::size_t i = 0; i < jobs.size() && i < kNamed; ++i)
+        names += (i == 0 ? "" : ", ") + jobs[i];
+      if (jobs.size() > kNamed) names += " and " + std::to_string(jobs.size() - kNamed) + " more";
+      warnings.push_back("cluster " + cluster + " runs " + std::to_string(jobs.size()) +
+                         " dispatch(es) from before this hub's state was made (jobs " + names +
+                         "): held, not stopped; they run on until they end, `gantryctl drain "
+                         "cluster " +
+                         cluster + "` stops them (and cordons the cluster)");
+    }
+    return warnings;
   }
 
   void on_cancel(const ReplyTo& to, const protocol::CancelRequest& request) {
@@ -769,6 +843,10 @@ class Scheduler {
     protocol::AdminResult answer;
     if (request.kind != "job") {
       answer.error = "kind: cannot cancel a \"" + request.kind + "\" (only jobs)";
+      return answer;
+    }
+    if (std::string ended = ended_phase(request.name); !ended.empty()) {
+      answer.error = "job \"" + request.name + "\" has already ended (" + ended + ")";
       return answer;
     }
     outbox_.clear();
@@ -850,6 +928,9 @@ class Scheduler {
   // this (the lost grace: by then the hub would give up the cluster too).
   std::chrono::milliseconds stop_grace_{120'000};
   hub::TimeMs expiry_wake_at_ = 0;  // when the retention wake-up fires; 0: none
+  // Ended jobs the core released (hub::JobRetention::release): their names.
+  std::unique_ptr<JobHistory> ended_;
+  std::string store_degraded_;  // why the store keeps writes in memory; "" when it does not
   hub::Outbox outbox_;
 };
 

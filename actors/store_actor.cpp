@@ -17,6 +17,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
@@ -32,6 +33,9 @@ using WriteFn = std::function<void(JobStore&)>;
 struct Write {
   WriteFn apply;
   bool answered = false;  // someone waits on it: refused when it fails, not kept
+  // Kept and retried when it fails, like any write nobody waits on, but
+  // answered true once it is committed at last.
+  std::optional<caf::typed_response_promise<bool>> committed{};
 };
 
 constexpr auto kFirstRetry = std::chrono::milliseconds(500);
@@ -51,6 +55,7 @@ struct StoreState {
   Clock clock;
   std::chrono::milliseconds keep_finished{0};
   std::int64_t next_expiry_ms = 0;  // when the store looks for expired jobs next
+  std::uint64_t expiry_wake = 0;    // the wake-up that counts; earlier ones were replaced
   std::vector<Write> writes;        // in arrival order, after the kept ones
   std::size_t kept = 0;             // writes[0, kept): failed before, retried first
   std::chrono::milliseconds retry_delay = kFirstRetry;
@@ -63,6 +68,7 @@ struct StoreState {
   std::vector<caf::typed_response_promise<std::string>> acks;  // answered (error) after the commit
   bool flush_queued = false;
   bool urgent_flush_queued = false;
+  caf::actor told_of_health;  // hears (degraded_atom, why), "" once recovered
   static inline const char* name = "gantry.store";
 };
 
@@ -70,8 +76,9 @@ using StoreActor = caf::stateful_actor<StoreState>;
 
 // The flush request goes to the back of the mailbox, so every write already
 // queued joins this transaction.
-void queue_write(StoreActor* self, WriteFn write, bool answered = false) {
-  self->state.writes.push_back(Write{std::move(write), answered});
+void queue_write(StoreActor* self, WriteFn write, bool answered = false,
+                 std::optional<caf::typed_response_promise<bool>> committed = std::nullopt) {
+  self->state.writes.push_back(Write{std::move(write), answered, std::move(committed)});
   if (self->state.flush_queued) return;
   self->state.flush_queued = true;
   self->send(self, flush_atom_v);
@@ -95,6 +102,12 @@ void keep_unanswered(StoreState& state) {
 
 void schedule_retry(StoreActor* self, const std::string& error) {
   StoreState& state = self->state;
+  // Told before it is logged: whoever reads the log and then asks is warned.
+  if (state.told_of_health)
+    self->send(state.told_of_health, degraded_atom_v,
+               std::to_string(state.kept) + " write(s) (job ends, dispatch records, queues) are " +
+                   "kept in memory, not stored yet (" + error +
+                   "); the hub retries them and refuses submissions meanwhile");
   spdlog::error(
       "job store degraded: {}; {} write(s) nobody waits on (job ends, dispatch records, "
       "queues) are kept in memory and retried in {} ms; submissions are refused meanwhile",
@@ -135,7 +148,13 @@ void flush(StoreActor* self) {
       spdlog::error("job store: {} (the writes waited on were refused)", error);
     return;
   }
-  if (state.kept > 0) spdlog::info("job store recovered: {} kept write(s) committed", state.kept);
+  if (state.kept > 0) {
+    // Told before it is logged: whoever reads the log and then asks hears no warning.
+    if (state.told_of_health) self->send(state.told_of_health, degraded_atom_v, std::string());
+    spdlog::info("job store recovered: {} kept write(s) committed", state.kept);
+  }
+  for (Write& write : state.writes)
+    if (write.committed) write.committed->deliver(true);
   state.writes.clear();
   state.kept = 0;
   state.retry_delay = kFirstRetry;
@@ -200,16 +219,21 @@ void wake_for_expiry(StoreActor* self, std::int64_t at) {
   if (state.next_expiry_ms != 0 && state.next_expiry_ms <= at) return;
   state.next_expiry_ms = at;
   self->delayed_send(self, std::chrono::milliseconds(std::max<std::int64_t>(0, at - now)),
-                     history_atom_v);
+                     history_atom_v, ++state.expiry_wake);
 }
 
 // Forgets the ended jobs past their ttl or --keep-finished (in the next
 // flush), and wakes again for the next one.
-void expire_ended(StoreActor* self) {
+void expire_ended(StoreActor* self, std::uint64_t wake) {
   StoreState& state = self->state;
+  if (wake != state.expiry_wake) return;  // replaced by an earlier wake-up since
   const std::int64_t now = state.clock();
-  if (state.next_expiry_ms > now) return;  // an earlier wake-up, replaced since
+  const std::int64_t due = state.next_expiry_ms;
   state.next_expiry_ms = 0;
+  if (due > now) {  // the timer's clock ran ahead of the hub's: wait for the rest
+    wake_for_expiry(self, due);
+    return;
+  }
   const std::int64_t keep = state.keep_finished.count();
   queue_write(self, [self, now, keep](JobStore& store) {
     const std::int64_t forgotten = store.forget_expired(now, now - keep, kExpirySlice);
@@ -234,7 +258,7 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
   self->state.sink = sink;
   self->state.clock = std::move(clock);
   self->state.keep_finished = keep_finished;
-  expire_ended(self);
+  expire_ended(self, self->state.expiry_wake);
   return {
       // Answers (row, "") or (0, error) once committed.
       // `spec` is packed here, on the store's thread, not the validator's.
@@ -304,13 +328,18 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
       [self](forget_atom, std::int64_t row) {
         queue_write(self, [row](JobStore& store) { store.forget(row); });
       },
+      // An end: answered true once committed, however many retries that
+      // takes (the scheduler then forgets the job: get jobs reads it here).
       [self](finish_atom, FinishedJob& job) {
         const std::int64_t keep_until = job.finished_ms + self->state.keep_finished.count();
         wake_for_expiry(self,
                         job.expires_ms > 0 ? std::min(job.expires_ms, keep_until) : keep_until);
-        queue_write(self, [job = std::move(job)](JobStore& store) { store.finish(job); });
+        auto committed = self->make_response_promise<bool>();
+        queue_write(
+            self, [job = std::move(job)](JobStore& store) { store.finish(job); }, false, committed);
+        return committed;
       },
-      [self](history_atom) { expire_ended(self); },
+      [self](history_atom, std::uint64_t wake) { expire_ended(self, wake); },
       [self](history_atom, const ReplyTo& to, const protocol::DeleteRequest& request) {
         answer(self->state, to, delete_ended(self->state, to, request.name));
       },
@@ -331,6 +360,9 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
         queue_write(self, [row, phase, finished_ms](JobStore& store) {
           store.finish(row, phase, finished_ms);
         });
+      },
+      [self](connect_atom, caf::actor listener) {
+        self->state.told_of_health = std::move(listener);
       },
       [self](flush_atom) {
         // A retry's flush and a queued one are the same: commit what waits.

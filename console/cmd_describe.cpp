@@ -4,6 +4,7 @@
 #include "console/command_table.hpp"
 #include "console/commands.hpp"
 #include "console/describe_views.hpp"
+#include "console/server_warnings.hpp"
 
 namespace gantry::console {
 
@@ -18,6 +19,7 @@ int run_describe(CommandContext& context) {
   const Invocation& invocation = context.invocation;
   const auto reply = context.hub().call<protocol::DescribeReply>(
       protocol::DescribeRequest{invocation.kind, invocation.name});
+  print_server_warnings(context.err, reply.warnings);
   if (!reply.ok) {
     context.err << "error: " << reply.error << "\n";
     return kExitFailed;

@@ -9,6 +9,7 @@
 #include "console/job_phase.hpp"
 #include "console/job_views.hpp"
 #include "console/queue_views.hpp"
+#include "console/server_warnings.hpp"
 
 namespace gantry::console {
 
@@ -37,8 +38,9 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
                                                    : render_clusters_table(reply.clusters)};
   }
   if (invocation.kind == "priorityclasses") {
-    return {reply.priority_classes.size(), json ? render_priority_classes_json(reply.priority_classes)
-                                                : render_priority_classes_table(reply.priority_classes)};
+    return {reply.priority_classes.size(),
+            json ? render_priority_classes_json(reply.priority_classes)
+                 : render_priority_classes_table(reply.priority_classes)};
   }
   return {reply.queues.size(),
           json ? render_queues_json(reply.queues) : render_queues_table(reply.queues)};
@@ -75,6 +77,7 @@ int run_get(CommandContext& context) {
   // Usage is worked out here from the jobs, ended ones included.
   const std::string listed = invocation.kind == "usage" ? "jobs" : invocation.kind;
   const auto reply = context.hub().call<protocol::ListReply>(protocol::ListRequest{listed});
+  print_server_warnings(context.err, reply.warnings);
   if (!reply.ok) {
     context.err << "error: " << reply.error << "\n";
     return kExitFailed;

@@ -39,12 +39,14 @@ std::string generated_name(std::string_view prefix, std::uint64_t seed, std::uin
 std::string SchedulerCore::make_name(std::string_view prefix) {
   for (;;) {
     std::string name = generated_name(prefix, options_.first_dispatch_id, names_made_++);
-    if (!job_by_name_.count(name)) return name;
+    if (!job_by_name_.count(name) && !(names_held_elsewhere_ && names_held_elsewhere_(name)))
+      return name;
   }
 }
 
-// The slot stays (ids index jobs_ and are held outside the core: store rows,
-// events, timers), emptied of everything the job owned.
+// The slot stays, emptied of everything the job owned, until a new job takes
+// it: ids index jobs_ and are held outside the core (store rows, events,
+// timers), each dropped or checked when its job is forgotten.
 void SchedulerCore::forget(JobId id) {
   Job& job = jobs_.at(id);
   if (job.forgotten) return;
@@ -55,6 +57,7 @@ void SchedulerCore::forget(JobId id) {
   job = Job{};
   job.phase = phase;  // still ended, for any code that walks every slot
   job.forgotten = true;
+  free_ids_.push_back(id);
 }
 
 // ------------------------------------------------------------------ retention
@@ -84,6 +87,15 @@ void JobRetention::remove(JobId id, DispatchId dispatch, const std::vector<Clust
   }
   forget_if_done(id, forgotten);
   expire(now, forgotten);
+}
+
+bool JobRetention::release(JobId id) {
+  const Job& job = core_.job(id);
+  if (job.forgotten || !is_terminal(job.phase) || job.dispatch != 0 || deleting_.count(id))
+    return false;
+  unschedule(id);
+  core_.forget(id);
+  return true;
 }
 
 void JobRetention::part_stopped(DispatchId dispatch, ClusterIndex cluster, TimeMs /*now*/,

@@ -63,6 +63,12 @@ class JobRetention {
   // The dispatches awaiting their stop that have a part on `cluster`.
   std::vector<DispatchId> stopping_on(ClusterIndex cluster) const;
 
+  // The ended job is kept elsewhere from now on (the hub's store, which
+  // lists it and expires it): the core forgets it, and nothing here waits
+  // for it. False, changing nothing, when it has not ended, is forgotten
+  // already or is being deleted.
+  bool release(JobId id);
+
   // Forgets every job whose ttl (or stop deadline) is at or before `now`.
   void expire(TimeMs now, std::vector<JobId>& forgotten);
   // The earliest expiry still to come; kNever when none.

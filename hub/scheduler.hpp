@@ -31,6 +31,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <optional>
 #include <set>
 #include <span>
@@ -421,9 +423,17 @@ class SchedulerCore {
   std::optional<DispatchId> cancel(std::string_view job, TimeMs now);
   // Forgets an ended job (hub/job_retention.cpp): its name is free again and
   // find_job no longer knows it; its slot stays, empty, marked `forgotten`,
-  // and its id is never given to another job. Throws std::logic_error when
-  // the job has not ended.
+  // until a later submission takes it (the oldest freed first), so memory
+  // holds the jobs not forgotten, not every job ever submitted. Whoever keeps
+  // a JobId past the job's end checks it still names that job. Throws
+  // std::logic_error when the job has not ended.
   void forget(JobId id);
+  // Names the core does not hold but may not give a generated name: ended
+  // jobs it forgot while the hub's store still keeps them (get jobs lists
+  // them). Unset: none.
+  void set_names_held_elsewhere(std::function<bool(std::string_view)> held) {
+    names_held_elsewhere_ = std::move(held);
+  }
 
   // ---- queries
   std::size_t job_count() const { return jobs_.size(); }
@@ -618,6 +628,8 @@ class SchedulerCore {
   std::size_t pending_total_ = 0;
   std::uint64_t next_sequence_ = 1;
   std::uint64_t names_made_ = 0;  // generateName candidates tried so far
+  std::function<bool(std::string_view)> names_held_elsewhere_;
+  std::deque<JobId> free_ids_;  // slots of forgotten jobs, oldest freed first
   DispatchId next_dispatch_ = 1;
   GangPlacer placer_;  // holds options_.placement's copy that the pass uses
   PendingShapes pending_shapes_;

@@ -631,7 +631,11 @@ struct ListReply {
   std::vector<ClusterInfo> clusters;
   std::vector<QueueInfo> queues;
   std::vector<PriorityClassInfo> priority_classes;
-  GANTRY_WIRE_FIELDS(ListReply, ok, error, jobs, clusters, queues, priority_classes);
+  // What the operator should know whatever was asked (a degraded store,
+  // runs held on a cluster); gantryctl prints each as "Warning: ...", as
+  // kubectl prints an API server's warnings.
+  std::vector<std::string> warnings{};
+  GANTRY_WIRE_FIELDS(ListReply, ok, error, jobs, clusters, queues, priority_classes, warnings);
 };
 
 struct DescribeRequest {
@@ -648,7 +652,8 @@ struct DescribeReply {
   ClusterInfo cluster;
   JobSpec spec;
   std::vector<std::string> events;  // human-readable history, oldest first
-  GANTRY_WIRE_FIELDS(DescribeReply, ok, error, job, queue, cluster, spec, events);
+  std::vector<std::string> warnings{};  // as ListReply's
+  GANTRY_WIRE_FIELDS(DescribeReply, ok, error, job, queue, cluster, spec, events, warnings);
 };
 
 struct CancelRequest {

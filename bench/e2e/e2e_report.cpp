@@ -31,6 +31,8 @@ void print_costs(const E2eOptions& options, const E2eFigures& f) {
       "store: %.1f MiB of gantry.db + WAL (%.0f bytes/job; WAL, synchronous=NORMAL: no "
       "fsync per job, the hub has no flag to relax it further)\n",
       f.store_bytes / 1048576.0, f.store_bytes / jobs);
+  std::printf("hub resident after the run: %.1f MiB (%.0f bytes/job)\n",
+              f.hub_resident_bytes / 1048576.0, f.hub_resident_bytes / jobs);
   std::printf(
       "fake clusters: %llu prepares, %llu rejected (did not fit), %llu commits, %llu aborts, "
       "%llu cancels, %llu hub errors; frames in %llu, out %llu (%llu UsageReports); hold %u ms\n",

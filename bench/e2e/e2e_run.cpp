@@ -12,6 +12,7 @@
 #include "bench/e2e/hub_process.hpp"
 #include "bench/e2e/job_yaml.hpp"
 #include "bench/e2e/proc_cpu.hpp"
+#include "bench/e2e/proc_memory.hpp"
 #include "bench/e2e/trace_csv.hpp"
 #include "protocol/envelope.hpp"
 #include "support/free_port.hpp"
@@ -119,6 +120,7 @@ void measure_hub(const E2eOptions& options, StateDir& state, E2eFigures& figures
   wait_commits(timeline, figures.load.acked, options.settle_seconds);
   figures.hub_thread_cpu_s = cpu_delta(thread_cpu_seconds(hub.pid()), hub_before);
   figures.bench_cpu_s = process_cpu_seconds() - bench_before;
+  figures.hub_resident_bytes = resident_bytes_of(hub.pid());
   clusters.stop();
   figures.clusters = clusters.totals();
   figures.store_bytes = store_bytes(state.path());

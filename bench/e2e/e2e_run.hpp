@@ -28,8 +28,9 @@ struct E2eFigures {
   double ratio_to_raw = 0;  // submits_per_s / raw pipelined round trips per s
   std::map<std::string, double> hub_thread_cpu_s;  // over the load phase
   double hub_cpu_s = 0;
-  double bench_cpu_s = 0;          // this process: load generator + fake clusters
-  std::uintmax_t store_bytes = 0;  // gantry.db + its WAL after the run
+  double bench_cpu_s = 0;               // this process: load generator + fake clusters
+  std::uintmax_t store_bytes = 0;       // gantry.db + its WAL after the run
+  std::int64_t hub_resident_bytes = 0;  // the hub's RSS once the jobs have settled
   ClusterCounters clusters;
   std::string kept_state_dir;  // set when something failed and the hub's log was kept
 };

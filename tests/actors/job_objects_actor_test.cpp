@@ -91,7 +91,7 @@ TEST_F(JobObjectsActorTest, APendingJobLeavesItsQueueAndIsForgotten) {
   EXPECT_EQ(result.message, "job/waits deleted");
   expect_gone("waits");
   EXPECT_EQ(ask<protocol::DescribeReply>(protocol::DescribeRequest{"queue", "default"}).events,
-            std::vector<std::string>{"0 pending, 0 dispatched, 0 running, 0 finished"});
+            std::vector<std::string>{"0 pending, 0 dispatched, 0 running"});
   register_cluster("west", 1, 8);
   sent();
   expect_reusable("waits");
@@ -102,7 +102,12 @@ TEST_F(JobObjectsActorTest, AFinishedJobIsForgottenAtOnce) {
   const auto [peer, prepare] = run(job_yaml("done", 1, 1));
   report(peer, prepare, "Completed");
   EXPECT_EQ(job("done").phase, "Completed");
-  EXPECT_FALSE(submit(job_yaml("done", 1, 1)).ok) << "taken while it is kept";
+  // Read from the store once its end is stored (issue 28), its name still taken.
+  const auto again = submit(job_yaml("done", 1, 1));
+  EXPECT_FALSE(again.ok) << "taken while it is kept";
+  EXPECT_EQ(again.error,
+            "metadata.name: an ended job with this name exists (gantryctl delete job done frees "
+            "the name) (got \"done\")");
 
   ASSERT_TRUE(delete_job("done").ok);
   expect_gone("done");

@@ -106,9 +106,20 @@ TEST_F(JobObjectsTest, AGeneratedNameTakenByANamedJobIsSkipped) {
   EXPECT_EQ(other.size(), first_choice.size());
 }
 
+// Issue 28: ended jobs the store keeps are not the core's to give.
+TEST_F(JobObjectsTest, AGeneratedNameHeldElsewhereIsSkipped) {
+  SchedulerCore fresh;
+  const std::string first_choice = fresh.job(fresh.submit(generated("x-"), 0)).name;
+  SchedulerCore blocked;
+  blocked.set_names_held_elsewhere([&](std::string_view name) { return name == first_choice; });
+  const std::string other = blocked.job(blocked.submit(generated("x-"), 0)).name;
+  EXPECT_NE(other, first_choice);
+  EXPECT_EQ(other.rfind("x-", 0), 0u);
+}
+
 // ------------------------------------------------------------------ forget
 
-TEST_F(JobObjectsTest, AForgottenJobsNameCanBeUsedAgainUnderANewId) {
+TEST_F(JobObjectsTest, AForgottenJobsNameAndSlotCanBeUsedAgain) {
   add_cluster("c", nodes(1, 8));
   const JobId old_id = submit(gpu_job("reused", 1));
   run_to_completion("reused");
@@ -121,8 +132,9 @@ TEST_F(JobObjectsTest, AForgottenJobsNameCanBeUsedAgainUnderANewId) {
   EXPECT_FALSE(core.job(old_id).spec);
 
   const JobId new_id = submit(gpu_job("reused", 1));
-  EXPECT_NE(new_id, old_id) << "ids are never reused";
-  EXPECT_EQ(core.job_count(), 2u);
+  EXPECT_EQ(new_id, old_id) << "the slot is taken again: memory holds the jobs not forgotten";
+  EXPECT_EQ(core.job_count(), 1u);
+  EXPECT_FALSE(core.job(new_id).forgotten);
   EXPECT_EQ(core.find_job("reused"), new_id);
   EXPECT_EQ(pass().dispatched, std::vector<std::string>{"reused"});
 }
@@ -182,6 +194,32 @@ TEST_F(JobObjectsTest, TtlZeroForgetsAtOnce) {
   run_to_completion("gone");
   EXPECT_EQ(forgotten, std::vector<JobId>{id});
   EXPECT_EQ(core.find_job("gone"), std::nullopt);
+}
+
+// Issue 28: once its end is stored, the core keeps nothing of an ended job
+// (get jobs reads it from the store), and its ttl is the store's to keep.
+TEST_F(JobObjectsTest, AReleasedJobIsForgottenByTheCoreWithNothingLeftWaiting) {
+  add_cluster("c", nodes(1, 8));
+  const JobId id = submit(with_ttl("done", 60'000));
+  run_to_completion("done");
+  ASSERT_NE(retention.next_expiry(), kNever);
+  EXPECT_TRUE(retention.release(id));
+  EXPECT_TRUE(core.job(id).forgotten);
+  EXPECT_EQ(core.find_job("done"), std::nullopt);
+  EXPECT_EQ(retention.next_expiry(), kNever);
+  EXPECT_TRUE(forgotten.empty()) << "released, not forgotten: the caller keeps its store row";
+  EXPECT_FALSE(retention.release(id)) << "once";
+}
+
+TEST_F(JobObjectsTest, OnlyAnEndedJobNotBeingDeletedIsReleased) {
+  add_cluster("c", nodes(1, 8));
+  const JobId busy = submit(gpu_job("busy", 1));
+  pass();
+  EXPECT_FALSE(retention.release(busy));
+  EXPECT_EQ(core.find_job("busy"), busy);
+  retention.remove(busy, core.job(busy).dispatch, {0}, now, now + 5'000, forgotten);
+  finish("busy");
+  EXPECT_FALSE(retention.release(busy)) << "its delete forgets it, store row and all";
 }
 
 TEST_F(JobObjectsTest, DeletingAFinishedJobForgetsItAtOnce) {

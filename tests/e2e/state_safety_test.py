@@ -121,6 +121,12 @@ class StateSafety(unittest.TestCase):
         wait_until(lambda: gantry.log("hub").count("held, not stopped") >= 4,
                    "the new hub to hold the agent's 4 runs")
         self.assertIn("gantryctl drain cluster east", gantry.log("hub"))
+        # gantryctl shows them, and says how to stop them, with every get and describe.
+        warned = gantry.ctl("get", "jobs").stderr
+        self.assertIn("Warning: cluster east runs 4 dispatch(es) from before this hub's state was made",
+                      warned)
+        self.assertIn("`gantryctl drain cluster east` stops them", warned)
+        self.assertIn("Warning: cluster east runs 4", gantry.ctl("describe", "cluster", "east").stderr)
         # Each runs on to its own end: nothing stopped them.
         for name in names:
             open(os.path.join(marks, f"{name}.release"), "w").close()
@@ -129,6 +135,7 @@ class StateSafety(unittest.TestCase):
             with open(os.path.join(marks, f"{name}.starts")) as f:
                 self.assertEqual(f.read().split(), ["started"])
         wait_until(lambda: gantry.log("hub").count("ended: Completed") >= 4, "the holds to be released")
+        self.assertNotIn("Warning:", gantry.ctl("get", "clusters").stderr)
 
     def test_with_the_disk_full_ends_are_kept_until_they_can_be_written(self):
         mounted = []
@@ -170,8 +177,15 @@ class StateSafety(unittest.TestCase):
         for name in names:
             wait_until(lambda n=name: gantry.job(n)["phase"] == "Completed", f"{name} to complete")
         wait_until(lambda: "job store degraded" in gantry.log("hub"), "the hub to say it is degraded")
+        # gantryctl says so too, with every get and describe.
+        warned = gantry.ctl("get", "jobs").stderr
+        self.assertIn("Warning: the job store is degraded: ", warned)
+        self.assertIn("not stored yet", warned)
+        self.assertIn("Warning: the job store is degraded: ",
+                      gantry.ctl("describe", "job", names[0]).stderr)
         os.remove(filler)
         wait_until(lambda: "job store recovered" in gantry.log("hub"), "the kept writes to commit")
+        self.assertNotIn("Warning:", gantry.ctl("get", "jobs").stderr)
 
         # A restart does not run the ended jobs again.
         gantry.restart_hub()

@@ -40,8 +40,17 @@ inline JobSpec sample_job_spec() {
                           sample_resources(2)};
   const LifecyclePolicy restart{{"PodFailed", "PodEvicted"}, "RestartJob", 3, 90'000};
   const NetworkTopology rack{"soft", 2};
-  TaskSpec master{"master", 2, {{"nvidia.com/gpu.product", "H100"}}, {container}, 3600,
-                  1, 2, {restart}, {{"worker"}, "any"}, "best-effort", {7, 1, 6, rack},
+  TaskSpec master{"master",
+                  2,
+                  {{"nvidia.com/gpu.product", "H100"}},
+                  {container},
+                  3600,
+                  1,
+                  2,
+                  {restart},
+                  {{"worker"}, "any"},
+                  "best-effort",
+                  {7, 1, 6, rack},
                   {{"nvidia.com/gpu", "Equal", "present", "NoSchedule"}},
                   R"({"spec":{"containers":[{"name":"m","image":"x"}]}})"};
   TaskSpec worker = master;
@@ -238,9 +247,15 @@ inline Abort sample<Abort>() {
 }
 template <>
 inline StatusUpdate sample<StatusUpdate>() {
-  return StatusUpdate{
-      77,   "llm-pretrain", "Failed", {sample_task_status("worker")}, "worker-3 exited 137",
-      "PodFailed", "worker", 3, 137};
+  return StatusUpdate{77,
+                      "llm-pretrain",
+                      "Failed",
+                      {sample_task_status("worker")},
+                      "worker-3 exited 137",
+                      "PodFailed",
+                      "worker",
+                      3,
+                      137};
 }
 template <>
 inline Cancel sample<Cancel>() {
@@ -264,9 +279,13 @@ inline ListRequest sample<ListRequest>() {
 }
 template <>
 inline ListReply sample<ListReply>() {
-  return ListReply{
-      false,           "partial", {sample_job_info()}, {sample_cluster_info()}, {sample_queue_info()},
-      {sample_priority_class_info()}};
+  return ListReply{false,
+                   "partial",
+                   {sample_job_info()},
+                   {sample_cluster_info()},
+                   {sample_queue_info()},
+                   {sample_priority_class_info()},
+                   {"the job store is degraded"}};
 }
 template <>
 inline DescribeRequest sample<DescribeRequest>() {
@@ -280,7 +299,8 @@ inline DescribeReply sample<DescribeReply>() {
                        sample_queue_info(),
                        sample_cluster_info(),
                        sample_job_spec(),
-                       {"submitted", "dispatched to east"}};
+                       {"submitted", "dispatched to east"},
+                       {"cluster east runs 1 dispatch(es) from before this hub's state was made"}};
 }
 template <>
 inline CancelRequest sample<CancelRequest>() {

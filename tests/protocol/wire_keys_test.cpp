@@ -55,9 +55,13 @@ const std::vector<ExpectedMessage> kMessages = {
     {"SubmitJobRequest", 100, {"yaml"}},
     {"SubmitJobReply", 101, {"ok", "job", "error"}},
     {"ListRequest", 102, {"kind"}},
-    {"ListReply", 103, {"ok", "error", "jobs", "clusters", "queues", "priority_classes"}},
+    {"ListReply",
+     103,
+     {"ok", "error", "jobs", "clusters", "queues", "priority_classes", "warnings"}},
     {"DescribeRequest", 104, {"kind", "name"}},
-    {"DescribeReply", 105, {"ok", "error", "job", "queue", "cluster", "spec", "events"}},
+    {"DescribeReply",
+     105,
+     {"ok", "error", "job", "queue", "cluster", "spec", "events", "warnings"}},
     {"CancelRequest", 106, {"kind", "name"}},
     {"ApplyRequest", 107, {"yaml"}},
     {"DeleteRequest", 108, {"kind", "name"}},
@@ -147,9 +151,9 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
       {"name", "labels", "allocatable", "allocated", "gpu_model", "gpus", "taints"});
   expect_keys<GpuUsage>({"index", "product", "memory_total_bytes", "memory_used_bytes",
                          "utilization_percent", "processes"});
-  expect_keys<PlacementScores>({"cpu_node_available", "cpu_cluster_available",
-                                "mem_node_available", "mem_cluster_available",
-                                "gpu_node_available", "gpu_cluster_available", "valid_until_ms"});
+  expect_keys<PlacementScores>({"cpu_node_available", "cpu_cluster_available", "mem_node_available",
+                                "mem_cluster_available", "gpu_node_available",
+                                "gpu_cluster_available", "valid_until_ms"});
   expect_keys<PlacedReplica>({"task", "node"});
   expect_keys<RunningDispatch>({"dispatch_id", "job", "replicas", "part", "parts", "committed"});
   expect_keys<JobPart>({"cluster", "task_replicas"});
@@ -191,20 +195,18 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
                           "allocated", "deserved", "capability", "guarantee", "pending", "share",
                           "extend_clusters", "affinity"});
-  expect_keys<PriorityClassInfo>({"name", "value", "global_default", "preemption_policy",
-                                  "description", "built_in"});
+  expect_keys<PriorityClassInfo>(
+      {"name", "value", "global_default", "preemption_policy", "description", "built_in"});
 }
 
 // The direction of each message decides which hub socket and which agent accept
 // it (actors/inbound.cpp, agents/agent_loop.cpp): pinned too, at compile time.
+static_assert(std::is_same_v<MessagesSentIn<Direction::kAgentToHub>,
+                             MessageList<Hello, Heartbeat, UsageReport, Admit, Reject, StatusUpdate,
+                                         ErrorReply, Resized>>);
 static_assert(std::is_same_v<
-              MessagesSentIn<Direction::kAgentToHub>,
-              MessageList<Hello, Heartbeat, UsageReport, Admit, Reject, StatusUpdate, ErrorReply,
-                          Resized>>);
-static_assert(
-    std::is_same_v<MessagesSentIn<Direction::kHubToAgent>,
-                   MessageList<Welcome, Heartbeat, Cancel, ErrorReply, Prepare, Commit, Abort,
-                               Resize>>);
+              MessagesSentIn<Direction::kHubToAgent>,
+              MessageList<Welcome, Heartbeat, Cancel, ErrorReply, Prepare, Commit, Abort, Resize>>);
 static_assert(
     std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
                    MessageList<SubmitJobRequest, ListRequest, DescribeRequest, CancelRequest,
