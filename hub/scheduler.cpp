@@ -298,15 +298,15 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
     job.spec = std::move(named);
   }
   job.ttl_after_finished_ms = request.ttl_after_finished_ms;
-  JobId id = static_cast<JobId>(jobs_.size());
-  if (!free_ids_.empty()) {  // a forgotten job's slot (the oldest freed)
-    id = free_ids_.front();
+  // A forgotten job's slot if there is one (the oldest freed), else a new one.
+  const JobId id = free_ids_.empty() ? static_cast<JobId>(jobs_.size()) : free_ids_.front();
+  job_by_name_.emplace(job.name, id);
+  if (id < jobs_.size()) {
     free_ids_.pop_front();
     jobs_[id] = std::move(job);
   } else {
     jobs_.push_back(std::move(job));
   }
-  job_by_name_.emplace(jobs_[id].name, id);
   enqueue(id);
   arm_pending_timeout(id, now);
   return id;

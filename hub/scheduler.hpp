@@ -628,8 +628,6 @@ class SchedulerCore {
   std::size_t pending_total_ = 0;
   std::uint64_t next_sequence_ = 1;
   std::uint64_t names_made_ = 0;  // generateName candidates tried so far
-  std::function<bool(std::string_view)> names_held_elsewhere_;
-  std::deque<JobId> free_ids_;  // slots of forgotten jobs, oldest freed first
   DispatchId next_dispatch_ = 1;
   GangPlacer placer_;  // holds options_.placement's copy that the pass uses
   PendingShapes pending_shapes_;
@@ -661,6 +659,10 @@ class SchedulerCore {
   std::vector<JobId> reserved_last_pass_;  // whose PlacementNotes::planned is set
   // Elastic dispatches running below their job's replica count: growth candidates.
   std::set<DispatchId> elastic_below_;
+  // Last: only submit and forget touch them, and the pass's members keep
+  // their places.
+  std::function<bool(std::string_view)> names_held_elsewhere_;
+  std::deque<JobId> free_ids_;  // slots of forgotten jobs, oldest freed first
 };
 
 }  // namespace gantry::hub
