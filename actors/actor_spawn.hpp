@@ -14,8 +14,9 @@
 namespace gantry::actors {
 
 struct SchedulerSettings {
-  // Above every id an earlier hub on the same state handed out.
-  hub::DispatchId first_dispatch_id = 1;
+  // The core's policies; its first_dispatch_id is above every id an earlier
+  // hub on the same state handed out.
+  hub::SchedulerOptions core;
   // The first id of the state's first generation: runs agents hold with ids
   // below it (or of a later generation than this hub's) come from before
   // this state was made. They are held, never stopped (0: none held).
@@ -31,20 +32,6 @@ struct SchedulerSettings {
   // Recovery also waits, this long at most (the lost grace), for the
   // clusters that held committed parts of restored jobs to report.
   std::chrono::milliseconds recovery_limit{120'000};
-  // The hub's default placement policy (a name hub::find_placement_policy knows).
-  std::string placement = "binpack";
-  // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
-  std::uint32_t reservations = 1;
-  // What plans take runs' ends to be (hub::SchedulerOptions::planned_runtimes).
-  hub::PlannedRuntimes planned_runtimes = hub::PlannedRuntimes::kLimits;
-  // Node labels of the topology tiers, "TIER=LABEL" (hub::TopologyTiers::apply).
-  std::vector<std::string> topology_tier_labels;
-  // Runs reclaim leaves alone (hub::SchedulerOptions::reclaim_spares_after_ms).
-  std::chrono::milliseconds reclaim_spares_after{3'600'000};
-  // Runs eviction leaves alone while young (hub::SchedulerOptions::min_runtime_ms).
-  std::chrono::milliseconds min_runtime{0};
-  // First wait before a lifecycle policy's restart (hub::SchedulerOptions::restart_backoff_ms).
-  std::chrono::milliseconds restart_backoff{10'000};
   // Clusters cordoned before the restart (from the store): cordoned again.
   std::vector<std::string> cordoned;
   // A deleted job whose replicas do not report their stop is forgotten after
@@ -69,18 +56,10 @@ caf::actor spawn_dispatcher(caf::actor_system& system, OutboundSink& sink, Clock
                             std::chrono::milliseconds resend_interval,
                             std::chrono::milliseconds answer_timeout);
 
-struct RegistryOptions {
-  // Told to agents in the Welcome.
-  std::chrono::milliseconds heartbeat_interval{1000};
-  std::int32_t liveness = 3;
-  std::uint64_t hub_epoch = 0;
-  // Silent this long: the cluster is not ready; this long: lost.
-  std::chrono::milliseconds agent_lease{30'000};
-  std::chrono::milliseconds lost_grace{120'000};
-};
 // Agent sessions: Hello / Welcome, heartbeats, leases; forwards the rest.
 caf::actor spawn_registry(caf::actor_system& system, OutboundSink& sink, Clock clock,
-                          RegistryOptions options, caf::actor scheduler, caf::actor dispatcher);
+                          const AgentSessionSettings& settings,
+                          std::uint64_t hub_epoch, caf::actor scheduler, caf::actor dispatcher);
 
 // Validates submissions, has them written to the store, then hands them to the
 // scheduler. Applies, lists and deletes PriorityClasses in `classes` (shared

@@ -31,46 +31,35 @@ constexpr int kDispatchSerialBits = 40;
 
 HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& config) {
   OutboundSink& sink = *config.sink;
-  const std::chrono::milliseconds expiry = config.heartbeat_interval * config.liveness;
+  const HubSettings& given = config.settings;
+  const std::chrono::milliseconds expiry = given.agents.heartbeat_interval * given.agents.liveness;
   // Read first: a store that cannot be read fails before any actor runs.
   const std::vector<StoredJob> unfinished = config.store->unfinished();
   const std::vector<std::string> queues = config.store->queues();
   SchedulerSettings settings;
-  settings.first_dispatch_id = (config.store->start_generation() << kDispatchSerialBits) + 1;
+  settings.core = given.scheduling;
+  settings.core.first_dispatch_id = (config.store->start_generation() << kDispatchSerialBits) + 1;
   settings.state_first_dispatch_id = (config.store->first_generation() << kDispatchSerialBits) + 1;
   settings.later_generations_from =
-      settings.first_dispatch_id - 1 + (hub::DispatchId{1} << kDispatchSerialBits);
-  if (!unfinished.empty()) settings.recovery_grace = config.recovery_grace.value_or(expiry);
+      settings.core.first_dispatch_id - 1 + (hub::DispatchId{1} << kDispatchSerialBits);
+  if (!unfinished.empty()) settings.recovery_grace = given.recovery_grace.value_or(expiry);
   settings.jobs_to_restore = unfinished.size();
-  settings.recovery_limit = config.lost_grace;
-  settings.placement = config.placement;
-  settings.reservations = config.reservations;
-  settings.planned_runtimes = config.planned_runtimes;
-  settings.topology_tier_labels = config.topology_tier_labels;
-  settings.reclaim_spares_after = config.reclaim_spares_after;
-  settings.min_runtime = config.min_runtime;
-  settings.restart_backoff = config.restart_backoff;
+  settings.recovery_limit = given.agents.lost_grace;
   settings.cordoned = config.store->cordoned_clusters();
-  settings.deleted_stop_grace = config.lost_grace;
-  settings.keep_finished = config.keep_finished;
+  settings.deleted_stop_grace = given.agents.lost_grace;
+  settings.keep_finished = given.keep_finished;
   settings.state_dir = config.store->path().parent_path();
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store, sink, config.clock,
-                             config.keep_finished);
-  actors.dispatcher = spawn_dispatcher(system, sink, config.clock, config.heartbeat_interval,
-                                       config.prepare_timeout);
+                             given.keep_finished);
+  actors.dispatcher = spawn_dispatcher(system, sink, config.clock,
+                                       given.agents.heartbeat_interval, given.prepare_timeout);
   actors.scheduler =
       spawn_scheduler(system, sink, config.clock, actors.dispatcher, actors.store, settings);
   caf::anon_send(actors.dispatcher, connect_atom_v, actors.scheduler);
   caf::anon_send(actors.store, connect_atom_v, actors.scheduler);
-  RegistryOptions registry;
-  registry.heartbeat_interval = config.heartbeat_interval;
-  registry.liveness = config.liveness;
-  registry.hub_epoch = config.hub_epoch;
-  registry.agent_lease = config.agent_lease;
-  registry.lost_grace = config.lost_grace;
-  actors.registry =
-      spawn_registry(system, sink, config.clock, registry, actors.scheduler, actors.dispatcher);
+  actors.registry = spawn_registry(system, sink, config.clock, given.agents, config.hub_epoch,
+                                   actors.scheduler, actors.dispatcher);
   auto classes = std::make_shared<config::PriorityClassRegistry>();
   for (const std::string& yaml : config.store->priority_classes()) {
     try {
@@ -246,20 +235,7 @@ struct Hub::Running {
     insecure = options.insecure;
     HubActorsConfig actors_config;
     actors_config.sink = &bridge;
-    actors_config.heartbeat_interval = options.heartbeat_interval;
-    actors_config.liveness = options.liveness;
-    actors_config.recovery_grace = options.recovery_grace;
-    actors_config.placement = options.placement;
-    actors_config.reservations = options.reservations;
-    actors_config.planned_runtimes = options.planned_runtimes;
-    actors_config.topology_tier_labels = options.topology_tier_labels;
-    actors_config.reclaim_spares_after = options.reclaim_spares_after;
-    actors_config.min_runtime = options.min_runtime;
-    actors_config.restart_backoff = options.restart_backoff;
-    actors_config.agent_lease = options.agent_lease;
-    actors_config.lost_grace = options.lost_grace;
-    actors_config.keep_finished = options.keep_finished;
-    actors_config.prepare_timeout = options.prepare_timeout;
+    actors_config.settings = options.settings;
     actors_config.hub_epoch = new_hub_epoch();
     actors_config.store = store;
     actors_config.detached_store = true;

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "actors/hub_settings.hpp"
 #include "actors/inbound.hpp"
 #include "actors/job_store.hpp"
 #include "hub/job.hpp"
-#include "hub/runtime_estimate.hpp"
 
 namespace gantry::actors {
 
@@ -31,39 +31,14 @@ hub::TimeMs wall_clock_ms();
 struct HubActorsConfig {
   OutboundSink* sink = nullptr;  // must outlive the actors
   Clock clock = wall_clock_ms;
-  // Told to agents in the Welcome; also how often unanswered frames are sent again.
-  std::chrono::milliseconds heartbeat_interval{1000};
-  std::int32_t liveness = 3;
+  // The hub epoch told to agents in the Welcome.
   std::uint64_t hub_epoch = 0;
-  // An agent silent this long: not ready; this long (from its last frame): lost.
-  std::chrono::milliseconds agent_lease{30'000};
-  std::chrono::milliseconds lost_grace{120'000};
-  // How long ended jobs stay listed at most (HubOptions::keep_finished).
-  std::chrono::milliseconds keep_finished{7LL * 24 * 3'600'000};
-  // A Prepare or Commit unanswered this long counts as a Reject.
-  std::chrono::milliseconds prepare_timeout{10'000};
-  // The hub's default placement policy.
-  std::string placement = "binpack";
-  // Backfill reservations for the queue order (hub::SchedulerOptions::reservations).
-  std::uint32_t reservations = 1;
-  // What plans take runs' ends to be (hub::SchedulerOptions::planned_runtimes).
-  hub::PlannedRuntimes planned_runtimes = hub::PlannedRuntimes::kLimits;
-  // Node labels of the topology tiers, "TIER=LABEL" (hub::TopologyTiers::apply).
-  std::vector<std::string> topology_tier_labels;
-  // Runs reclaim leaves alone (hub::SchedulerOptions::reclaim_spares_after_ms).
-  std::chrono::milliseconds reclaim_spares_after{3'600'000};
-  // Runs eviction leaves alone while young (hub::SchedulerOptions::min_runtime_ms).
-  std::chrono::milliseconds min_runtime{0};
-  // First wait before a lifecycle policy's restart (hub::SchedulerOptions::restart_backoff_ms).
-  std::chrono::milliseconds restart_backoff{10'000};
+  // The heartbeat interval is also how often unanswered frames are sent again.
+  HubSettings settings;
   // Jobs it holds without a terminal phase are re-submitted at spawn.
   std::shared_ptr<JobStore> store;
   // SQLite blocks: in production the store actor gets its own thread.
   bool detached_store = false;
-  // After a restart with unfinished jobs, how long agents have to list what
-  // they still run before those jobs are placed again; unset: one liveness
-  // period (heartbeat_interval x liveness).
-  std::optional<std::chrono::milliseconds> recovery_grace;
   // Queue actors validating submissions side by side (YAML parsing is most of
   // a submission's cost); at least 1.
   std::size_t submission_validators = 2;

@@ -29,10 +29,11 @@ std::string directory(const std::string& text) {
   return text;
 }
 
-std::string placement(const std::string& text) {
-  if (hub::find_placement_policy(text) == nullptr)
+hub::PlacementPolicy placement(const std::string& text) {
+  const hub::PlacementPolicy* policy = hub::find_placement_policy(text);
+  if (policy == nullptr)
     throw std::invalid_argument("expected one of " + hub::placement_policy_names());
-  return text;
+  return *policy;
 }
 
 cl::Reader<std::chrono::milliseconds> milliseconds() {
@@ -61,6 +62,11 @@ std::chrono::milliseconds duration(const std::string& text) {
 // A release Karmada has applied is not taken back sooner: on the members
 // each flip creates and deletes a workload and its pods.
 constexpr std::chrono::milliseconds kKarmadaMinRuntime{60'000};
+
+// duration(), in the core's milliseconds.
+hub::TimeMs duration_ms(const std::string& text) {
+  return duration(text).count();
+}
 
 // A run's age: 0 (off), or hub/duration.hpp's syntax up to a leap year.
 std::chrono::milliseconds run_age(const std::string& text) {
@@ -125,19 +131,17 @@ hub::PlannedRuntimes planned_runtimes(const std::string& text) {
 }
 
 // Repeatable: each TIER=LABEL names the node label of one topology tier.
-void define_topology_tiers(CLI::App& app, std::vector<std::string>& tiers) {
+void define_topology_tiers(CLI::App& app, hub::TopologyTiers& tiers) {
   app.add_option_function<std::vector<std::string>>(
          "--topology-tier-label",
          [&tiers](const std::vector<std::string>& texts) {
-           hub::TopologyTiers check;
            for (const std::string& text : texts) {
              try {
-               check.apply(text);
+               tiers.apply(text);
              } catch (const std::invalid_argument& refusal) {
                throw CLI::ValidationError("--topology-tier-label",
                                           std::string(refusal.what()) + " (got \"" + text + "\")");
              }
-             tiers.push_back(text);
            }
          },
          "the node label of a network-topology tier, e.g.\n"
@@ -204,6 +208,9 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--webhook-listen HOST:PORT --webhook-cert FILE --webhook-key FILE\n"
       "                   [--webhook-client-ca FILE]]\n");
   HubOptions& options = parsed.options;
+  HubSettings& settings = options.settings;
+  AgentSessionSettings& agents = settings.agents;
+  hub::SchedulerOptions& scheduling = settings.scheduling;
   cl::add_read<std::string>(app, "--agents", options.agents_endpoint, endpoint,
                             "where agents connect (default tcp://127.0.0.1:7800)")
       ->type_name("tcp://HOST:PORT");
@@ -216,53 +223,54 @@ void define(CLI::App& app, HubCommandLine& parsed) {
   app.add_flag("--check", parsed.check,
                "check the state directory (lock holder, damage, SQLite's\n"
                "integrity check, counts) and exit: 0 when it is sound");
-  cl::add_read(app, "--heartbeat-ms", options.heartbeat_interval, milliseconds(),
+  cl::add_read(app, "--heartbeat-ms", agents.heartbeat_interval, milliseconds(),
                "heartbeat interval sent to agents (default 1000)")
       ->type_name("N");
-  cl::add_read<std::int32_t>(app, "--liveness", options.liveness,
+  cl::add_read<std::int32_t>(app, "--liveness", agents.liveness,
                              cl::positive<std::int32_t>("expected a positive integer", 86'400'000),
                              "heartbeats of the default --recovery-grace-ms (default 3); agents\n"
                              "are told their fence timeout in heartbeats, from --lost-grace")
       ->type_name("N");
   cl::add_read<std::optional<std::chrono::milliseconds>>(
-      app, "--recovery-grace-ms", options.recovery_grace, milliseconds(),
+      app, "--recovery-grace-ms", settings.recovery_grace, milliseconds(),
       "after a restart with unfinished jobs, how long agents have\n"
       "to list what they still run before those jobs are placed\n"
       "again (default: heartbeat x liveness)")
       ->type_name("N");
-  cl::add_read<std::string>(app, "--placement", options.placement, placement,
+  cl::add_read<hub::PlacementPolicy>(app, "--placement", scheduling.placement, placement,
                             "default placement policy: " + hub::placement_policy_names() +
                                 "\n(default binpack; a queue may name its own)")
       ->type_name("POLICY");
-  cl::add_read<std::chrono::milliseconds>(app, "--agent-lease", options.agent_lease, duration,
+  cl::add_read<std::chrono::milliseconds>(app, "--agent-lease", agents.agent_lease, duration,
                                           "an agent silent this long makes its cluster not ready;\n"
                                           "its jobs keep running (default 30s)")
       ->type_name("DURATION");
   cl::add_read<std::chrono::milliseconds>(
-      app, "--lost-grace", options.lost_grace, duration,
+      app, "--lost-grace", agents.lost_grace, duration,
       "an agent silent this long (from its last frame) is lost:\n"
       "its jobs are placed elsewhere (default 2m)")
       ->type_name("DURATION");
   cl::add_read<std::chrono::milliseconds>(
-      app, "--prepare-timeout", options.prepare_timeout, duration,
+      app, "--prepare-timeout", settings.prepare_timeout, duration,
       "a prepare or commit an agent leaves unanswered this long\n"
       "counts as a reject (default 10s)")
       ->type_name("DURATION");
   cl::add_read<std::uint32_t>(
-      app, "--backfill-reservations", options.reservations,
+      app, "--backfill-reservations", scheduling.reservations,
       cl::number_from<std::uint32_t>(0, 1000, "expected a whole number from 0 to 1000"),
       "blocked jobs of the queue order that get a planned start from\n"
       "running jobs' time limits, which later jobs may not delay\n"
       "(default 1, EASY backfill; 0: plain first fit)")
       ->type_name("N");
   cl::add_read<hub::PlannedRuntimes>(
-      app, "--planned-runtimes", options.planned_runtimes, planned_runtimes,
+      app, "--planned-runtimes", scheduling.planned_runtimes, planned_runtimes,
       "what backfill plans take running jobs' ends to be: their time\n"
       "limits (default; a reserved job starts no later than planned), or\n"
       "what each queue's ended runs took of their limits (docs/backfill.md)")
       ->type_name("limits|learned");
-  cl::add_read<std::chrono::milliseconds>(
-      app, "--reclaim-spares-after", options.reclaim_spares_after, run_age,
+  cl::add_read<hub::TimeMs>(
+      app, "--reclaim-spares-after", scheduling.reclaim_spares_after_ms,
+      [](const std::string& text) { return run_age(text).count(); },
       "reclaim never evicts a gang that has run this long: the work\n"
       "it would throw away outweighs the share it gives back (default 1h;\n"
       "0: any run may be reclaimed)")
@@ -275,18 +283,18 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "60s with --karmada, where it re-suspends a release Karmada has just\n"
       "applied; else 0: any run may be evicted)")
       ->type_name("DURATION");
-  cl::add_read<std::chrono::milliseconds>(
-      app, "--restart-backoff", options.restart_backoff, duration,
+  cl::add_read<hub::TimeMs>(
+      app, "--restart-backoff", scheduling.restart_backoff_ms, duration_ms,
       "a job a lifecycle policy restarts (RestartJob, ...) is placed again\n"
       "after this wait, doubled per retry up to 5 min (default 10s)")
       ->type_name("DURATION");
   cl::add_read<std::chrono::milliseconds>(
-      app, "--keep-finished", options.keep_finished, run_age,
+      app, "--keep-finished", settings.keep_finished, run_age,
       "an ended job stays listed (get jobs, describe job), across\n"
       "restarts, this long after its end unless deleted or its ttl\n"
       "ends first, like Slurm's MinJobAge (default 168h; 0: not kept)")
       ->type_name("DURATION");
-  define_topology_tiers(app, options.topology_tier_labels);
+  define_topology_tiers(app, scheduling.topology_tiers);
   define_security(app, options);
   define_karmada(app, parsed.karmada);
   cl::add_log_level(app, parsed.log_level);
@@ -297,32 +305,35 @@ void define(CLI::App& app, HubCommandLine& parsed) {
 HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
   HubCommandLine parsed = cl::parse_options("gantry-hub", define, args, kWording);
   const HubOptions& options = parsed.options;
+  const AgentSessionSettings& agents = options.settings.agents;
   // A cluster is not ready before it is lost, never the other way round.
-  if (options.lost_grace < options.agent_lease)
+  if (agents.lost_grace < agents.agent_lease)
     throw std::invalid_argument("--lost-grace: must be at least --agent-lease (" +
-                                duration_text(options.agent_lease.count()) + ") (got \"" +
-                                duration_text(options.lost_grace.count()) + "\")");
+                                duration_text(agents.agent_lease.count()) + ") (got \"" +
+                                duration_text(agents.lost_grace.count()) + "\")");
   // Agents fence their runs after the lease: that must be over before the
   // hub places their jobs again (protocol/lease_timing.hpp).
-  if (const std::string why = protocol::why_fence_unsafe(options.agent_lease, options.lost_grace);
+  if (const std::string why = protocol::why_fence_unsafe(agents.agent_lease, agents.lost_grace);
       !why.empty())
     throw std::invalid_argument("--lost-grace: " + why + " (got \"" +
-                                duration_text(options.lost_grace.count()) + "\")");
+                                duration_text(agents.lost_grace.count()) + "\")");
   // Agents are told their fence timeout in heartbeats: at least one.
-  if (const auto fence = protocol::fence_timeout(options.lost_grace);
-      options.heartbeat_interval > fence)
+  if (const auto fence = protocol::fence_timeout(agents.lost_grace);
+      agents.heartbeat_interval > fence)
     throw std::invalid_argument("--heartbeat-ms: must be at most the agents' fence timeout (" +
                                 duration_text(fence.count()) + ", from --lost-grace) (got \"" +
-                                duration_text(options.heartbeat_interval.count()) + "\")");
+                                duration_text(agents.heartbeat_interval.count()) + "\")");
   // An agent says something every heartbeat: a shorter idle timeout would
   // close healthy agents' connections.
-  if (options.idle_timeout <= 2 * options.heartbeat_interval)
+  if (options.idle_timeout <= 2 * agents.heartbeat_interval)
     throw std::invalid_argument("--idle-timeout: must be longer than twice --heartbeat-ms (" +
-                                duration_text(options.heartbeat_interval.count()) + ") (got \"" +
+                                duration_text(agents.heartbeat_interval.count()) + ") (got \"" +
                                 duration_text(options.idle_timeout.count()) + "\")");
   const KarmadaOptions& karmada = parsed.karmada;
-  parsed.options.min_runtime = parsed.min_runtime.value_or(
-      karmada.kubeconfig.empty() ? std::chrono::milliseconds(0) : kKarmadaMinRuntime);
+  parsed.options.settings.scheduling.min_runtime_ms =
+      parsed.min_runtime
+          .value_or(karmada.kubeconfig.empty() ? std::chrono::milliseconds(0) : kKarmadaMinRuntime)
+          .count();
   if (!karmada.webhook_listen.empty() &&
       (karmada.webhook_cert.empty() || karmada.webhook_key.empty()))
     throw std::invalid_argument("--webhook-listen: needs --webhook-cert and --webhook-key (got \"" +

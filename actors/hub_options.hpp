@@ -33,7 +33,8 @@ struct KarmadaOptions {
 struct HubCommandLine {
   HubOptions options;
   KarmadaOptions karmada;
-  // --min-runtime as given; unset: 60s in Karmada mode, else 0 (HubOptions::min_runtime).
+  // --min-runtime as given; unset: 60s in Karmada mode, else 0
+  // (hub::SchedulerOptions::min_runtime_ms).
   std::optional<std::chrono::milliseconds> min_runtime;
   std::string log_level = "info";
   bool check = false;  // --check: verify the state directory and exit

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     std::optional<gantry::support::CurveClientKeys> gateway_keys;
     if (!command_line.options.insecure)
       gateway_keys = gantry::support::CurveClientKeys{hub.keys().public_key, hub.keys()};
-    KarmadaMode karmada(command_line.karmada, hub, command_line.options.heartbeat_interval,
+    KarmadaMode karmada(command_line.karmada, hub, command_line.options.settings.agents.heartbeat_interval,
                         gateway_keys);
     int received = 0;
     while (sigwait(&signals, &received) == 0 && received == SIGHUP) hub.reload_access();

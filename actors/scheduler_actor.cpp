@@ -41,7 +41,7 @@ class Scheduler {
         clock_(std::move(clock)),
         dispatcher_(std::move(dispatcher)),
         store_(std::move(store)),
-        core_(core_options(settings)),
+        core_(settings.core),
         reconciler_(core_),
         retention_(core_, settings.keep_finished.count()) {
     core_.ensure_queue(kDefaultQueue);  // listed even before its first job
@@ -181,21 +181,6 @@ class Scheduler {
   }
 
  private:
-  static hub::SchedulerOptions core_options(const SchedulerSettings& settings) {
-    hub::SchedulerOptions options;
-    options.first_dispatch_id = settings.first_dispatch_id;
-    if (const hub::PlacementPolicy* policy = hub::find_placement_policy(settings.placement))
-      options.placement = *policy;
-    options.reservations = settings.reservations;
-    options.planned_runtimes = settings.planned_runtimes;
-    for (const std::string& tier : settings.topology_tier_labels)
-      options.topology_tiers.apply(tier);  // checked by the command line
-    options.reclaim_spares_after_ms = settings.reclaim_spares_after.count();
-    options.min_runtime_ms = settings.min_runtime.count();
-    options.restart_backoff_ms = settings.restart_backoff.count();
-    return options;
-  }
-
   hub::TimeMs now() const { return clock_(); }
 
   // Creates or updates a queue; recorded so it outlives a restart.

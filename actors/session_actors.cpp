@@ -27,18 +27,20 @@ OutboundFrame agent_frame(const std::string& peer, const T& message, std::uint64
 
 class Registry {
  public:
-  Registry(caf::event_based_actor* self, OutboundSink& sink, Clock clock, RegistryOptions options,
-           caf::actor scheduler, caf::actor dispatcher)
+  Registry(caf::event_based_actor* self, OutboundSink& sink, Clock clock,
+           const AgentSessionSettings& settings, std::uint64_t hub_epoch, caf::actor scheduler,
+           caf::actor dispatcher)
       : self_(self),
         sink_(sink),
         clock_(std::move(clock)),
-        options_(options),
-        sessions_(options.agent_lease.count(), options.lost_grace.count()),
+        settings_(settings),
+        hub_epoch_(hub_epoch),
+        sessions_(settings.agent_lease.count(), settings.lost_grace.count()),
         scheduler_(std::move(scheduler)),
         dispatcher_(std::move(dispatcher)) {}
 
   caf::behavior behavior() {
-    self_->delayed_send(self_, options_.heartbeat_interval, tick_atom_v);
+    self_->delayed_send(self_, settings_.heartbeat_interval, tick_atom_v);
     return {
         [this](const ReplyTo& from, const protocol::Hello& hello) { on_hello(from, hello); },
         [this](const ReplyTo& from, const protocol::Heartbeat&) { on_heartbeat(from); },
@@ -127,14 +129,14 @@ class Registry {
     sink_.send(agent_frame(
         from.peer,
         protocol::Welcome{
-            options_.hub_epoch, static_cast<std::int32_t>(options_.heartbeat_interval.count()),
-            protocol::fence_in_heartbeats(options_.lost_grace, options_.heartbeat_interval)},
+            hub_epoch_, static_cast<std::int32_t>(settings_.heartbeat_interval.count()),
+            protocol::fence_in_heartbeats(settings_.lost_grace, settings_.heartbeat_interval)},
         from.seq));
   }
 
   void on_heartbeat(const ReplyTo& from) {
     if (const AgentSessions::Session* session = touch(from)) {
-      sink_.send(agent_frame(from.peer, protocol::Heartbeat{session->cluster, options_.hub_epoch},
+      sink_.send(agent_frame(from.peer, protocol::Heartbeat{session->cluster, hub_epoch_},
                              from.seq));
     }
   }
@@ -189,17 +191,17 @@ class Registry {
   }
 
   void on_tick() {
-    self_->delayed_send(self_, options_.heartbeat_interval, tick_atom_v);
+    self_->delayed_send(self_, settings_.heartbeat_interval, tick_atom_v);
     const hub::TimeMs now = clock_();
     const AgentSessions::Expired expired = sessions_.expire(now);
     for (const AgentSessions::Session& silent : expired.silent) {
       spdlog::warn("cluster {}: nothing heard for {} ms (lease {}): not ready", silent.cluster,
-                   now - silent.last_seen_ms, duration_text(options_.agent_lease.count()));
+                   now - silent.last_seen_ms, duration_text(settings_.agent_lease.count()));
       self_->send(scheduler_, silent_atom_v, silent.cluster);
     }
     for (const AgentSessions::Session& lost : expired.lost) {
       spdlog::warn("cluster {}: nothing heard for {} ms (lost grace {}): lost", lost.cluster,
-                   now - lost.last_seen_ms, duration_text(options_.lost_grace.count()));
+                   now - lost.last_seen_ms, duration_text(settings_.lost_grace.count()));
       self_->send(dispatcher_, peer_atom_v, lost.cluster, std::string());
       self_->send(scheduler_, lost_atom_v, lost.cluster);
     }
@@ -209,7 +211,8 @@ class Registry {
   caf::event_based_actor* self_;
   OutboundSink& sink_;
   Clock clock_;
-  RegistryOptions options_;
+  AgentSessionSettings settings_;
+  std::uint64_t hub_epoch_;
   AgentSessions sessions_;
   caf::actor scheduler_;
   caf::actor dispatcher_;
@@ -221,10 +224,12 @@ struct RegistryState {
 };
 
 caf::behavior registry_actor(caf::stateful_actor<RegistryState>* self, OutboundSink* sink,
-                             Clock clock, RegistryOptions options, caf::actor scheduler,
+                             Clock clock, AgentSessionSettings settings,
+                             std::uint64_t hub_epoch, caf::actor scheduler,
                              caf::actor dispatcher) {
-  self->state.registry = std::make_unique<Registry>(self, *sink, std::move(clock), options,
-                                                    std::move(scheduler), std::move(dispatcher));
+  self->state.registry =
+      std::make_unique<Registry>(self, *sink, std::move(clock), settings, hub_epoch,
+                                 std::move(scheduler), std::move(dispatcher));
   return self->state.registry->behavior();
 }
 
@@ -361,9 +366,10 @@ caf::behavior dispatcher_actor(caf::stateful_actor<DispatcherState>* self, Outbo
 }  // namespace
 
 caf::actor spawn_registry(caf::actor_system& system, OutboundSink& sink, Clock clock,
-                          RegistryOptions options, caf::actor scheduler, caf::actor dispatcher) {
-  return system.spawn(registry_actor, &sink, std::move(clock), options, std::move(scheduler),
-                      std::move(dispatcher));
+                          const AgentSessionSettings& settings, std::uint64_t hub_epoch,
+                          caf::actor scheduler, caf::actor dispatcher) {
+  return system.spawn(registry_actor, &sink, std::move(clock), settings, hub_epoch,
+                      std::move(scheduler), std::move(dispatcher));
 }
 
 caf::actor spawn_dispatcher(caf::actor_system& system, OutboundSink& sink, Clock clock,

@@ -10,14 +10,14 @@ TEST(HubOptionsTest, DefaultsMatchTheDocumentedOnes) {
   EXPECT_EQ(parsed.options.agents_endpoint, "tcp://127.0.0.1:7800");
   EXPECT_EQ(parsed.options.admin_endpoint, "tcp://127.0.0.1:7801");
   EXPECT_EQ(parsed.options.state_dir, "./var");
-  EXPECT_EQ(parsed.options.heartbeat_interval.count(), 1000);
-  EXPECT_EQ(parsed.options.liveness, 3);
-  EXPECT_FALSE(parsed.options.recovery_grace.has_value());
-  EXPECT_EQ(parsed.options.placement, "binpack");
-  EXPECT_EQ(parsed.options.agent_lease.count(), 30'000);
-  EXPECT_EQ(parsed.options.lost_grace.count(), 120'000);
-  EXPECT_EQ(parsed.options.prepare_timeout.count(), 10'000);
-  EXPECT_EQ(parsed.options.reservations, 1u);
+  EXPECT_EQ(parsed.options.settings.agents.heartbeat_interval.count(), 1000);
+  EXPECT_EQ(parsed.options.settings.agents.liveness, 3);
+  EXPECT_FALSE(parsed.options.settings.recovery_grace.has_value());
+  EXPECT_EQ(parsed.options.settings.scheduling.placement.name(), "binpack");
+  EXPECT_EQ(parsed.options.settings.agents.agent_lease.count(), 30'000);
+  EXPECT_EQ(parsed.options.settings.agents.lost_grace.count(), 120'000);
+  EXPECT_EQ(parsed.options.settings.prepare_timeout.count(), 10'000);
+  EXPECT_EQ(parsed.options.settings.scheduling.reservations, 1u);
 }
 
 TEST(HubOptionsTest, ReadsEveryFlag) {
@@ -50,16 +50,16 @@ TEST(HubOptionsTest, ReadsEveryFlag) {
   EXPECT_EQ(parsed.options.agents_endpoint, "tcp://0.0.0.0:9000");
   EXPECT_EQ(parsed.options.admin_endpoint, "tcp://127.0.0.1:*");
   EXPECT_EQ(parsed.options.state_dir, "/tmp/s");
-  EXPECT_EQ(parsed.options.heartbeat_interval.count(), 250);
-  EXPECT_EQ(parsed.options.liveness, 5);
-  EXPECT_EQ(parsed.options.recovery_grace->count(), 30000);
+  EXPECT_EQ(parsed.options.settings.agents.heartbeat_interval.count(), 250);
+  EXPECT_EQ(parsed.options.settings.agents.liveness, 5);
+  EXPECT_EQ(parsed.options.settings.recovery_grace->count(), 30000);
   EXPECT_EQ(parsed.log_level, "debug");
-  EXPECT_EQ(parsed.options.placement, "gpu-available");
-  EXPECT_EQ(parsed.options.agent_lease.count(), 1500);
-  EXPECT_EQ(parsed.options.lost_grace.count(), 90'000);
-  EXPECT_EQ(parsed.options.prepare_timeout.count(), 2000);
-  EXPECT_EQ(parsed.options.reservations, 0u);
-  EXPECT_EQ(parsed.options.reclaim_spares_after.count(), 48 * 3'600'000);
+  EXPECT_EQ(parsed.options.settings.scheduling.placement.name(), "gpu-available");
+  EXPECT_EQ(parsed.options.settings.agents.agent_lease.count(), 1500);
+  EXPECT_EQ(parsed.options.settings.agents.lost_grace.count(), 90'000);
+  EXPECT_EQ(parsed.options.settings.prepare_timeout.count(), 2000);
+  EXPECT_EQ(parsed.options.settings.scheduling.reservations, 0u);
+  EXPECT_EQ(parsed.options.settings.scheduling.reclaim_spares_after_ms, 48 * 3'600'000);
 }
 
 std::string refusal(std::vector<std::string> args) {
@@ -77,33 +77,38 @@ TEST(HubOptionsTest, BackfillReservationsOutOfRangeNamesTheFlagAndValue) {
 }
 
 TEST(HubOptionsTest, PlannedRuntimesAreLimitsOrLearnedAndABadOneIsNamed) {
-  EXPECT_EQ(parse_hub_command_line({}).options.planned_runtimes, hub::PlannedRuntimes::kLimits);
-  EXPECT_EQ(parse_hub_command_line({"--planned-runtimes", "learned"}).options.planned_runtimes,
+  EXPECT_EQ(parse_hub_command_line({}).options.settings.scheduling.planned_runtimes,
+            hub::PlannedRuntimes::kLimits);
+  EXPECT_EQ(parse_hub_command_line({"--planned-runtimes", "learned"})
+                .options.settings.scheduling.planned_runtimes,
             hub::PlannedRuntimes::kLearned);
   EXPECT_EQ(refusal({"--planned-runtimes", "guessed"}),
             "--planned-runtimes: expected limits or learned (got \"guessed\")");
 }
 
 TEST(HubOptionsTest, ReclaimSparesAfterTakesZeroOrADurationAndNamesABadOne) {
-  EXPECT_EQ(parse_hub_command_line({}).options.reclaim_spares_after.count(), 3'600'000);
-  EXPECT_EQ(
-      parse_hub_command_line({"--reclaim-spares-after", "0"}).options.reclaim_spares_after.count(),
-      0);
+  EXPECT_EQ(parse_hub_command_line({}).options.settings.scheduling.reclaim_spares_after_ms,
+            3'600'000);
+  EXPECT_EQ(parse_hub_command_line({"--reclaim-spares-after", "0"})
+                .options.settings.scheduling.reclaim_spares_after_ms,
+            0);
   EXPECT_EQ(refusal({"--reclaim-spares-after", "soon"}),
             "--reclaim-spares-after: expected 0 or a duration up to 8784h such as 30m, 1h or 48h "
             "(got \"soon\")");
 }
 
 TEST(HubOptionsTest, MinRuntimeIsZeroUnlessKarmadaModeOrGiven) {
-  using std::chrono::milliseconds;
-  EXPECT_EQ(parse_hub_command_line({}).options.min_runtime, milliseconds(0));
-  EXPECT_EQ(parse_hub_command_line({"--karmada", "k.yaml"}).options.min_runtime,
-            milliseconds(60'000))
+  EXPECT_EQ(parse_hub_command_line({}).options.settings.scheduling.min_runtime_ms, 0);
+  EXPECT_EQ(
+      parse_hub_command_line({"--karmada", "k.yaml"}).options.settings.scheduling.min_runtime_ms,
+      60'000)
       << "a release Karmada applied is not taken back within a minute";
-  EXPECT_EQ(parse_hub_command_line({"--karmada", "k.yaml", "--min-runtime", "0"}).options.min_runtime,
-            milliseconds(0));
-  EXPECT_EQ(parse_hub_command_line({"--min-runtime", "5m"}).options.min_runtime,
-            milliseconds(300'000));
+  EXPECT_EQ(parse_hub_command_line({"--karmada", "k.yaml", "--min-runtime", "0"})
+                .options.settings.scheduling.min_runtime_ms,
+            0);
+  EXPECT_EQ(
+      parse_hub_command_line({"--min-runtime", "5m"}).options.settings.scheduling.min_runtime_ms,
+      300'000);
   EXPECT_EQ(refusal({"--min-runtime", "soon"}),
             "--min-runtime: expected 0 or a duration up to 8784h such as 30m, 1h or 48h "
             "(got \"soon\")");
@@ -113,7 +118,9 @@ TEST(HubOptionsTest, UnknownPlacementNamesTheFlagTheValueAndTheChoices) {
   EXPECT_EQ(refusal({"--placement", "pack"}),
             "--placement: expected one of binpack, spread, gpu-available (got \"pack\")");
   EXPECT_EQ(refusal({"--placement"}), "--placement: missing value");
-  EXPECT_EQ(parse_hub_command_line({"--placement", "spread"}).options.placement, "spread");
+  EXPECT_EQ(parse_hub_command_line({"--placement", "spread"})
+                .options.settings.scheduling.placement.name(),
+            "spread");
 }
 
 TEST(HubOptionsTest, DurationFlagsTakeAUnitAndRefuseTheRest) {
@@ -144,7 +151,7 @@ TEST(HubOptionsTest, LostGraceThatLeavesNoTimeToFenceIsRefused) {
             "placed again (got \"2s\")");
   const HubCommandLine enough =
       parse_hub_command_line({"--agent-lease", "2s", "--lost-grace", "3s"});
-  EXPECT_EQ(enough.options.lost_grace, std::chrono::milliseconds{3000});
+  EXPECT_EQ(enough.options.settings.agents.lost_grace, std::chrono::milliseconds{3000});
 }
 
 TEST(HubOptionsTest, BadValuesNameTheFlagAndTheValue) {
@@ -183,9 +190,9 @@ TEST(HubOptionsTest, KarmadaModeFlags) {
                               "--webhook-key", "tls.key", "--webhook-client-ca", "karmada-ca.crt"});
   EXPECT_EQ(mutual_tls.karmada.webhook_client_ca, "karmada-ca.crt");
   EXPECT_EQ(parsed.karmada.apply_timeout.count(), 120'000) << "an apply may take two minutes";
-  EXPECT_EQ(parse_hub_command_line({"--karmada-apply-timeout-ms", "3000"})
-                .karmada.apply_timeout.count(),
-            3000);
+  EXPECT_EQ(
+      parse_hub_command_line({"--karmada-apply-timeout-ms", "3000"}).karmada.apply_timeout.count(),
+      3000);
   EXPECT_EQ(parsed.karmada.termination_grace.count(), 300'000)
       << "a part's pods may take minutes to terminate";
   EXPECT_EQ(parse_hub_command_line({"--karmada-termination-grace-ms", "4000"})
@@ -199,6 +206,18 @@ TEST(HubOptionsTest, KarmadaModeFlags) {
             "--webhook-client-ca: only with --webhook-listen (got \"karmada-ca.crt\")");
   EXPECT_EQ(refusal({"--webhook-client-ca", ""}),
             "--webhook-client-ca: expected a value (got \"\")");
+}
+
+TEST(HubOptionsTest, SchedulingFlagsArriveResolvedInTheCoreOptions) {
+  const HubCommandLine parsed =
+      parse_hub_command_line({"--placement", "spread", "--topology-tier-label",
+                              "1=nvidia.com/gpu.clique", "--topology-tier-label", "2=rack"});
+  const hub::SchedulerOptions& scheduling = parsed.options.settings.scheduling;
+  EXPECT_EQ(scheduling.placement.name(), "spread");
+  EXPECT_EQ(scheduling.topology_tiers.label(1), "nvidia.com/gpu.clique");
+  EXPECT_EQ(scheduling.topology_tiers.label(2), "rack");
+  EXPECT_EQ(scheduling.topology_tiers.label(3), "gantry.io/topology-tier-3") << "left as it was";
+  EXPECT_EQ(refusal({"--topology-tier-label", "9=rack"}).rfind("--topology-tier-label: ", 0), 0u);
 }
 
 }  // namespace

@@ -21,13 +21,15 @@ std::string refusal_of(std::vector<std::string> args) {
 }
 
 TEST(LifecycleHubOptions, RestartBackoffDefaultsToTenSeconds) {
-  EXPECT_EQ(parse_hub_command_line({}).options.restart_backoff.count(), 10'000);
+  EXPECT_EQ(parse_hub_command_line({}).options.settings.scheduling.restart_backoff_ms, 10'000);
 }
 
 TEST(LifecycleHubOptions, RestartBackoffReadsADuration) {
-  EXPECT_EQ(parse_hub_command_line({"--restart-backoff", "200ms"}).options.restart_backoff.count(),
+  EXPECT_EQ(parse_hub_command_line({"--restart-backoff", "200ms"})
+                .options.settings.scheduling.restart_backoff_ms,
             200);
-  EXPECT_EQ(parse_hub_command_line({"--restart-backoff", "1m"}).options.restart_backoff.count(),
+  EXPECT_EQ(parse_hub_command_line({"--restart-backoff", "1m"})
+                .options.settings.scheduling.restart_backoff_ms,
             60'000);
 }
 
