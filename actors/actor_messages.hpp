@@ -12,6 +12,7 @@
 #include "actors/access_list.hpp"
 #include "actors/job_store.hpp"
 #include "hub/job.hpp"
+#include "hub/queue_spec.hpp"
 #include "protocol/message_types.hpp"
 
 namespace gantry::actors {
@@ -107,8 +108,10 @@ typename Inspector::result_type inspect(Inspector& f, T& x) {
 // inside this process only (its spec is a shared immutable pointer), so it is
 // never serialized.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gantry::hub::JobRequest)
-// Likewise the spec a submission was validated into, for the store to keep.
+// Likewise the spec a submission was validated into, for the store to keep,
+// and a Volcano Queue as the queue actor parsed it.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<const gantry::protocol::JobSpec>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gantry::hub::QueueSpec)
 
 CAF_BEGIN_TYPE_ID_BLOCK(gantry_hub, caf::first_custom_type_id)
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::ReplyTo))

@@ -72,9 +72,10 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   for (std::size_t i = 0; i < std::max<std::size_t>(1, config.submission_validators); ++i)
     actors.queues.push_back(
         spawn_queue(system, sink, config.clock, actors.scheduler, actors.store, classes));
-  // Queues first: the restored jobs are re-submitted into them.
+  // Queues first: the restored jobs are re-submitted into them (the first
+  // queue actor parses both, and hands them on in this order).
   for (const std::string& yaml : queues)
-    caf::anon_send(actors.scheduler, restore_atom_v, protocol::ApplyRequest{yaml});
+    caf::anon_send(actors.queues.front(), restore_atom_v, protocol::ApplyRequest{yaml});
   // Before any new submission can arrive, so the old jobs keep their place.
   for (const StoredJob& job : unfinished) caf::anon_send(actors.queues.front(), job);
   if (!unfinished.empty()) {

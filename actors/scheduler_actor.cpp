@@ -20,7 +20,6 @@
 #include "actors/core_views.hpp"
 #include "actors/job_events.hpp"
 #include "actors/job_history.hpp"
-#include "config/volcano_queue.hpp"
 #include "hub/field_error.hpp"
 #include "hub/job_retention.hpp"
 #include "hub/placement_policy.hpp"
@@ -135,12 +134,10 @@ class Scheduler {
         [this](const ReplyTo& to, const protocol::ClusterActionRequest& request) {
           on_cluster_action(to, request);
         },
-        [this](const ReplyTo& to, const protocol::ApplyRequest& request) {
-          reply_once_stored(to, apply_queue(request.yaml, true));
+        [this](const ReplyTo& to, const hub::QueueSpec& spec, const std::string& yaml) {
+          reply_once_stored(to, apply_queue(spec, &yaml));
         },
-        [this](restore_atom, const protocol::ApplyRequest& request) {
-          apply_queue(request.yaml, false);
-        },
+        [this](restore_atom, const hub::QueueSpec& spec) { apply_queue(spec, nullptr); },
         [this](const ReplyTo& to, const protocol::DeleteRequest& request) {
           if (request.kind == "job" && !core_.find_job(request.name)) {
             self_->send(store_, history_atom_v, to, request);  // ended, known to the store only
@@ -183,13 +180,13 @@ class Scheduler {
  private:
   hub::TimeMs now() const { return clock_(); }
 
-  // Creates or updates a queue; recorded so it outlives a restart.
-  protocol::AdminResult apply_queue(const std::string& yaml, bool persist) {
+  // Creates or updates a queue; its YAML, when given, is recorded so that it
+  // outlives a restart (a restored queue's already is).
+  protocol::AdminResult apply_queue(const hub::QueueSpec& spec, const std::string* yaml) {
     try {
-      const hub::QueueSpec spec = config::parse_volcano_queue(yaml);
       const bool existed = core_.find_queue(spec.name).has_value();
       core_.apply_queue(spec);
-      if (persist) self_->send(store_, persist_atom_v, spec.name, yaml);
+      if (yaml != nullptr) self_->send(store_, persist_atom_v, spec.name, *yaml);
       request_pass();  // shares moved: jobs may fit now
       return {true, "queue/" + spec.name + (existed ? " configured" : " created"), ""};
     } catch (const std::exception& e) {

@@ -89,6 +89,7 @@ class Queue {
         },
         [this](const StoredJob& stored) { on_restore(stored); },
         [this](const ReplyTo& to, const protocol::ApplyRequest& request) { on_apply(to, request); },
+        [this](restore_atom, const protocol::ApplyRequest& stored) { on_restore_queue(stored); },
         [this](const ReplyTo& to, const protocol::DeleteRequest& request) {
           if (request.kind == "priorityclass") {
             delete_priority_class(to, request.name);
@@ -165,20 +166,30 @@ class Queue {
     }
   }
 
-  // A Volcano Queue that does not parse never reaches the scheduler; a
-  // PriorityClass stays here.
+  // A Volcano Queue reaches the scheduler parsed, with its YAML for the
+  // store; one that does not parse never does. A PriorityClass stays here.
   void on_apply(const ReplyTo& to, const protocol::ApplyRequest& request) {
+    hub::QueueSpec spec;
     try {
       if (config::document_kind(request.yaml) == "PriorityClass") {
         apply_priority_class(to, request.yaml);
         return;
       }
-      config::parse_volcano_queue(request.yaml);
+      spec = config::parse_volcano_queue(request.yaml);
     } catch (const std::exception& e) {
       reply(to, protocol::AdminResult{false, "", e.what()});
       return;
     }
-    self_->send(scheduler_, to, request);
+    self_->send(scheduler_, to, std::move(spec), request.yaml);
+  }
+
+  // A queue from the store, before any job is restored into it.
+  void on_restore_queue(const protocol::ApplyRequest& stored) {
+    try {
+      self_->send(scheduler_, restore_atom_v, config::parse_volcano_queue(stored.yaml));
+    } catch (const std::exception& e) {
+      spdlog::error("a queue from the store is no longer valid and is ignored: {}", e.what());
+    }
   }
 
   // Recorded, then answered once committed: an acknowledged class outlives a

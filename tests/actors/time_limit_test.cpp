@@ -86,5 +86,24 @@ TEST_F(TimeLimitTest, QueueLimitsOutliveAHubRestart) {
   EXPECT_EQ(only_prepare().second.time_limit_ms, kHourMs) << "and the default";
 }
 
+// A stored queue is parsed once, by the first queue actor, before the jobs
+// restored into it; one that no longer parses is left out, not the others.
+TEST_F(TimeLimitTest, AStoredQueueThatNoLongerParsesIsLeftOutAtRestart) {
+  apply_limited_queue();
+  stop();
+  {
+    JobStore store(dir.path());
+    store.save_queue("broken",
+                     "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n"
+                     "  name: broken\nspec:\n  weight: 0\n");
+  }
+  start();
+  EXPECT_FALSE(submit(job_yaml("lost", 1, 1, "broken")).ok) << "no queue \"broken\"";
+  register_cluster("west", 1, 8);
+  sent();
+  ASSERT_TRUE(submit(job_yaml("defaulted", 1, 1, "limited")).ok);
+  EXPECT_EQ(only_prepare().second.time_limit_ms, kHourMs) << "the queue before it came back";
+}
+
 }  // namespace
 }  // namespace gantry::actors
