@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "agents/agent_settings.hpp"
 #include "agents/dispatch_run.hpp"
 #include "agents/executor.hpp"
 #include "agents/node_pool.hpp"
@@ -35,22 +36,6 @@ struct Outbox {
   std::vector<OutboundMessage> messages;
   bool usage_changed = false;
   std::vector<std::string> warnings;
-};
-
-struct AgentCoreOptions {
-  // The rendezvous host this agent gives for part 0 (MASTER_ADDR of every
-  // replica of the gang): an address the other clusters' replicas can reach.
-  std::string advertise_address = "127.0.0.1";
-  // How long an admitted part stays held without a Commit.
-  TimeMs prepare_hold_ms = 60'000;
-  // Where an elastic run's membership file is kept and rewritten on every
-  // resize (GANTRY_ELASTIC_STATE, docs/elastic.md); "" writes none.
-  std::string elastic_state_dir{};
-  // How long a committed part may wait for its replicas to run, when its
-  // executor says when they do (Kubernetes pods Pending: no node takes them,
-  // an image cannot be pulled), before it is stopped and handed back to the
-  // hub as a refused part, to be placed elsewhere; 0: it waits forever.
-  TimeMs pending_give_up_ms = 300'000;
 };
 
 class AgentCore {

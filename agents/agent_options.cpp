@@ -38,21 +38,25 @@ std::string not_empty(const std::string& text) {
 }
 
 void define_kubernetes_executor(CLI::App& app, AgentOptions& options) {
-  cl::add_read<std::string>(app, "--member-queue", options.member_queue, not_empty,
+  cl::add_read<std::string>(app, "--member-queue", options.kubernetes.member_queue, not_empty,
                             "kubernetes executor: the member's Volcano queue for the Jobs it "
                             "creates, unless the job's queue names one (annotation "
                             "gantry.io/member-queue; default: Volcano's default)")
       ->type_name("NAME");
-  cl::add_read(app, "--rendezvous-port", options.rendezvous_port, up_to(65535),
-               "kubernetes executor: MASTER_PORT of a gang's pods (default 23456)")
+  cl::add_read<std::uint16_t>(
+      app, "--rendezvous-port", options.kubernetes.rendezvous_port,
+      [](const std::string& text) { return static_cast<std::uint16_t>(up_to(65535)(text)); },
+      "kubernetes executor: MASTER_PORT of a gang's pods (default 23456)")
       ->type_name("N");
-  app.add_flag("--cross-cluster-rendezvous", options.cross_cluster_rendezvous,
+  app.add_flag("--cross-cluster-rendezvous", options.kubernetes.cross_cluster_rendezvous,
                "kubernetes executor: run parts of gangs split over clusters (their pods meet at "
                "--advertise-address of the agent holding part 0, which must route to rank 0's "
                "pod); without it such parts are refused");
-  cl::add_read(app, "--keep-ended", options.keep_ended, up_to(100000),
-               "kubernetes executor: how many ended runs keep their pods (for logs) before the "
-               "oldest are deleted (default 20)")
+  cl::add_read<std::size_t>(
+      app, "--keep-ended", options.kubernetes.keep_ended,
+      [](const std::string& text) { return static_cast<std::size_t>(up_to(100000)(text)); },
+      "kubernetes executor: how many ended runs keep their pods (for logs) before the "
+      "oldest are deleted (default 20)")
       ->type_name("N");
 }
 
@@ -98,10 +102,10 @@ void define_roles(CLI::App& app, AgentOptions& options) {
   cl::add_read<std::string>(app, "--identity", options.identity, not_empty,
                             "cluster role: this candidate's name in the Lease (the pod name)")
       ->type_name("NAME");
-  cl::add_read<std::string>(app, "--namespace", options.jobs_namespace, not_empty,
+  cl::add_read<std::string>(app, "--namespace", options.kubernetes.namespace_, not_empty,
                             "kubernetes executor: where jobs' pods go (default default)")
       ->type_name("NS");
-  cl::add_read<std::string>(app, "--scheduler-name", options.scheduler_name, not_empty,
+  cl::add_read<std::string>(app, "--scheduler-name", options.kubernetes.scheduler_name, not_empty,
                             "kubernetes executor: pods' schedulerName (default: bound to the "
                             "planned node)")
       ->type_name("NAME");
@@ -222,14 +226,14 @@ void define(CLI::App& app, AgentOptions& options) {
                             "sim, process (replicas as local processes) or kubernetes (Pods "
                             "or a Volcano Job; --role cluster) (default sim)")
       ->type_name("sim|process|kubernetes");
-  cl::add_read(app, "--heartbeat-ms", options.heartbeat_ms, up_to(kMaxMs),
+  cl::add_read(app, "--heartbeat-ms", options.session.heartbeat_ms, up_to(kMaxMs),
                "heartbeat interval until the hub's Welcome sets it (default 1000)")
       ->type_name("N");
-  cl::add_read(app, "--liveness", options.liveness, up_to(1000),
+  cl::add_read(app, "--liveness", options.session.liveness, up_to(1000),
                "silent heartbeats before the hub counts as dead, until the hub's Welcome "
                "sets it to the fence timeout (default 3)")
       ->type_name("N");
-  cl::add_read(app, "--max-backoff-ms", options.max_backoff_ms, up_to(kMaxMs),
+  cl::add_read(app, "--max-backoff-ms", options.session.max_backoff_ms, up_to(kMaxMs),
                "cap on the reconnect backoff (default 32000)")
       ->type_name("N");
   cl::add_text(app, "--work-dir", options.work_dir,
@@ -250,18 +254,20 @@ void define(CLI::App& app, AgentOptions& options) {
   app.add_flag("--allow-root", options.allow_root,
                "process executor: allow replicas to run as root (an agent running as root "
                "without --run-as, or --run-as root); any job sent here then owns this machine");
-  cl::add_read<std::string>(app, "--advertise-address", options.advertise_address, address,
+  cl::add_read<std::string>(app, "--advertise-address", options.core.advertise_address, address,
                             "the rendezvous host this agent names when it holds part 0 of a "
                             "gang: reachable from every cluster (default 127.0.0.1)")
       ->type_name("HOST");
-  cl::add_read(app, "--prepare-hold-ms", options.prepare_hold_ms, up_to(kMaxMs),
-               "how long an admitted part's resources stay held without a Commit "
-               "(default 60000)")
+  cl::add_read<TimeMs>(
+      app, "--prepare-hold-ms", options.core.prepare_hold_ms,
+      [](const std::string& text) -> TimeMs { return up_to(kMaxMs)(text); },
+      "how long an admitted part's resources stay held without a Commit "
+      "(default 60000)")
       ->type_name("N");
-  cl::add_read(
-      app, "--pending-give-up-ms", options.pending_give_up_ms,
-      cl::number_from<std::int32_t>(
-          0, 24 * kMaxMs, "must be a whole number from 0 to " + std::to_string(24 * kMaxMs)),
+  cl::add_read<TimeMs>(
+      app, "--pending-give-up-ms", options.core.pending_give_up_ms,
+      cl::number_from<TimeMs>(0, TimeMs{24} * kMaxMs,
+                              "must be a whole number from 0 to " + std::to_string(24 * kMaxMs)),
       "how long a committed part's replicas may wait to run (Kubernetes pods Pending) "
       "before it is handed back to the hub to be placed elsewhere; 0: forever "
       "(default 300000)")

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/agent_settings.hpp"
 #include "agents/test_faults.hpp"
 
 namespace gantry::agents {
@@ -42,31 +43,24 @@ struct AgentOptions {
   std::string lease_namespace;  // --lease-namespace / --lease-name / --identity: elect
   std::string lease_name;       //   one leader among cluster-role agents (all three or none)
   std::string identity;
-  std::string jobs_namespace = "default";  // --namespace: where the kubernetes executor runs jobs
-  std::string scheduler_name;              // --scheduler-name: "" binds pods to planned nodes
-  std::string ocm_namespace;               // --ocm-namespace: write AddOnPlacementScore there
-  std::string member_queue;                // --member-queue: Volcano queue of the Jobs it creates
-  std::int32_t rendezvous_port = 23456;    // --rendezvous-port: MASTER_PORT in pods
-  bool cross_cluster_rendezvous = false;   // --cross-cluster-rendezvous: run split parts
-  std::int32_t keep_ended = 20;            // --keep-ended: ended runs whose objects stay
-  std::int32_t heartbeat_ms = 1000;
-  std::int32_t liveness = 3;
-  std::int32_t max_backoff_ms = 32000;  // reconnect backoff cap (tests use small values)
-  std::string work_dir;                 // --work-dir, default ./var/agent-<cluster>
-  std::string state_dir;                // --state, default <work-dir>/.agent-state
+  std::string ocm_namespace;  // --ocm-namespace: write AddOnPlacementScore there
+  std::string work_dir;       // --work-dir, default ./var/agent-<cluster>
+  std::string state_dir;      // --state, default <work-dir>/.agent-state
   // Process executor (agents/replica_user.hpp): --run-as USER runs replicas
   // as that user; --allow-root lets them run as root (an agent started as
   // root without --run-as, or --run-as root), which is refused otherwise.
   std::string run_as;
   bool allow_root = false;
-  // --advertise-address: the rendezvous host this agent gives when it holds
-  // part 0 of a gang (MASTER_ADDR of every replica, in every cluster).
-  std::string advertise_address = "127.0.0.1";
-  std::int32_t prepare_hold_ms = 60000;  // an admitted part's hold without a Commit
-  // --pending-give-up-ms: how long a committed part's replicas may wait to
-  // run (Kubernetes pods Pending) before it is handed back; 0 = forever.
-  std::int32_t pending_give_up_ms = 300000;
-  TestFaults test_faults;                // --test-fault SPEC (repeatable; tests only)
+  // --heartbeat-ms, --liveness, --max-backoff-ms (tests use small values).
+  SessionTiming session;
+  // --advertise-address, --prepare-hold-ms, --pending-give-up-ms; the
+  // elastic state directory is set from --work-dir at start.
+  AgentCoreOptions core;
+  // --namespace, --scheduler-name, --member-queue, --rendezvous-port,
+  // --cross-cluster-rendezvous, --keep-ended; the agent identity is set from
+  // the cluster's name at start.
+  KubernetesExecutorOptions kubernetes;
+  TestFaults test_faults;  // --test-fault SPEC (repeatable; tests only)
   std::string log_level = "info";
   bool help = false;
 };

@@ -10,17 +10,11 @@
 #include <optional>
 #include <utility>
 
+#include "agents/agent_settings.hpp"
 #include "agents/executor.hpp"
 #include "protocol/messages.hpp"
 
 namespace gantry::agents {
-
-struct SessionTiming {
-  std::int32_t heartbeat_ms = 1000;  // until the hub's Welcome says otherwise
-  std::int32_t liveness = 3;
-  std::int32_t initial_backoff_ms = 1000;
-  std::int32_t max_backoff_ms = 32000;
-};
 
 class HubSession {
  public:

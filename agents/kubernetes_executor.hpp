@@ -25,31 +25,12 @@
 #include <unordered_set>
 #include <vector>
 
+#include "agents/agent_settings.hpp"
 #include "agents/executor.hpp"
 #include "kube/client.hpp"
 #include "kube/reflector.hpp"
 
 namespace gantry::agents {
-
-struct KubernetesExecutorOptions {
-  std::string namespace_ = "default";
-  std::string
-      agent_identity{};  // label gantry.io/agent=<identity>: which agent's objects these are
-  std::string scheduler_name{};  // "" -> pods are bound to the planned node (spec.nodeName);
-                                 // else spec.schedulerName + nodeSelector kubernetes.io/hostname
-  enum class Mode {
-    kAuto,
-    kPods,
-    kVolcanoJob
-  } mode = Mode::kAuto;  // auto: Volcano Job when
-                         // GET /apis/batch.volcano.sh/v1alpha1 answers 200
-  std::string member_queue{};           // Volcano spec.queue when the Prepare names none
-  std::uint16_t rendezvous_port = 23456;  // MASTER_PORT in the pods (each has its own address)
-  // Parts of gangs split over clusters run, meeting at the part-0 agent's
-  // advertised address; otherwise they are refused (no rendezvous across clusters).
-  bool cross_cluster_rendezvous = false;
-  std::size_t keep_ended = 20;  // ended runs whose objects stay (for logs); older ones are deleted
-};
 
 // Where a run's plugin files are in its pods (pods mode), as Volcano's
 // plugins mount them: the svc plugin's host lists from a ConfigMap at

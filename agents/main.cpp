@@ -70,15 +70,9 @@ std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& opti
                                                 const std::optional<agents::ReplicaUser>& user,
                                                 const std::string& cluster, kube::Client* kube) {
   if (options.executor == "kubernetes") {
-    agents::KubernetesExecutorOptions kubernetes;
-    kubernetes.namespace_ = options.jobs_namespace;
+    agents::KubernetesExecutorOptions kubernetes = options.kubernetes;
     // The cluster's name, not the pod's: a new leader adopts what the old one started.
     kubernetes.agent_identity = cluster;
-    kubernetes.scheduler_name = options.scheduler_name;
-    kubernetes.member_queue = options.member_queue;
-    kubernetes.rendezvous_port = static_cast<std::uint16_t>(options.rendezvous_port);
-    kubernetes.cross_cluster_rendezvous = options.cross_cluster_rendezvous;
-    kubernetes.keep_ended = static_cast<std::size_t>(options.keep_ended);
     return std::make_unique<agents::KubernetesExecutor>(*kube, kubernetes);
   }
   if (options.executor == "process") {
@@ -94,20 +88,13 @@ std::unique_ptr<agents::Executor> make_executor(const agents::AgentOptions& opti
   return std::make_unique<agents::SimExecutor>();
 }
 
-agents::SessionTiming session_timing(const agents::AgentOptions& options) {
-  agents::SessionTiming timing;
-  timing.heartbeat_ms = options.heartbeat_ms;
-  timing.liveness = options.liveness;
-  timing.max_backoff_ms = options.max_backoff_ms;
-  return timing;
-}
-
 // Elastic runs' membership files (docs/elastic.md) live in the work directory.
 agents::AgentCoreOptions core_options(const agents::AgentOptions& options,
                                       const std::string& cluster) {
   const std::string dir = options.work_dir.empty() ? "./var/agent-" + cluster : options.work_dir;
-  return agents::AgentCoreOptions{options.advertise_address, options.prepare_hold_ms,
-                                  dir + "/elastic", options.pending_give_up_ms};
+  agents::AgentCoreOptions core = options.core;
+  core.elastic_state_dir = dir + "/elastic";
+  return core;
 }
 
 // A leader change or a restart: what the previous agent started keeps
@@ -145,7 +132,7 @@ int serve_standalone(const agents::AgentOptions& options,
   agents::AgentCore core(cluster, inventory, *executor, core_options(options, cluster));
   adopt_runs(*executor, core);
   agents::AgentLoop loop(
-      {options.hub_endpoint, session_timing(options), options.test_faults, nullptr, keys.hub}, core,
+      {options.hub_endpoint, options.session, options.test_faults, nullptr, keys.hub}, core,
       *executor);
   spdlog::info("cluster {}: {} nodes, {} executor", cluster, inventory.nodes.size(),
                options.executor);
@@ -235,7 +222,7 @@ int serve_cluster(const agents::AgentOptions& options,
   role.prepare(core);
   adopt_runs(*executor, core);
   agents::AgentLoop loop(
-      {options.hub_endpoint, session_timing(options), options.test_faults, &role, keys.hub}, core,
+      {options.hub_endpoint, options.session, options.test_faults, &role, keys.hub}, core,
       *executor);
   spdlog::info("cluster {}: cluster role, nodes from {}, node reports on {}, {} executor", cluster,
                kube ? "Kubernetes" : "node-role agents",

@@ -48,13 +48,13 @@ TEST(AgentOptions, ReadsEveryFlagInBothSpellings) {
   EXPECT_EQ(options.cluster, "east");
   EXPECT_EQ(options.inventory_path, "east.yaml");
   EXPECT_EQ(options.executor, "process");
-  EXPECT_EQ(options.heartbeat_ms, 250);
-  EXPECT_EQ(options.liveness, 5);
+  EXPECT_EQ(options.session.heartbeat_ms, 250);
+  EXPECT_EQ(options.session.liveness, 5);
   EXPECT_EQ(options.work_dir, "/tmp/w");
   EXPECT_EQ(options.log_level, "debug");
-  EXPECT_EQ(options.max_backoff_ms, 500);
-  EXPECT_EQ(options.advertise_address, "10.1.2.3");
-  EXPECT_EQ(options.prepare_hold_ms, 1500);
+  EXPECT_EQ(options.session.max_backoff_ms, 500);
+  EXPECT_EQ(options.core.advertise_address, "10.1.2.3");
+  EXPECT_EQ(options.core.prepare_hold_ms, 1500);
   // --test-fault is repeatable: every one counts.
   EXPECT_EQ(options.test_faults.drop_prepares, 2);
   EXPECT_TRUE(options.test_faults.exit_after_admit);
@@ -64,11 +64,11 @@ TEST(AgentOptions, ReadsEveryFlagInBothSpellings) {
 TEST(AgentOptions, DefaultsMatchTheDocumentation) {
   const AgentOptions options = parse({"--hub", "tcp://h:1", "--inventory", "i.yaml"});
   EXPECT_EQ(options.executor, "sim");
-  EXPECT_EQ(options.heartbeat_ms, 1000);
-  EXPECT_EQ(options.liveness, 3);
+  EXPECT_EQ(options.session.heartbeat_ms, 1000);
+  EXPECT_EQ(options.session.liveness, 3);
   EXPECT_TRUE(options.work_dir.empty());  // ./var/agent-<cluster>, resolved by main
-  EXPECT_EQ(options.advertise_address, "127.0.0.1");
-  EXPECT_EQ(options.prepare_hold_ms, 60000);
+  EXPECT_EQ(options.core.advertise_address, "127.0.0.1");
+  EXPECT_EQ(options.core.prepare_hold_ms, 60000);
   EXPECT_EQ(options.test_faults.drop_prepares, 0);
   EXPECT_FALSE(options.test_faults.reject_prepares);
   EXPECT_FALSE(options.test_faults.exit_after_admit);
@@ -117,10 +117,29 @@ TEST(AgentOptions, BadValuesNameTheFlagAndValue) {
             std::string::npos);
 }
 
+TEST(AgentOptions, ExecutorAndCoreFlagsArriveInTheSettingsTheyAreHandedAs) {
+  const AgentOptions options =
+      parse({"--hub", "tcp://hub:7800", "--inventory", "i.yaml", "--member-queue", "research",
+             "--rendezvous-port", "29500", "--cross-cluster-rendezvous", "--keep-ended", "3",
+             "--pending-give-up-ms", "0"});
+  EXPECT_EQ(options.kubernetes.member_queue, "research");
+  EXPECT_EQ(options.kubernetes.rendezvous_port, 29500);
+  EXPECT_TRUE(options.kubernetes.cross_cluster_rendezvous);
+  EXPECT_EQ(options.kubernetes.keep_ended, 3u);
+  EXPECT_EQ(options.core.pending_give_up_ms, 0) << "0: a part waits forever";
+  const AgentOptions defaults = parse({"--hub", "tcp://hub:7800", "--inventory", "i.yaml"});
+  EXPECT_EQ(defaults.kubernetes.rendezvous_port, 23456);
+  EXPECT_EQ(defaults.kubernetes.keep_ended, 20u);
+  EXPECT_EQ(defaults.core.pending_give_up_ms, 300'000);
+  EXPECT_EQ(error_of({"--hub", "x", "--inventory", "i", "--rendezvous-port", "65536"})
+                .rfind("--rendezvous-port: must be a whole number from 1 to 65535", 0),
+            0u);
+}
+
 TEST(AgentOptions, EachRoleNamesTheFlagsItNeeds) {
-  const AgentOptions node = parse({"--role", "node", "--cluster-agent", "tcp://lab:7810",
-                                   "--node-name", "gpu-1", "--report-interval-ms", "200",
-                                   "--nvml-library", "/opt/nvml.so"});
+  const AgentOptions node =
+      parse({"--role", "node", "--cluster-agent", "tcp://lab:7810", "--node-name", "gpu-1",
+             "--report-interval-ms", "200", "--nvml-library", "/opt/nvml.so"});
   EXPECT_EQ(node.role, "node");
   EXPECT_EQ(node.cluster_agent_endpoint, "tcp://lab:7810");
   EXPECT_EQ(node.node_name, "gpu-1");
@@ -128,15 +147,32 @@ TEST(AgentOptions, EachRoleNamesTheFlagsItNeeds) {
   EXPECT_EQ(node.nvml_library, "/opt/nvml.so");
   EXPECT_EQ(error_of({"--role", "node"}), "--cluster-agent: is required with --role node");
 
-  const AgentOptions cluster =
-      parse({"--role", "cluster", "--hub", "tcp://hub:7800", "--cluster", "lab", "--kubeconfig",
-             "in-cluster", "--lease-namespace", "gantry-system", "--lease-name", "lab-agent",
-             "--identity", "pod-1", "--executor", "kubernetes", "--namespace", "jobs",
-             "--scheduler-name", "volcano", "--ocm-namespace", "lab"});
+  const AgentOptions cluster = parse({"--role",
+                                      "cluster",
+                                      "--hub",
+                                      "tcp://hub:7800",
+                                      "--cluster",
+                                      "lab",
+                                      "--kubeconfig",
+                                      "in-cluster",
+                                      "--lease-namespace",
+                                      "gantry-system",
+                                      "--lease-name",
+                                      "lab-agent",
+                                      "--identity",
+                                      "pod-1",
+                                      "--executor",
+                                      "kubernetes",
+                                      "--namespace",
+                                      "jobs",
+                                      "--scheduler-name",
+                                      "volcano",
+                                      "--ocm-namespace",
+                                      "lab"});
   EXPECT_EQ(cluster.kubeconfig, "in-cluster");
   EXPECT_EQ(cluster.lease_name, "lab-agent");
-  EXPECT_EQ(cluster.jobs_namespace, "jobs");
-  EXPECT_EQ(cluster.scheduler_name, "volcano");
+  EXPECT_EQ(cluster.kubernetes.namespace_, "jobs");
+  EXPECT_EQ(cluster.kubernetes.scheduler_name, "volcano");
   EXPECT_EQ(cluster.ocm_namespace, "lab");
   EXPECT_EQ(error_of({"--role", "cluster", "--hub", "tcp://h:1"}),
             "--cluster: is required with --role cluster");
@@ -145,8 +181,8 @@ TEST(AgentOptions, EachRoleNamesTheFlagsItNeeds) {
   EXPECT_EQ(error_of({"--role", "cluster", "--hub", "tcp://h:1", "--cluster", "lab",
                       "--node-listen", "tcp://*:7810", "--executor", "kubernetes"}),
             "--kubeconfig: is required with --role cluster and --executor kubernetes");
-  EXPECT_EQ(error_of({"--role", "cluster", "--hub", "tcp://h:1", "--cluster", "lab",
-                      "--kubeconfig", "k", "--lease-name", "x"}),
+  EXPECT_EQ(error_of({"--role", "cluster", "--hub", "tcp://h:1", "--cluster", "lab", "--kubeconfig",
+                      "k", "--lease-name", "x"}),
             "--lease-namespace, --lease-name and --identity: give all three or none");
   EXPECT_EQ(error_of({"--hub", "tcp://h:1", "--inventory", "i", "--executor", "kubernetes"}),
             "--executor: kubernetes needs --role cluster (got \"kubernetes\")");
