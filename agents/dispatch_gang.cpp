@@ -26,38 +26,40 @@ void refuse_negative(const char* field, std::int64_t value) {
   if (value < 0) throw hub::FieldError(field, std::to_string(value), "must not be negative");
 }
 
+// The hub placed the part on planned nodes, within the topology and
+// partitions it asked for; the agent admits it on those nodes or, when they
+// no longer fit, on any (it does not know the hub's topology tier labels).
+hub::TaskShape without_topology(hub::TaskShape task) {
+  task.partition_size = 0;
+  task.min_partitions = 0;
+  task.partition_topology = {};
+  return task;
+}
+
 }  // namespace
 
 DispatchGang gang_for_part(const protocol::Prepare& prepare) {
   refuse_unknown_tasks(prepare);
+  const hub::GangShape whole = hub::resolve_gang(prepare.job);  // as the hub resolved it
   DispatchGang gang;
   std::int32_t total = 0;
-  for (std::size_t t = 0; t < prepare.job.tasks.size(); ++t) {
-    const protocol::TaskSpec& task = prepare.job.tasks[t];
+  for (std::size_t t = 0; t < whole.tasks.size(); ++t) {
+    const hub::TaskShape& task = whole.tasks[t];
     const auto here = prepare.task_replicas.find(task.name);
     if (here == prepare.task_replicas.end() || here->second == 0) continue;
-    const std::string field = "task_replicas[" + task.name + "]";
     if (here->second < 0 || here->second > task.replicas) {
       throw hub::FieldError(
-          field, std::to_string(here->second),
+          "task_replicas[" + task.name + "]", std::to_string(here->second),
           "must be from 0 to the task's " + std::to_string(task.replicas) + " replicas");
     }
-    hub::TaskShape shape;
-    shape.name = task.name;
-    shape.replicas = here->second;
-    shape.per_replica = hub::replica_request(task, "job.tasks[" + std::to_string(t) + "]");
-    shape.node_selector = task.node_selector;
-    shape.tolerations = task.tolerations;
-    gang.shape.tasks.push_back(std::move(shape));
+    gang.shape.tasks.push_back(without_topology(task));
+    gang.shape.tasks.back().replicas = here->second;
     gang.job_task.push_back(static_cast<std::uint32_t>(t));
     total += here->second;
   }
   if (total == 0) throw hub::FieldError("task_replicas", "", "gives this cluster no replicas");
-  refuse_negative("job.min_available", prepare.job.min_available);
   const bool whole_gang = prepare.parts <= 1;
-  gang.shape.min_available = !whole_gang || prepare.job.min_available == 0
-                                 ? total
-                                 : std::min(prepare.job.min_available, total);
+  gang.shape.min_available = whole_gang ? std::min(whole.min_available, total) : total;
   return gang;
 }
 

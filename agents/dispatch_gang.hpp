@@ -18,12 +18,13 @@ struct DispatchGang {
   std::vector<std::uint32_t> job_task;
 };
 
-// Per task in spec order: task_replicas[task] replicas of the sum of its
-// containers' requests and its node selector. A part of a split gang must
-// start every replica it was given (the other parts count on their ranks);
-// a whole gang (parts = 1) needs the job's min_available, capped to its
-// replicas (0 = all). Throws hub::FieldError naming the Prepare's field when
-// it is malformed.
+// Per task in spec order: task_replicas[task] replicas of the task as
+// hub::resolve_gang resolves it (requests, node selector, tolerations),
+// without its topology. A part of a split gang must start every replica it
+// was given (the other parts count on their ranks); a whole gang (parts = 1)
+// needs what the hub resolved (minAvailable, else whole partitions, else all),
+// capped to its replicas. Throws hub::FieldError naming the field when the
+// Prepare or its job is malformed.
 DispatchGang gang_for_part(const protocol::Prepare& prepare);
 
 // The Prepare's part, parts, epoch, rank_offset, world_size and time limit, checked.

@@ -150,34 +150,40 @@ ResourceVector replica_request(const protocol::TaskSpec& task, const std::string
   return total;
 }
 
+GangShape resolve_gang(const protocol::JobSpec& spec) {
+  if (spec.tasks.empty()) throw FieldError("spec.tasks", "", "a job needs at least one task");
+  GangShape gang;
+  for (std::size_t i = 0; i < spec.tasks.size(); ++i) {
+    const protocol::TaskSpec& task = spec.tasks[i];
+    if (task.replicas < 1)
+      throw FieldError("spec.tasks[" + std::to_string(i) + "].replicas",
+                       std::to_string(task.replicas), "must be at least 1");
+    gang.tasks.push_back(
+        TaskShape{task.name, task.replicas,
+                  replica_request(task, "spec.tasks[" + std::to_string(i) + "].template.spec"),
+                  task.node_selector, task.tolerations});
+    read_partitions(task, gang.tasks.back());
+  }
+  gang.topology =
+      topology_constraint(spec.network_topology.mode, spec.network_topology.highest_tier_allowed,
+                          TopologyConstraint::Mode::kNone);
+  const std::int32_t total = gang.total_replicas();
+  if (spec.min_available < 0 || spec.min_available > total)
+    throw FieldError("spec.minAvailable", std::to_string(spec.min_available),
+                     "must be between 1 and the job's " + std::to_string(total) + " replicas");
+  const std::int32_t by_partitions = partition_minimum(gang);
+  gang.min_available = spec.min_available != 0 ? spec.min_available
+                       : by_partitions != 0    ? by_partitions
+                                               : total;
+  return gang;
+}
+
 JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
   JobRequest request;
   request.name = spec->name;
   request.queue = spec->queue.empty() ? "default" : spec->queue;
   request.priority = spec->priority;
-  if (spec->tasks.empty()) throw FieldError("spec.tasks", "", "a job needs at least one task");
-  for (std::size_t i = 0; i < spec->tasks.size(); ++i) {
-    const protocol::TaskSpec& task = spec->tasks[i];
-    if (task.replicas < 1)
-      throw FieldError("spec.tasks[" + std::to_string(i) + "].replicas",
-                       std::to_string(task.replicas), "must be at least 1");
-    request.gang.tasks.push_back(
-        TaskShape{task.name, task.replicas,
-                  replica_request(task, "spec.tasks[" + std::to_string(i) + "].template.spec"),
-                  task.node_selector, task.tolerations});
-    read_partitions(task, request.gang.tasks.back());
-  }
-  request.gang.topology =
-      topology_constraint(spec->network_topology.mode, spec->network_topology.highest_tier_allowed,
-                          TopologyConstraint::Mode::kNone);
-  const std::int32_t total = request.gang.total_replicas();
-  if (spec->min_available < 0 || spec->min_available > total)
-    throw FieldError("spec.minAvailable", std::to_string(spec->min_available),
-                     "must be between 1 and the job's " + std::to_string(total) + " replicas");
-  const std::int32_t by_partitions = partition_minimum(request.gang);
-  request.gang.min_available = spec->min_available != 0 ? spec->min_available
-                               : by_partitions != 0     ? by_partitions
-                                                        : total;
+  request.gang = resolve_gang(*spec);
   auto sla = spec->annotations.find(kSlaWaitingTimeAnnotation);
   if (sla != spec->annotations.end()) {
     try {

@@ -27,8 +27,16 @@ inline constexpr const char* kMaxTimeLimitText = "100 years";
 // Throws FieldError under `field` when it names too many distinct resources.
 ResourceVector replica_request(const protocol::TaskSpec& task, const std::string& field);
 
-// Builds the gang shape (per-replica requests = sum of container requests),
-// resolves minAvailable (0 = all replicas) and reads the job's annotations.
+// The gang a job spec asks for, resolved in this one place for the hub's
+// placement and the agents' admission: per task its replicas, per-replica
+// requests (the sum of its containers'), node selector, tolerations and
+// partitions; the job's network-topology constraint; and how many replicas
+// must start together: spec.minAvailable, else whole partitions by
+// minPartitions, else all. Throws FieldError naming the field when a task has
+// no replicas or minAvailable exceeds them.
+GangShape resolve_gang(const protocol::JobSpec& spec);
+
+// resolve_gang(), and the job's annotations.
 // Its time limit: gantry.io/time-limit, else the longest of its tasks'
 // activeDeadlineSeconds when every task gives one, else -1 (the queue's
 // default). Throws FieldError naming the field when minAvailable exceeds the

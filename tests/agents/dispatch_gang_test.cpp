@@ -1,0 +1,65 @@
+// The agent admits a part as the gang the hub placed: the same resolution of
+// the job's tasks and of how many replicas must start together
+// (hub::resolve_gang), not a second one that could disagree.
+#include "agents/dispatch_gang.hpp"
+
+#include <gtest/gtest.h>
+
+#include "agent_test_support.hpp"
+#include "hub/field_error.hpp"
+#include "hub/job_request.hpp"
+
+namespace gantry::agents {
+namespace {
+
+using testing::make_prepare;
+
+// Four workers in partitions of two, at least one whole partition: without
+// minAvailable the gang starts with two replicas.
+protocol::Prepare partitioned_prepare() {
+  protocol::Prepare prepare = make_prepare(7, "ring", {{"worker", 4, 1}});
+  prepare.parts = 1;
+  protocol::PartitionPolicy& policy = prepare.job.tasks[0].partition_policy;
+  policy.total_partitions = 2;
+  policy.partition_size = 2;
+  policy.min_partitions = 1;
+  return prepare;
+}
+
+TEST(DispatchGangTest, AWholeGangNeedsWhatTheHubResolvedFromItsPartitions) {
+  const protocol::Prepare prepare = partitioned_prepare();
+  const hub::GangShape hub_gang = hub::resolve_gang(prepare.job);
+  const DispatchGang gang = gang_for_part(prepare);
+  EXPECT_EQ(hub_gang.min_available, 2) << "one whole partition";
+  EXPECT_EQ(gang.shape.min_available, hub_gang.min_available);
+  ASSERT_EQ(gang.shape.tasks.size(), 1u);
+  EXPECT_EQ(gang.shape.tasks[0].replicas, 4);
+  EXPECT_EQ(gang.shape.tasks[0].per_replica, hub_gang.tasks[0].per_replica);
+  EXPECT_EQ(gang.shape.tasks[0].partition_size, 0)
+      << "the hub placed the partitions; the agent does not know its topology tiers";
+}
+
+TEST(DispatchGangTest, APartOfASplitStartsEveryReplicaItWasGiven) {
+  protocol::Prepare prepare = partitioned_prepare();
+  prepare.parts = 2;
+  prepare.task_replicas["worker"] = 2;
+  EXPECT_EQ(gang_for_part(prepare).shape.min_available, 2);
+  prepare.job.min_available = 1;
+  EXPECT_EQ(gang_for_part(prepare).shape.min_available, 2) << "the other part counts on them";
+}
+
+TEST(DispatchGangTest, AWholeGangNeedsTheJobsMinAvailableAndANegativeOneIsRefused) {
+  protocol::Prepare prepare = make_prepare(8, "pair", {{"worker", 3, 1}}, 2);
+  prepare.parts = 1;
+  EXPECT_EQ(gang_for_part(prepare).shape.min_available, 2);
+  prepare.job.min_available = -1;
+  try {
+    gang_for_part(prepare);
+    ADD_FAILURE() << "a negative minAvailable was admitted";
+  } catch (const hub::FieldError& error) {
+    EXPECT_EQ(error.field(), "spec.minAvailable");
+  }
+}
+
+}  // namespace
+}  // namespace gantry::agents
