@@ -1,6 +1,7 @@
 #include "actors/admin_replies.hpp"
 
 #include "actors/core_views.hpp"
+#include "protocol/envelope.hpp"
 
 namespace gantry::actors {
 
@@ -80,6 +81,47 @@ protocol::DescribeReply describe_reply(const hub::SchedulerCore& core, const Job
   }
   if (!answer.ok) answer.error = request.kind + " \"" + request.name + "\" not found";
   return answer;
+}
+
+FinishedJob finished_record(const hub::SchedulerCore& core, const JobEvents& events,
+                            const LastSeen& last_seen, const hub::JobEnd& end, std::int64_t row,
+                            hub::TimeMs now) {
+  const hub::Job& job = core.job(end.job);
+  FinishedJob finished;
+  finished.row = row;
+  finished.phase = std::string(hub::phase_name(end.phase));
+  finished.finished_ms = end.at;
+  finished.queue = core.queue_name(job.queue);
+  finished.started_ms = job.started_ms;
+  finished.gpu_milli = job.gang.total().get(hub::kGpu);
+  if (job.ttl_after_finished_ms >= 0) finished.expires_ms = end.at + job.ttl_after_finished_ms;
+  const protocol::DescribeReply record =
+      describe_reply(core, events, protocol::DescribeRequest{"job", job.name}, last_seen, now);
+  msgpack::sbuffer packed;
+  msgpack::pack(packed, record);
+  finished.record.assign(packed.data(), packed.size());
+  return finished;
+}
+
+std::vector<std::string> operator_warnings(const std::string& store_degraded,
+                                           const HeldRuns& held) {
+  std::vector<std::string> warnings;
+  if (!store_degraded.empty()) warnings.push_back("the job store is degraded: " + store_degraded);
+  std::map<std::string, std::vector<std::string>> held_jobs;  // by cluster
+  for (const auto& [key, run] : held) held_jobs[key.first].push_back(run.job);
+  for (const auto& [cluster, jobs] : held_jobs) {
+    constexpr std::size_t kNamed = 5;
+    std::string names;
+    for (std::size_t i = 0; i < jobs.size() && i < kNamed; ++i)
+      names += (i == 0 ? "" : ", ") + jobs[i];
+    if (jobs.size() > kNamed) names += " and " + std::to_string(jobs.size() - kNamed) + " more";
+    warnings.push_back("cluster " + cluster + " runs " + std::to_string(jobs.size()) +
+                       " dispatch(es) from before this hub's state was made (jobs " + names +
+                       "): held, not stopped; they run on until they end, `gantryctl drain "
+                       "cluster " +
+                       cluster + "` stops them (and cordons the cluster)");
+  }
+  return warnings;
 }
 
 }  // namespace gantry::actors

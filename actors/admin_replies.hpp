@@ -2,10 +2,15 @@
 // state. Pure: the scheduler actor calls these with what it owns.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "actors/job_events.hpp"
+#include "actors/job_store.hpp"
+#include "hub/reconciler.hpp"
 #include "hub/scheduler.hpp"
 #include "protocol/messages.hpp"
 
@@ -21,5 +26,19 @@ protocol::ListReply list_reply(const hub::SchedulerCore& core, const protocol::L
 protocol::DescribeReply describe_reply(const hub::SchedulerCore& core, const JobEvents& events,
                                        const protocol::DescribeRequest& request,
                                        const LastSeen& last_seen, hub::TimeMs now);
+
+// What the store keeps of an ended job (row `row`): what describe shows now,
+// so that get jobs and describe job show it the same once the core has
+// released it, and after a restart.
+FinishedJob finished_record(const hub::SchedulerCore& core, const JobEvents& events,
+                            const LastSeen& last_seen, const hub::JobEnd& end, std::int64_t row,
+                            hub::TimeMs now);
+
+// Runs agents hold from before this hub's state was made, by (cluster,
+// dispatch): hub::Reconciler::held().
+using HeldRuns = std::map<std::pair<std::string, hub::DispatchId>, protocol::RunningDispatch>;
+// Said with every get and describe: what waits on an operator. `store_degraded`:
+// why the store keeps writes in memory ("" when it does not).
+std::vector<std::string> operator_warnings(const std::string& store_degraded, const HeldRuns& held);
 
 }  // namespace gantry::actors

@@ -20,6 +20,7 @@
 #include "actors/core_views.hpp"
 #include "actors/job_events.hpp"
 #include "actors/job_history.hpp"
+#include "actors/pass_frames.hpp"
 #include "hub/field_error.hpp"
 #include "hub/job_retention.hpp"
 #include "hub/placement_policy.hpp"
@@ -295,42 +296,8 @@ class Scheduler {
     // Evictions and PodPending timeouts may have fired lifecycle policies.
     reconcile(&hub::Reconciler::carry_out_lifecycle);
     if (decisions.empty()) return;
-    std::vector<StopOrder> evictions;
-    std::vector<DispatchRecord> records;
-    std::vector<PartFrame> prepares;
-    std::vector<std::pair<std::string, protocol::Resize>> resizes;
-    for (const hub::Decision& decision : decisions) {
-      const hub::Job& job = core_.job(decision.job);
-      if (decision.kind == hub::Decision::Kind::kResize) {
-        if (std::optional<protocol::Resize> resize = resize_message(decision)) {
-          events_.add(decision.job, at,
-                      "elastic: resizing to " + std::to_string(resize->world_size) +
-                          " replica(s) on " + core_.cluster(decision.cluster).name() +
-                          " (elastic epoch " + std::to_string(resize->elastic_epoch) + ")");
-          resizes.emplace_back(core_.cluster(decision.cluster).name(), std::move(*resize));
-        }
-        continue;
-      }
-      if (decision.kind == hub::Decision::Kind::kEvict) {
-        // The core has already requeued the job; its agent must stop its part.
-        const std::string& cluster = core_.cluster(decision.cluster).name();
-        evictions.push_back(StopOrder{cluster, decision.dispatch, job.name, false, 0, ""});
-        events_.add(decision.job, at, "evicted from " + cluster + " to make room; requeued");
-        spdlog::info("job {}: evicted from cluster {}", job.name, cluster);
-        continue;
-      }
-      const hub::Dispatch* dispatch = core_.find_dispatch(decision.dispatch);
-      if (dispatch == nullptr) continue;  // evicted later in the same pass
-      records.push_back(record_of(*dispatch));
-      for (std::size_t part = 0; part < dispatch->parts.size(); ++part) {
-        prepares.push_back(PartFrame{core_.cluster(dispatch->parts[part].cluster).name(),
-                                     dispatch->id, job.name, static_cast<std::int32_t>(part), false,
-                                     protocol::encode(prepare_message(core_, *dispatch, part))});
-      }
-      events_.add(decision.job, at, "dispatched to " + cluster_names(*dispatch));
-      spdlog::debug("job {}: dispatch {} to cluster(s) {}", job.name, dispatch->id,
-                    cluster_names(*dispatch));
-    }
+    auto [evictions, records, prepares, resizes] =
+        pass_frames(core_, decisions, store_rows_, events_, at);
     // Stops first, so the evicted jobs' resources are freed before new ones
     // start: at the Prepares' priority, or the Prepares would overtake them
     // in the dispatcher's mailbox and reach the agent before the Cancels.
@@ -349,30 +316,6 @@ class Scheduler {
   }
 
   // ---- elastic jobs (docs/elastic.md)
-
-  // The Resize of the dispatch's part on the decision's cluster: its replicas
-  // per task after the change and, for a growth, where the added ones go.
-  std::optional<protocol::Resize> resize_message(const hub::Decision& decision) const {
-    const hub::Dispatch* dispatch = core_.find_dispatch(decision.dispatch);
-    if (dispatch == nullptr || dispatch->parts.back().cluster != decision.cluster)
-      return std::nullopt;
-    const hub::Job& job = core_.job(decision.job);
-    const std::size_t part = dispatch->parts.size() - 1;
-    const hub::ClusterState& cluster = core_.cluster(decision.cluster);
-    protocol::Resize resize;
-    resize.dispatch_id = dispatch->id;
-    resize.job = job.name;
-    resize.part = static_cast<std::int32_t>(part);
-    resize.elastic_epoch = dispatch->elastic_epoch;
-    for (std::uint32_t t = 0; t < job.gang.tasks.size(); ++t)
-      resize.task_replicas[job.gang.tasks[t].name] =
-          hub::SchedulerCore::part_replicas(*dispatch, part, t, true);
-    for (const hub::NodeAssignment& entry : dispatch->growing)
-      resize.nodes.push_back(
-          protocol::PlacedReplica{job.gang.tasks[entry.task].name, cluster.node(entry.node).name});
-    resize.world_size = dispatch->world_size + static_cast<std::int32_t>(dispatch->growing.size());
-    return resize;
-  }
 
   void on_resized(const std::string& cluster, const protocol::Resized& resized) {
     const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
@@ -393,23 +336,9 @@ class Scheduler {
     request_pass();
   }
 
-  std::string cluster_names(const hub::Dispatch& dispatch) const {
-    std::string names;
-    for (const hub::DispatchPart& part : dispatch.parts)
-      names += (names.empty() ? "" : ", ") + core_.cluster(part.cluster).name();
-    return names;
-  }
-
   DispatchRecord record_of(const hub::Dispatch& dispatch) const {
-    DispatchRecord record;
-    record.row = dispatch.job < store_rows_.size() ? store_rows_[dispatch.job] : 0;
-    record.dispatch.id = dispatch.id;
-    record.dispatch.committed = dispatch.committed;
-    for (const hub::DispatchPart& part : dispatch.parts)
-      record.dispatch.clusters.push_back(core_.cluster(part.cluster).name());
-    record.dispatch.rendezvous_host = dispatch.rendezvous_host;
-    record.dispatch.rendezvous_port = dispatch.rendezvous_port;
-    return record;
+    return dispatch_record(core_, dispatch,
+                           dispatch.job < store_rows_.size() ? store_rows_[dispatch.job] : 0);
   }
 
   // The Commits leave only once the store has committed the records: a hub
@@ -596,7 +525,7 @@ class Scheduler {
   void record_end(const hub::JobEnd& end) {
     const std::int64_t row = end.job < store_rows_.size() ? store_rows_[end.job] : 0;
     if (row != 0) {
-      self_->request(store_, caf::infinite, finish_atom_v, finished_job(end, row))
+      self_->request(store_, caf::infinite, finish_atom_v, finished_record(core_, events_, last_seen_, end, row, now()))
           .then([this, id = end.job, row](bool) { release_ended(id, row); },
                 [](const caf::error&) {});  // the store is gone: the hub stops
     }
@@ -633,26 +562,6 @@ class Scheduler {
       spdlog::error("{}", e.what());
       return "";
     }
-  }
-
-  // What the store keeps of an ended job: what describe shows now, so that
-  // get jobs and describe job show it the same after a restart.
-  FinishedJob finished_job(const hub::JobEnd& end, std::int64_t row) const {
-    const hub::Job& job = core_.job(end.job);
-    FinishedJob finished;
-    finished.row = row;
-    finished.phase = std::string(hub::phase_name(end.phase));
-    finished.finished_ms = end.at;
-    finished.queue = core_.queue_name(job.queue);
-    finished.started_ms = job.started_ms;
-    finished.gpu_milli = job.gang.total().get(hub::kGpu);
-    if (job.ttl_after_finished_ms >= 0) finished.expires_ms = end.at + job.ttl_after_finished_ms;
-    const protocol::DescribeReply record = describe_reply(
-        core_, events_, protocol::DescribeRequest{"job", job.name}, last_seen_, now());
-    msgpack::sbuffer packed;
-    msgpack::pack(packed, record);
-    finished.record.assign(packed.data(), packed.size());
-    return finished;
   }
 
   // ---- job objects: delete, ttlSecondsAfterFinished (hub::JobRetention)
@@ -779,26 +688,8 @@ class Scheduler {
     reply(to, answer);
   }
 
-  // Said with every get and describe: what waits on an operator.
   std::vector<std::string> operator_warnings() const {
-    std::vector<std::string> warnings;
-    if (!store_degraded_.empty())
-      warnings.push_back("the job store is degraded: " + store_degraded_);
-    std::map<std::string, std::vector<std::string>> held_jobs;  // by cluster
-    for (const auto& [key, run] : reconciler_.held()) held_jobs[key.first].push_back(run.job);
-    for (const auto& [cluster, jobs] : held_jobs) {
-      constexpr std::size_t kNamed = 5;
-      std::string names;
-      for (std::size_t i = 0; i < jobs.size() && i < kNamed; ++i)
-        names += (i == 0 ? "" : ", ") + jobs[i];
-      if (jobs.size() > kNamed) names += " and " + std::to_string(jobs.size() - kNamed) + " more";
-      warnings.push_back("cluster " + cluster + " runs " + std::to_string(jobs.size()) +
-                         " dispatch(es) from before this hub's state was made (jobs " + names +
-                         "): held, not stopped; they run on until they end, `gantryctl drain "
-                         "cluster " +
-                         cluster + "` stops them (and cordons the cluster)");
-    }
-    return warnings;
+    return actors::operator_warnings(store_degraded_, reconciler_.held());
   }
 
   void on_cancel(const ReplyTo& to, const protocol::CancelRequest& request) {

@@ -1,0 +1,121 @@
+#include "actors/pass_frames.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <optional>
+
+#include "actors/core_views.hpp"
+#include "protocol/envelope.hpp"
+
+namespace gantry::actors {
+
+namespace {
+
+std::string cluster_names(const hub::SchedulerCore& core, const hub::Dispatch& dispatch) {
+  std::string names;
+  for (const hub::DispatchPart& part : dispatch.parts)
+    names += (names.empty() ? "" : ", ") + core.cluster(part.cluster).name();
+  return names;
+}
+
+// The Resize of the dispatch's part on the decision's cluster (docs/elastic.md):
+// its replicas per task after the change and, for a growth, where the added
+// ones go.
+std::optional<protocol::Resize> resize_message(const hub::SchedulerCore& core,
+                                               const hub::Decision& decision) {
+  const hub::Dispatch* dispatch = core.find_dispatch(decision.dispatch);
+  if (dispatch == nullptr || dispatch->parts.back().cluster != decision.cluster)
+    return std::nullopt;
+  const hub::Job& job = core.job(decision.job);
+  const std::size_t part = dispatch->parts.size() - 1;
+  const hub::ClusterState& cluster = core.cluster(decision.cluster);
+  protocol::Resize resize;
+  resize.dispatch_id = dispatch->id;
+  resize.job = job.name;
+  resize.part = static_cast<std::int32_t>(part);
+  resize.elastic_epoch = dispatch->elastic_epoch;
+  for (std::uint32_t t = 0; t < job.gang.tasks.size(); ++t)
+    resize.task_replicas[job.gang.tasks[t].name] =
+        hub::SchedulerCore::part_replicas(*dispatch, part, t, true);
+  for (const hub::NodeAssignment& entry : dispatch->growing)
+    resize.nodes.push_back(
+        protocol::PlacedReplica{job.gang.tasks[entry.task].name, cluster.node(entry.node).name});
+  resize.world_size = dispatch->world_size + static_cast<std::int32_t>(dispatch->growing.size());
+  return resize;
+}
+
+void add_resize(const hub::SchedulerCore& core, const hub::Decision& decision, JobEvents& events,
+                hub::TimeMs at, PassFrames& out) {
+  std::optional<protocol::Resize> resize = resize_message(core, decision);
+  if (!resize) return;
+  const std::string& cluster = core.cluster(decision.cluster).name();
+  events.add(decision.job, at,
+             "elastic: resizing to " + std::to_string(resize->world_size) + " replica(s) on " +
+                 cluster + " (elastic epoch " + std::to_string(resize->elastic_epoch) + ")");
+  out.resizes.emplace_back(cluster, std::move(*resize));
+}
+
+// The core has already requeued the job; its agent must stop its part.
+void add_eviction(const hub::SchedulerCore& core, const hub::Decision& decision, JobEvents& events,
+                  hub::TimeMs at, PassFrames& out) {
+  const std::string& job = core.job(decision.job).name;
+  const std::string& cluster = core.cluster(decision.cluster).name();
+  out.evictions.push_back(StopOrder{cluster, decision.dispatch, job, false, 0, ""});
+  events.add(decision.job, at, "evicted from " + cluster + " to make room; requeued");
+  spdlog::info("job {}: evicted from cluster {}", job, cluster);
+}
+
+void add_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision,
+                  const std::vector<std::int64_t>& store_rows, JobEvents& events, hub::TimeMs at,
+                  PassFrames& out) {
+  const hub::Dispatch* dispatch = core.find_dispatch(decision.dispatch);
+  if (dispatch == nullptr) return;  // evicted later in the same pass
+  const std::string& job = core.job(decision.job).name;
+  const std::int64_t row = dispatch->job < store_rows.size() ? store_rows[dispatch->job] : 0;
+  out.records.push_back(dispatch_record(core, *dispatch, row));
+  for (std::size_t part = 0; part < dispatch->parts.size(); ++part) {
+    out.prepares.push_back(PartFrame{core.cluster(dispatch->parts[part].cluster).name(),
+                                     dispatch->id, job, static_cast<std::int32_t>(part), false,
+                                     protocol::encode(prepare_message(core, *dispatch, part))});
+  }
+  const std::string clusters = cluster_names(core, *dispatch);
+  events.add(decision.job, at, "dispatched to " + clusters);
+  spdlog::debug("job {}: dispatch {} to cluster(s) {}", job, dispatch->id, clusters);
+}
+
+}  // namespace
+
+PassFrames pass_frames(const hub::SchedulerCore& core, std::span<const hub::Decision> decisions,
+                       const std::vector<std::int64_t>& store_rows, JobEvents& events,
+                       hub::TimeMs at) {
+  PassFrames out;
+  for (const hub::Decision& decision : decisions) {
+    switch (decision.kind) {
+      case hub::Decision::Kind::kResize:
+        add_resize(core, decision, events, at, out);
+        break;
+      case hub::Decision::Kind::kEvict:
+        add_eviction(core, decision, events, at, out);
+        break;
+      case hub::Decision::Kind::kDispatch:
+        add_dispatch(core, decision, store_rows, events, at, out);
+        break;
+    }
+  }
+  return out;
+}
+
+DispatchRecord dispatch_record(const hub::SchedulerCore& core, const hub::Dispatch& dispatch,
+                               std::int64_t row) {
+  DispatchRecord record;
+  record.row = row;
+  record.dispatch.id = dispatch.id;
+  record.dispatch.committed = dispatch.committed;
+  for (const hub::DispatchPart& part : dispatch.parts)
+    record.dispatch.clusters.push_back(core.cluster(part.cluster).name());
+  record.dispatch.rendezvous_host = dispatch.rendezvous_host;
+  record.dispatch.rendezvous_port = dispatch.rendezvous_port;
+  return record;
+}
+
+}  // namespace gantry::actors
