@@ -20,7 +20,7 @@
 #include "actors/core_views.hpp"
 #include "actors/job_events.hpp"
 #include "actors/job_history.hpp"
-#include "actors/pass_frames.hpp"
+#include "actors/decision_frames.hpp"
 #include "hub/field_error.hpp"
 #include "hub/job_retention.hpp"
 #include "hub/placement_policy.hpp"
@@ -336,11 +336,6 @@ class Scheduler {
     request_pass();
   }
 
-  DispatchRecord record_of(const hub::Dispatch& dispatch) const {
-    return dispatch_record(core_, dispatch,
-                           dispatch.job < store_rows_.size() ? store_rows_[dispatch.job] : 0);
-  }
-
   // The Commits leave only once the store has committed the records: a hub
   // that restarts in between knows every part it committed, so it neither
   // loses nor doubles one.
@@ -443,7 +438,7 @@ class Scheduler {
   }
 
   void carry_out(hub::Outbox& out) {
-    for (hub::LogLine& line : out.log) log(line);
+    for (const hub::LogLine& line : out.log) log_line(line);
     for (hub::JobEvent& event : out.events) events_.add(event.job, event.at, std::move(event.text));
     for (const hub::JobEnd& end : out.ends) record_end(end);
     send_stops(out);
@@ -453,70 +448,15 @@ class Scheduler {
 
   void send_stops(hub::Outbox& out) {
     if (out.cancels.empty() && out.aborts.empty()) return;
-    std::vector<StopOrder> orders;
-    orders.reserve(out.cancels.size() + out.aborts.size());
-    for (hub::AgentCancel& cancel : out.cancels)
-      orders.push_back(StopOrder{std::move(cancel.cluster), cancel.dispatch, std::move(cancel.job),
-                                 false, 0, ""});
-    for (hub::AgentCancel& abort : out.aborts) {
-      const std::int32_t part = part_index(abort.dispatch, abort.job, abort.cluster);
-      orders.push_back(StopOrder{std::move(abort.cluster), abort.dispatch, std::move(abort.job),
-                                 true, part, std::move(abort.reason)});
-    }
-    self_->send(dispatcher_, std::move(orders));
-  }
-
-  // The index of the part of `dispatch` on `cluster`, for an Abort (the agent
-  // knows its part by the dispatch id; the index is informative). Exact while
-  // the core holds the dispatch; once released (a reject, a lost cluster), the
-  // job's last placement says it, unless the job was placed again since; else 0.
-  std::int32_t part_index(hub::DispatchId id, const std::string& job_name,
-                          const std::string& cluster) const {
-    const std::optional<hub::ClusterIndex> index = core_.find_cluster(cluster);
-    if (!index) return 0;
-    const auto position = [&](const auto& parts) -> std::int32_t {
-      for (std::size_t part = 0; part < parts.size(); ++part)
-        if (parts[part].cluster == *index) return static_cast<std::int32_t>(part);
-      return 0;
-    };
-    if (const hub::Dispatch* dispatch = core_.find_dispatch(id)) return position(dispatch->parts);
-    const std::optional<hub::JobId> job = core_.find_job(job_name);
-    if (!job || core_.job(*job).dispatch != 0 || !core_.job(*job).placement_notes) return 0;
-    return position(core_.job(*job).placement_notes->parts);
+    self_->send(dispatcher_, stop_orders(core_, out));
   }
 
   // Every part admitted: the commit (and the rendezvous) is recorded, then
   // each part gets its Commit.
   void send_commits(const std::vector<hub::DispatchId>& commits) {
     if (commits.empty()) return;
-    std::vector<DispatchRecord> records;
-    std::vector<PartFrame> frames;
-    for (hub::DispatchId id : commits) {
-      const hub::Dispatch* dispatch = core_.find_dispatch(id);
-      if (dispatch == nullptr) continue;
-      records.push_back(record_of(*dispatch));
-      const std::string& job = core_.job(dispatch->job).name;
-      for (std::size_t part = 0; part < dispatch->parts.size(); ++part) {
-        frames.push_back(PartFrame{core_.cluster(dispatch->parts[part].cluster).name(), id, job,
-                                   static_cast<std::int32_t>(part), true,
-                                   protocol::encode(commit_message(core_, *dispatch, part))});
-      }
-    }
+    auto [records, frames] = commit_frames(core_, commits, store_rows_);
     record_then_send(std::move(records), std::move(frames));
-  }
-
-  static void log(const hub::LogLine& line) {
-    switch (line.level) {
-      case hub::LogLine::Level::kInfo:
-        spdlog::info(line.text);
-        break;
-      case hub::LogLine::Level::kWarn:
-        spdlog::warn(line.text);
-        break;
-      case hub::LogLine::Level::kError:
-        spdlog::error(line.text);
-        break;
-    }
   }
 
   // The end is stored; once it is committed the core forgets the job: get

@@ -1,4 +1,4 @@
-#include "actors/pass_frames.hpp"
+#include "actors/decision_frames.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -10,6 +10,10 @@
 namespace gantry::actors {
 
 namespace {
+
+std::int64_t row_of(const std::vector<std::int64_t>& store_rows, hub::JobId job) {
+  return job < store_rows.size() ? store_rows[job] : 0;
+}
 
 std::string cluster_names(const hub::SchedulerCore& core, const hub::Dispatch& dispatch) {
   std::string names;
@@ -71,8 +75,7 @@ void add_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision,
   const hub::Dispatch* dispatch = core.find_dispatch(decision.dispatch);
   if (dispatch == nullptr) return;  // evicted later in the same pass
   const std::string& job = core.job(decision.job).name;
-  const std::int64_t row = dispatch->job < store_rows.size() ? store_rows[dispatch->job] : 0;
-  out.records.push_back(dispatch_record(core, *dispatch, row));
+  out.records.push_back(dispatch_record(core, *dispatch, row_of(store_rows, dispatch->job)));
   for (std::size_t part = 0; part < dispatch->parts.size(); ++part) {
     out.prepares.push_back(PartFrame{core.cluster(dispatch->parts[part].cluster).name(),
                                      dispatch->id, job, static_cast<std::int32_t>(part), false,
@@ -81,6 +84,25 @@ void add_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision,
   const std::string clusters = cluster_names(core, *dispatch);
   events.add(decision.job, at, "dispatched to " + clusters);
   spdlog::debug("job {}: dispatch {} to cluster(s) {}", job, dispatch->id, clusters);
+}
+
+// The index of the part of `dispatch` on `cluster`, for an Abort (the agent
+// knows its part by the dispatch id; the index is informative). Exact while
+// the core holds the dispatch; once released (a reject, a lost cluster), the
+// job's last placement says it, unless the job was placed again since; else 0.
+std::int32_t part_index(const hub::SchedulerCore& core, hub::DispatchId id,
+                        const std::string& job_name, const std::string& cluster) {
+  const std::optional<hub::ClusterIndex> index = core.find_cluster(cluster);
+  if (!index) return 0;
+  const auto position = [&](const auto& parts) -> std::int32_t {
+    for (std::size_t part = 0; part < parts.size(); ++part)
+      if (parts[part].cluster == *index) return static_cast<std::int32_t>(part);
+    return 0;
+  };
+  if (const hub::Dispatch* dispatch = core.find_dispatch(id)) return position(dispatch->parts);
+  const std::optional<hub::JobId> job = core.find_job(job_name);
+  if (!job || core.job(*job).dispatch != 0 || !core.job(*job).placement_notes) return 0;
+  return position(core.job(*job).placement_notes->parts);
 }
 
 }  // namespace
@@ -103,6 +125,52 @@ PassFrames pass_frames(const hub::SchedulerCore& core, std::span<const hub::Deci
     }
   }
   return out;
+}
+
+std::vector<StopOrder> stop_orders(const hub::SchedulerCore& core, hub::Outbox& out) {
+  std::vector<StopOrder> orders;
+  orders.reserve(out.cancels.size() + out.aborts.size());
+  for (hub::AgentCancel& cancel : out.cancels)
+    orders.push_back(
+        StopOrder{std::move(cancel.cluster), cancel.dispatch, std::move(cancel.job), false, 0, ""});
+  for (hub::AgentCancel& abort : out.aborts) {
+    const std::int32_t part = part_index(core, abort.dispatch, abort.job, abort.cluster);
+    orders.push_back(StopOrder{std::move(abort.cluster), abort.dispatch, std::move(abort.job), true,
+                               part, std::move(abort.reason)});
+  }
+  return orders;
+}
+
+CommitFrames commit_frames(const hub::SchedulerCore& core,
+                           const std::vector<hub::DispatchId>& commits,
+                           const std::vector<std::int64_t>& store_rows) {
+  CommitFrames out;
+  for (hub::DispatchId id : commits) {
+    const hub::Dispatch* dispatch = core.find_dispatch(id);
+    if (dispatch == nullptr) continue;
+    out.records.push_back(dispatch_record(core, *dispatch, row_of(store_rows, dispatch->job)));
+    const std::string& job = core.job(dispatch->job).name;
+    for (std::size_t part = 0; part < dispatch->parts.size(); ++part) {
+      out.frames.push_back(PartFrame{core.cluster(dispatch->parts[part].cluster).name(), id, job,
+                                     static_cast<std::int32_t>(part), true,
+                                     protocol::encode(commit_message(core, *dispatch, part))});
+    }
+  }
+  return out;
+}
+
+void log_line(const hub::LogLine& line) {
+  switch (line.level) {
+    case hub::LogLine::Level::kInfo:
+      spdlog::info(line.text);
+      break;
+    case hub::LogLine::Level::kWarn:
+      spdlog::warn(line.text);
+      break;
+    case hub::LogLine::Level::kError:
+      spdlog::error(line.text);
+      break;
+  }
 }
 
 DispatchRecord dispatch_record(const hub::SchedulerCore& core, const hub::Dispatch& dispatch,
