@@ -34,7 +34,7 @@ void define(CLI::App& app, CoreBenchOptions& options) {
       "                         [--events 1000] [--max-seconds 120] [--seed 1] [--policy "
       "firstfit|fifo]\n"
       "                         [--trace-dir DIR] [--no-evictions]\n"
-      "                         [--placement binpack|spread|gpu-available] [--split]\n"
+      "                         [--placement binpack|spread|gpu-available|topology] [--split]\n"
       "                         [--visit-every-job]\n");
   app.set_help_flag("--help", "Print this help message and exit");
   app.description(
@@ -65,7 +65,7 @@ void define(CLI::App& app, CoreBenchOptions& options) {
                      "run the core without reclaim and preemption");
   cl::add_read<std::string>(app, "--placement", options.placement, placement,
                             "the core's placement policy (default binpack, the hub's)")
-      ->type_name("binpack|spread|gpu-available");
+      ->type_name("binpack|spread|gpu-available|topology");
   app.add_flag("--split", options.split,
                "every job may be split across clusters (gantry.io/split: allowed)");
   cl::add_switch_off(app, "--visit-every-job", options.skip_failing_shapes,

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "hub/ocm_score.hpp"
+#include "hub/topology_score.hpp"
 
 namespace gantry::hub {
 
@@ -25,11 +26,13 @@ ResourceId gpu_resource_of(const Job& job) {
 // ------------------------------------------------------------------ scores
 
 // Fewest free GPUs first: best fit across clusters.
-std::int64_t most_packed(const ClusterState& cluster, const Job& /*job*/) {
+std::int64_t most_packed(const ScoreInput& input) {
+  const ClusterState& cluster = input.cluster;
   return -cluster.total_free().get(kGpu);
 }
 
-std::int64_t most_free(const ClusterState& cluster, const Job& /*job*/) {
+std::int64_t most_free(const ScoreInput& input) {
+  const ClusterState& cluster = input.cluster;
   return cluster.total_free().get(kGpu);
 }
 
@@ -38,7 +41,9 @@ std::int64_t most_free(const ClusterState& cluster, const Job& /*job*/) {
 // (the placer's order). An estimate from the free-GPU index alone: CPU,
 // memory, selectors and holds are left to the node-level fit that follows.
 // O(replicas x GPUs per node), nodes untouched.
-std::int64_t fewest_gpus_left_on_nodes(const ClusterState& cluster, const Job& job) {
+std::int64_t fewest_gpus_left_on_nodes(const ScoreInput& input) {
+  const ClusterState& cluster = input.cluster;
+  const Job& job = input.job;
   if (job.gang.total_replicas() == 1) {  // most jobs: the best-fitting bucket alone
     const std::int64_t gpus = whole_gpus_needed(job.gang.tasks.front().per_replica);
     if (gpus == 0) return 0;
@@ -94,7 +99,9 @@ std::int64_t fewest_gpus_left_on_nodes(const ClusterState& cluster, const Job& j
 
 // OCM's gpuNodeAvailable: the node with the most free GPUs of the kind the
 // job counts, normalised over OCM's range.
-std::int64_t gpu_node_available(const ClusterState& cluster, const Job& job) {
+std::int64_t gpu_node_available(const ScoreInput& input) {
+  const ClusterState& cluster = input.cluster;
+  const Job& job = input.job;
   const ResourceId gpu = gpu_resource_of(job);
   double most = 0;
   if (gpu == kGpu) {  // whole free GPUs, from the index (GPUs are requested whole)
@@ -108,7 +115,9 @@ std::int64_t gpu_node_available(const ClusterState& cluster, const Job& job) {
 }
 
 // OCM's gpuClusterAvailable: every node's free GPUs, summed and normalised.
-std::int64_t gpu_cluster_available(const ClusterState& cluster, const Job& job) {
+std::int64_t gpu_cluster_available(const ScoreInput& input) {
+  const ClusterState& cluster = input.cluster;
+  const Job& job = input.job;
   const ResourceId gpu = gpu_resource_of(job);
   return ocm_normalize(static_cast<double>(cluster.total_free().get(gpu)) / kMilli, 0, kOcmMaxGpus);
 }
@@ -146,6 +155,7 @@ constexpr std::array kClusterScores{
     ClusterScore{"most-free", &most_free, 1},
     ClusterScore{"gpuNodeAvailable", &gpu_node_available, 1},
     ClusterScore{"gpuClusterAvailable", &gpu_cluster_available, 1},
+    ClusterScore{"gpus-in-one-domain", &gpus_in_one_domain, 1},
 };
 
 const ClusterScore& score_named(std::string_view name) {
@@ -153,14 +163,28 @@ const ClusterScore& score_named(std::string_view name) {
 }
 
 // The policy table: what a queue's gantry.io/placement may name.
-const std::array<PlacementPolicy, 3>& registered_policies() {
-  static const std::array<PlacementPolicy, 3> policies{
+// `score` counted `weight` times.
+ClusterScore weighted(ClusterScore score, std::int64_t weight) {
+  score.weight = weight;
+  return score;
+}
+
+// A gang's GPUs are at most a few thousand, and so is what binpack's score
+// leaves: a million times the first keeps the topology fit first.
+constexpr std::int64_t kDominant = 1'000'000;
+
+const std::array<PlacementPolicy, 4>& registered_policies() {
+  static const std::array<PlacementPolicy, 4> policies{
       PlacementPolicy("binpack", {score_named("fewest-gpus-left-on-nodes")}, NodeOrder::kBestFit,
                       &score_named("most-packed")),
       PlacementPolicy("spread", {score_named("most-free")}, NodeOrder::kWorstFit),
       PlacementPolicy("gpu-available",
                       {score_named("gpuNodeAvailable"), score_named("gpuClusterAvailable")},
                       NodeOrder::kWorstFit, &score_named("most-free")),
+      PlacementPolicy("topology",
+                      {weighted(score_named("gpus-in-one-domain"), kDominant),
+                       score_named("fewest-gpus-left-on-nodes")},
+                      NodeOrder::kBestFit, &score_named("most-packed")),
   };
   return policies;
 }
@@ -235,19 +259,21 @@ bool PlacementPolicy::worth_trying(const ClusterState& cluster, ClusterIndex ind
 
 // ------------------------------------------------------------------ ranking
 
-std::int64_t PlacementPolicy::score(const ClusterState& cluster, const Job& job) const {
+std::int64_t PlacementPolicy::score(const ScoreInput& input) const {
   std::int64_t total = 0;
-  for (const ClusterScore& each : scores_) total += each.weight * each.score(cluster, job);
+  for (const ClusterScore& each : scores_) total += each.weight * each.score(input);
   return total;
 }
 
 void PlacementPolicy::rank_clusters(const std::vector<ClusterState>& clusters, const Job& job,
-                                    TimeMs now, std::vector<RankedCluster>& out) const {
+                                    const TopologyTiers& tiers, TimeMs now,
+                                    std::vector<RankedCluster>& out) const {
   out.clear();
   for (ClusterIndex c = 0; c < clusters.size(); ++c) {
     if (!worth_trying(clusters[c], c, job, now)) continue;
-    const std::int64_t tie = tie_break_ ? tie_break_->score(clusters[c], job) : 0;
-    out.push_back(RankedCluster{c, score(clusters[c], job), tie});
+    const ScoreInput input{clusters[c], job, tiers};
+    const std::int64_t tie = tie_break_ ? tie_break_->score(input) : 0;
+    out.push_back(RankedCluster{c, score(input), tie});
   }
   std::sort(out.begin(), out.end(), [](const RankedCluster& a, const RankedCluster& b) {
     if (a.score != b.score) return a.score > b.score;

@@ -14,8 +14,12 @@
 // - gpu-available: OCM's AddOnPlacementScore gpuNodeAvailable +
 //   gpuClusterAvailable (hub/ocm_score.hpp), ties to the most free GPUs;
 //   nodes by worst fit.
-// A new score is one function and one row of the score table in
-// placement_policy.cpp; a new policy is one row of the policy table.
+// - topology: binpack, but a gang with a network-topology constraint goes
+//   first to the clusters where most of it fits in one domain of its tiers
+//   (hub/topology_score.hpp).
+// A new score is one function (seeing a ScoreInput) and one row of the score
+// table in placement_policy.cpp; a new policy is one row of the policy table
+// (docs/adding-a-policy.md).
 #pragma once
 
 #include <cstdint>
@@ -29,13 +33,23 @@
 #include "hub/gang.hpp"
 #include "hub/job.hpp"
 #include "hub/tolerations.hpp"
+#include "hub/topology.hpp"
 
 namespace gantry::hub {
+
+// What a cluster score sees: the cluster, the job (its gang, minimum and
+// selectors) and the hub's topology tiers (which node label names the
+// domains of each tier).
+struct ScoreInput {
+  const ClusterState& cluster;
+  const Job& job;
+  const TopologyTiers& tiers;
+};
 
 // One cluster ranking criterion; a higher score is preferred.
 struct ClusterScore {
   std::string_view name;
-  std::int64_t (*score)(const ClusterState& cluster, const Job& job) = nullptr;
+  std::int64_t (*score)(const ScoreInput& input) = nullptr;
   std::int64_t weight = 1;
 };
 
@@ -99,10 +113,10 @@ class PlacementPolicy {
   // The clusters worth trying for the job, best first (ties: the tie-break
   // score, then lower index), into `out`, which is cleared first and reused
   // (no allocation once warm).
-  void rank_clusters(const std::vector<ClusterState>& clusters, const Job& job, TimeMs now,
-                     std::vector<RankedCluster>& out) const;
+  void rank_clusters(const std::vector<ClusterState>& clusters, const Job& job,
+                     const TopologyTiers& tiers, TimeMs now, std::vector<RankedCluster>& out) const;
   // The policy's score of one cluster for the job (what describe shows).
-  std::int64_t score(const ClusterState& cluster, const Job& job) const;
+  std::int64_t score(const ScoreInput& input) const;
   // Where a starving job holds nodes: the eligible cluster with the most free
   // GPUs that could ever hold its minimum and still has nodes nobody holds.
   ClusterIndex choose_hold_cluster(const std::vector<ClusterState>& clusters, const Job& job) const;
@@ -154,7 +168,7 @@ std::string untolerated_taints(const ClusterState& cluster, const TaskShape& tas
 // The registered policies, by the name a queue or the hub's --placement uses.
 // nullptr when no policy has that name.
 const PlacementPolicy* find_placement_policy(std::string_view name);
-// "binpack, spread, gpu-available": for error messages and help.
+// "binpack, spread, gpu-available, topology": for error messages and help.
 std::string placement_policy_names();
 
 }  // namespace gantry::hub

@@ -487,7 +487,7 @@ const Dispatch* SchedulerCore::find_dispatch(DispatchId id) const {
 
 void SchedulerCore::score_clusters(const Job& job, TimeMs now,
                                    std::vector<ClusterRank>& out) const {
-  policy_for(job).rank_clusters(clusters_, job, now, out);
+  policy_for(job).rank_clusters(clusters_, job, options_.topology_tiers, now, out);
 }
 
 ResourceVector SchedulerCore::allocated_on(ClusterIndex index) const {

@@ -307,7 +307,7 @@ bool SchedulerCore::place(JobId id) {
 Placement SchedulerCore::try_place(JobId id) {
   const Job& job = jobs_[id];
   const PlacementPolicy& policy = policy_for(job);
-  policy.rank_clusters(clusters_, job, pass_.now, pass_.candidates);
+  policy.rank_clusters(clusters_, job, options_.topology_tiers, pass_.now, pass_.candidates);
   // By its limit: the latest it may end (drains are what plans expect).
   const ReplicaTiming timing{end_if_started(job)};
   Placement placement;

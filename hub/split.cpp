@@ -49,7 +49,8 @@ std::int32_t SchedulerCore::plan_split(JobId id) {
     if (!PlacementPolicy::eligible(cluster, c, job) ||
         PlacementPolicy::backed_off(job, c, pass_.now) || !room_for_a_replica(cluster, job.gang))
       continue;
-    pass_.candidates.push_back(ClusterRank{c, policy.score(cluster, job), 0});
+    pass_.candidates.push_back(
+        ClusterRank{c, policy.score(ScoreInput{cluster, job, options_.topology_tiers}), 0});
   }
   std::sort(pass_.candidates.begin(), pass_.candidates.end(),
             [](const ClusterRank& a, const ClusterRank& b) {

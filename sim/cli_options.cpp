@@ -158,7 +158,7 @@ void define(CLI::App& app, SimOptions& options) {
       ->type_name("limits|learned");
   cl::add_read<std::string>(app, "--placement", config.placement, placement,
                             "the core's cluster and node choice (default binpack, the hub's)")
-      ->type_name("binpack|spread|gpu-available");
+      ->type_name("binpack|spread|gpu-available|topology");
   app.add_flag("--split", config.split,
                "pooled only: a gang no single cluster has room for may span several\n"
                "(every job gets gantry.io/split: allowed)");

@@ -116,7 +116,7 @@ TEST(HubOptionsTest, MinRuntimeIsZeroUnlessKarmadaModeOrGiven) {
 
 TEST(HubOptionsTest, UnknownPlacementNamesTheFlagTheValueAndTheChoices) {
   EXPECT_EQ(refusal({"--placement", "pack"}),
-            "--placement: expected one of binpack, spread, gpu-available (got \"pack\")");
+            "--placement: expected one of binpack, spread, gpu-available, topology (got \"pack\")");
   EXPECT_EQ(refusal({"--placement"}), "--placement: missing value");
   EXPECT_EQ(parse_hub_command_line({"--placement", "spread"})
                 .options.settings.scheduling.placement.name(),

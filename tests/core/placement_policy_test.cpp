@@ -48,7 +48,7 @@ TaskShape task_of(std::int64_t gpu_count, Labels selector = {}) {
 std::vector<ClusterIndex> ranked(const PlacementPolicy& policy,
                                  const std::vector<ClusterState>& clusters, const Job& job) {
   std::vector<RankedCluster> out;
-  policy.rank_clusters(clusters, job, 0, out);
+  policy.rank_clusters(clusters, job, TopologyTiers{}, 0, out);
   std::vector<ClusterIndex> order;
   for (const RankedCluster& each : out) order.push_back(each.cluster);
   return order;
@@ -134,8 +134,8 @@ TEST(PlacementPolicyRanking, MostPackedClusterFirstTiesByIndexIneligibleLeftOut)
 
 // The seam a new score plugs into: a policy built from other scores ranks
 // differently without any change to the pass.
-std::int64_t most_free(const ClusterState& cluster, const Job& /*job*/) {
-  return cluster.total_free().get(kGpu);
+std::int64_t most_free(const ScoreInput& input) {
+  return input.cluster.total_free().get(kGpu);
 }
 
 TEST(PlacementPolicyRanking, ScoresAreRegisteredByNameAndAPolicyRanksByItsScores) {

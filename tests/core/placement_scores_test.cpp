@@ -52,7 +52,7 @@ const PlacementPolicy& policy(const char* name) {
 std::vector<ClusterRank> ranked(const PlacementPolicy& policy,
                                 const std::vector<ClusterState>& clusters, const Job& job) {
   std::vector<ClusterRank> out;
-  policy.rank_clusters(clusters, job, 0, out);
+  policy.rank_clusters(clusters, job, TopologyTiers{}, 0, out);
   return out;
 }
 
@@ -224,7 +224,7 @@ TEST_F(PlacementScoresTest, AnUnknownPolicyIsRefusedNamingTheAnnotation) {
   } catch (const FieldError& e) {
     EXPECT_NE(std::string(e.what()).find("gantry.io/placement"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("tightest"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("binpack, spread, gpu-available"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("binpack, spread, gpu-available, topology"), std::string::npos)
         << e.what();
   }
   EXPECT_FALSE(core.find_queue("q"));

@@ -90,7 +90,7 @@ TEST(SimOptions, ParsesPlacementAndSplit) {
 
 TEST(SimOptions, PlacementAndSplitErrorsNameTheFlagAndValue) {
   EXPECT_EQ(error_of({"--trace-dir", "t", "--placement", "most-packed"}),
-            "--placement: expected one of binpack, spread, gpu-available (got \"most-packed\")");
+            "--placement: expected one of binpack, spread, gpu-available, topology (got \"most-packed\")");
   EXPECT_EQ(error_of({"--trace-dir", "t", "--placement"}), "--placement: missing value");
   EXPECT_EQ(error_of({"--trace-dir", "t", "--split"}),
             "--split: needs --mode pooled (an isolated job may use only its own cluster)");

@@ -117,7 +117,7 @@ TEST(ReplayConfigCheck, RefusesSplitInIsolatedModeAndUnknownPlacements) {
     FAIL() << "no error";
   } catch (const std::invalid_argument& error) {
     EXPECT_STREQ(error.what(),
-                 "--placement: expected one of binpack, spread, gpu-available (got \"best\")");
+                 "--placement: expected one of binpack, spread, gpu-available, topology (got \"best\")");
   }
 }
 
