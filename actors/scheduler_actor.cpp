@@ -20,6 +20,7 @@
 #include "actors/core_views.hpp"
 #include "actors/job_events.hpp"
 #include "actors/job_history.hpp"
+#include "actors/recovery_gate.hpp"
 #include "actors/decision_frames.hpp"
 #include "hub/field_error.hpp"
 #include "hub/job_retention.hpp"
@@ -59,7 +60,7 @@ class Scheduler {
     if (settings.recovery_grace.count() > 0) {
       reconciler_.begin_recovery();
       self_->delayed_send(self_, settings.recovery_grace, recovered_atom_v);
-      jobs_to_restore_ = settings.jobs_to_restore;
+      recovery_ = RecoveryGate(settings.jobs_to_restore);
       self_->delayed_send(self_, std::max(settings.recovery_limit, settings.recovery_grace),
                           recovered_atom_v, true);
     }
@@ -159,7 +160,7 @@ class Scheduler {
         },
         [this](degraded_atom, std::string& why) { store_degraded_ = std::move(why); },
         [this](recovered_atom) {
-          grace_passed_ = true;
+          recovery_.grace_over();
           end_recovery_when_restored();
         },
         [this](recovered_atom, bool /*limit*/) {
@@ -170,7 +171,7 @@ class Scheduler {
                 "recovery: cluster(s) {} did not report within the lost grace; their "
                 "agents have stopped what they ran (self-fencing): placing its jobs again",
                 fmt::join(awaited, ", "));
-          awaiting_limit_passed_ = true;
+          recovery_.limit_over();
           end_recovery_when_restored();
         },
         // A stored job the queue actor dropped (no longer valid): it will not come.
@@ -258,29 +259,15 @@ class Scheduler {
   }
 
   void count_restored() {
-    if (jobs_to_restore_ > 0) --jobs_to_restore_;
+    recovery_.job_back();
     end_recovery_when_restored();
   }
 
-  // After a restart no pass runs until every stored job is back, the grace
-  // has passed, and every cluster that held a committed part of a restored
-  // job has reported (or the lost grace ran out: an agent cut off that long
-  // has stopped its runs): a job must not be placed again while it may still
-  // run where it was.
+  // After a restart no pass runs until the gate opens (actors/recovery_gate.hpp).
   void end_recovery_when_restored() {
-    if (!reconciler_.recovering() || !grace_passed_ || jobs_to_restore_ > 0) return;
-    if (!awaiting_limit_passed_) {
-      const std::vector<std::string> awaited = reconciler_.clusters_awaited();
-      if (!awaited.empty()) {
-        if (!awaiting_logged_)
-          spdlog::warn(
-              "recovery waits for cluster(s) {} to report: restored jobs may still run "
-              "there (at most the lost grace)",
-              fmt::join(awaited, ", "));
-        awaiting_logged_ = true;
-        return;
-      }
-    }
+    if (!reconciler_.recovering() ||
+        !recovery_.may_end([this] { return reconciler_.clusters_awaited(); }))
+      return;
     reconcile(&hub::Reconciler::end_recovery);
   }
 
@@ -733,10 +720,7 @@ class Scheduler {
   hub::Reconciler reconciler_;  // after core_, which it drives
   hub::JobRetention retention_;
   bool passed_once_ = false;
-  std::size_t jobs_to_restore_ = 0;  // stored jobs not back yet (while recovering)
-  bool grace_passed_ = false;
-  bool awaiting_limit_passed_ = false;
-  bool awaiting_logged_ = false;
+  RecoveryGate recovery_;  // while the reconciler recovers
   // A deleted job's parts that never report their stop are given up after
   // this (the lost grace: by then the hub would give up the cluster too).
   std::chrono::milliseconds stop_grace_{120'000};
