@@ -3,6 +3,8 @@
 // every run, which ends Failed saying why.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include "agent_test_support.hpp"
 #include "agents/agent_core.hpp"
 #include "agents/hub_session.hpp"
@@ -53,14 +55,22 @@ TEST(SelfFence, EchoesOfAnEarlierConnectionConfirmNothing) {
   EXPECT_EQ(session.confirmed_contact(), 1000);
 }
 
-// The event tells the hub it was an eviction, so that the job runs again.
-TEST(SelfFence, AFencedCoreStopsEveryRunWhichEndsFailedSayingWhyAsAnEviction) {
+// A core on the small inventory running `prepare`s, committed, with nothing
+// said yet about them.
+struct SelfFenceRuns : ::testing::Test {
+  void run(std::initializer_list<protocol::Prepare> prepares) {
+    for (const protocol::Prepare& prepare : prepares) prepare_and_commit(core, prepare, 0, out);
+    out.messages.clear();
+  }
+
   testing::FakeExecutor executor;
-  AgentCore core("test", testing::small_inventory(), executor);
+  AgentCore core{"test", testing::small_inventory(), executor};
   Outbox out;
-  prepare_and_commit(core, make_prepare(1, "a", {{"w", 2}}), 0, out);
-  prepare_and_commit(core, make_prepare(2, "b", {{"w", 1}}), 0, out);
-  out.messages.clear();
+};
+
+// The event tells the hub it was an eviction, so that the job runs again.
+TEST_F(SelfFenceRuns, AFencedCoreStopsEveryRunWhichEndsFailedSayingWhyAsAnEviction) {
+  run({make_prepare(1, "a", {{"w", 2}}), make_prepare(2, "b", {{"w", 1}})});
 
   core.fence("fenced: no confirmed contact", out);
   EXPECT_EQ(executor.killed.size(), 3u);
@@ -79,12 +89,8 @@ TEST(SelfFence, AFencedCoreStopsEveryRunWhichEndsFailedSayingWhyAsAnEviction) {
 
 // A supervisor fences its replica itself (the agent may be hung or dead):
 // the part ends as an eviction too, and its other replicas are stopped.
-TEST(SelfFence, AReplicaItsSupervisorFencedEndsThePartAsAnEviction) {
-  testing::FakeExecutor executor;
-  AgentCore core("test", testing::small_inventory(), executor);
-  Outbox out;
-  prepare_and_commit(core, make_prepare(1, "a", {{"w", 2}}), 0, out);
-  out.messages.clear();
+TEST_F(SelfFenceRuns, AReplicaItsSupervisorFencedEndsThePartAsAnEviction) {
+  run({make_prepare(1, "a", {{"w", 2}})});
 
   ReplicaExit fenced{ReplicaKey{1, 0}, 143, 15};
   fenced.fenced = true;
@@ -101,12 +107,8 @@ TEST(SelfFence, AReplicaItsSupervisorFencedEndsThePartAsAnEviction) {
 }
 
 // An ordinary failure still names its replica, for PodFailed policies.
-TEST(SelfFence, AnOrdinaryFailureIsNoEviction) {
-  testing::FakeExecutor executor;
-  AgentCore core("test", testing::small_inventory(), executor);
-  Outbox out;
-  prepare_and_commit(core, make_prepare(1, "a", {{"w", 1}}), 0, out);
-  out.messages.clear();
+TEST_F(SelfFenceRuns, AnOrdinaryFailureIsNoEviction) {
+  run({make_prepare(1, "a", {{"w", 1}})});
   core.on_exits({{ReplicaKey{1, 0}, 3, 0}}, out);
   const auto updates = messages_of<protocol::StatusUpdate>(out);
   ASSERT_EQ(updates.size(), 1u);
