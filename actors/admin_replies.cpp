@@ -104,7 +104,7 @@ FinishedJob finished_record(const hub::SchedulerCore& core, const JobEvents& eve
 }
 
 std::vector<std::string> operator_warnings(const std::string& store_degraded,
-                                           const HeldRuns& held) {
+                                           const hub::HeldRuns& held) {
   std::vector<std::string> warnings;
   if (!store_degraded.empty()) warnings.push_back("the job store is degraded: " + store_degraded);
   std::map<std::string, std::vector<std::string>> held_jobs;  // by cluster

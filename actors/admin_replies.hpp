@@ -34,11 +34,9 @@ FinishedJob finished_record(const hub::SchedulerCore& core, const JobEvents& eve
                             const LastSeen& last_seen, const hub::JobEnd& end, std::int64_t row,
                             hub::TimeMs now);
 
-// Runs agents hold from before this hub's state was made, by (cluster,
-// dispatch): hub::Reconciler::held().
-using HeldRuns = std::map<std::pair<std::string, hub::DispatchId>, protocol::RunningDispatch>;
 // Said with every get and describe: what waits on an operator. `store_degraded`:
 // why the store keeps writes in memory ("" when it does not).
-std::vector<std::string> operator_warnings(const std::string& store_degraded, const HeldRuns& held);
+std::vector<std::string> operator_warnings(const std::string& store_degraded,
+                                           const hub::HeldRuns& held);
 
 }  // namespace gantry::actors

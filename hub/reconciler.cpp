@@ -505,6 +505,27 @@ void Reconciler::stop_parts(DispatchId id, const std::string& job, bool committe
   }
 }
 
+void Reconciler::on_resized(const std::string& cluster, const protocol::Resized& resized,
+                            TimeMs now, Outbox& out) {
+  const std::optional<ClusterIndex> index = core_.find_cluster(cluster);
+  const Dispatch* dispatch = core_.find_dispatch(resized.dispatch_id);
+  if (!index || dispatch == nullptr) return;
+  const JobId job = dispatch->job;
+  if (!core_.resize_answered(resized.dispatch_id, *index, resized.elastic_epoch, resized.admitted,
+                             now))
+    return;
+  const std::int32_t world = core_.find_dispatch(resized.dispatch_id)->world_size;
+  out.events.push_back(
+      JobEvent{job, now,
+               resized.admitted
+                   ? "elastic: grew to " + std::to_string(world) + " replica(s) (elastic epoch " +
+                         std::to_string(resized.elastic_epoch) + ")"
+                   : "elastic: growth refused by " + cluster + ": " + resized.reason});
+  info(out, "job " + core_.job(job).name + ": elastic growth " +
+                (resized.admitted ? "admitted" : "refused") + " by cluster " + cluster);
+  out.pass_wanted = true;
+}
+
 void Reconciler::on_admit(const std::string& cluster, const protocol::Admit& message, TimeMs now,
                           Outbox& out) {
   const Dispatch* dispatch = dispatch_on(cluster, message.dispatch_id);

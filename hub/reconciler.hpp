@@ -91,6 +91,9 @@ struct RestoredDispatch {
   std::int32_t rendezvous_port = 0;
 };
 
+// Runs agents hold from before this hub's state was made, by (cluster, dispatch).
+using HeldRuns = std::map<std::pair<std::string, DispatchId>, protocol::RunningDispatch>;
+
 class Reconciler {
  public:
   explicit Reconciler(SchedulerCore& core) : core_(core) {}
@@ -104,9 +107,7 @@ class Reconciler {
     later_states_from_ = later_from;
   }
   // Runs held that way, by cluster.
-  const std::map<std::pair<std::string, DispatchId>, protocol::RunningDispatch>& held() const {
-    return held_;
-  }
+  const HeldRuns& held() const { return held_; }
 
   // After a hub restart, until end_recovery(): runs of an earlier hub wait
   // for their job to come back from the store, and no pass may run (a
@@ -134,6 +135,9 @@ class Reconciler {
                  Outbox& out);
   void on_status(const std::string& cluster, protocol::StatusUpdate update, TimeMs now,
                  Outbox& out);
+  // The agent's answer to an elastic job's growth (docs/elastic.md).
+  void on_resized(const std::string& cluster, const protocol::Resized& resized, TimeMs now,
+                  Outbox& out);
   // The cluster's agent has been silent past its lease: no new placements;
   // what it runs keeps its place for the lost grace.
   void on_cluster_silent(const std::string& cluster, TimeMs now, Outbox& out);
@@ -222,7 +226,7 @@ class Reconciler {
   std::vector<LifecycleStep> steps_;                 // reused by carry_out_lifecycle
   DispatchId state_first_ = 0;
   DispatchId later_states_from_ = 0;
-  std::map<std::pair<std::string, DispatchId>, protocol::RunningDispatch> held_;
+  HeldRuns held_;
   std::set<std::string> reported_;  // clusters with a usage report since this hub started
 };
 
