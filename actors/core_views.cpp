@@ -248,6 +248,8 @@ protocol::Prepare prepare_message(const hub::SchedulerCore& core, const hub::Dis
   prepare.task_index_offsets = by_task_name(job, part.task_index_offset);
   prepare.time_limit_ms = job.time_limit_ms;
   prepare.member_queue = core.queues().node(job.queue).spec.member_queue;
+  if (dispatch.parts.size() == 1 && job.gang.topology_aware())
+    prepare.topology_tier_labels = core.topology_tiers().labels();
   return prepare;
 }
 

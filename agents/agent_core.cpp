@@ -199,7 +199,8 @@ std::string AgentCore::place_part(const protocol::Prepare& prepare, PreparedPart
   } catch (const hub::FieldError& e) {
     return e.what();
   }
-  const Admission admission = nodes_.admit(gang.shape, part.assignment, prepare.nodes);
+  const Admission admission = nodes_.admit(gang.shape, part.assignment, prepare.nodes,
+                                           gang.tiers.value_or(hub::TopologyTiers{}));
   if (!admission.admitted) return admission.reason;
   part.id = prepare.dispatch_id;
   part.job = std::make_shared<const protocol::JobSpec>(prepare.job);

@@ -26,14 +26,31 @@ void refuse_negative(const char* field, std::int64_t value) {
   if (value < 0) throw hub::FieldError(field, std::to_string(value), "must not be negative");
 }
 
-// The hub placed the part on planned nodes, within the topology and
-// partitions it asked for; the agent admits it on those nodes or, when they
-// no longer fit, on any (it does not know the hub's topology tier labels).
+// A part of a split gang: the hub placed whole replicas there, and a gang
+// with a hard topology is never split.
 hub::TaskShape without_topology(hub::TaskShape task) {
   task.partition_size = 0;
   task.min_partitions = 0;
   task.partition_topology = {};
   return task;
+}
+
+// The tiers the Prepare names, checked: at most kMaxTopologyTiers, none empty.
+std::optional<hub::TopologyTiers> tiers_of(const protocol::Prepare& prepare) {
+  const std::vector<std::string>& labels = prepare.topology_tier_labels;
+  if (labels.empty()) return std::nullopt;
+  if (labels.size() > static_cast<std::size_t>(hub::kMaxTopologyTiers))
+    throw hub::FieldError("topology_tier_labels", std::to_string(labels.size()) + " labels",
+                          "names at most " + std::to_string(hub::kMaxTopologyTiers) + " tiers");
+  hub::TopologyTiers tiers;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    try {
+      tiers.set_label(static_cast<std::int32_t>(i + 1), labels[i]);
+    } catch (const std::invalid_argument& e) {
+      throw hub::FieldError("topology_tier_labels[" + std::to_string(i) + "]", labels[i], e.what());
+    }
+  }
+  return tiers;
 }
 
 }  // namespace
@@ -42,6 +59,8 @@ DispatchGang gang_for_part(const protocol::Prepare& prepare) {
   refuse_unknown_tasks(prepare);
   const hub::GangShape whole = hub::resolve_gang(prepare.job);  // as the hub resolved it
   DispatchGang gang;
+  const bool whole_gang = prepare.parts <= 1;
+  if (whole_gang) gang.tiers = tiers_of(prepare);
   std::int32_t total = 0;
   for (std::size_t t = 0; t < whole.tasks.size(); ++t) {
     const hub::TaskShape& task = whole.tasks[t];
@@ -52,13 +71,13 @@ DispatchGang gang_for_part(const protocol::Prepare& prepare) {
           "task_replicas[" + task.name + "]", std::to_string(here->second),
           "must be from 0 to the task's " + std::to_string(task.replicas) + " replicas");
     }
-    gang.shape.tasks.push_back(without_topology(task));
+    gang.shape.tasks.push_back(gang.tiers ? task : without_topology(task));
     gang.shape.tasks.back().replicas = here->second;
     gang.job_task.push_back(static_cast<std::uint32_t>(t));
     total += here->second;
   }
   if (total == 0) throw hub::FieldError("task_replicas", "", "gives this cluster no replicas");
-  const bool whole_gang = prepare.parts <= 1;
+  if (gang.tiers) gang.shape.topology = whole.topology;
   gang.shape.min_available = whole_gang ? std::min(whole.min_available, total) : total;
   return gang;
 }

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "agents/dispatch_run.hpp"
 #include "hub/gang.hpp"
+#include "hub/topology.hpp"
 #include "protocol/messages.hpp"
 
 namespace gantry::agents {
@@ -16,11 +18,17 @@ struct DispatchGang {
   // For each shape task, its index in JobSpec::tasks (tasks with no replicas
   // here are left out of the shape).
   std::vector<std::uint32_t> job_task;
+  // The hub's topology tiers when the part keeps the job's network-topology
+  // and partition constraints (a whole gang sent with them); else none, and
+  // the shape has no topology.
+  std::optional<hub::TopologyTiers> tiers;
 };
 
 // Per task in spec order: task_replicas[task] replicas of the task as
-// hub::resolve_gang resolves it (requests, node selector, tolerations),
-// without its topology. A part of a split gang must start every replica it
+// hub::resolve_gang resolves it (requests, node selector, tolerations; its
+// topology and partitions only for a whole gang whose Prepare carries the
+// hub's topology tier labels: a part of a split is placed by whole replicas,
+// the hub keeps hard-topology gangs whole). A part of a split gang must start every replica it
 // was given (the other parts count on their ranks); a whole gang (parts = 1)
 // needs what the hub resolved (minAvailable, else whole partitions, else all),
 // capped to its replicas. Throws hub::FieldError naming the field when the

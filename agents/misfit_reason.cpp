@@ -69,7 +69,7 @@ std::optional<std::string> task_cannot_fit(const hub::ClusterState& cluster,
 }  // namespace
 
 std::string explain_misfit(const hub::ClusterState& cluster, const hub::GangShape& gang,
-                           const hub::FitResult& fit) {
+                           const hub::FitResult& fit, const hub::TopologyTiers& tiers) {
   for (const hub::TaskShape& task : gang.tasks) {
     if (auto why = task_cannot_fit(cluster, task)) return *why;
   }
@@ -82,6 +82,8 @@ std::string explain_misfit(const hub::ClusterState& cluster, const hub::GangShap
            amount(short_of, cluster.total_free().get(short_of)) + " free of " +
            amount(short_of, cluster.total_allocatable().get(short_of));
   }
+  if (gang.topology_hard())
+    return hub::topology_misfit_text(gang, tiers, cluster.name(), gang.min_available, fit.placed);
   std::string taints;
   for (const hub::TaskShape& task : gang.tasks)
     if (taints.empty()) taints = taints_note(cluster, task, hub::NodeRoom::kFree);

@@ -87,17 +87,22 @@ void NodePool::update_nodes(const std::vector<protocol::NodeUsage>& nodes) {
 }
 
 Admission NodePool::admit(const hub::GangShape& gang, std::vector<hub::NodeAssignment>& assignment,
-                          std::span<const protocol::PlacedReplica> hints) {
+                          std::span<const protocol::PlacedReplica> hints,
+                          const hub::TopologyTiers& tiers) {
   if (!hints.empty() && take_hinted(gang, hints, assignment)) {
     for (const hub::NodeAssignment& taken : assignment) held_[taken.node] += taken.amount;
     return Admission{true, "", true};
   }
+  // The hub's tiers are the same for every gang it sends: the placer (and
+  // its domain index) is rebuilt only when they first differ.
+  if (gang.topology_aware() && !(placer_.topology_tiers() == tiers))
+    placer_ = hub::GangPlacer(placer_.policy(), tiers);
   const hub::FitResult fit = placer_.place(cluster_, gang, assignment);
   if (fit.fits) {
     for (const hub::NodeAssignment& taken : assignment) held_[taken.node] += taken.amount;
     return Admission{true, "", false};
   }
-  return Admission{false, explain_misfit(cluster_, gang, fit), false};
+  return Admission{false, explain_misfit(cluster_, gang, fit, placer_.topology_tiers()), false};
 }
 
 // The hub chose these nodes on its view of this cluster, which may be stale:

@@ -42,10 +42,12 @@ class NodePool {
   // Takes the resources of the gang's replicas; `assignment` gets one entry
   // per placed replica. When `hints` (one {task, node} per replica of the
   // gang) all fit on their nodes now, takes exactly those; otherwise places
-  // every replica it can (at least gang.min_available) by its own policy. On
-  // refusal nothing is taken.
+  // every replica it can (at least gang.min_available) by its own policy,
+  // within the topology domains `tiers` name when the gang has a topology
+  // constraint. On refusal nothing is taken.
   Admission admit(const hub::GangShape& gang, std::vector<hub::NodeAssignment>& assignment,
-                  std::span<const protocol::PlacedReplica> hints = {});
+                  std::span<const protocol::PlacedReplica> hints = {},
+                  const hub::TopologyTiers& tiers = {});
   void release(const std::vector<hub::NodeAssignment>& assignment);
 
   const hub::ClusterState& state() const { return cluster_; }

@@ -337,6 +337,7 @@ class SchedulerCore {
   // True when `dispatch` was handed out by an earlier hub (ids below this
   // hub's first_dispatch_id).
   bool from_earlier_hub(DispatchId dispatch) const { return dispatch < options_.first_dispatch_id; }
+  const TopologyTiers& topology_tiers() const { return options_.topology_tiers; }
   // Takes the pending job back as Running under an earlier hub's committed
   // `dispatch`, one part per listed cluster, its replicas holding their
   // requests on the named nodes (already counted in the agents' usage

@@ -37,6 +37,9 @@ class TopologyTiers {
   // "N=KEY" (hub option --topology-tier-label) applied; throws
   // std::invalid_argument saying what is wrong with `text`.
   void apply(const std::string& text);
+  // Tier 1's label first, one per tier.
+  std::vector<std::string> labels() const { return {labels_.begin(), labels_.end()}; }
+  bool operator==(const TopologyTiers&) const = default;
 
  private:
   std::array<std::string, kMaxTopologyTiers> labels_;

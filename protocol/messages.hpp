@@ -68,7 +68,7 @@ struct LifecyclePolicy {
 // `hard` keeps the gang within one topology domain of at most tier
 // `highest_tier_allowed`; `soft` prefers it. Empty mode: not given.
 struct NetworkTopology {
-  std::string mode;  // "" | "hard" | "soft"
+  std::string mode;                       // "" | "hard" | "soft"
   std::int32_t highest_tier_allowed = 0;  // 0: not given
   GANTRY_WIRE_FIELDS(NetworkTopology, mode, highest_tier_allowed);
 };
@@ -120,11 +120,11 @@ struct TaskSpec {
   // template.spec.activeDeadlineSeconds (Kubernetes): how long the task's
   // replicas may run; 0 = none. The job's limit: hub::make_job_request.
   std::int64_t active_deadline_seconds = 0;
-  std::int32_t min_available = -1;  // spec.tasks[].minAvailable; -1: not given (= replicas)
-  std::int32_t max_retry = 0;       // spec.tasks[].maxRetry; 0: the job's
+  std::int32_t min_available = -1;          // spec.tasks[].minAvailable; -1: not given (= replicas)
+  std::int32_t max_retry = 0;               // spec.tasks[].maxRetry; 0: the job's
   std::vector<LifecyclePolicy> policies{};  // override the job's for this task's events
-  TaskDependency depends_on{};            // no names: starts with the gang
-  std::string topology_policy{};          // NUMA policy (accepted; docs/volcano-compat.md)
+  TaskDependency depends_on{};              // no names: starts with the gang
+  std::string topology_policy{};            // NUMA policy (accepted; docs/volcano-compat.md)
   PartitionPolicy partition_policy{};
   std::vector<Toleration> tolerations{};  // template.spec.tolerations
   // The task's whole pod template (metadata and spec) as submitted, as JSON
@@ -146,8 +146,8 @@ struct JobSpec {
   std::int32_t max_retry = 3;
   Labels annotations;  // metadata.annotations (gantry.io/sim-duration, ...)
   std::vector<TaskSpec> tasks;
-  std::string generate_name{};  // metadata.generateName: the hub makes `name` from it
-  Labels labels{};            // metadata.labels
+  std::string generate_name{};   // metadata.generateName: the hub makes `name` from it
+  Labels labels{};               // metadata.labels
   std::int32_t min_success = 0;  // spec.minSuccess; 0: not given
   // spec.ttlSecondsAfterFinished: a finished job is deleted this long after
   // it ended; -1: kept until deleted.
@@ -223,8 +223,8 @@ struct NodeUsage {
   Labels labels;
   ResourceList allocatable;
   ResourceList allocated;
-  std::string gpu_model;  // also present as label nvidia.com/gpu.product
-  std::vector<GpuUsage> gpus;  // from the node's NVML, when a node-role agent reports it
+  std::string gpu_model;        // also present as label nvidia.com/gpu.product
+  std::vector<GpuUsage> gpus;   // from the node's NVML, when a node-role agent reports it
   std::vector<Taint> taints{};  // NoSchedule / NoExecute taints (Kubernetes nodes)
   GANTRY_WIRE_FIELDS(NodeUsage, name, labels, allocatable, allocated, gpu_model, gpus, taints);
 };
@@ -241,9 +241,9 @@ struct PlacementScores {
   std::int32_t gpu_node_available = -100;
   std::int32_t gpu_cluster_available = -100;
   std::int64_t valid_until_ms = 0;
-  GANTRY_WIRE_FIELDS(PlacementScores, cpu_node_available, cpu_cluster_available,
-                     mem_node_available, mem_cluster_available, gpu_node_available,
-                     gpu_cluster_available, valid_until_ms);
+  GANTRY_WIRE_FIELDS(PlacementScores, cpu_node_available, cpu_cluster_available, mem_node_available,
+                     mem_cluster_available, gpu_node_available, gpu_cluster_available,
+                     valid_until_ms);
 };
 
 // node-role agent -> its cluster-role agent: what one node has and uses, from
@@ -390,8 +390,14 @@ struct Prepare {
   // objects, from the job's queue annotation gantry.io/member-queue; "": the
   // agent's --member-queue.
   std::string member_queue{};
+  // The hub's node label of each network-topology tier, tier 1 first
+  // (--topology-tier-label), sent with a whole gang that has a topology
+  // constraint: the agent keeps the gang within the domains the hub placed
+  // it by when it must choose other nodes. Empty: the part has none.
+  std::vector<std::string> topology_tier_labels{};
   GANTRY_WIRE_FIELDS(Prepare, dispatch_id, part, parts, epoch, job, task_replicas, nodes,
-                     rank_offset, world_size, task_index_offsets, time_limit_ms, member_queue);
+                     rank_offset, world_size, task_index_offsets, time_limit_ms, member_queue,
+                     topology_tier_labels);
 };
 
 // agent -> hub: the part's resources are held, nothing is started. The agent
@@ -558,8 +564,7 @@ struct JobInfo {
                      replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks,
                      parts, placement, scores, epoch, time_limit_ms, planned_start_ms,
                      planned_cluster, planned_nodes, retries, max_retry, last_event,
-                     last_event_task, last_event_replica, last_exit_code, last_action,
-                     submitter);
+                     last_event_task, last_event_replica, last_exit_code, last_action, submitter);
 };
 
 struct ClusterInfo {
@@ -570,7 +575,7 @@ struct ClusterInfo {
   ResourceList capacity;
   ResourceList allocated;
   std::int64_t last_seen_ms = 0;
-  bool cordoned = false;  // no new placements (gantryctl cordon / drain)
+  bool cordoned = false;   // no new placements (gantryctl cordon / drain)
   PlacementScores scores;  // as its agent last reported them
   // NVML's view over the cluster's GPUs (get clusters -o wide): how many
   // report, how busy they are on average, their memory, and how many sit idle
@@ -620,8 +625,8 @@ struct PriorityClassInfo {
   std::string preemption_policy;  // PreemptLowerPriority | Never
   std::string description;
   bool built_in = false;  // one of the embedded defaults
-  GANTRY_WIRE_FIELDS(PriorityClassInfo, name, value, global_default, preemption_policy,
-                     description, built_in);
+  GANTRY_WIRE_FIELDS(PriorityClassInfo, name, value, global_default, preemption_policy, description,
+                     built_in);
 };
 
 struct ListReply {
@@ -651,7 +656,7 @@ struct DescribeReply {
   QueueInfo queue;
   ClusterInfo cluster;
   JobSpec spec;
-  std::vector<std::string> events;  // human-readable history, oldest first
+  std::vector<std::string> events;      // human-readable history, oldest first
   std::vector<std::string> warnings{};  // as ListReply's
   GANTRY_WIRE_FIELDS(DescribeReply, ok, error, job, queue, cluster, spec, events, warnings);
 };

@@ -210,5 +210,85 @@ TEST(DispatchGang, MalformedDispatchNamesTheField) {
   EXPECT_THROW(gang_for_part(none), hub::FieldError);
 }
 
+// ---- network topology: the agent's own fit, when the hub's chosen nodes no
+// longer fit, keeps a hard-topology gang within one domain of the hub's tiers.
+
+// Four 4-GPU nodes: two on rack r1, one on r2, one on r3 (label "rack").
+struct TopologyAdmissionTest : ::testing::Test {
+  static config::Inventory racks() {
+    config::Inventory inventory = small_inventory();
+    inventory.nodes.clear();
+    for (const auto& [name, rack] : std::vector<std::pair<std::string, std::string>>{
+             {"n0", "r2"}, {"n1", "r1"}, {"n2", "r3"}, {"n3", "r1"}}) {
+      inventory.nodes.push_back(testing::make_node(name, 32, 4, "A100"));
+      inventory.nodes.back().labels["rack"] = rack;
+    }
+    return inventory;
+  }
+  // Two 4-GPU replicas that must share one rack (tier 1 on label "rack").
+  static protocol::Prepare pair_on_one_rack() {
+    protocol::Prepare prepare = make_prepare(1, "pair", {{"worker", 2, 4}});
+    prepare.parts = 1;
+    prepare.job.network_topology = {"hard", 1};
+    prepare.topology_tier_labels = {"rack"};
+    return prepare;
+  }
+  Admission admit(const protocol::Prepare& prepare) {
+    const DispatchGang gang = gang_for_part(prepare);
+    return pool.admit(gang.shape, assignment, prepare.nodes,
+                      gang.tiers.value_or(hub::TopologyTiers{}));
+  }
+  std::set<std::string> nodes_taken() const {
+    std::set<std::string> names;
+    for (const auto& placed : assignment) names.insert(pool.node_name(placed.node));
+    return names;
+  }
+
+  NodePool pool{"test", racks()};
+  std::vector<hub::NodeAssignment> assignment;
+};
+
+TEST_F(TopologyAdmissionTest, WithoutHintsTheGangTakesTheOneRackThatHoldsIt) {
+  const Admission admission = admit(pair_on_one_rack());
+  ASSERT_TRUE(admission.admitted) << admission.reason;
+  EXPECT_EQ(nodes_taken(), (std::set<std::string>{"n1", "n3"}));
+}
+
+TEST_F(TopologyAdmissionTest, HintsThatNoLongerFitFallBackWithinOneRack) {
+  std::vector<hub::NodeAssignment> other;
+  ASSERT_TRUE(pool.admit(gang_for_part(make_prepare(2, "other", {{"w", 1, 4}})).shape, other,
+                         std::vector<protocol::PlacedReplica>{{"w", "n0"}})
+                  .admitted);
+  protocol::Prepare prepare = pair_on_one_rack();
+  prepare.nodes = {{"worker", "n0"}, {"worker", "n2"}};  // n0 is taken meanwhile
+  const Admission admission = admit(prepare);
+  ASSERT_TRUE(admission.admitted) << admission.reason;
+  EXPECT_FALSE(admission.hinted);
+  EXPECT_EQ(nodes_taken(), (std::set<std::string>{"n1", "n3"}))
+      << "not n2 and n3 across racks, which fit the GPUs as well";
+}
+
+TEST_F(TopologyAdmissionTest, NoRackHoldsTheGangRefusedSayingSoAndNothingTaken) {
+  std::vector<hub::NodeAssignment> other;
+  ASSERT_TRUE(pool.admit(gang_for_part(make_prepare(2, "other", {{"w", 1, 4}})).shape, other,
+                         std::vector<protocol::PlacedReplica>{{"w", "n1"}})
+                  .admitted);
+  const Admission admission = admit(pair_on_one_rack());
+  EXPECT_FALSE(admission.admitted) << "n0, n2 and n3 have the GPUs, but on three racks";
+  EXPECT_NE(admission.reason.find("one value of rack (tier 1)"), std::string::npos)
+      << admission.reason;
+  EXPECT_TRUE(assignment.empty());
+}
+
+TEST_F(TopologyAdmissionTest, APrepareWithoutTierLabelsIsFittedByWholeReplicasAnywhere) {
+  protocol::Prepare prepare = pair_on_one_rack();
+  prepare.topology_tier_labels.clear();
+  std::vector<hub::NodeAssignment> other;
+  ASSERT_TRUE(pool.admit(gang_for_part(make_prepare(2, "other", {{"w", 1, 4}})).shape, other,
+                         std::vector<protocol::PlacedReplica>{{"w", "n1"}})
+                  .admitted);
+  EXPECT_TRUE(admit(prepare).admitted) << "as before: whole replicas anywhere";
+}
+
 }  // namespace
 }  // namespace gantry::agents

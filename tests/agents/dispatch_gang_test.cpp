@@ -36,7 +36,54 @@ TEST(DispatchGangTest, AWholeGangNeedsWhatTheHubResolvedFromItsPartitions) {
   EXPECT_EQ(gang.shape.tasks[0].replicas, 4);
   EXPECT_EQ(gang.shape.tasks[0].per_replica, hub_gang.tasks[0].per_replica);
   EXPECT_EQ(gang.shape.tasks[0].partition_size, 0)
-      << "the hub placed the partitions; the agent does not know its topology tiers";
+      << "sent without the hub's topology tiers: the part is fitted by whole replicas";
+  EXPECT_FALSE(gang.tiers);
+}
+
+// A whole gang the hub sends with its tier labels keeps the job's network
+// topology and partitions: the agent's own fit stays within one domain.
+TEST(DispatchGangTest, AWholeGangSentWithTierLabelsKeepsItsTopologyAndPartitions) {
+  protocol::Prepare prepare = partitioned_prepare();
+  prepare.job.network_topology = {"hard", 2};
+  prepare.topology_tier_labels = {"rack", "zone"};
+  const DispatchGang gang = gang_for_part(prepare);
+  ASSERT_TRUE(gang.tiers);
+  EXPECT_EQ(gang.tiers->label(1), "rack");
+  EXPECT_EQ(gang.tiers->label(2), "zone");
+  EXPECT_TRUE(gang.shape.topology.hard());
+  EXPECT_EQ(gang.shape.topology.highest_tier, 2);
+  EXPECT_EQ(gang.shape.tasks[0].partition_size, 2);
+  EXPECT_EQ(gang.shape.tasks[0].min_partitions, 1);
+  EXPECT_TRUE(hub::same_topology(gang.shape, hub::resolve_gang(prepare.job)))
+      << "the agent fits the topology the hub placed by";
+}
+
+TEST(DispatchGangTest, APartOfASplitIsFittedByWholeReplicasEvenWithTierLabels) {
+  protocol::Prepare prepare = partitioned_prepare();
+  prepare.parts = 2;
+  prepare.task_replicas["worker"] = 2;
+  prepare.topology_tier_labels = {"rack"};
+  const DispatchGang gang = gang_for_part(prepare);
+  EXPECT_FALSE(gang.tiers);
+  EXPECT_EQ(gang.shape.tasks[0].partition_size, 0);
+}
+
+TEST(DispatchGangTest, TierLabelsThatCannotNameTiersAreRefusedNamingTheField) {
+  protocol::Prepare prepare = partitioned_prepare();
+  prepare.topology_tier_labels.assign(hub::kMaxTopologyTiers + 1, "rack");
+  try {
+    gang_for_part(prepare);
+    ADD_FAILURE() << "nine tiers were taken";
+  } catch (const hub::FieldError& error) {
+    EXPECT_EQ(error.field(), "topology_tier_labels");
+  }
+  prepare.topology_tier_labels = {"rack", ""};
+  try {
+    gang_for_part(prepare);
+    ADD_FAILURE() << "an empty label was taken";
+  } catch (const hub::FieldError& error) {
+    EXPECT_EQ(error.field(), "topology_tier_labels[1]");
+  }
 }
 
 TEST(DispatchGangTest, APartOfASplitStartsEveryReplicaItWasGiven) {

@@ -227,7 +227,8 @@ inline Prepare sample<Prepare>() {
                  9,
                  {{"master", 1}, {"worker", 2}},
                  5'400'000,
-                 "research-gpu"};
+                 "research-gpu",
+                 {"nvidia.com/gpu.clique", "topology.kubernetes.io/zone"}};
 }
 template <>
 inline Admit sample<Admit>() {

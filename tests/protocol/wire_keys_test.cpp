@@ -41,7 +41,7 @@ const std::vector<ExpectedMessage> kMessages = {
     {"Prepare",
      11,
      {"dispatch_id", "part", "parts", "epoch", "job", "task_replicas", "nodes", "rank_offset",
-      "world_size", "task_index_offsets", "time_limit_ms", "member_queue"}},
+      "world_size", "task_index_offsets", "time_limit_ms", "member_queue", "topology_tier_labels"}},
     {"Commit", 12, {"dispatch_id", "job", "part", "master_addr", "master_port"}},
     {"Abort", 13, {"dispatch_id", "job", "part", "reason"}},
     {"NodeReport",
