@@ -40,10 +40,10 @@ bool is_stopping_for_policy(JobPhase phase) {
 }
 
 bool min_success_met(const Job& job) {
-  if (!job.spec || job.spec->min_success <= 0) return false;
+  if (!job.policies || job.policies->min_success() <= 0) return false;
   std::int32_t succeeded = 0;
   for (const protocol::TaskStatus& task : job.tasks) succeeded += task.succeeded;
-  return succeeded >= job.spec->min_success;
+  return succeeded >= job.policies->min_success();
 }
 
 }  // namespace gantry::hub

@@ -164,6 +164,9 @@ struct JobRequest {
   // across several, each part whole replicas.
   bool split_allowed = false;
   std::shared_ptr<const protocol::JobSpec> spec;  // optional: what agents get
+  // The spec's lifecycle policies, maxRetry and minSuccess, resolved from it
+  // (make_job_request); null: none (jobs without a spec: sim, bench).
+  std::shared_ptr<const JobPolicies> policies;
   // Pending longer than this, the job gets nodes held for it (Volcano's
   // sla-waiting-time). -1: the queue's default; 0: never.
   std::int64_t sla_waiting_ms = -1;
@@ -196,10 +199,11 @@ struct Job {
   TimeMs started_ms = 0;
   TimeMs finished_ms = 0;
   GangShape gang;
-  ResourceVector total;                        // gang.total(), computed once at submit
-  ResourceVector minimum;                      // gang.minimum(), computed once at submit
-  std::vector<ClusterIndex> allowed_clusters;  // empty: any
-  std::shared_ptr<const protocol::JobSpec> spec;
+  ResourceVector total;                           // gang.total(), computed once at submit
+  ResourceVector minimum;                         // gang.minimum(), computed once at submit
+  std::vector<ClusterIndex> allowed_clusters;     // empty: any
+  std::shared_ptr<const protocol::JobSpec> spec;  // what agents get; the core reads `policies`
+  std::shared_ptr<const JobPolicies> policies;    // JobRequest::policies
 
   JobPhase phase = JobPhase::kPending;
   PendingReason reason;

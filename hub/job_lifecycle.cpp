@@ -65,59 +65,94 @@ bool is_restart(LifecycleAction value) {
 
 namespace {
 
-bool matches(const protocol::LifecyclePolicy& policy, LifecycleEvent happened,
-             std::int32_t exit_code) {
-  if (policy.events.empty())  // an exitCode policy
-    return happened == LifecycleEvent::kPodFailed && policy.exit_code != 0 &&
-           policy.exit_code == exit_code;
-  const std::string_view name = event_name(happened);
-  return std::any_of(policy.events.begin(), policy.events.end(), [&](const std::string& listed) {
-    return listed == name || listed == event::kAny;
-  });
+constexpr LifecycleEvent kEveryEvent[] = {
+    LifecycleEvent::kPodFailed,     LifecycleEvent::kPodEvicted, LifecycleEvent::kPodPending,
+    LifecycleEvent::kTaskCompleted, LifecycleEvent::kTaskFailed, LifecycleEvent::kJobUnknown};
+
+std::uint32_t bit(LifecycleEvent event) {
+  return 1U << static_cast<std::uint32_t>(event);
 }
 
-std::optional<ResolvedPolicy> first_match(const std::vector<protocol::LifecyclePolicy>& policies,
-                                          LifecycleEvent happened, std::int32_t exit_code) {
-  for (const protocol::LifecyclePolicy& policy : policies) {
-    if (!matches(policy, happened, exit_code)) continue;
-    const LifecycleAction chosen = parse_action(policy.action);
-    if (chosen == LifecycleAction::kNone) continue;  // refused at parse time; never trusted here
-    return ResolvedPolicy{chosen, policy.timeout_ms};
-  }
-  return std::nullopt;
-}
-
-bool valid_task(const protocol::JobSpec& spec, std::int32_t task) {
-  return task >= 0 && static_cast<std::size_t>(task) < spec.tasks.size();
+// The events a policy lists, as bits; unknown names match nothing.
+std::uint32_t listed_events(const std::vector<std::string>& names) {
+  std::uint32_t events = 0;
+  for (const std::string& name : names)
+    for (LifecycleEvent event : kEveryEvent)
+      if (name == event::kAny || name == event_name(event)) events |= bit(event);
+  return events;
 }
 
 }  // namespace
 
-std::optional<ResolvedPolicy> resolve_policy(const protocol::JobSpec& spec, std::int32_t task,
-                                             LifecycleEvent happened, std::int32_t exit_code) {
+std::vector<JobPolicies::Rule> JobPolicies::rules_of(
+    const std::vector<protocol::LifecyclePolicy>& policies) {
+  std::vector<Rule> rules;
+  for (const protocol::LifecyclePolicy& policy : policies) {
+    const LifecycleAction chosen = parse_action(policy.action);
+    if (chosen == LifecycleAction::kNone) continue;  // refused at parse time; never trusted here
+    rules.push_back(Rule{policy.events.empty(), policy.exit_code, listed_events(policy.events),
+                         ResolvedPolicy{chosen, policy.timeout_ms}});
+  }
+  return rules;
+}
+
+JobPolicies::JobPolicies(const protocol::JobSpec& spec)
+    : job_rules_(rules_of(spec.policies)),
+      max_retry_(spec.max_retry),
+      min_success_(spec.min_success),
+      any_(!spec.policies.empty()) {
+  tasks_.reserve(spec.tasks.size());
+  for (const protocol::TaskSpec& task : spec.tasks) {
+    tasks_.push_back(Task{task.name, rules_of(task.policies), task.max_retry});
+    any_ = any_ || !task.policies.empty();
+  }
+  for (const Task& task : tasks_) {
+    auto found = first_match(task.rules, LifecycleEvent::kPodPending, 0);
+    if (found && found->timeout_ms > 0) {
+      pending_ = found;
+      return;
+    }
+  }
+  auto found = first_match(job_rules_, LifecycleEvent::kPodPending, 0);
+  if (found && found->timeout_ms > 0) pending_ = found;
+}
+
+std::optional<ResolvedPolicy> JobPolicies::first_match(const std::vector<Rule>& rules,
+                                                       LifecycleEvent happened,
+                                                       std::int32_t exit_code) {
+  for (const Rule& rule : rules) {
+    const bool matched = rule.by_exit_code ? happened == LifecycleEvent::kPodFailed &&
+                                                 rule.exit_code != 0 && rule.exit_code == exit_code
+                                           : (rule.events & bit(happened)) != 0;
+    if (matched) return rule.policy;
+  }
+  return std::nullopt;
+}
+
+std::optional<ResolvedPolicy> JobPolicies::resolve(std::int32_t task, LifecycleEvent happened,
+                                                   std::int32_t exit_code) const {
   if (happened == LifecycleEvent::kNone) return std::nullopt;
-  if (valid_task(spec, task)) {
-    if (auto found =
-            first_match(spec.tasks[static_cast<std::size_t>(task)].policies, happened, exit_code))
+  if (valid_task(task)) {
+    if (auto found = first_match(tasks_[static_cast<std::size_t>(task)].rules, happened, exit_code))
       return found;
   }
-  return first_match(spec.policies, happened, exit_code);
+  return first_match(job_rules_, happened, exit_code);
 }
 
-std::int32_t max_retries(const protocol::JobSpec& spec, std::int32_t task) {
-  if (valid_task(spec, task) && spec.tasks[static_cast<std::size_t>(task)].max_retry > 0)
-    return spec.tasks[static_cast<std::size_t>(task)].max_retry;
-  return spec.max_retry;
+std::int32_t JobPolicies::max_retries(std::int32_t task) const {
+  if (valid_task(task) && tasks_[static_cast<std::size_t>(task)].max_retry > 0)
+    return tasks_[static_cast<std::size_t>(task)].max_retry;
+  return max_retry_;
 }
 
-std::optional<ResolvedPolicy> pending_policy(const protocol::JobSpec& spec) {
-  for (std::size_t t = 0; t < spec.tasks.size(); ++t) {
-    auto found = first_match(spec.tasks[t].policies, LifecycleEvent::kPodPending, 0);
-    if (found && found->timeout_ms > 0) return found;
-  }
-  auto found = first_match(spec.policies, LifecycleEvent::kPodPending, 0);
-  if (found && found->timeout_ms > 0) return found;
-  return std::nullopt;
+std::int32_t JobPolicies::task_index(std::string_view name) const {
+  for (std::size_t t = 0; t < tasks_.size(); ++t)
+    if (tasks_[t].name == name) return static_cast<std::int32_t>(t);
+  return -1;
+}
+
+std::string_view JobPolicies::task_name(std::int32_t task) const {
+  return valid_task(task) ? std::string_view(tasks_[static_cast<std::size_t>(task)].name) : "";
 }
 
 std::int64_t restart_backoff_ms(std::int64_t base, std::int32_t retry) {
@@ -126,24 +161,12 @@ std::int64_t restart_backoff_ms(std::int64_t base, std::int32_t retry) {
   return std::min(wait, kMaxRestartBackoffMs);
 }
 
-std::int32_t task_index(const protocol::JobSpec& spec, std::string_view name) {
-  for (std::size_t t = 0; t < spec.tasks.size(); ++t)
-    if (spec.tasks[t].name == name) return static_cast<std::int32_t>(t);
-  return -1;
-}
-
 // ------------------------------------------------------------------ in the core
 // How SchedulerCore applies what the policies decide. Events are rare (a
 // replica failing, an eviction): this code may allocate; the pass only ever
 // looks at the first entry of restart_waits_ and pending_deadlines_.
 
 namespace {
-
-bool has_policies(const protocol::JobSpec& spec) {
-  if (!spec.policies.empty()) return true;
-  return std::any_of(spec.tasks.begin(), spec.tasks.end(),
-                     [](const protocol::TaskSpec& task) { return !task.policies.empty(); });
-}
 
 std::string seconds_text(TimeMs ms) {
   const TimeMs tenths = (ms + 50) / 100;
@@ -155,11 +178,10 @@ std::string seconds_text(TimeMs ms) {
 std::string event_text(const Job& job) {
   const RunHistory& history = job.history();
   std::string text(event_name(history.last_event));
-  const bool named_task =
-      job.spec && history.last_event_task >= 0 &&
-      static_cast<std::size_t>(history.last_event_task) < job.spec->tasks.size();
-  if (!named_task) return text;
-  text += " (task " + job.spec->tasks[static_cast<std::size_t>(history.last_event_task)].name;
+  const std::string_view task =
+      job.policies ? job.policies->task_name(history.last_event_task) : std::string_view();
+  if (task.empty()) return text;
+  text += " (task " + std::string(task);
   if (history.last_event_replica >= 0)
     text += ", replica " + std::to_string(history.last_event_replica);
   if (history.last_event == LifecycleEvent::kPodFailed)
@@ -190,7 +212,7 @@ void SchedulerCore::note_part_failure(DispatchId dispatch_id, ClusterIndex clust
   DispatchPart* part = it->second.part_on(cluster);
   if (part == nullptr) return;
   const Job& job = jobs_[it->second.job];
-  part->failed_task = job.spec ? task_index(*job.spec, task) : -1;
+  part->failed_task = job.policies ? job.policies->task_index(task) : -1;
   part->failed_replica = std::max(replica, 0);
   part->failed_exit_code = exit_code;
 }
@@ -213,8 +235,8 @@ PartEnd SchedulerCore::part_failed(Dispatch& dispatch, const DispatchPart& part,
                                    std::string_view message, TimeMs now) {
   PartEnd result;
   Job& job = jobs_[dispatch.job];
-  if (!job.spec || part.failed_replica < 0) return result;
-  const protocol::JobSpec& spec = *job.spec;
+  if (!job.policies || part.failed_replica < 0) return result;
+  const JobPolicies& policies = *job.policies;
   RunHistory& history = job.edit_history();
   if (history.first_failure.empty()) history.first_failure = std::string(message);
   history.last_event = LifecycleEvent::kPodFailed;
@@ -224,17 +246,17 @@ PartEnd SchedulerCore::part_failed(Dispatch& dispatch, const DispatchPart& part,
   history.last_exit_code = part.failed_exit_code;
   LifecycleEvent event = LifecycleEvent::kPodFailed;
   std::optional<ResolvedPolicy> policy =
-      resolve_policy(spec, part.failed_task, event, part.failed_exit_code);
+      policies.resolve(part.failed_task, event, part.failed_exit_code);
   if (!policy) {
     event = LifecycleEvent::kTaskFailed;
-    policy = resolve_policy(spec, part.failed_task, event);
+    policy = policies.resolve(part.failed_task, event);
   }
   if (!policy) {
     const bool others_live =
         std::any_of(dispatch.parts.begin(), dispatch.parts.end(),
                     [](const DispatchPart& each) { return each.state != PartState::kEnded; });
     // With minSuccess a failure does not fail the job: the rest may still succeed.
-    if (spec.min_success > 0 && others_live) result.kind = PartEnd::Kind::kPartDone;
+    if (policies.min_success() > 0 && others_live) result.kind = PartEnd::Kind::kPartDone;
     return result;
   }
   act(dispatch.job, event, policy->action, policy->timeout_ms, part.failed_task, message, now);
@@ -268,7 +290,7 @@ bool SchedulerCore::act(JobId id, LifecycleEvent event, LifecycleAction action,
   const DispatchId dispatch = job.dispatch;
   std::string text = event_text(job) + ": " + std::string(action_name(action));
   if (is_restart(action)) {
-    const std::int32_t limit = job.spec ? max_retries(*job.spec, task) : 0;
+    const std::int32_t limit = job.policies ? job.policies->max_retries(task) : 0;
     if (history.retries >= limit) {
       std::vector<ClusterIndex> stop = stop_live_parts(job);
       const std::string cause = !history.first_failure.empty() ? history.first_failure
@@ -399,7 +421,7 @@ bool SchedulerCore::requeue_or_apply(JobId id, PendingReason reason, LifecycleEv
     return true;
   }
   std::optional<ResolvedPolicy> policy;
-  if (job.spec && event != LifecycleEvent::kNone) policy = resolve_policy(*job.spec, -1, event);
+  if (job.policies) policy = job.policies->resolve(-1, event);
   if (!policy) {
     requeue(id, reason, now);
     return false;
@@ -420,7 +442,7 @@ void SchedulerCore::check_tasks_completed(DispatchId dispatch_id, TimeMs now) {
   if (it == dispatches_.end()) return;
   const Dispatch& dispatch = it->second;
   Job& job = jobs_[dispatch.job];
-  if (job.phase != JobPhase::kRunning || !job.spec || !has_policies(*job.spec)) return;
+  if (job.phase != JobPhase::kRunning || !job.policies || !job.policies->any()) return;
   auto succeeded = [&](std::size_t t) {
     std::int32_t placed = 0;
     for (const DispatchPart& part : dispatch.parts)
@@ -436,9 +458,9 @@ void SchedulerCore::check_tasks_completed(DispatchId dispatch_id, TimeMs now) {
   if (done == 0 || done == job.gang.tasks.size()) return;
   for (std::size_t t = 0; t < job.gang.tasks.size(); ++t) {
     if (!succeeded(t)) continue;
-    const std::int32_t task = task_index(*job.spec, job.gang.tasks[t].name);
+    const std::int32_t task = job.policies->task_index(job.gang.tasks[t].name);
     const std::optional<ResolvedPolicy> policy =
-        resolve_policy(*job.spec, task, LifecycleEvent::kTaskCompleted);
+        job.policies->resolve(task, LifecycleEvent::kTaskCompleted);
     if (!policy) continue;
     RunHistory& history = job.edit_history();
     history.last_event_task = task;
@@ -453,9 +475,8 @@ void SchedulerCore::check_tasks_completed(DispatchId dispatch_id, TimeMs now) {
 void SchedulerCore::arm_pending_timeout(JobId id, TimeMs now) {
   Job& job = jobs_[id];
   disarm_pending_timeout(id);
-  if (!job.spec) return;
-  const std::optional<ResolvedPolicy> policy = pending_policy(*job.spec);
-  if (!policy) return;
+  if (!job.policies || !job.policies->pending()) return;
+  const std::optional<ResolvedPolicy>& policy = job.policies->pending();
   const TimeMs deadline = now + policy->timeout_ms;
   job.edit_history().pending_deadline = deadline;
   pending_deadlines_.emplace(deadline, id);
@@ -478,8 +499,8 @@ void SchedulerCore::fire_pending_timeouts(TimeMs now) {
     if (job.history().pending_deadline != at) continue;
     RunHistory& history = job.edit_history();
     history.pending_deadline = 0;
-    if (job.phase != JobPhase::kPending || job.dispatch != 0 || !job.spec) continue;
-    const std::optional<ResolvedPolicy> policy = pending_policy(*job.spec);
+    if (job.phase != JobPhase::kPending || job.dispatch != 0 || !job.policies) continue;
+    const std::optional<ResolvedPolicy> policy = job.policies->pending();
     if (!policy) continue;
     dequeue(id);
     history.last_event_task = -1;

@@ -203,6 +203,7 @@ JobRequest make_job_request(std::shared_ptr<const protocol::JobSpec> spec) {
   request.time_limit_ms = read_time_limit(*spec, request.time_limit_field);
   request.generate_name = spec->generate_name;
   request.ttl_after_finished_ms = ttl_after_finished_ms(*spec);
+  request.policies = std::make_shared<const JobPolicies>(*spec);
   request.spec = std::move(spec);
   return request;
 }

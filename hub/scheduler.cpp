@@ -292,6 +292,7 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
     job.notes().cluster_selector = std::move(request.cluster_selector);
   job.split_allowed = request.split_allowed;
   job.spec = std::move(request.spec);
+  job.policies = std::move(request.policies);
   if (job.spec && job.spec->name != job.name) {  // a made name: agents run it under that name
     auto named = std::make_shared<protocol::JobSpec>(*job.spec);
     named->name = job.name;

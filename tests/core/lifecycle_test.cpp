@@ -51,25 +51,25 @@ TEST(LifecycleResolver, TaskPoliciesOverrideTheJobsForTheirOwnEventsOnly) {
   spec.tasks = {task("master", 1), task("worker", 2)};
   spec.policies = {on_event("PodFailed", "AbortJob")};
   spec.tasks[1].policies = {on_event("PodFailed", "RestartJob")};
-  EXPECT_EQ(resolve_policy(spec, 1, LifecycleEvent::kPodFailed, 1)->action,
+  EXPECT_EQ(JobPolicies(spec).resolve(1, LifecycleEvent::kPodFailed, 1)->action,
             LifecycleAction::kRestartJob);
-  EXPECT_EQ(resolve_policy(spec, 0, LifecycleEvent::kPodFailed, 1)->action,
+  EXPECT_EQ(JobPolicies(spec).resolve(0, LifecycleEvent::kPodFailed, 1)->action,
             LifecycleAction::kAbortJob);
-  EXPECT_EQ(resolve_policy(spec, -1, LifecycleEvent::kPodFailed, 1)->action,
+  EXPECT_EQ(JobPolicies(spec).resolve(-1, LifecycleEvent::kPodFailed, 1)->action,
             LifecycleAction::kAbortJob);
-  EXPECT_FALSE(resolve_policy(spec, 1, LifecycleEvent::kPodEvicted));
+  EXPECT_FALSE(JobPolicies(spec).resolve(1, LifecycleEvent::kPodEvicted));
 }
 
 TEST(LifecycleResolver, AnExitCodePolicyMatchesOnlyAPodFailedWithThatCode) {
   protocol::JobSpec spec;
   spec.tasks = {task("worker", 2)};
   spec.policies = {on_exit_code(3, "RestartJob"), on_event("PodFailed", "AbortJob")};
-  EXPECT_EQ(resolve_policy(spec, 0, LifecycleEvent::kPodFailed, 3)->action,
+  EXPECT_EQ(JobPolicies(spec).resolve(0, LifecycleEvent::kPodFailed, 3)->action,
             LifecycleAction::kRestartJob);
-  EXPECT_EQ(resolve_policy(spec, 0, LifecycleEvent::kPodFailed, 4)->action,
+  EXPECT_EQ(JobPolicies(spec).resolve(0, LifecycleEvent::kPodFailed, 4)->action,
             LifecycleAction::kAbortJob);
   spec.policies = {on_exit_code(3, "RestartJob")};
-  EXPECT_FALSE(resolve_policy(spec, 0, LifecycleEvent::kTaskFailed, 3));
+  EXPECT_FALSE(JobPolicies(spec).resolve(0, LifecycleEvent::kTaskFailed, 3));
 }
 
 TEST(LifecycleResolver, StarMatchesEveryEvent) {
@@ -79,12 +79,34 @@ TEST(LifecycleResolver, StarMatchesEveryEvent) {
   for (LifecycleEvent event :
        {LifecycleEvent::kPodFailed, LifecycleEvent::kPodEvicted, LifecycleEvent::kTaskCompleted,
         LifecycleEvent::kTaskFailed, LifecycleEvent::kJobUnknown}) {
-    const auto found = resolve_policy(spec, 0, event);
+    const auto found = JobPolicies(spec).resolve(0, event);
     ASSERT_TRUE(found) << event_name(event);
     EXPECT_EQ(found->action, LifecycleAction::kTerminateJob);
     EXPECT_EQ(found->timeout_ms, 5'000);
   }
-  EXPECT_FALSE(resolve_policy(spec, 0, LifecycleEvent::kNone));
+  EXPECT_FALSE(JobPolicies(spec).resolve(0, LifecycleEvent::kNone));
+}
+
+TEST(LifecycleResolver, APolicyListingOnlyUnknownEventsMatchesNoneEvenWithAnExitCode) {
+  protocol::JobSpec spec;
+  spec.tasks = {task("worker", 2)};
+  protocol::LifecyclePolicy policy = on_event("NoSuchEvent", "AbortJob");
+  policy.exit_code = 3;
+  spec.policies = {policy};
+  EXPECT_FALSE(JobPolicies(spec).resolve(0, LifecycleEvent::kPodFailed, 3));
+}
+
+TEST(LifecycleResolver, ThePendingPolicyIsTheFirstTasksWithATimeoutElseTheJobs) {
+  protocol::JobSpec spec;
+  spec.tasks = {task("master", 1), task("worker", 2)};
+  spec.policies = {on_event("PodPending", "AbortJob", 60'000)};
+  EXPECT_EQ(JobPolicies(spec).pending()->timeout_ms, 60'000);
+  spec.tasks[1].policies = {on_event("PodPending", "TerminateJob", 5'000)};
+  EXPECT_EQ(JobPolicies(spec).pending()->action, LifecycleAction::kTerminateJob);
+  spec.tasks[1].policies = {on_event("PodPending", "TerminateJob")};  // no timeout: never acts
+  EXPECT_EQ(JobPolicies(spec).pending()->action, LifecycleAction::kAbortJob);
+  spec.policies.clear();
+  EXPECT_FALSE(JobPolicies(spec).pending());
 }
 
 TEST(LifecycleResolver, MaxRetryIsTheTasksWhenItGivesOneElseTheJobs) {
@@ -92,9 +114,9 @@ TEST(LifecycleResolver, MaxRetryIsTheTasksWhenItGivesOneElseTheJobs) {
   spec.tasks = {task("master", 1), task("worker", 2)};
   spec.max_retry = 3;
   spec.tasks[1].max_retry = 5;
-  EXPECT_EQ(max_retries(spec, 0), 3);
-  EXPECT_EQ(max_retries(spec, 1), 5);
-  EXPECT_EQ(max_retries(spec, -1), 3);
+  EXPECT_EQ(JobPolicies(spec).max_retries(0), 3);
+  EXPECT_EQ(JobPolicies(spec).max_retries(1), 5);
+  EXPECT_EQ(JobPolicies(spec).max_retries(-1), 3);
 }
 
 TEST(LifecycleResolver, TheBackoffDoublesPerRetryUpToItsCap) {

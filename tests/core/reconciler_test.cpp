@@ -185,6 +185,7 @@ TEST_F(RecoveryReconcilerTest, ARunFencedWhileTheHubWasAwayFollowsAPodEvictedPol
   request.gang.tasks[0].name = "worker";
   auto spec = std::make_shared<protocol::JobSpec>();
   spec->policies.push_back(protocol::LifecyclePolicy{{"PodEvicted"}, "AbortJob", 0, 0});
+  request.policies = std::make_shared<const JobPolicies>(*spec);
   request.spec = spec;
   const RestoredDispatch record{kEarlierHubsId, true, {"west"}, "10.0.0.7", 29500};
   Outbox restored;
