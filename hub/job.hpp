@@ -193,7 +193,6 @@ struct Job {
   std::string submitter;  // JobRequest::submitter
   QueueIndex queue = 0;
   std::int32_t priority = 0;
-  bool may_preempt = true;     // JobRequest::may_preempt
   std::uint64_t sequence = 0;  // submission order, breaks ties
   TimeMs submitted_ms = 0;
   TimeMs started_ms = 0;
@@ -210,7 +209,12 @@ struct Job {
   std::int32_t requeues = 0;
   std::int32_t preemptions = 0;
   std::uint32_t epoch = 0;  // placements so far; the current dispatch's epoch
+  // The flags sit together here: one elsewhere costs 7 bytes of padding per job.
   bool split_allowed = false;
+  bool may_preempt = true;  // JobRequest::may_preempt
+  // Deleted, expired or released to the store: its slot waits for a later
+  // submission (SchedulerCore::forget).
+  bool forgotten = false;
   std::int64_t sla_waiting_ms = 0;                  // resolved at submit; 0 = none
   std::int64_t time_limit_ms = 0;                   // resolved at submit; 0 = none
   DispatchId dispatch = 0;                          // current dispatch, 0 when none
@@ -219,9 +223,6 @@ struct Job {
   std::unique_ptr<PlacementNotes> placement_notes;  // null until needed
   // spec.ttlSecondsAfterFinished in ms; -1: kept until deleted.
   std::int64_t ttl_after_finished_ms = -1;
-  // Deleted (gantryctl delete job, or its ttl ran out): its slot stays empty
-  // and its id is never reused (SchedulerCore::forget).
-  bool forgotten = false;
   std::unique_ptr<RunHistory> run_history;      // null until written
   ShapeClassId shape_class = kIndividualShape;  // while pending
   std::uint32_t reason_pass = 0;  // the pass that last visited it (SchedulerCore::pending_reason)
