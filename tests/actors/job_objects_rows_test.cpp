@@ -24,6 +24,16 @@ class JobObjectsRowsTest : public hub::testing::CoreHarness {
     return id;
   }
   hub::JobEnd end_of(hub::JobId id) { return hub::JobEnd{id, hub::JobPhase::kCompleted, now}; }
+  // A running job is deleted: not forgotten yet, it is cancelled (the
+  // objects hear of its end) and waits for its part on east to stop.
+  // Returns its dispatch.
+  hub::DispatchId delete_running(hub::JobId id) {
+    pass();
+    const hub::DispatchId dispatch = core.job(id).dispatch;
+    EXPECT_FALSE(objects.remove(id, now, forgotten));
+    cancel(id);
+    return dispatch;
+  }
   // What a delete does to a job that has not ended: it is cancelled, and
   // the objects hear of its end.
   void cancel(hub::JobId id) {
@@ -61,10 +71,7 @@ TEST_F(JobObjectsRowsTest, EndedJobDeletedIsForgottenAtOnce) {
 
 TEST_F(JobObjectsRowsTest, RunningJobDeletedIsForgottenOnlyOnceItsPartStopped) {
   const hub::JobId id = accept("a", 41);
-  pass();
-  const hub::DispatchId dispatch = core.job(id).dispatch;
-  EXPECT_FALSE(objects.remove(id, now, forgotten));
-  cancel(id);
+  const hub::DispatchId dispatch = delete_running(id);
   EXPECT_TRUE(forgotten.empty()) << "its replicas still run under its name";
   EXPECT_EQ(objects.row(id), 41);
   objects.part_stopped(dispatch, "east", now, forgotten);
@@ -72,11 +79,7 @@ TEST_F(JobObjectsRowsTest, RunningJobDeletedIsForgottenOnlyOnceItsPartStopped) {
 }
 
 TEST_F(JobObjectsRowsTest, ReconnectingAgentThatNoLongerListsTheDeletedPartStoppedIt) {
-  const hub::JobId id = accept("a", 41);
-  pass();
-  const hub::DispatchId dispatch = core.job(id).dispatch;
-  EXPECT_FALSE(objects.remove(id, now, forgotten));
-  cancel(id);
+  const hub::DispatchId dispatch = delete_running(accept("a", 41));
   protocol::Hello hello;
   hello.cluster = "east";
   hello.running.push_back(protocol::RunningDispatch{});
