@@ -6,6 +6,7 @@
 // Commits leave only once their records are committed.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
