@@ -136,8 +136,7 @@ void SchedulerCore::fill_reserved_nodes(Reservation& reservation) {
 // ever fit there, and something there is planned to end.
 bool SchedulerCore::plannable_on(ClusterIndex c, const Job& job) const {
   const ClusterState& cluster = clusters_[c];
-  return PlacementPolicy::eligible(cluster, c, job) &&
-         !PlacementPolicy::backed_off(job, c, pass_.now) &&
+  return PlacementPolicy::eligible(cluster, c, job) && !backed_off(job, c, pass_.now) &&
          job.minimum.fits_in(cluster.total_allocatable()) &&
          !(ends_on_[c].empty() && ended_unreported_[c].empty());
 }

@@ -4,6 +4,14 @@
 
 namespace gantry::hub {
 
+bool labels_match(const Labels& labels, const Labels& selector) {
+  for (const auto& [key, value] : selector) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
 ClusterState::ClusterState(std::string name) : name_(std::move(name)), free_gpu_buckets_(1) {}
 
 namespace {

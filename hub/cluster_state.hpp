@@ -39,6 +39,10 @@ struct ObservedUsage {
   std::string fit_note{};
 };
 
+// Every key=value of `selector` is among `labels`, as a Kubernetes
+// matchLabels selector matches (an empty selector matches everything).
+bool labels_match(const Labels& labels, const Labels& selector);
+
 struct Node {
   std::string name;
   Labels labels;

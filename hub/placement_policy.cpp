@@ -229,32 +229,14 @@ const PlacementPolicy& PlacementPolicy::standard() {
 
 // ------------------------------------------------------------------ eligibility
 
-bool PlacementPolicy::allowed(const Job& job, ClusterIndex index) {
-  if (job.allowed_clusters.empty()) return true;
-  return std::find(job.allowed_clusters.begin(), job.allowed_clusters.end(), index) !=
-         job.allowed_clusters.end();
-}
-
-bool PlacementPolicy::selected(const ClusterState& cluster, const Job& job) {
-  const Labels* selector = job.cluster_selector();
-  return selector == nullptr || matches_selector(cluster.labels(), *selector);
-}
-
 bool PlacementPolicy::eligible(const ClusterState& cluster, ClusterIndex index, const Job& job) {
-  return cluster.ready() && !cluster.cordoned() && allowed(job, index) && selected(cluster, job);
-}
-
-bool PlacementPolicy::backed_off(const Job& job, ClusterIndex index, TimeMs now) {
-  if (!job.has_backoffs()) return false;
-  for (const ClusterBackoff& backoff : job.placement_notes->backoffs)
-    if (backoff.cluster == index) return now < backoff.until;
-  return false;
+  return first_refusing(FilterInput{cluster, index, job, 0}, FilterScope::kEligible) == nullptr;
 }
 
 bool PlacementPolicy::worth_trying(const ClusterState& cluster, ClusterIndex index, const Job& job,
                                    TimeMs now) {
-  return eligible(cluster, index, job) && !backed_off(job, index, now) &&
-         job.minimum.fits_in(cluster.total_free());
+  return first_refusing(FilterInput{cluster, index, job, now}, FilterScope::kWorthTrying) ==
+         nullptr;
 }
 
 // ------------------------------------------------------------------ ranking
@@ -300,11 +282,7 @@ ClusterIndex PlacementPolicy::choose_hold_cluster(const std::vector<ClusterState
 // ------------------------------------------------------------------ nodes
 
 bool PlacementPolicy::matches_selector(const Labels& labels, const Labels& selector) {
-  for (const auto& [key, value] : selector) {
-    auto it = labels.find(key);
-    if (it == labels.end() || it->second != value) return false;
-  }
-  return true;
+  return labels_match(labels, selector);
 }
 
 std::optional<NodeIndex> PlacementPolicy::choose_node(const ClusterState& cluster,

@@ -1,5 +1,6 @@
 // Where a gang may go and which place is preferred: the one home of cluster
-// eligibility, cluster ranking and node choice. The scheduling pass, split
+// eligibility (by the checks of hub/cluster_filters.hpp), cluster ranking and
+// node choice. The scheduling pass, split
 // placement, the starvation holds, eviction plans, pending reasons and the
 // agent's own admission all ask a policy, so they can never disagree about
 // what fits.
@@ -29,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hub/cluster_filters.hpp"
 #include "hub/cluster_state.hpp"
 #include "hub/gang.hpp"
 #include "hub/job.hpp"
@@ -95,17 +97,12 @@ class PlacementPolicy {
   const std::string& name() const { return name_; }
   NodeOrder node_order() const { return order_; }
 
-  // ---- cluster eligibility
-  // The job is not pinned to other clusters (gantry.io/clusters).
-  static bool allowed(const Job& job, ClusterIndex index);
-  // The cluster's labels match the job's gantry.io/cluster-selector.
-  static bool selected(const ClusterState& cluster, const Job& job);
-  // Ready, not cordoned, allowed and selected: the job may be placed there.
+  // ---- cluster eligibility: the checks registered in hub/cluster_filters.hpp
+  // Passes every kEligible check (ready, uncordoned, pinned clusters, cluster
+  // selector): the job may be placed there.
   static bool eligible(const ClusterState& cluster, ClusterIndex index, const Job& job);
-  // The cluster refused the job and its backoff has not run out at `now`.
-  static bool backed_off(const Job& job, ClusterIndex index, TimeMs now);
-  // Eligible, not backed off, and enough free in total for the job's minimum
-  // (a GPU product the job selects included): worth a node-level try.
+  // Passes every check, kWorthTrying ones too (not backed off, enough free in
+  // total for the job's minimum): worth a node-level try.
   static bool worth_trying(const ClusterState& cluster, ClusterIndex index, const Job& job,
                            TimeMs now);
 

@@ -2,6 +2,7 @@
 // allocation), rendered as text only when asked.
 #include <algorithm>
 
+#include "hub/cluster_filters.hpp"
 #include "hub/quantity.hpp"
 #include "hub/scheduler.hpp"
 #include "hub/topology.hpp"
@@ -37,6 +38,16 @@ std::string untolerated_taints_note(const ClusterState& cluster, const GangShape
     if (!taints.empty()) return "; nodes with room have untolerated taints (" + taints + ")";
   }
   return "";
+}
+
+// As kube-scheduler's "0/3 nodes are available: ...": each cluster counted
+// under the check that turns it away now (hub/cluster_filters.hpp).
+std::string no_eligible_cluster(const std::vector<ClusterState>& clusters, const Job& job) {
+  if (clusters.empty()) return "no member cluster has joined";
+  const std::string refusals = eligibility_refusals(clusters, job);
+  if (refusals.empty())  // one became eligible since: the next pass tries it
+    return "when the last pass looked, no cluster it may run on was ready and uncordoned";
+  return "0/" + std::to_string(clusters.size()) + " clusters may take it: " + refusals;
 }
 
 }  // namespace
@@ -174,11 +185,8 @@ std::string SchedulerCore::render_reason(const Job& job, const PendingReason& r)
     case Kind::kBehindQueueHead:
       return "waiting behind the head of queue " + queue.spec.name + " (strict FIFO)";
     case Kind::kNoReadyCluster:
-      return "no member cluster is ready and uncordoned";
     case Kind::kNoAllowedCluster:
-      return "none of the clusters it may run on (gantry.io/clusters, gantry.io/cluster-selector) "
-             "is ready "
-             "and uncordoned";
+      return no_eligible_cluster(clusters_, job);
     case Kind::kExceedsEveryCluster:
       return "larger than every cluster: needs " + amount(r.resource, r.needed) + " for " +
              std::to_string(r.replicas_needed) + " replicas, the largest cluster (" + cluster +

@@ -46,8 +46,8 @@ std::int32_t SchedulerCore::plan_split(JobId id) {
   pass_.candidates.clear();
   for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
     const ClusterState& cluster = clusters_[c];
-    if (!PlacementPolicy::eligible(cluster, c, job) ||
-        PlacementPolicy::backed_off(job, c, pass_.now) || !room_for_a_replica(cluster, job.gang))
+    if (!PlacementPolicy::eligible(cluster, c, job) || backed_off(job, c, pass_.now) ||
+        !room_for_a_replica(cluster, job.gang))
       continue;
     pass_.candidates.push_back(
         ClusterRank{c, policy.score(ScoreInput{cluster, job, options_.topology_tiers}), 0});

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "hub/cluster_state.hpp"
+#include "hub/gang.hpp"
+#include "hub/job.hpp"
 #include "hub/resources.hpp"
 
 namespace gantry::hub::testing {
@@ -23,6 +25,25 @@ inline std::vector<NodeSpec> nodes(int count, std::int64_t gpu, std::int64_t cpu
   for (int i = 0; i < count; ++i)
     out.push_back(NodeSpec{prefix + "-" + std::to_string(i), labels, gpus(gpu, cpu), {}});
   return out;
+}
+
+// A ready cluster of these nodes, outside any SchedulerCore.
+inline ClusterState ready_cluster(const std::string& name, const std::vector<NodeSpec>& specs) {
+  ClusterState cluster(name);
+  cluster.set_nodes(specs);
+  cluster.set_ready(true);
+  return cluster;
+}
+
+// A job of this gang, as submit() would resolve it, outside any SchedulerCore.
+inline Job job_of(GangShape gang, std::vector<ClusterIndex> allowed = {}) {
+  count_selected_gpu_products(gang);
+  Job job;
+  job.minimum = gang.minimum();
+  job.total = gang.total();
+  job.gang = std::move(gang);
+  job.allowed_clusters = std::move(allowed);
+  return job;
 }
 
 }  // namespace gantry::hub::testing

@@ -15,27 +15,12 @@ namespace gantry::hub {
 namespace {
 
 using testing::gpus;
+using testing::job_of;
 using testing::nodes;
+using testing::ready_cluster;
 
 const Labels kA100{{std::string(kGpuProductLabel), "A100"}};
 const Labels kT4{{std::string(kGpuProductLabel), "T4"}};
-
-ClusterState ready_cluster(const std::string& name, const std::vector<NodeSpec>& specs) {
-  ClusterState cluster(name);
-  cluster.set_nodes(specs);
-  cluster.set_ready(true);
-  return cluster;
-}
-
-Job job_of(GangShape gang, std::vector<ClusterIndex> allowed = {}) {
-  count_selected_gpu_products(gang);
-  Job job;
-  job.minimum = gang.minimum();
-  job.total = gang.total();
-  job.gang = std::move(gang);
-  job.allowed_clusters = std::move(allowed);
-  return job;
-}
 
 TaskShape task_of(std::int64_t gpu_count, Labels selector = {}) {
   TaskShape task;
@@ -68,11 +53,12 @@ TEST(PlacementPolicyEligibility, ANotReadyClusterIsNotEligible) {
 TEST(PlacementPolicyEligibility, AJobPinnedElsewhereMayNotUseTheCluster) {
   const ClusterState cluster = ready_cluster("c", nodes(1, 8));
   const Job pinned = job_of(make_gpu_gang(1, 8), {1});
-  EXPECT_FALSE(PlacementPolicy::allowed(pinned, 0));
-  EXPECT_TRUE(PlacementPolicy::allowed(pinned, 1));
   EXPECT_FALSE(PlacementPolicy::eligible(cluster, 0, pinned));
   EXPECT_TRUE(PlacementPolicy::eligible(cluster, 1, pinned));
-  EXPECT_TRUE(PlacementPolicy::allowed(job_of(make_gpu_gang(1, 8)), 7)) << "unpinned: any cluster";
+  EXPECT_EQ(first_refusing(FilterInput{cluster, 0, pinned, 0}, FilterScope::kEligible),
+            find_cluster_filter("pinned-clusters"));
+  EXPECT_TRUE(PlacementPolicy::eligible(cluster, 7, job_of(make_gpu_gang(1, 8))))
+      << "unpinned: any cluster";
 }
 
 TEST(PlacementPolicyEligibility, AClusterWithoutTheSelectedGpuProductIsNotWorthTrying) {
@@ -91,8 +77,9 @@ TEST(PlacementPolicyEligibility, AClusterThatRefusedTheJobIsSkippedUntilItsBacko
   Job job = job_of(make_gpu_gang(1, 8));
   job.notes().backoffs.push_back(ClusterBackoff{0, 1, 2'000});
   EXPECT_FALSE(PlacementPolicy::worth_trying(cluster, 0, job, 1'999));
-  EXPECT_TRUE(PlacementPolicy::backed_off(job, 0, 1'999));
-  EXPECT_FALSE(PlacementPolicy::backed_off(job, 1, 1'999)) << "another cluster is not backed off";
+  EXPECT_TRUE(PlacementPolicy::eligible(cluster, 0, job)) << "a backoff only skips the tries";
+  EXPECT_TRUE(backed_off(job, 0, 1'999));
+  EXPECT_FALSE(backed_off(job, 1, 1'999)) << "another cluster is not backed off";
   EXPECT_TRUE(PlacementPolicy::worth_trying(cluster, 0, job, 2'000));
 }
 

@@ -2,31 +2,26 @@
 // gang with a network-topology constraint goes first to the cluster where
 // one domain of the hub's tiers holds it, where binpack would take the more
 // packed cluster; a gang without one is ranked as binpack ranks it.
+#include "hub/topology_score.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "hub/placement_policy.hpp"
-#include "hub/topology_score.hpp"
 #include "tests/core/core_fixtures.hpp"
 
 namespace gantry::hub {
 namespace {
 
 using testing::nodes;
+using testing::ready_cluster;
 
 // `count` free 8-GPU nodes whose `label` is `domain`.
 std::vector<NodeSpec> rack(const std::string& prefix, int count, const std::string& label,
                            const std::string& domain) {
   return nodes(count, 8, 64, prefix, Labels{{label, domain}});
-}
-
-ClusterState ready_cluster(const std::string& name, const std::vector<NodeSpec>& specs) {
-  ClusterState cluster(name);
-  cluster.set_nodes(specs);
-  cluster.set_ready(true);
-  return cluster;
 }
 
 std::vector<NodeSpec> joined(std::vector<NodeSpec> a, const std::vector<NodeSpec>& b) {
@@ -38,11 +33,7 @@ std::vector<NodeSpec> joined(std::vector<NodeSpec> a, const std::vector<NodeSpec
 Job gang_of_24(bool topology) {
   GangShape gang = make_gpu_gang(24, 8);
   if (topology) gang.topology = TopologyConstraint{TopologyConstraint::Mode::kSoft, 1};
-  Job job;
-  job.minimum = gang.minimum();
-  job.total = gang.total();
-  job.gang = std::move(gang);
-  return job;
+  return testing::job_of(std::move(gang));
 }
 
 // "split-racks": 24 free GPUs, 16 in each of its racks at most; "one-rack":
