@@ -13,6 +13,7 @@
 #include "hub/pending_shapes.hpp"
 #include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
+#include "hub/queue_order.hpp"
 #include "hub/queue_tree.hpp"
 #include "hub/reservation.hpp"
 #include "hub/split_planner.hpp"
@@ -32,14 +33,6 @@ struct Placement {
 
   bool fits() const { return cluster != kNoCluster; }
   PartPlacement part() const { return PartPlacement{cluster, assignment}; }
-};
-
-// A child queue with pending work, in the order siblings are served.
-struct ActiveKey {
-  std::int32_t negative_priority;
-  double share;
-  QueueIndex queue;
-  auto operator<=>(const ActiveKey&) const = default;
 };
 
 // A gang that found no place in this pass: any job that asks at least as
@@ -65,11 +58,10 @@ struct PassState {
   ResourceVector pool_free;       // free in ready clusters, kept current
   std::uint32_t eviction_searches_left = 0;
 
+  QueueOrder order;  // which leaf is served next (hierarchical DRF)
+
   // Per queue (indexed by QueueIndex).
   std::vector<char> tried_eviction;
-  std::vector<char> active;
-  std::vector<std::set<ActiveKey>> active_children;
-  std::vector<std::set<PendingKey>::iterator> cursor;  // next job of an active leaf
 
   std::vector<FailedShape> failed_shapes;
 
@@ -112,10 +104,8 @@ struct PassState {
     first_dispatch = next_dispatch;
     pool_free = free_in_ready_clusters;
     eviction_searches_left = eviction_searches;
+    order.begin(queues);
     tried_eviction.assign(queues, 0);
-    active.assign(queues, 0);
-    active_children.assign(queues, {});
-    cursor.resize(queues);
     failed_shapes.clear();
     open = true;
     individual_left.assign(queues, 0);

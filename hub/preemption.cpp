@@ -213,7 +213,7 @@ void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now, ClusterI
   reason.cluster = cluster;
   reason.by_job = for_job;
   requeue_or_apply(id, reason, LifecycleEvent::kPodEvicted, now);
-  reposition(job.queue);
+  pass_.order.reposition(queues_, job.queue);
 }
 
 }  // namespace gantry::hub

@@ -450,10 +450,6 @@ class SchedulerCore {
   // the pass (scheduler_pass.cpp)
   void begin_pass(TimeMs now);
   void activate_queues();
-  void activate(QueueIndex leaf);
-  void deactivate(QueueIndex leaf);
-  void reposition(QueueIndex leaf);
-  QueueIndex pick_queue() const;
   void serve_queues(TimeMs now);
   bool attempt(JobId id, TimeMs now);
   bool reserve_blocked(JobId id);

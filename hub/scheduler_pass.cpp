@@ -46,73 +46,39 @@ void SchedulerCore::activate_queues() {
     const QueueNode& node = queues_.node(q);
     if (node.deleted || !queues_.is_leaf(q) || q == kRootQueue || node.pending_jobs.empty())
       continue;
-    pass_.cursor[q] = node.pending_jobs.begin();
+    pass_.order.cursor(q) = node.pending_jobs.begin();
     pass_.individual_left[q] = pending_shapes_.individual_pending(q);
     for (ShapeClassId shape : pending_shapes_.classes_of(q))
       pass_.shape_left[shape] = pending_shapes_.shape(shape).pending;
-    activate(q);
+    pass_.order.activate(queues_, q);
   }
-}
-
-void SchedulerCore::activate(QueueIndex leaf) {
-  for (QueueIndex q = leaf; q != kRootQueue && !pass_.active[q]; q = queues_.node(q).parent) {
-    const QueueNode& node = queues_.node(q);
-    pass_.active[q] = 1;
-    pass_.active_children[node.parent].insert(ActiveKey{-node.spec.priority, node.share, q});
-  }
-}
-
-void SchedulerCore::deactivate(QueueIndex leaf) {
-  for (QueueIndex q = leaf; q != kRootQueue && pass_.active[q]; q = queues_.node(q).parent) {
-    const QueueNode& node = queues_.node(q);
-    pass_.active[q] = 0;
-    pass_.active_children[node.parent].erase(ActiveKey{-node.spec.priority, node.share, q});
-    if (!pass_.active_children[node.parent].empty()) break;
-  }
-}
-
-// The queue's allocation changed: its share, and its ancestors', moved.
-void SchedulerCore::reposition(QueueIndex leaf) {
-  for (QueueIndex q = leaf; q != kRootQueue; q = queues_.node(q).parent) {
-    const double before = queues_.refresh_share(q);
-    if (pass_.active.size() > q && pass_.active[q]) {
-      const QueueNode& node = queues_.node(q);
-      auto& siblings = pass_.active_children[node.parent];
-      siblings.erase(ActiveKey{-node.spec.priority, before, q});
-      siblings.insert(ActiveKey{-node.spec.priority, node.share, q});
-    }
-  }
-}
-
-QueueIndex SchedulerCore::pick_queue() const {
-  QueueIndex q = kRootQueue;
-  while (!queues_.is_leaf(q)) q = pass_.active_children[q].begin()->queue;
-  return q;
 }
 
 void SchedulerCore::serve_queues(TimeMs now) {
   activate_queues();
-  while (!pass_.active_children[kRootQueue].empty()) {
-    const QueueIndex leaf = pick_queue();
+  QueueOrder& order = pass_.order;
+  while (!order.done()) {
+    const QueueIndex leaf = order.next(queues_);
     const QueueNode& queue = queues_.node(leaf);
-    auto& cursor = pass_.cursor[leaf];
+    QueueOrder::Cursor& cursor = order.cursor(leaf);
     const JobId id = cursor->job;
     const ShapeClassId shape = jobs_[id].shape_class;
     jobs_[id].reason_pass = passes_;
     auto next = std::next(cursor);
     if (attempt(id, now)) {  // the job left pending_jobs: its iterator is gone
       cursor = next;
-      reposition(leaf);
+      order.reposition(queues_, leaf);
     } else if (reserve_blocked(id)) {
       cursor = next;
     } else if (queue.spec.strategy == QueueStrategy::kStrictFifo) {
-      deactivate(leaf);
+      order.deactivate(queues_, leaf);
       continue;
     } else {
       cursor = next;
     }
     note_passed(leaf, shape);
-    if (cursor == queue.pending_jobs.end() || rest_cannot_start(leaf)) deactivate(leaf);
+    if (cursor == queue.pending_jobs.end() || rest_cannot_start(leaf))
+      order.deactivate(queues_, leaf);
   }
 }
 
@@ -137,7 +103,7 @@ void SchedulerCore::note_enqueued_in_pass(const Job& job, const PendingKey& key)
     if (pending_shapes_.shape(shape).pending == 1) pass_.reset_shape(shape);
   }
   const QueueIndex q = job.queue;
-  if (q >= pass_.active.size() || !pass_.active[q] || !(*pass_.cursor[q] < key)) return;
+  if (!pass_.order.active(q) || !(*pass_.order.cursor(q) < key)) return;
   if (shape == kIndividualShape)
     ++pass_.individual_left[q];
   else
