@@ -267,7 +267,7 @@ void SchedulerCore::shrink(Dispatch& dispatch, std::size_t replicas) {
   ++dispatch.elastic_epoch;
   note_parts(job, dispatch);
   note_elastic(dispatch);
-  pass_.forget_failures();  // capacity was freed
+  pass_.failures.forget();  // capacity was freed
   pass_.order.reposition(queues_, job.queue);
   decisions_.push_back(Decision{Decision::Kind::kResize, dispatch.job, dispatch.id, part.cluster});
 }

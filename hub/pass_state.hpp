@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "hub/failure_memo.hpp"
 #include "hub/job.hpp"
 #include "hub/pending_shapes.hpp"
 #include "hub/placement.hpp"
@@ -35,23 +36,6 @@ struct Placement {
   PartPlacement part() const { return PartPlacement{cluster, assignment}; }
 };
 
-// A gang that found no place in this pass: any job that asks at least as
-// much, with the same task layout and cluster choice, cannot fit either until
-// something is freed (capacity only shrinks during a pass).
-struct FailedShape {
-  const Job* job;
-  const PlacementPolicy* policy;  // its node order decides fits too
-  PendingReason reason;
-  // When it would have ended (kNever: no limit). A job ending no earlier may
-  // use no more reservation holds than it could.
-  TimeMs end;
-
-  // `other`, placed by `by` and ending at `other_end`, cannot fit either.
-  bool covers(const Job& other, const PlacementPolicy* by, TimeMs other_end) const {
-    return by == policy && other_end >= end && dominates(other, *job);
-  }
-};
-
 struct PassState {
   TimeMs now = 0;
   DispatchId first_dispatch = 0;  // dispatches from this pass are never victims
@@ -63,17 +47,14 @@ struct PassState {
   // Per queue (indexed by QueueIndex).
   std::vector<char> tried_eviction;
 
-  std::vector<FailedShape> failed_shapes;
+  FailureMemo failures;  // gangs that found no place, and the classes they cover
 
   // Skipping what cannot start (hub/pending_shapes.hpp). Per queue: the
-  // individual jobs the cursor has not passed. Per shape class: its jobs
-  // the cursor has not passed, how many failed shapes were compared with it,
-  // and whether one covers it (once known, for the rest of the pass).
+  // individual jobs the cursor has not passed. Per shape class: its jobs the
+  // cursor has not passed.
   bool open = false;
   std::vector<std::uint32_t> individual_left;
   std::vector<std::uint32_t> shape_left;
-  std::vector<std::uint32_t> shape_compared;
-  std::vector<char> shape_failing;
 
   // Backfill: this pass's reservations in the order they were made (their
   // holds are taken out of the nodes until end_pass), and how many blocked
@@ -106,36 +87,24 @@ struct PassState {
     eviction_searches_left = eviction_searches;
     order.begin(queues);
     tried_eviction.assign(queues, 0);
-    failed_shapes.clear();
+    failures.begin(pass_now, shape_ids);
     open = true;
     individual_left.assign(queues, 0);
     shape_left.assign(shape_ids, 0);
-    shape_compared.assign(shape_ids, 0);
-    shape_failing.assign(shape_ids, 0);
     reservations.clear();
     blocked_tries = 0;
-  }
-
-  // An eviction freed capacity: no failed shape, and no class known to fail.
-  void forget_failures() {
-    failed_shapes.clear();
-    std::fill(shape_compared.begin(), shape_compared.end(), 0);
-    std::fill(shape_failing.begin(), shape_failing.end(), 0);
   }
 
   // A class made during the pass (its id may be an emptied class's).
   void reset_shape(ShapeClassId shape) {
     shape_left[shape] = 0;
-    shape_compared[shape] = 0;
-    shape_failing[shape] = 0;
+    failures.reset_shape(shape);
   }
 
   // Classes made since begin() (jobs requeued by evictions) get counters too.
   void fit_shapes(std::size_t shape_ids) {
-    if (shape_left.size() >= shape_ids) return;
-    shape_left.resize(shape_ids, 0);
-    shape_compared.resize(shape_ids, 0);
-    shape_failing.resize(shape_ids, 0);
+    failures.fit_shapes(shape_ids);
+    if (shape_left.size() < shape_ids) shape_left.resize(shape_ids, 0);
   }
 };
 

@@ -206,7 +206,7 @@ void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now, ClusterI
     release_dispatch(victim);
     release_seen_by_reservations(parts, planned_end);
   }
-  pass_.forget_failures();  // capacity was freed: earlier failures prove nothing now
+  pass_.failures.forget();  // capacity was freed: earlier failures prove nothing now
   Job& job = jobs_[id];
   ++job.preemptions;
   PendingReason reason{PendingReason::Kind::kPreempted};

@@ -460,8 +460,6 @@ class SchedulerCore {
   bool place_split(JobId id);
   std::int32_t plan_split(JobId id);
   void undo_split();
-  std::optional<PendingReason> known_failure(const Job& job, TimeMs end) const;
-  void remember_failure(const Job& job, TimeMs end);
   // eviction (preemption.cpp)
   bool make_room(JobId id, TimeMs now);
   // Skipping what cannot start (hub/pending_shapes.hpp).
@@ -470,7 +468,6 @@ class SchedulerCore {
   bool rest_cannot_start(QueueIndex leaf);
   void note_skipped_reasons(QueueIndex leaf);
   bool shape_cannot_start(ShapeClassId shape);
-  bool shape_known_failing(ShapeClassId shape, const Job& prototype);
   // Whether other queues' runs may be evicted for a job, and which.
   enum class Reclaim { kNo, kToDeserved, kToGuarantee };
   bool may_evict_for(const Job& job, const Dispatch& dispatch,

@@ -132,7 +132,9 @@ void SchedulerCore::note_skipped_reasons(QueueIndex leaf) {
     if (pass_.shape_left[shape] == 0) continue;
     const Job& prototype = pending_shapes_.shape(shape).prototype;
     std::optional<PendingReason> reason = queue_limits_block(prototype);
-    if (!reason) reason = known_failure(prototype, end_if_started(prototype));
+    if (!reason)
+      reason =
+          pass_.failures.covering(prototype, &policy_for(prototype), end_if_started(prototype));
     if (reason) pending_shapes_.note_skipped(shape, *reason, passes_);
   }
 }
@@ -141,21 +143,9 @@ void SchedulerCore::note_skipped_reasons(QueueIndex leaf) {
 bool SchedulerCore::shape_cannot_start(ShapeClassId shape) {
   const Job& prototype = pending_shapes_.shape(shape).prototype;
   if (queue_limits_block(prototype)) return true;
-  return shape_known_failing(shape, prototype) && !eviction_search_for(prototype).allowed;
-}
-
-// known_failure() for the class, comparing only the failed shapes added since
-// it last looked: within a pass, a covered class stays covered.
-bool SchedulerCore::shape_known_failing(ShapeClassId shape, const Job& prototype) {
-  if (pass_.shape_failing[shape]) return true;
-  const PlacementPolicy* policy = &policy_for(prototype);
-  const TimeMs end = end_if_started(prototype);
-  for (std::uint32_t& i = pass_.shape_compared[shape]; i < pass_.failed_shapes.size(); ++i) {
-    if (!pass_.failed_shapes[i].covers(prototype, policy, end)) continue;
-    pass_.shape_failing[shape] = 1;
-    return true;
-  }
-  return false;
+  return pass_.failures.covers_shape(shape, prototype, &policy_for(prototype),
+                                     end_if_started(prototype)) &&
+         !eviction_search_for(prototype).allowed;
 }
 
 // ------------------------------------------------------------------ one job
@@ -168,13 +158,14 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
     return false;
   }
   const TimeMs end = end_if_started(job);
+  const PlacementPolicy* policy = &policy_for(job);
   lend_holds(id, end);
   bool placed = false;
-  if (std::optional<PendingReason> failed = known_failure(job, end)) {
+  if (std::optional<PendingReason> failed = pass_.failures.covering(job, policy, end)) {
     job.reason = *failed;
   } else {
     placed = place(id);
-    if (!placed) remember_failure(job, end);
+    if (!placed) pass_.failures.remember(job, policy, end);
   }
   if (!placed) placed = make_room(id, now);
   settle_holds(placed ? job.dispatch : 0);
@@ -194,35 +185,6 @@ bool SchedulerCore::reserve_blocked(JobId id) {
     return false;
   ++pass_.blocked_tries;
   return reserve(id);
-}
-
-namespace {
-
-constexpr std::size_t kMaxFailedShapes = 32;
-
-}  // namespace
-
-// Jobs with their own view of the pool (clusters backed off for them, nodes
-// held for them) are always tried for real.
-// The pending reason of the dominated shape, in this job's numbers.
-std::optional<PendingReason> SchedulerCore::known_failure(const Job& job, TimeMs end) const {
-  if (job.has_backoffs()) return std::nullopt;
-  if (job.past_sla_at(pass_.now)) return std::nullopt;
-  const PlacementPolicy* policy = &policy_for(job);
-  for (const FailedShape& failed : pass_.failed_shapes) {
-    if (!failed.covers(job, policy, end)) continue;
-    PendingReason reason = failed.reason;
-    reason.replicas_needed = job.gang.min_available;
-    reason.needed = job.minimum.get(reason.resource);
-    return reason;
-  }
-  return std::nullopt;
-}
-
-void SchedulerCore::remember_failure(const Job& job, TimeMs end) {
-  if (pass_.failed_shapes.size() >= kMaxFailedShapes || job.has_backoffs()) return;
-  if (job.past_sla_at(pass_.now)) return;
-  pass_.failed_shapes.push_back(FailedShape{&job, &policy_for(job), job.reason, end});
 }
 
 // Capability of the queue and its ancestors, then the guarantees other queues
