@@ -51,14 +51,34 @@ class FailureMemo {
   // of the pool (clusters backed off for them, nodes held for them past their
   // SLA) are always tried, and never remembered.
   std::optional<PendingReason> covering(const Job& job, const PlacementPolicy* policy,
-                                        TimeMs end) const;
+                                        TimeMs end) const {
+    if (always_tried(job)) return std::nullopt;
+    for (const FailedShape& failed : failed_) {
+      if (!failed.covers(job, policy, end)) continue;
+      PendingReason reason = failed.reason;
+      reason.replicas_needed = job.gang.min_available;
+      reason.needed = job.minimum.get(reason.resource);
+      return reason;
+    }
+    return std::nullopt;
+  }
   // The job found no place (its reason is set).
   void remember(const Job& job, const PlacementPolicy* policy, TimeMs end);
+  // A failure was found to cover the class: within a pass, a covered class
+  // stays covered.
+  bool known_covered(ShapeClassId shape) const { return shape_covered_[shape] != 0; }
   // Whether a remembered failure covers the class's prototype. Compares only
-  // the failures remembered since the class was last asked about: within a
-  // pass, a covered class stays covered.
+  // the failures remembered since the class was last asked about.
   bool covers_shape(ShapeClassId shape, const Job& prototype, const PlacementPolicy* policy,
-                    TimeMs end);
+                    TimeMs end) {
+    if (known_covered(shape)) return true;
+    for (std::uint32_t& i = shape_compared_[shape]; i < failed_.size(); ++i) {
+      if (!failed_[i].covers(prototype, policy, end)) continue;
+      shape_covered_[shape] = 1;
+      return true;
+    }
+    return false;
+  }
 
  private:
   bool always_tried(const Job& job) const { return job.has_backoffs() || job.past_sla_at(now_); }

@@ -36,10 +36,4 @@ void QueueOrder::reposition(QueueTree& tree, QueueIndex leaf) {
   }
 }
 
-QueueIndex QueueOrder::next(const QueueTree& tree) const {
-  QueueIndex q = kRootQueue;
-  while (!tree.is_leaf(q)) q = active_children_[q].begin()->queue;
-  return q;
-}
-
 }  // namespace gantry::hub

@@ -44,8 +44,13 @@ class QueueOrder {
 
   // No leaf has work left: the pass's queue stage is done.
   bool done() const { return active_children_.empty() || active_children_[kRootQueue].empty(); }
-  // The leaf to serve next; only when !done().
-  QueueIndex next(const QueueTree& tree) const;
+  // The leaf to serve next; only when !done(). Inline: the pass asks once
+  // per job it visits.
+  QueueIndex next(const QueueTree& tree) const {
+    QueueIndex q = kRootQueue;
+    while (!tree.is_leaf(q)) q = active_children_[q].begin()->queue;
+    return q;
+  }
   bool active(QueueIndex queue) const { return queue < active_.size() && active_[queue] != 0; }
   // The next job of an active leaf.
   Cursor& cursor(QueueIndex leaf) { return cursor_[leaf]; }

@@ -143,9 +143,11 @@ void SchedulerCore::note_skipped_reasons(QueueIndex leaf) {
 bool SchedulerCore::shape_cannot_start(ShapeClassId shape) {
   const Job& prototype = pending_shapes_.shape(shape).prototype;
   if (queue_limits_block(prototype)) return true;
-  return pass_.failures.covers_shape(shape, prototype, &policy_for(prototype),
-                                     end_if_started(prototype)) &&
-         !eviction_search_for(prototype).allowed;
+  FailureMemo& failures = pass_.failures;
+  const bool covered =
+      failures.known_covered(shape) ||
+      failures.covers_shape(shape, prototype, &policy_for(prototype), end_if_started(prototype));
+  return covered && !eviction_search_for(prototype).allowed;
 }
 
 // ------------------------------------------------------------------ one job
