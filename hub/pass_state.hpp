@@ -18,6 +18,7 @@
 #include "hub/queue_tree.hpp"
 #include "hub/reservation.hpp"
 #include "hub/split_planner.hpp"
+#include "hub/starvation.hpp"
 
 namespace gantry::hub {
 
@@ -73,10 +74,7 @@ struct PassState {
   std::vector<RankedCluster> candidates;   // try_place's clusters, best first
   std::vector<NodeAssignment> assignment;  // the latest Placement's replicas
   SplitScratch split;                      // a split placement being planned
-  // Starvation holds of one job: what is promised on each node, and which
-  // nodes it touched (reset after each job).
-  std::vector<ResourceVector> promised;
-  std::vector<NodeIndex> promised_nodes;
+  StarvationHolds holds;                   // nodes held for jobs past their SLA
 
   void begin(TimeMs pass_now, DispatchId next_dispatch, std::size_t queues,
              std::uint32_t eviction_searches, const ResourceVector& free_in_ready_clusters,

@@ -264,7 +264,7 @@ void PlacementPolicy::rank_clusters(const std::vector<ClusterState>& clusters, c
   });
 }
 
-ClusterIndex PlacementPolicy::choose_hold_cluster(const std::vector<ClusterState>& clusters,
+ClusterIndex PlacementPolicy::choose_hold_cluster(std::span<const ClusterState> clusters,
                                                   const Job& job) const {
   ClusterIndex chosen = kNoCluster;
   for (ClusterIndex c = 0; c < clusters.size(); ++c) {

@@ -116,7 +116,7 @@ class PlacementPolicy {
   std::int64_t score(const ScoreInput& input) const;
   // Where a starving job holds nodes: the eligible cluster with the most free
   // GPUs that could ever hold its minimum and still has nodes nobody holds.
-  ClusterIndex choose_hold_cluster(const std::vector<ClusterState>& clusters, const Job& job) const;
+  ClusterIndex choose_hold_cluster(std::span<const ClusterState> clusters, const Job& job) const;
 
   // ---- node choice
   static bool matches_selector(const Labels& labels, const Labels& selector);

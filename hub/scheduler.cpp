@@ -320,7 +320,7 @@ void SchedulerCore::enqueue(JobId id) {
   queues_.enqueue(job.queue, key, job.total);
   job.shape_class = pending_shapes_.add(job);
   if (pass_.open) note_enqueued_in_pass(job, key);
-  if (job.sla_waiting_ms > 0) sla_watch_.insert(SlaKey{job.sla_deadline(), job.sequence, id});
+  sla_watch_.add(job, id);
   ++pending_total_;
 }
 
@@ -329,7 +329,7 @@ void SchedulerCore::dequeue(JobId id) {
   if (!queues_.dequeue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total)) return;
   pending_shapes_.remove(job.queue, job.shape_class);
   job.shape_class = kIndividualShape;  // the class may be emptied and its id reused
-  if (job.sla_waiting_ms > 0) sla_watch_.erase(SlaKey{job.sla_deadline(), job.sequence, id});
+  sla_watch_.remove(job, id);
   --pending_total_;
   disarm_pending_timeout(id);
 }

@@ -51,6 +51,8 @@
 #include "hub/reservation.hpp"
 #include "hub/runtime_estimate.hpp"
 #include "hub/scheduler_options.hpp"
+#include "hub/sla_watch.hpp"
+#include "hub/starvation.hpp"
 
 namespace gantry::hub {
 
@@ -405,12 +407,7 @@ class SchedulerCore {
   std::uint64_t placement_attempts() const { return placement_attempts_; }
 
  private:
-  struct SlaKey {
-    TimeMs deadline;
-    std::uint64_t sequence;
-    JobId job;
-    auto operator<=>(const SlaKey&) const = default;
-  };
+  friend class PassSession;  // what the pass's stages may read and do (pass_session.hpp)
   struct EvictionPlan {
     ClusterIndex cluster = kNoCluster;
     std::vector<DispatchId> victims;
@@ -502,11 +499,6 @@ class SchedulerCore {
   bool shrink_on(JobId id, ClusterIndex cluster, Reclaim reclaim);
   void shrink(Dispatch& dispatch, std::size_t replicas);
   void trim_to_queue_limits(JobId id, Placement& placement);
-  // starvation (starvation.cpp)
-  void serve_starving(TimeMs now);
-  bool every_allowed_node_held(const Job& job) const;
-  void hold_nodes_for(JobId id);
-  void hold_nodes(JobId id, ClusterIndex cluster);
   // backfill (backfill.cpp)
   void end_pass();
   bool reserve(JobId id);
@@ -549,7 +541,7 @@ class SchedulerCore {
   std::vector<Job> jobs_;
   std::unordered_map<std::string, JobId> job_by_name_;
   std::unordered_map<DispatchId, Dispatch> dispatches_;
-  std::set<SlaKey> sla_watch_;                       // pending jobs with an SLA waiting time
+  SlaWatch sla_watch_;                               // pending jobs with an SLA waiting time
   std::set<std::pair<TimeMs, JobId>> backoff_ends_;  // when each backoff runs out
   // Restarted jobs out of their queue until their restart backoff ends, and
   // pending jobs by when their PodPending policy acts: a pass looks at the

@@ -2,7 +2,9 @@
 // whether its next job passes the queue limits, and where it fits.
 #include <algorithm>
 
+#include "hub/pass_session.hpp"
 #include "hub/scheduler.hpp"
+#include "hub/starvation.hpp"
 
 namespace gantry::hub {
 
@@ -16,7 +18,8 @@ const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   plan_overrun_runs_to_limits(now);
   begin_pass(now);
   expire_growth(now);
-  serve_starving(now);
+  PassSession session(*this);
+  serve_starving(session, pass_.holds);  // hub/starvation.cpp
   serve_queues(now);
   grow_elastic(now);  // after every pending job had its turn
   end_pass();
