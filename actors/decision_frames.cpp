@@ -39,8 +39,7 @@ std::optional<protocol::Resize> resize_message(const hub::SchedulerCore& core,
   resize.part = static_cast<std::int32_t>(part);
   resize.elastic_epoch = dispatch->elastic_epoch;
   for (std::uint32_t t = 0; t < job.gang.tasks.size(); ++t)
-    resize.task_replicas[job.gang.tasks[t].name] =
-        hub::SchedulerCore::part_replicas(*dispatch, part, t, true);
+    resize.task_replicas[job.gang.tasks[t].name] = dispatch->part_replicas(part, t, true);
   for (const hub::NodeAssignment& entry : dispatch->growing)
     resize.nodes.push_back(
         protocol::PlacedReplica{job.gang.tasks[entry.task].name, cluster.node(entry.node).name});

@@ -21,15 +21,6 @@ bool within_queue_limits(const QueueTree& queues, QueueIndex queue, const Resour
   return amount.fits_in(pool_free - queues.unused_guarantees_of_others(queue));
 }
 
-std::int32_t SchedulerCore::part_replicas(const Dispatch& dispatch, std::size_t part,
-                                          std::uint32_t task, bool with_growth) {
-  std::int32_t replicas = dispatch.parts[part].task_replicas[task];
-  if (with_growth && part + 1 == dispatch.parts.size())
-    for (const NodeAssignment& entry : dispatch.growing)
-      if (entry.task == task) ++replicas;
-  return replicas;
-}
-
 void SchedulerCore::note_elastic(const Dispatch& dispatch) {
   if (dispatch.world_size < jobs_[dispatch.job].gang.total_replicas()) {
     elastic_below_.insert(dispatch.id);
@@ -61,57 +52,10 @@ void SchedulerCore::trim_to_queue_limits(JobId id, Placement& placement) {
 
 // ------------------------------------------------------------------ growth
 
-void SchedulerCore::grow_elastic(TimeMs now) {
-  for (DispatchId id : elastic_below_) {
-    Dispatch& dispatch = dispatches_.at(id);
-    if (!dispatch.committed || !dispatch.growing.empty() || dispatch.grow_after > now) continue;
-    const bool all_running =
-        std::all_of(dispatch.parts.begin(), dispatch.parts.end(),
-                    [](const DispatchPart& part) { return part.state == PartState::kCommitted; });
-    if (all_running) grow(dispatch, now);
-  }
-}
-
-// Places the missing replicas it can on the last part's cluster and asks its
-// agent to start them (a Resize decision); held and charged meanwhile.
-bool SchedulerCore::grow(Dispatch& dispatch, TimeMs now) {
+// The growth stage (elastic_growth.cpp) placed `pass_.assignment` for the
+// dispatch's last part: hold it, charge its queue and ask the agent (Resize).
+void SchedulerCore::start_growth(Dispatch& dispatch, const ResourceVector& amount, TimeMs now) {
   const Job& job = jobs_[dispatch.job];
-  DispatchPart& part = dispatch.parts.back();
-  ClusterState& cluster = clusters_[part.cluster];
-  if (!cluster.ready() || cluster.cordoned()) return false;
-  // Quick reject without copying the gang: not even one replica of the
-  // cheapest missing task fits the cluster's free total.
-  bool any_fits = false;
-  for (std::uint32_t t = 0; t < job.gang.tasks.size() && !any_fits; ++t) {
-    std::int32_t have = 0;
-    for (std::size_t p = 0; p < dispatch.parts.size(); ++p)
-      have += part_replicas(dispatch, p, t, false);
-    any_fits = have < job.gang.tasks[t].replicas &&
-               job.gang.tasks[t].per_replica.fits_in(cluster.total_free());
-  }
-  if (!any_fits) return false;
-  GangShape missing = job.gang;
-  for (std::uint32_t t = 0; t < missing.tasks.size(); ++t) {
-    std::int32_t have = 0;
-    for (std::size_t p = 0; p < dispatch.parts.size(); ++p)
-      have += part_replicas(dispatch, p, t, false);
-    missing.tasks[t].replicas = std::max(0, job.gang.tasks[t].replicas - have);
-  }
-  missing.min_available = 1;  // as many as fit now
-  const FitResult fit =
-      placer_.place(cluster, missing, pass_.assignment, dispatch.job, &policy_for(job));
-  if (!fit.fits) return false;
-  ResourceVector amount;
-  for (const NodeAssignment& entry : pass_.assignment)
-    amount += job.gang.tasks[entry.task].per_replica;
-  while (!pass_.assignment.empty() &&
-         !within_queue_limits(queues_, job.queue, amount, pass_.pool_free)) {
-    const NodeAssignment& entry = pass_.assignment.back();
-    cluster.give(entry.node, entry.amount);
-    amount -= job.gang.tasks[entry.task].per_replica;
-    pass_.assignment.pop_back();
-  }
-  if (pass_.assignment.empty()) return false;
   dispatch.growing = pass_.assignment;
   for (const NodeAssignment& entry : dispatch.growing) pass_.pool_free -= entry.amount;
   dispatch.growing_amount = amount;
@@ -120,8 +64,8 @@ bool SchedulerCore::grow(Dispatch& dispatch, TimeMs now) {
   sync_over_share(job.queue);
   dispatch.growing_until = now + options_.resize_answer_timeout_ms;
   ++dispatch.elastic_epoch;
-  decisions_.push_back(Decision{Decision::Kind::kResize, dispatch.job, dispatch.id, part.cluster});
-  return true;
+  decisions_.push_back(
+      Decision{Decision::Kind::kResize, dispatch.job, dispatch.id, dispatch.parts.back().cluster});
 }
 
 bool SchedulerCore::resize_answered(DispatchId id, ClusterIndex cluster,

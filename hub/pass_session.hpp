@@ -5,11 +5,17 @@
 // says and nothing else (docs/adding-a-policy.md, "The pass's stages").
 #pragma once
 
+#include <set>
 #include <span>
+#include <vector>
 
 #include "hub/cluster_state.hpp"
+#include "hub/dispatch.hpp"
 #include "hub/job.hpp"
+#include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
+#include "hub/queue_tree.hpp"
+#include "hub/resources.hpp"
 #include "hub/sla_watch.hpp"
 
 namespace gantry::hub {
@@ -24,9 +30,28 @@ class PassSession {
   const Job& job(JobId id) const;
   // Mutable for holds; the set of clusters is fixed during a pass.
   std::span<ClusterState> clusters();
+  const Dispatch& dispatch(DispatchId id) const;
   // The hub's default placement policy (gantry.io/placement unset).
   const PlacementPolicy& default_policy() const;
+  // The policy of the job's queue (or an ancestor's), else the default.
+  const PlacementPolicy& policy_for(const Job& job) const;
   const SlaWatch& sla_watch() const;
+  // Committed elastic dispatches running below their job's replica count.
+  const std::set<DispatchId>& elastic_below() const;
+  // Whether `amount` more may run for a job of `queue` now: within the
+  // capabilities of the queue and its ancestors, and not on what other
+  // queues are guaranteed of the pool's free resources.
+  bool within_queue_limits(QueueIndex queue, const ResourceVector& amount) const;
+
+  // ---- node-level fit
+  // Places the gang on the cluster's nodes (hub/placement.hpp), taking what
+  // it places out of the nodes' free resources, into assignment(). False,
+  // leaving the cluster as it was, when fewer than its min_available fit.
+  bool fit(ClusterState& cluster, const GangShape& gang, JobId requester,
+           const PlacementPolicy& policy);
+  // The last fit's replicas; a stage may give some back (ClusterState::give)
+  // and drop them before acting on the rest.
+  std::vector<NodeAssignment>& assignment();
 
   // ---- actions
   // Admits and places one pending job, evicting for it where its queue may
@@ -36,6 +61,9 @@ class PassSession {
   // job got one now; false when backfill is off (no reservations), it holds
   // one from this pass already, or no cluster's plan frees enough.
   bool reserve(JobId id);
+  // The elastic dispatch's last part grows by assignment(), which costs its
+  // queue `amount`: held and charged until its agent answers the Resize.
+  void start_growth(DispatchId id, const ResourceVector& amount);
 
  private:
   SchedulerCore& core_;

@@ -34,6 +34,15 @@ std::vector<ClusterIndex> Dispatch::clusters() const {
   return out;
 }
 
+std::int32_t Dispatch::part_replicas(std::size_t part, std::uint32_t task,
+                                     bool with_growth) const {
+  std::int32_t replicas = parts[part].task_replicas[task];
+  if (with_growth && part + 1 == parts.size())
+    for (const NodeAssignment& entry : growing)
+      if (entry.task == task) ++replicas;
+  return replicas;
+}
+
 SchedulerCore::SchedulerCore(SchedulerOptions options)
     : options_(options),
       next_dispatch_(std::max<DispatchId>(1, options.first_dispatch_id)),

@@ -2,6 +2,7 @@
 // whether its next job passes the queue limits, and where it fits.
 #include <algorithm>
 
+#include "hub/elastic_growth.hpp"
 #include "hub/pass_session.hpp"
 #include "hub/scheduler.hpp"
 #include "hub/starvation.hpp"
@@ -21,7 +22,7 @@ const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   PassSession session(*this);
   serve_starving(session, pass_.holds);  // hub/starvation.cpp
   serve_queues(now);
-  grow_elastic(now);  // after every pending job had its turn
+  grow_elastic(session);  // after every pending job had its turn (hub/elastic_growth.cpp)
   end_pass();
   pass_.open = false;
   return decisions_;
