@@ -83,7 +83,7 @@ struct Dispatch {
   // (planned_ends.cpp).
   TimeMs planned_end = kNever;
   bool ends_on_nodes = false;  // planned_end is counted on its nodes' drain times
-  // Elastic jobs (elastic.cpp): the membership generation, one more on every
+  // Elastic jobs (elastic.cpp, elastic_growth.cpp): the membership generation, one more on every
   // grow or shrink; a growth of the last part awaiting its agent's answer
   // (held by the hub, charged to the queue); a refused growth's backoff.
   std::uint32_t elastic_epoch = 0;

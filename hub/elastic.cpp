@@ -152,6 +152,7 @@ bool SchedulerCore::shrink_on(JobId id, ClusterIndex c, Reclaim reclaim) {
   ClusterState& cluster = clusters_[c];
   std::vector<std::pair<DispatchId, std::size_t>> taken;  // bounded: eviction searches per pass
   bool fits = false;
+  const EvictionRules rules = eviction_rules();
   for (const RunningKey& key : elastic_on_[c]) {
     Dispatch& dispatch = dispatches_.at(key.dispatch);
     const Job& victim = jobs_[dispatch.job];
@@ -160,7 +161,8 @@ bool SchedulerCore::shrink_on(JobId id, ClusterIndex c, Reclaim reclaim) {
         !dispatch.growing.empty() || !is_elastic(victim.gang) ||
         dispatch.world_size <= victim.gang.min_available)
       continue;
-    if (!may_evict_for(job, dispatch, queues_.node(victim.queue).allocated, reclaim)) continue;
+    if (!rules.may_evict_for(job, dispatch, queues_.node(victim.queue).allocated, reclaim))
+      continue;
     const std::size_t spare =
         std::min(static_cast<std::size_t>(dispatch.world_size - victim.gang.min_available),
                  part.assignment.size() - 1);

@@ -3,8 +3,9 @@
 // then; grows toward the full count as capacity frees (after every pending
 // job had its turn in a pass); and gives up its replicas above minAvailable,
 // highest index first, before any whole gang is evicted for reclaim or
-// preemption. The core's side is in elastic.cpp (SchedulerCore members); the
-// wire step is Resize / Resized (protocol/messages.hpp); docs/elastic.md.
+// preemption. The core's side is in elastic.cpp (SchedulerCore members) and
+// the growth stage of a pass in elastic_growth.cpp; the wire step is Resize /
+// Resized (protocol/messages.hpp); docs/elastic.md.
 #pragma once
 
 #include <cstdint>

@@ -1,27 +1,11 @@
 // Making room for a job that does not fit: evicting whole running gangs, by
 // reclaim (from queues above their deserved share) or by preemption (lower
-// priority in the job's own queue).
-//
-// Why this cannot loop: a reclaimer's queue stays within its deserved share
-// after the job starts, and victims come only from queues above theirs, so the
-// victims' queues can never reclaim back from it; preemption needs strictly
-// higher priority, which is not symmetric either.
+// priority in the job's own queue). Which runs may go: hub/eviction_rules.hpp.
 #include <algorithm>
 
 #include "hub/scheduler.hpp"
 
 namespace gantry::hub {
-
-namespace {
-
-bool overused_after(const QueueNode& queue, const ResourceVector& allocated,
-                    const ResourceVector& of) {
-  for (ResourceId r = 0; r < kMaxResources; ++r)
-    if (of.get(r) > 0 && allocated.get(r) > queue.deserved.get(r)) return true;
-  return false;
-}
-
-}  // namespace
 
 // Once per queue per pass, and at most eviction_searches_per_pass times in a
 // pass: picks the cluster where the fewest evictions make the job fit (the
@@ -50,69 +34,6 @@ bool SchedulerCore::make_room(JobId id, TimeMs now) {
   return place(id);
 }
 
-SchedulerCore::EvictionSearch SchedulerCore::eviction_search_for(const Job& job) const {
-  EvictionSearch search;
-  if (!job.may_preempt) return search;  // PriorityClass preemptionPolicy: Never
-  const QueueNode& queue = queues_.node(job.queue);
-  // A queue taking back its guarantee may search again in the same pass: a
-  // guarantee comes back within one pass of the demand, not one gang per pass.
-  const bool within_guarantee = (queue.allocated + job.minimum).fits_in(queue.guarantee);
-  if ((pass_.tried_eviction[job.queue] && !within_guarantee) || pass_.eviction_searches_left == 0)
-    return search;
-  search.preempt = options_.preemption && !queue.running.empty() &&
-                   queue.running.begin()->priority < job.priority;
-  // Taking back a guarantee may evict runs of any age; reclaiming toward the
-  // deserved share spares old ones (SchedulerOptions::reclaim_spares_after_ms).
-  if (options_.reclaim && queues_.within_deserved(job.queue, job.minimum))
-    search.reclaim = within_guarantee ? Reclaim::kToGuarantee : Reclaim::kToDeserved;
-  search.allowed = search.preempt || search.reclaim != Reclaim::kNo;
-  return search;
-}
-
-// Lower priority in the job's own queue (preemption); or a reclaimable queue
-// that stays above its deserved share and not below its guarantee (reclaim).
-bool SchedulerCore::may_evict_for(const Job& job, const Dispatch& dispatch,
-                                  const ResourceVector& victim_allocated, Reclaim reclaim) const {
-  if (dispatch.id >= pass_.first_dispatch) return false;  // placed by this very pass
-  if (within_min_runtime(dispatch)) return false;
-  for (const DispatchPart& part : dispatch.parts)
-    if (part.state == PartState::kStopping) return false;  // already on its way out
-  const Job& victim = jobs_[dispatch.job];
-  if (victim.queue == job.queue) return options_.preemption && victim.priority < job.priority;
-  if (reclaim == Reclaim::kNo ||
-      (reclaim == Reclaim::kToDeserved && (spared_by_age(victim) || started_starving(victim))))
-    return false;
-  const QueueNode& owner = queues_.node(victim.queue);
-  // A guarantee outranks a deserved share: with deserved water-filled by
-  // demand, a queue may hold exactly its share while the guaranteed GPUs left
-  // free are too fragmented for the gang that claims them.
-  const bool over =
-      reclaim == Reclaim::kToGuarantee || overused_after(owner, victim_allocated, job.minimum);
-  return owner.spec.reclaimable && over &&
-         owner.guarantee.fits_in(victim_allocated - dispatch.amount);
-}
-
-// A gang still being prepared has not started anything: it is never spared.
-bool SchedulerCore::within_min_runtime(const Dispatch& dispatch) const {
-  return options_.min_runtime_ms > 0 && dispatch.committed &&
-         pass_.now - dispatch.committed_ms < options_.min_runtime_ms;
-}
-
-// A run's age counts from its commit; a gang still being prepared (started_ms
-// 0) has not started and is never spared.
-bool SchedulerCore::spared_by_age(const Job& victim) const {
-  return options_.reclaim_spares_after_ms > 0 && victim.started_ms > 0 &&
-         pass_.now - victim.started_ms > options_.reclaim_spares_after_ms;
-}
-
-// A run that started after its job waited past its SLA: its start was the
-// starvation guard's promise, and taking it back toward another queue's
-// deserved share would start the wait over (a gang evicted again and again
-// each time it started). Preemption and guarantees still apply.
-bool SchedulerCore::started_starving(const Job& victim) const {
-  return victim.started_ms > 0 && victim.past_sla_at(victim.started_ms);
-}
-
 // The runs of the cluster a search may take victims from, in eviction order:
 // without preemption, a reclaim toward deserved shares takes only from queues
 // over theirs.
@@ -125,10 +46,20 @@ const std::set<RunningKey>& SchedulerCore::eviction_candidates(ClusterIndex c,
 
 // The fewest victims on one cluster, in eviction order, after which the job
 // fits there (none: no plan). Leaves the cluster as it found it.
+EvictionRules SchedulerCore::eviction_rules() const {
+  return EvictionRules{options_, queues_, jobs_, pass_.now, pass_.first_dispatch};
+}
+
+EvictionSearch SchedulerCore::eviction_search_for(const Job& job) const {
+  return eviction_rules().search_for(job, pass_.tried_eviction[job.queue] != 0,
+                                     pass_.eviction_searches_left);
+}
+
 SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex c,
                                                          const EvictionSearch& search) {
   const Job& job = jobs_[id];
   const Reclaim reclaim = search.reclaim;
+  const EvictionRules rules = eviction_rules();
   EvictionPlan plan;
   ClusterState& cluster = clusters_[c];
   // Tentative allocations of the queues victims were taken from (few: a
@@ -145,7 +76,8 @@ SchedulerCore::EvictionPlan SchedulerCore::plan_eviction(JobId id, ClusterIndex 
     const Dispatch& dispatch = dispatches_.at(key.dispatch);
     const QueueIndex owner = jobs_[dispatch.job].queue;
     ResourceVector* taken = tentative(owner);
-    if (!may_evict_for(job, dispatch, taken ? *taken : queues_.node(owner).allocated, reclaim))
+    if (!rules.may_evict_for(job, dispatch, taken ? *taken : queues_.node(owner).allocated,
+                             reclaim))
       continue;
     if (taken == nullptr)
       taken = &taken_from.emplace_back(owner, queues_.node(owner).allocated).second;

@@ -43,6 +43,7 @@
 
 #include "hub/cluster_state.hpp"
 #include "hub/dispatch.hpp"
+#include "hub/eviction_rules.hpp"
 #include "hub/job.hpp"
 #include "hub/pass_state.hpp"
 #include "hub/pending_shapes.hpp"
@@ -372,7 +373,7 @@ class SchedulerCore {
   bool place_split(JobId id);
   std::int32_t plan_split(JobId id);
   void undo_split();
-  // eviction (preemption.cpp)
+  // eviction (preemption.cpp; which runs may go: eviction_rules.hpp)
   bool make_room(JobId id, TimeMs now);
   // Skipping what cannot start (hub/pending_shapes.hpp).
   void note_passed(QueueIndex leaf, ShapeClassId shape);
@@ -380,19 +381,9 @@ class SchedulerCore {
   bool rest_cannot_start(QueueIndex leaf);
   void note_skipped_reasons(QueueIndex leaf);
   bool shape_cannot_start(ShapeClassId shape);
-  // Whether other queues' runs may be evicted for a job, and which.
-  enum class Reclaim { kNo, kToDeserved, kToGuarantee };
-  bool may_evict_for(const Job& job, const Dispatch& dispatch,
-                     const ResourceVector& victim_queue_allocated, Reclaim reclaim) const;
-  bool spared_by_age(const Job& victim) const;
-  bool within_min_runtime(const Dispatch& dispatch) const;
-  bool started_starving(const Job& victim) const;
+  // Which runs may be evicted for a job, with the pass's time (eviction_rules.hpp).
+  EvictionRules eviction_rules() const;
   // Whether make_room may search for victims for the job, and how.
-  struct EvictionSearch {
-    bool allowed = false;
-    bool preempt = false;
-    Reclaim reclaim = Reclaim::kNo;
-  };
   EvictionSearch eviction_search_for(const Job& job) const;
   const std::set<RunningKey>& eviction_candidates(ClusterIndex cluster,
                                                   const EvictionSearch& search) const;
