@@ -7,7 +7,7 @@
 namespace gantry::hub {
 
 TimeMs PassSession::now() const {
-  return core_.pass_.now;
+  return now_;
 }
 
 const Job& PassSession::job(JobId id) const {
@@ -52,7 +52,7 @@ std::vector<NodeAssignment>& PassSession::assignment() {
 }
 
 bool PassSession::attempt(JobId id) {
-  return core_.attempt(id, core_.pass_.now);
+  return core_.attempt(id, now_);
 }
 
 bool PassSession::reserve(JobId id) {
@@ -60,7 +60,7 @@ bool PassSession::reserve(JobId id) {
 }
 
 void PassSession::start_growth(DispatchId id, const ResourceVector& amount) {
-  core_.start_growth(core_.dispatches_.at(id), amount, core_.pass_.now);
+  core_.start_growth(core_.dispatches_.at(id), amount, now_);
 }
 
 }  // namespace gantry::hub

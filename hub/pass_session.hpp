@@ -24,7 +24,7 @@ class SchedulerCore;
 
 class PassSession {
  public:
-  explicit PassSession(SchedulerCore& core) : core_(core) {}
+  PassSession(SchedulerCore& core, TimeMs now) : core_(core), now_(now) {}
 
   TimeMs now() const;
   const Job& job(JobId id) const;
@@ -67,6 +67,7 @@ class PassSession {
 
  private:
   SchedulerCore& core_;
+  TimeMs now_;
 };
 
 }  // namespace gantry::hub

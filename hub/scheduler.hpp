@@ -182,8 +182,12 @@ class SchedulerCore {
   // "spec.minAvailable" when the gang is malformed, "spec.queue" when the
   // queue does not exist, is closed or is not a leaf.
   JobId submit(JobRequest request, TimeMs now);
-  // One scheduling pass. The returned decisions are valid until the next call.
+  // One scheduling pass: its stages in order. The returned decisions are
+  // valid until the next call.
   const std::vector<Decision>& schedule(TimeMs now);
+  // The names of the pass's stages, in the order schedule() runs them
+  // (docs/adding-a-policy.md, "The pass's stages").
+  static std::vector<std::string_view> pass_stage_names();
 
   // ---- two-phase dispatch, one part (dispatch, cluster) at a time
   // The agent of `cluster` holds the part. Part 0's agent also names the
@@ -324,6 +328,13 @@ class SchedulerCore {
 
  private:
   friend class PassSession;  // what the pass's stages may read and do (pass_session.hpp)
+  // One stage of the pass (scheduler_pass.cpp). A stage that sees only the
+  // session is a free function in its own file; the others are still members.
+  struct PassStage {
+    std::string_view name;
+    void (*run)(SchedulerCore& core, PassSession& session);
+  };
+  static const PassStage kPassStages[];
   struct EvictionPlan {
     ClusterIndex cluster = kNoCluster;
     std::vector<DispatchId> victims;

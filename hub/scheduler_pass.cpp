@@ -1,5 +1,6 @@
-// One scheduling pass: which queue is served next (hierarchical weighted DRF),
-// whether its next job passes the queue limits, and where it fits.
+// One scheduling pass: its stages in order, and the queue stage: which queue
+// is served next (hierarchical weighted DRF), whether its next job passes the
+// queue limits, and where it fits.
 #include <algorithm>
 
 #include "hub/elastic_growth.hpp"
@@ -9,23 +10,47 @@
 
 namespace gantry::hub {
 
+// The pass, in order (docs/adding-a-policy.md, "The pass's stages").
+const SchedulerCore::PassStage SchedulerCore::kPassStages[] = {
+    {"lifecycle-waits",  // restart backoffs that ran out, PodPending timeouts (job_lifecycle.cpp)
+     [](SchedulerCore& core, PassSession& session) {
+       core.release_restart_waits(session.now());
+       core.fire_pending_timeouts(session.now());
+     }},
+    {"shares",  // deserved shares for the current pool, and who is over them now
+     [](SchedulerCore& core, PassSession&) {
+       core.refresh_queues();
+       core.sync_over_share();
+     }},
+    {"overruns",  // runs past their expected runtime are planned to their limits
+     [](SchedulerCore& core, PassSession& session) {
+       core.plan_overrun_runs_to_limits(session.now());
+     }},
+    {"begin", [](SchedulerCore& core, PassSession& session) { core.begin_pass(session.now()); }},
+    {"growth-expiry",  // elastic growths their agents did not answer (elastic.cpp)
+     [](SchedulerCore& core, PassSession& session) { core.expire_growth(session.now()); }},
+    {"starvation",  // starvation.cpp
+     [](SchedulerCore& core, PassSession& session) { serve_starving(session, core.pass_.holds); }},
+    {"queues", [](SchedulerCore& core, PassSession& session) { core.serve_queues(session.now()); }},
+    {"elastic-growth",  // after every pending job had its turn (elastic_growth.cpp)
+     [](SchedulerCore&, PassSession& session) { grow_elastic(session); }},
+    {"end",  // reservations give back their holds (backfill.cpp)
+     [](SchedulerCore& core, PassSession&) { core.end_pass(); }},
+};
+
 const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
   decisions_.clear();
   ++passes_;
-  release_restart_waits(now);  // lifecycle policies (job_lifecycle.cpp)
-  fire_pending_timeouts(now);
-  refresh_queues();
-  sync_over_share();  // deserved shares moved
-  plan_overrun_runs_to_limits(now);
-  begin_pass(now);
-  expire_growth(now);
-  PassSession session(*this);
-  serve_starving(session, pass_.holds);  // hub/starvation.cpp
-  serve_queues(now);
-  grow_elastic(session);  // after every pending job had its turn (hub/elastic_growth.cpp)
-  end_pass();
+  PassSession session(*this, now);
+  for (const PassStage& stage : kPassStages) stage.run(*this, session);
   pass_.open = false;
   return decisions_;
+}
+
+std::vector<std::string_view> SchedulerCore::pass_stage_names() {
+  std::vector<std::string_view> names;
+  for (const PassStage& stage : kPassStages) names.push_back(stage.name);
+  return names;
 }
 
 // The one place a pass's state is reset: starvation holds from the last pass
