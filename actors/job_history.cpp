@@ -5,6 +5,7 @@
 #include <msgpack.hpp>
 #include <stdexcept>
 
+#include "actors/job_store.hpp"
 #include "actors/sqlite_columns.hpp"
 
 namespace gantry::actors {
@@ -37,6 +38,8 @@ JobHistory::JobHistory(const std::filesystem::path& state_dir) : path_(state_dir
     sqlite3_close(db_);
     throw std::runtime_error("cannot open " + path_.string() + ": " + why);
   }
+  // A read that meets the store's lock (WAL recovery) waits as the store's writes do.
+  sqlite3_busy_timeout(db_, JobStore::kLockWaitLimitMs);
 }
 
 JobHistory::~JobHistory() {

@@ -10,6 +10,7 @@
 #include <random>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include "actors/sqlite_columns.hpp"
 #include "actors/sqlite_wal_check.hpp"
@@ -161,6 +162,7 @@ void JobStore::open() {
   if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK)
     fail("cannot open");
+  sqlite3_busy_handler(db_, &JobStore::wait_for_lock, this);
   // WAL with synchronous=NORMAL: a commit survives a crash of the hub process
   // (what a restart needs) without an fsync per submitted job.
   execute("PRAGMA journal_mode=WAL;");
@@ -200,6 +202,17 @@ void JobStore::open() {
       "dispatch_id = excluded.dispatch_id, committed = excluded.committed, "
       "rendezvous_host = excluded.rendezvous_host, rendezvous_port = excluded.rendezvous_port, "
       "clusters = excluded.clusters;");
+}
+
+// SQLite's busy handler: true (1) to try again after a short wait, false
+// (0) once the waits add up to the limit.
+int JobStore::wait_for_lock(void* store, int waits) {
+  constexpr int kStepMs = 5;
+  if (waits * kStepMs >= kLockWaitLimitMs) return 0;
+  const auto& observer = static_cast<JobStore*>(store)->lock_wait_observer_;
+  if (observer) observer();
+  std::this_thread::sleep_for(std::chrono::milliseconds(kStepMs));
+  return 1;
 }
 
 JobStore::~JobStore() {

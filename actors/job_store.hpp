@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,6 +78,14 @@ class JobStore {
   JobStore& operator=(const JobStore&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
+  // A write that finds another connection's lock on the database (the
+  // history reader's, gantry-hub --check's) waits for it, up to
+  // kLockWaitLimitMs, instead of failing at once with "database is locked".
+  // `observer` is called on each wait (tests await it).
+  static constexpr int kLockWaitLimitMs = 5'000;
+  void observe_lock_waits(std::function<void()> observer) {
+    lock_wait_observer_ = std::move(observer);
+  }
   // True when this opening made the store (a new or emptied state): what
   // agents still run is none of its jobs, and must not be stopped for that.
   bool created() const { return created_; }
@@ -157,6 +166,7 @@ class JobStore {
   void add_column(const char* name, const char* type);
   sqlite3_stmt* prepare(const char* sql);
   [[noreturn]] void fail(std::string_view what) const;
+  static int wait_for_lock(void* store, int waits);
 
   std::filesystem::path path_;
   sqlite3* db_ = nullptr;
@@ -168,6 +178,7 @@ class JobStore {
   sqlite3_stmt* rename_ = nullptr;
   sqlite3_stmt* unfinished_ = nullptr;
   sqlite3_stmt* upsert_dispatch_ = nullptr;
+  std::function<void()> lock_wait_observer_;
 };
 
 }  // namespace gantry::actors
