@@ -1,7 +1,7 @@
 // Volcano's job lifecycle policies (spec.policies, spec.tasks[].policies):
 // which action a job takes when one of its events happens, how many restarts
 // it may make and how long it waits before each. Resolved once from the
-// JobSpec (JobPolicies); SchedulerCore (hub/lifecycle_steps in scheduler.cpp, dispatch.cpp,
+// JobSpec (JobPolicies); SchedulerCore (hub/lifecycle_steps in scheduler.cpp, two_phase.cpp,
 // preemption.cpp) applies what they decide.
 //
 // Every restart action restarts the whole gang: a Gantry gang is

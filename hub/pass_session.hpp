@@ -3,6 +3,8 @@
 // Volcano's actions see a Session and call its Allocate. SchedulerCore owns
 // the state; a stage that reaches it only through here can do what this list
 // says and nothing else (docs/adding-a-policy.md, "The pass's stages").
+// Defined beside the pass that hands it out (scheduler_pass.cpp): only that
+// side sees SchedulerCore.
 #pragma once
 
 #include <set>

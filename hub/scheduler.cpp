@@ -1,7 +1,7 @@
 // Cluster, queue and job bookkeeping of the scheduling core; the pass itself
 // is in scheduler_pass.cpp, split placement in split.cpp, evictions in
 // preemption.cpp, starvation guards in starvation.cpp, the two-phase answers
-// of agents in dispatch.cpp.
+// of agents in two_phase.cpp.
 #include "hub/scheduler.hpp"
 
 #include <algorithm>
@@ -12,36 +12,6 @@
 #include "hub/time_limit.hpp"
 
 namespace gantry::hub {
-
-// ------------------------------------------------------------------ Dispatch
-
-const DispatchPart* Dispatch::part_on(ClusterIndex cluster) const {
-  for (const DispatchPart& part : parts)
-    if (part.cluster == cluster) return &part;
-  return nullptr;
-}
-
-DispatchPart* Dispatch::part_on(ClusterIndex cluster) {
-  for (DispatchPart& part : parts)
-    if (part.cluster == cluster) return &part;
-  return nullptr;
-}
-
-std::vector<ClusterIndex> Dispatch::clusters() const {
-  std::vector<ClusterIndex> out;
-  out.reserve(parts.size());
-  for (const DispatchPart& part : parts) out.push_back(part.cluster);
-  return out;
-}
-
-std::int32_t Dispatch::part_replicas(std::size_t part, std::uint32_t task,
-                                     bool with_growth) const {
-  std::int32_t replicas = parts[part].task_replicas[task];
-  if (with_growth && part + 1 == parts.size())
-    for (const NodeAssignment& entry : growing)
-      if (entry.task == task) ++replicas;
-  return replicas;
-}
 
 SchedulerCore::SchedulerCore(SchedulerOptions options)
     : options_(options),
