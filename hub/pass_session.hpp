@@ -54,6 +54,14 @@ class PassSession {
   // The last fit's replicas; a stage may give some back (ClusterState::give)
   // and drop them before acting on the rest.
   std::vector<NodeAssignment>& assignment();
+  // The same fit for replicas planned to end as `timing` says, into `out`
+  // (a backfill plan's own buffer).
+  bool fit(ClusterState& cluster, const GangShape& gang, JobId requester,
+           const PlacementPolicy& policy, const ReplicaTiming& timing,
+           std::vector<NodeAssignment>& out);
+  // When a run of the job started at `start` is planned to end: its time
+  // limit, or its queue's learned runtime (planned_ends.cpp); kNever without a limit.
+  TimeMs expected_end(const Job& job, TimeMs start) const;
 
   // ---- actions
   // Admits and places one pending job, evicting for it where its queue may

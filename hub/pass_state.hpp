@@ -16,7 +16,6 @@
 #include "hub/placement_policy.hpp"
 #include "hub/queue_order.hpp"
 #include "hub/queue_tree.hpp"
-#include "hub/reservation.hpp"
 #include "hub/split_planner.hpp"
 #include "hub/starvation.hpp"
 
@@ -57,18 +56,9 @@ struct PassState {
   std::vector<std::uint32_t> individual_left;
   std::vector<std::uint32_t> shape_left;
 
-  // Backfill: this pass's reservations in the order they were made (their
-  // holds are taken out of the nodes until end_pass), and how many blocked
-  // jobs of the queue order (not past their SLA) were tried for one.
-  std::vector<Reservation> reservations;
+  // How many blocked jobs of the queue order (not past their SLA) were
+  // tried for a backfill reservation (the reservations: backfill.hpp).
   std::uint32_t blocked_tries = 0;
-  // Planning scratch: resources given back while walking planned ends, what
-  // earlier reservations still claim per node, the planned job's nodes.
-  std::vector<std::pair<NodeIndex, ResourceVector>> released;
-  std::vector<ResourceVector> claim_left;
-  std::vector<NodeIndex> claim_nodes;
-  std::vector<std::pair<TimeMs, std::size_t>> reservation_ends;  // (end, index in reservations)
-  std::vector<NodeAssignment> plan;
 
   // Reused buffers.
   std::vector<RankedCluster> candidates;   // try_place's clusters, best first
@@ -89,7 +79,6 @@ struct PassState {
     open = true;
     individual_left.assign(queues, 0);
     shape_left.assign(shape_ids, 0);
-    reservations.clear();
     blocked_tries = 0;
   }
 

@@ -36,11 +36,8 @@ void SchedulerCore::forget_planned_end(Dispatch& dispatch) {
 // Moves the run's end in its clusters' lists of ends; the run is left
 // uncounted on its nodes' drain times.
 void SchedulerCore::move_planned_end(Dispatch& dispatch, TimeMs end) {
-  for (const DispatchPart& part : dispatch.parts) {
-    if (dispatch.planned_end != kNever)
-      ends_on_[part.cluster].erase({dispatch.planned_end, dispatch.id});
-    if (end != kNever) ends_on_[part.cluster].insert({end, dispatch.id});
-  }
+  for (const DispatchPart& part : dispatch.parts)
+    backfill_.move_end(part.cluster, dispatch.id, dispatch.planned_end, end);
   count_on_nodes(dispatch, false);
   dispatch.planned_end = end;
 }
@@ -85,9 +82,9 @@ void SchedulerCore::learn_runtime(const Job& job, TimeMs now) {
 // it ending any moment. O(runs past their expected end) per pass.
 void SchedulerCore::plan_overrun_runs_to_limits(TimeMs now) {
   if (options_.planned_runtimes != PlannedRuntimes::kLearned) return;
-  for (const auto& ends : ends_on_) {
+  for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
     overrun_scratch_.clear();
-    for (const auto& [end, id] : ends) {
+    for (const auto& [end, id] : backfill_.ends_on(c)) {
       if (end >= now) break;
       overrun_scratch_.push_back(id);
     }

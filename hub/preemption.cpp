@@ -130,13 +130,13 @@ void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now, ClusterI
     if (part.state != PartState::kEnded)
       decisions_.push_back(Decision{Decision::Kind::kEvict, id, victim, part.cluster});
   }
-  if (pass_.reservations.empty()) {
+  if (!backfill_.holding()) {
     release_dispatch(victim);
   } else {
     const std::vector<DispatchPart> parts = dispatch.parts;
     const TimeMs planned_end = dispatch.planned_end;
     release_dispatch(victim);
-    release_seen_by_reservations(parts, planned_end);
+    backfill_.release_seen(clusters_, parts, planned_end);
   }
   pass_.failures.forget();  // capacity was freed: earlier failures prove nothing now
   Job& job = jobs_[id];

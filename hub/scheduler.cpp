@@ -33,8 +33,7 @@ ClusterIndex SchedulerCore::add_cluster(std::string_view name, Labels labels) {
   running_on_.emplace_back();
   over_share_on_.emplace_back();
   elastic_on_.emplace_back();
-  ends_on_.emplace_back();
-  ended_unreported_.emplace_back();
+  backfill_.add_cluster();
   return static_cast<ClusterIndex>(clusters_.size() - 1);
 }
 
@@ -71,16 +70,7 @@ void SchedulerCore::report_usage(ClusterIndex index, const std::vector<NodeSpec>
     for (const NodeAssignment& entry : part.assignment)
       if (entry.node < cluster.node_count()) cluster.take(entry.node, entry.amount);
   }
-  forget_reported_ends(index, counted);
-}
-
-// Parts the hub saw end that this report no longer counts: the nodes show them free now.
-void SchedulerCore::forget_reported_ends(ClusterIndex index,
-                                         const std::vector<DispatchId>& counted) {
-  auto& ended = ended_unreported_[index];
-  std::erase_if(ended, [&](const EndedUnreported& each) {
-    return !std::binary_search(counted.begin(), counted.end(), each.dispatch);
-  });
+  backfill_.forget_reported_ends(index, counted);
 }
 
 void SchedulerCore::record_observed_usage(ClusterIndex index, ObservedUsage usage) {
@@ -429,7 +419,7 @@ void SchedulerCore::release_dispatch(DispatchId dispatch_id) {
       if (clusters_[part.cluster].ready() && !clusters_[part.cluster].cordoned())
         pass_.pool_free += part.held;
     } else if (!part.left_report) {
-      ended_unreported_[part.cluster].push_back({dispatch_id, part.assignment});
+      backfill_.note_ended_unreported(part.cluster, dispatch_id, part.assignment);
     }
     running_on_[part.cluster].erase(running);
     elastic_on_[part.cluster].erase(running);

@@ -41,6 +41,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hub/backfill.hpp"
 #include "hub/cluster_state.hpp"
 #include "hub/dispatch.hpp"
 #include "hub/eviction_rules.hpp"
@@ -50,7 +51,6 @@
 #include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/queue_tree.hpp"
-#include "hub/reservation.hpp"
 #include "hub/runtime_estimate.hpp"
 #include "hub/scheduler_options.hpp"
 #include "hub/sla_watch.hpp"
@@ -321,7 +321,7 @@ class SchedulerCore {
   std::size_t pending_count() const { return pending_total_; }
   // Where the job would start, when a pass reserved its place (describe);
   // nullptr when it has no reservation.
-  const PlannedStart* planned_start(const Job& job) const;
+  const PlannedStart* planned_start(const Job& job) const { return hub::planned_start(job); }
   // Placement decisions made so far: one per pending job looked at in a pass
   // (a job skipped because a job no larger already failed counts too).
   std::uint64_t placement_attempts() const { return placement_attempts_; }
@@ -374,9 +374,9 @@ class SchedulerCore {
   // the pass (scheduler_pass.cpp)
   void begin_pass(TimeMs now);
   void activate_queues();
-  void serve_queues(TimeMs now);
+  void serve_queues(PassSession& session);
   bool attempt(JobId id, TimeMs now);
-  bool reserve_blocked(JobId id);
+  bool reserve_blocked(PassSession& session, JobId id);
   std::optional<PendingReason> queue_limits_block(const Job& job) const;
   bool place(JobId id);
   Placement try_place(JobId id);
@@ -415,24 +415,6 @@ class SchedulerCore {
   bool shrink_on(JobId id, ClusterIndex cluster, Reclaim reclaim);
   void shrink(Dispatch& dispatch, std::size_t replicas);
   void trim_to_queue_limits(JobId id, Placement& placement);
-  // backfill (backfill.cpp)
-  void end_pass();
-  bool reserve(JobId id);
-  bool plannable_on(ClusterIndex c, const Job& job) const;
-  bool reserved_in_pass(JobId id) const;
-  TimeMs plan_start_on(ClusterIndex c, JobId id, TimeMs horizon, Reservation* fill);
-  void load_claims(ClusterIndex c);
-  void give_reserved_end(ClusterState& cluster, const Reservation& reservation);
-  void give_planned_release(ClusterState& cluster, ClusterIndex c, DispatchId id);
-  bool give_unreported_ends(ClusterState& cluster, ClusterIndex c);
-  void give_unclaimed(ClusterState& cluster, const std::vector<NodeAssignment>& assignment);
-  void forget_reported_ends(ClusterIndex c, const std::vector<DispatchId>& counted);
-  void fill_reserved_nodes(Reservation& reservation);
-  TimeMs end_if_started(const Job& job) const;
-  void lend_holds(JobId id, TimeMs end);
-  void settle_holds(DispatchId placed);
-  void release_seen_by_reservations(const std::vector<DispatchPart>& parts, TimeMs planned_end);
-  void note_planned_starts();
   // run ends (planned_ends.cpp)
   TimeMs expected_end(const Job& job, TimeMs start) const;
   void plan_run_end(Dispatch& dispatch, TimeMs start);
@@ -486,17 +468,10 @@ class SchedulerCore {
   std::vector<std::uint8_t> over_share_;  // per queue: its runs are in over_share_on_
   // The elastic ones among them: what shrinking for a job walks.
   std::vector<std::set<RunningKey>> elastic_on_;
-  // Dispatches with a time limit per cluster, by planned end: what backfill
-  // plans will be free when.
-  std::vector<std::set<std::pair<TimeMs, DispatchId>>> ends_on_;
+  // Planned ends per cluster, and a pass's reservations (backfill.hpp).
+  Backfill backfill_;
   std::vector<RuntimeEstimate> runtime_estimates_;  // by queue, with learned runtimes
   std::vector<DispatchId> overrun_scratch_;
-  // Per cluster: parts that ended in the hub while the last report still
-  // counted them. Their nodes free them only with the next report, so backfill
-  // plans them as ending now (not seeing them at all would leave a reserved
-  // job without a plan, and its nodes unheld, until that report).
-  std::vector<std::vector<EndedUnreported>> ended_unreported_;
-  std::vector<JobId> reserved_last_pass_;  // whose PlacementNotes::planned is set
   // Elastic dispatches running below their job's replica count: growth candidates.
   std::set<DispatchId> elastic_below_;
   // Last: only submit and forget touch them, and the pass's members keep

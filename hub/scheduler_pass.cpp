@@ -32,11 +32,13 @@ const SchedulerCore::PassStage SchedulerCore::kPassStages[] = {
      [](SchedulerCore& core, PassSession& session) { core.expire_growth(session.now()); }},
     {"starvation",  // starvation.cpp
      [](SchedulerCore& core, PassSession& session) { serve_starving(session, core.pass_.holds); }},
-    {"queues", [](SchedulerCore& core, PassSession& session) { core.serve_queues(session.now()); }},
+    {"queues", [](SchedulerCore& core, PassSession& session) { core.serve_queues(session); }},
     {"elastic-growth",  // after every pending job had its turn (elastic_growth.cpp)
      [](SchedulerCore&, PassSession& session) { grow_elastic(session); }},
     {"end",  // reservations give back their holds (backfill.cpp)
-     [](SchedulerCore& core, PassSession&) { core.end_pass(); }},
+     [](SchedulerCore& core, PassSession&) {
+       core.backfill_.end_pass(core.clusters_, core.jobs_);
+     }},
 };
 
 const std::vector<Decision>& SchedulerCore::schedule(TimeMs now) {
@@ -99,6 +101,16 @@ bool PassSession::fit(ClusterState& cluster, const GangShape& gang, JobId reques
   return core_.placer_.place(cluster, gang, core_.pass_.assignment, requester, &policy).fits;
 }
 
+bool PassSession::fit(ClusterState& cluster, const GangShape& gang, JobId requester,
+                      const PlacementPolicy& policy, const ReplicaTiming& timing,
+                      std::vector<NodeAssignment>& out) {
+  return core_.placer_.place(cluster, gang, out, requester, &policy, timing).fits;
+}
+
+TimeMs PassSession::expected_end(const Job& job, TimeMs start) const {
+  return core_.expected_end(job, start);
+}
+
 std::vector<NodeAssignment>& PassSession::assignment() {
   return core_.pass_.assignment;
 }
@@ -108,7 +120,8 @@ bool PassSession::attempt(JobId id) {
 }
 
 bool PassSession::reserve(JobId id) {
-  return core_.options_.reservations > 0 && !core_.reserved_in_pass(id) && core_.reserve(id);
+  return core_.options_.reservations > 0 && !core_.backfill_.reserved(id) &&
+         core_.backfill_.reserve(*this, id);
 }
 
 void PassSession::start_growth(DispatchId id, const ResourceVector& amount) {
@@ -127,6 +140,7 @@ void SchedulerCore::begin_pass(TimeMs now) {
   }
   pass_.begin(now, next_dispatch_, queues_.size(), options_.eviction_searches_per_pass, pool_free,
               pending_shapes_.id_limit());
+  backfill_.begin_pass();
 }
 
 // ------------------------------------------------------------------ queue order
@@ -147,7 +161,8 @@ void SchedulerCore::activate_queues() {
   }
 }
 
-void SchedulerCore::serve_queues(TimeMs now) {
+void SchedulerCore::serve_queues(PassSession& session) {
+  const TimeMs now = session.now();
   activate_queues();
   QueueOrder& order = pass_.order;
   while (!order.done()) {
@@ -161,7 +176,7 @@ void SchedulerCore::serve_queues(TimeMs now) {
     if (attempt(id, now)) {  // the job left pending_jobs: its iterator is gone
       cursor = next;
       order.reposition(queues_, leaf);
-    } else if (reserve_blocked(id)) {
+    } else if (reserve_blocked(session, id)) {
       cursor = next;
     } else if (queue.spec.strategy == QueueStrategy::kStrictFifo) {
       order.deactivate(queues_, leaf);
@@ -226,8 +241,8 @@ void SchedulerCore::note_skipped_reasons(QueueIndex leaf) {
     const Job& prototype = pending_shapes_.shape(shape).prototype;
     std::optional<PendingReason> reason = queue_limits_block(prototype);
     if (!reason)
-      reason =
-          pass_.failures.covering(prototype, &policy_for(prototype), end_if_started(prototype));
+      reason = pass_.failures.covering(prototype, &policy_for(prototype),
+                                       end_if_started(prototype, pass_.now));
     if (reason) pending_shapes_.note_skipped(shape, *reason, passes_);
   }
 }
@@ -237,9 +252,9 @@ bool SchedulerCore::shape_cannot_start(ShapeClassId shape) {
   const Job& prototype = pending_shapes_.shape(shape).prototype;
   if (queue_limits_block(prototype)) return true;
   FailureMemo& failures = pass_.failures;
-  const bool covered =
-      failures.known_covered(shape) ||
-      failures.covers_shape(shape, prototype, &policy_for(prototype), end_if_started(prototype));
+  const bool covered = failures.known_covered(shape) ||
+                       failures.covers_shape(shape, prototype, &policy_for(prototype),
+                                             end_if_started(prototype, pass_.now));
   return covered && !eviction_search_for(prototype).allowed;
 }
 
@@ -252,9 +267,9 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
     job.reason = *blocked;
     return false;
   }
-  const TimeMs end = end_if_started(job);
+  const TimeMs end = end_if_started(job, pass_.now);
   const PlacementPolicy* policy = &policy_for(job);
-  lend_holds(id, end);
+  backfill_.lend_holds(clusters_, id, end);
   bool placed = false;
   if (std::optional<PendingReason> failed = pass_.failures.covering(job, policy, end)) {
     job.reason = *failed;
@@ -263,7 +278,9 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
     if (!placed) pass_.failures.remember(job, policy, end);
   }
   if (!placed) placed = make_room(id, now);
-  settle_holds(placed ? job.dispatch : 0);
+  // The common case, no reservations, costs one branch per decision.
+  if (backfill_.holding())
+    backfill_.settle_holds(clusters_, placed ? find_dispatch(job.dispatch) : nullptr);
   return placed;
 }
 
@@ -272,14 +289,14 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
 // limits stop them (capacity freeing up would not help). Tries count, planned
 // or not: a pass where nothing has a time limit costs one try, not one per
 // blocked job.
-bool SchedulerCore::reserve_blocked(JobId id) {
+bool SchedulerCore::reserve_blocked(PassSession& session, JobId id) {
   const Job& job = jobs_[id];
-  if (pass_.blocked_tries >= options_.reservations || reserved_in_pass(id) ||
+  if (pass_.blocked_tries >= options_.reservations || backfill_.reserved(id) ||
       job.reason.kind == PendingReason::Kind::kQueueAtCapability ||
       job.reason.kind == PendingReason::Kind::kGuaranteedToOthers)
     return false;
   ++pass_.blocked_tries;
-  return reserve(id);
+  return backfill_.reserve(session, id);
 }
 
 // Capability of the queue and its ancestors, then the guarantees other queues
@@ -332,7 +349,7 @@ Placement SchedulerCore::try_place(JobId id) {
   const PlacementPolicy& policy = policy_for(job);
   policy.rank_clusters(clusters_, job, options_.topology_tiers, pass_.now, pass_.candidates);
   // By its limit: the latest it may end (drains are what plans expect).
-  const ReplicaTiming timing{end_if_started(job)};
+  const ReplicaTiming timing{end_if_started(job, pass_.now)};
   Placement placement;
   for (const RankedCluster& candidate : pass_.candidates) {
     const ClusterIndex c = candidate.cluster;
