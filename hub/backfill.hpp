@@ -26,7 +26,8 @@ namespace gantry::hub {
 
 class PassSession;
 
-// The latest the job ends if it starts at `now`: by its time limit; kNever without one.
+// The latest the job ends if it starts at `now` (a pass placing it, or its run
+// starting): by its time limit; kNever without one.
 inline TimeMs end_if_started(const Job& job, TimeMs now) {
   return job.time_limit_ms > 0 ? now + job.time_limit_ms : kNever;
 }

@@ -19,7 +19,7 @@ TimeMs SchedulerCore::expected_end(const Job& job, TimeMs start) const {
 // A run starts (or is placed, or is taken back) at `start`.
 void SchedulerCore::plan_run_end(Dispatch& dispatch, TimeMs start) {
   const Job& job = jobs_[dispatch.job];
-  dispatch.limit_end = job.time_limit_ms > 0 ? start + job.time_limit_ms : kNever;
+  dispatch.limit_end = end_if_started(job, start);
   set_planned_end(dispatch, expected_end(job, start));
 }
 
