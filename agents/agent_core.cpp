@@ -91,6 +91,7 @@ void AgentCore::adopt_run(const std::vector<AdoptedReplica>& replicas) {
   auto owned = std::make_unique<DispatchRun>(id, std::move(job), std::move(run_replicas),
                                              std::vector<hub::NodeAssignment>{}, plan);
   DispatchRun& run = *runs_.emplace(id, std::move(owned)).first->second;
+  stop_if_cut_short(run, replicas);
   for (std::uint32_t rank = 0; rank < replicas.size(); ++rank) {
     run.started(rank);
     if (replicas[rank].ended) run.exited(rank, replicas[rank].exit_code, 0, replicas[rank].fenced);
@@ -98,6 +99,20 @@ void AgentCore::adopt_run(const std::vector<AdoptedReplica>& replicas) {
   Outbox unsent;  // the Hello lists the run, or repeats its end
   if (run.ending()) stop_live_replicas(run);
   report_progress(run, unsent);
+}
+
+// Replicas queued for a start that the agent's end cut off were never
+// recorded: the gang would wait for them forever. Stopped as a fence stops a
+// part (whatever its replicas did), the job is placed again, whole.
+void AgentCore::stop_if_cut_short(DispatchRun& run, const std::vector<AdoptedReplica>& replicas) {
+  std::int32_t part_replicas = 0;
+  for (const AdoptedReplica& adopted : replicas)
+    part_replicas = std::max(part_replicas, adopted.part_replicas);
+  const auto found = static_cast<std::int32_t>(replicas.size());
+  if (part_replicas <= found) return;
+  run.fenced("the agent ended before it started every replica of this part (" +
+             std::to_string(found) + " of " + std::to_string(part_replicas) +
+             " started): the part is stopped and the job placed again");
 }
 
 void AgentCore::set_placement_scores(const protocol::PlacementScores& scores, Outbox& out) {
@@ -254,7 +269,12 @@ void AgentCore::on_exits(const std::vector<ReplicaExit>& exits, Outbox& out) {
   for (const ReplicaExit& exit : exits) {
     const auto found = runs_.find(exit.key.dispatch);
     if (found == runs_.end()) continue;
-    found->second->exited(exit.key.rank, exit.exit_code, exit.signal, exit.fenced);
+    DispatchRun& run = *found->second;
+    if (exit.not_started.empty()) {
+      run.exited(exit.key.rank, exit.exit_code, exit.signal, exit.fenced);
+    } else {
+      run.failed_to_start(exit.key.rank, exit.not_started);
+    }
     if (std::find(changed_.begin(), changed_.end(), exit.key.dispatch) == changed_.end()) {
       changed_.push_back(exit.key.dispatch);
     }
@@ -704,6 +724,7 @@ ReplicaLaunch AgentCore::launch_of(const DispatchRun& run) const {
   ReplicaLaunch launch;
   launch.job = &run.job();
   launch.world_size = plan.world_size;
+  launch.part_replicas = static_cast<std::int32_t>(run.replicas().size());
   launch.cluster = cluster_;
   launch.epoch = plan.epoch;
   launch.part = plan.part;

@@ -131,6 +131,7 @@ class AgentCore {
   void start_replicas(DispatchRun& run, const protocol::Commit& commit, TimeMs now);
   void stop_run(DispatchId id, std::string message, Outbox& out);
   void adopt_run(const std::vector<AdoptedReplica>& replicas);
+  void stop_if_cut_short(DispatchRun& run, const std::vector<AdoptedReplica>& replicas);
   std::vector<RunReplica> replicas_for(const std::vector<hub::NodeAssignment>& assignment,
                                        const std::vector<std::uint32_t>& job_task,
                                        const protocol::Prepare& prepare) const;

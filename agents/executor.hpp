@@ -42,6 +42,7 @@ struct ReplicaLaunch {
   std::int32_t index = 0;                  // replica index within its task, over every part
   std::int32_t rank = 0;                   // RANK over every part
   std::int32_t world_size = 0;             // WORLD_SIZE: replicas over every part
+  std::int32_t part_replicas = 0;          // replicas of this agent's part, so far
   std::string master_addr;                 // MASTER_ADDR: where the gang meets (part 0's host)
   std::uint16_t master_port = 0;           // MASTER_PORT, 0 when the executor needs none
   std::string cluster;                     // this agent's cluster
@@ -75,6 +76,10 @@ struct AdoptedReplica {
   bool ended = false;           // it ended while no agent watched
   int exit_code = 0;
   bool fenced = false;  // its supervisor stopped it: the agent had lost the hub
+  // Replicas of its part when it was started; 0 when its executor does not
+  // say. A part that had more than were found was cut short by the agent's
+  // end before it started them all.
+  std::int32_t part_replicas = 0;
 };
 
 // A started replica that does not run yet, or now runs: executors whose
@@ -91,6 +96,9 @@ struct ReplicaExit {
   int exit_code = 0;    // 128 + signal when killed by a signal, as a shell reports it
   int signal = 0;       // 0 when it exited by itself
   bool fenced = false;  // its supervisor stopped it: the agent had lost the hub
+  // Why a replica that start() accepted never started ("" when it ran): an
+  // executor that starts replicas after start() returns reports it so.
+  std::string not_started{};
 };
 
 class Executor {

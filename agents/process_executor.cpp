@@ -242,22 +242,50 @@ int ProcessExecutor::open_log(const std::filesystem::path& log) const {
 }
 
 void ProcessExecutor::start(const ReplicaLaunch& launch, TimeMs) {
-  const std::vector<std::string> argv = replica_argv(launch);
+  std::vector<std::string> argv = replica_argv(launch);
   if (argv.empty()) throw std::runtime_error("the container has no command");
   std::vector<std::string> base;  // the agent's environment, as the replica's user
   if (user_) base = environment_for_user(*user_, environ);
   std::vector<const char*> base_c;
   for (const std::string& entry : base) base_c.push_back(entry.c_str());
   base_c.push_back(nullptr);
-  const std::vector<std::string> env =
+  std::vector<std::string> env =
       replica_environment(launch, user_ ? base_c.data() : environ, plugin_env(launch));
-  int log = -1;
+  const protocol::TaskSpec& task = launch.job->tasks.at(launch.task);
+  queued_.push_back(
+      QueuedStart{RunRecord{launch.key, launch.job->name, task.name, launch.node, launch.part,
+                            launch.parts, launch.index, -1, 0, launch.part_replicas},
+                  std::move(argv), std::move(env), log_path(launch)});
+}
+
+// One start per call: the agent's loop serves its socket and timers between
+// two (agents/agent_loop.cpp), whatever the queue's length.
+void ProcessExecutor::collect_progress(std::vector<ReplicaProgress>& out) {
+  if (queued_.empty()) return;
+  QueuedStart queued = std::move(queued_.front());
+  queued_.pop_front();
   try {
-    log = open_log(log_path(launch));
-    watch(supervise(launch, argv, env, log));
+    start_queued(queued);
+  } catch (const std::exception& failure) {
+    const std::string why = *failure.what() != '\0' ? failure.what() : "unknown error";
+    unstarted_ends_.push_back(ReplicaExit{queued.record.key, 127, 0, false, why});
+    forget_part_if_gone(queued.record.key.dispatch);
+    return;
+  }
+  out.push_back(ReplicaProgress{queued.record.key, true});
+}
+
+std::optional<TimeMs> ProcessExecutor::next_deadline() const {
+  if (queued_.empty() && unstarted_ends_.empty()) return std::nullopt;
+  return TimeMs{0};  // long due
+}
+
+void ProcessExecutor::start_queued(QueuedStart& queued) {
+  const int log = open_log(queued.log);
+  try {
+    watch(supervise(queued, log));
   } catch (...) {
-    if (log >= 0) ::close(log);
-    forget_part_if_gone(launch.key.dispatch);
+    ::close(log);
     throw;
   }
   ::close(log);  // the supervisor and the replica hold their own copies
@@ -266,16 +294,15 @@ void ProcessExecutor::start(const ReplicaLaunch& launch, TimeMs) {
 // The run is recorded (fsynced) before the supervisor is told to start the
 // replica: a crash at any point leaves no replica the next agent cannot find.
 // Until its go, a supervisor whose agent goes away starts nothing.
-ProcessExecutor::Child ProcessExecutor::supervise(const ReplicaLaunch& launch,
-                                                  const std::vector<std::string>& argv,
-                                                  const std::vector<std::string>& env, int log) {
-  state_.remove(launch.key);  // an end left by an earlier run of the same key
+ProcessExecutor::Child ProcessExecutor::supervise(QueuedStart& queued, int log) {
+  RunRecord& record = queued.record;
+  state_.remove(record.key);  // an end left by an earlier run of the same key
   int control[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0)
     throw std::runtime_error(std::string("cannot start the replica: socketpair: ") +
                              std::strerror(errno));
-  SupervisorOptions supervised{state_.exit_path(launch.key), state_.contact_path(), fence_after_ms_,
-                               user_, argv};
+  SupervisorOptions supervised{state_.exit_path(record.key), state_.contact_path(), fence_after_ms_,
+                               user_, queued.argv};
   pid_t supervisor = -1;
   try {
     // An empty environment: the job's reaches only the replica (start_supervised).
@@ -287,7 +314,7 @@ ProcessExecutor::Child ProcessExecutor::supervise(const ReplicaLaunch& launch,
     throw;
   }
   ::close(control[1]);
-  Child child{launch.key, supervisor, pidfd_open(supervisor), -1, true};
+  Child child{record.key, supervisor, pidfd_open(supervisor), -1, true};
   if (child.supervisor_fd < 0) {  // unwatchable (a kernel before 5.3): never started
     const int error = errno;
     ::close(control[0]);  // the supervisor starts nothing and exits
@@ -296,16 +323,15 @@ ProcessExecutor::Child ProcessExecutor::supervise(const ReplicaLaunch& launch,
                              std::strerror(error));
   }
   try {
-    const protocol::TaskSpec& task = launch.job->tasks.at(launch.task);
-    state_.write_record(RunRecord{launch.key, launch.job->name, task.name, launch.node, launch.part,
-                                  launch.parts, launch.index, supervisor,
-                                  process_start_time(supervisor)});
-    child.replica = start_supervised(control[0], env);
+    record.supervisor = supervisor;
+    record.supervisor_start = process_start_time(supervisor);
+    state_.write_record(record);
+    child.replica = start_supervised(control[0], queued.env);
   } catch (...) {
     ::close(control[0]);  // an end of file: a supervisor still waiting starts nothing
     ::close(child.supervisor_fd);
     reap(supervisor);
-    state_.remove(launch.key);
+    state_.remove(record.key);
     throw;
   }
   ::close(control[0]);
@@ -323,9 +349,22 @@ void ProcessExecutor::watch(Child child) {
 }
 
 void ProcessExecutor::kill(const ReplicaKey& key) {
+  const auto queued = std::find_if(queued_.begin(), queued_.end(),
+                                   [&](const QueuedStart& each) { return each.record.key == key; });
+  if (queued != queued_.end()) {
+    end_unstarted(queued, ReplicaExit{key, 128 + SIGTERM, SIGTERM});
+    return;
+  }
   for (const Child& child : children_) {
     if (child.key == key) signal_through(child.supervisor_fd, SIGTERM);  // it kills the replica
   }
+}
+
+void ProcessExecutor::end_unstarted(std::deque<QueuedStart>::iterator queued, ReplicaExit exit) {
+  const DispatchId dispatch = queued->record.key.dispatch;
+  queued_.erase(queued);
+  unstarted_ends_.push_back(std::move(exit));
+  forget_part_if_gone(dispatch);
 }
 
 int ProcessExecutor::wake_fd() const {
@@ -341,6 +380,8 @@ ReplicaExit ProcessExecutor::end_of(const Child& child) const {
 }
 
 void ProcessExecutor::collect_exits(TimeMs now, std::vector<ReplicaExit>& out) {
+  for (ReplicaExit& exit : unstarted_ends_) out.push_back(std::move(exit));
+  unstarted_ends_.clear();
   for (std::size_t i = 0; i < children_.size();) {
     const Child child = children_[i];
     if (child.supervisor_fd >= 0 && !has_ended(child.supervisor_fd)) {
@@ -363,7 +404,10 @@ void ProcessExecutor::collect_exits(TimeMs now, std::vector<ReplicaExit>& out) {
 
 bool ProcessExecutor::has_live_replica(DispatchId dispatch) const {
   return std::any_of(children_.begin(), children_.end(),
-                     [&](const Child& child) { return child.key.dispatch == dispatch; });
+                     [&](const Child& child) { return child.key.dispatch == dispatch; }) ||
+         std::any_of(queued_.begin(), queued_.end(), [&](const QueuedStart& queued) {
+           return queued.record.key.dispatch == dispatch;
+         });
 }
 
 // The hub stored every end collected before `heard_before` (a Hello repeated
@@ -416,6 +460,7 @@ std::vector<AdoptedReplica> ProcessExecutor::adopt() {
   for (const RunRecord& record : state_.records()) {
     AdoptedReplica replica{record.key,  record.job,   record.task,      record.node,
                            record.part, record.parts, record.task_index};
+    replica.part_replicas = record.part_replicas;
     // Alive first, then its end: a supervisor writes the end just before it exits.
     int pidfd = pidfd_open(record.supervisor);
     if (pidfd >= 0 && process_start_time(record.supervisor) != record.supervisor_start) {
@@ -439,6 +484,8 @@ std::vector<AdoptedReplica> ProcessExecutor::adopt() {
 }
 
 void ProcessExecutor::shutdown() {
+  queued_.clear();  // never recorded, never started
+  unstarted_ends_.clear();
   for (const Child& child : children_) signal_through(child.supervisor_fd, SIGTERM);
   for (const Child& child : children_) {
     if (child.supervisor_fd >= 0) wait_until_ended(child.supervisor_fd);

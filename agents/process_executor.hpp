@@ -7,7 +7,11 @@
 // recorded before it starts (agents/run_records.hpp): a restarted agent
 // re-attaches to what still runs and reports what ended (adopt()). Ends are
 // noticed through each supervisor's pidfd, in one epoll set the agent's event
-// loop polls. Given a ReplicaUser
+// loop polls. start() only queues a replica: collect_progress() spawns one
+// queued supervisor per call and reports that replica running, so that a
+// burst of Commits (hundreds after a hub restart) never holds the agent's
+// one thread for the seconds their spawns take, while heartbeats and the
+// hub's answers wait behind them. Given a ReplicaUser
 // (--run-as), every replica runs as that user, who owns the replica's log and
 // its plugin files; the directories above them stay the agent's, so a replica
 // cannot plant links where the agent writes next.
@@ -15,6 +19,7 @@
 
 #include <sys/types.h>
 
+#include <deque>
 #include <filesystem>
 #include <optional>
 #include <unordered_map>
@@ -42,9 +47,13 @@ class ProcessExecutor final : public Executor {
 
   std::string check(const protocol::JobSpec& job) const override;
   std::uint16_t pick_rendezvous_port() override;
+  bool reports_running() const override { return true; }
+  void collect_progress(std::vector<ReplicaProgress>& out) override;
   void start(const ReplicaLaunch& launch, TimeMs now) override;
   void kill(const ReplicaKey& key) override;
-  std::optional<TimeMs> next_deadline() const override { return std::nullopt; }
+  // Due at once while a start is queued or an unstarted replica's end is
+  // unreported; the ends of running replicas come through wake_fd().
+  std::optional<TimeMs> next_deadline() const override;
   int wake_fd() const override;
   void collect_exits(TimeMs now, std::vector<ReplicaExit>& out) override;
   void shutdown() override;
@@ -82,6 +91,14 @@ class ProcessExecutor final : public Executor {
   // A part's plugin files (hosts files, its ssh keypair: one per part, so
   // the parts of a split gang hold different keys), written at its first
   // start and removed with its last replica.
+  // A replica start() accepted, to be spawned by collect_progress().
+  struct QueuedStart {
+    RunRecord record;  // its supervisor's pid and start time still unknown
+    std::vector<std::string> argv;
+    std::vector<std::string> env;
+    std::filesystem::path log;
+  };
+
   struct PartPlugins {
     std::filesystem::path dir;
     SshKeyPair keys;
@@ -91,9 +108,11 @@ class ProcessExecutor final : public Executor {
   void forget_part_if_gone(DispatchId dispatch);
   // Opens (appending) the replica's log, owned by the replica's user.
   int open_log(const std::filesystem::path& log) const;
+  void start_queued(QueuedStart& queued);
   // Starts the replica's supervisor and records the run; returns the child.
-  Child supervise(const ReplicaLaunch& launch, const std::vector<std::string>& argv,
-                  const std::vector<std::string>& env, int log);
+  Child supervise(QueuedStart& queued, int log);
+  // Reports a queued replica that will never start as ended, and drops it.
+  void end_unstarted(std::deque<QueuedStart>::iterator queued, ReplicaExit exit);
   void watch(Child child);
   ReplicaExit end_of(const Child& child) const;
   void forget_recorded_ends(TimeMs heard_before);
@@ -106,6 +125,8 @@ class ProcessExecutor final : public Executor {
   std::filesystem::path supervisor_;
   int epoll_fd_ = -1;
   TimeMs fence_after_ms_ = 0;  // 0 until the hub gives the fence timeout: never fenced
+  std::deque<QueuedStart> queued_;
+  std::vector<ReplicaExit> unstarted_ends_;  // for the next collect_exits()
   std::vector<Child> children_;
   std::vector<Ended> ended_;
   std::unordered_map<DispatchId, PartPlugins> part_plugins_;

@@ -63,6 +63,7 @@ json to_json(const RunRecord& record) {
               {"part", record.part},
               {"parts", record.parts},
               {"task_index", record.task_index},
+              {"part_replicas", record.part_replicas},
               {"supervisor", record.supervisor},
               {"supervisor_start", record.supervisor_start}};
 }
@@ -78,6 +79,7 @@ std::optional<RunRecord> record_from(const json& in) {
     record.part = in.at("part").get<std::int32_t>();
     record.parts = in.at("parts").get<std::int32_t>();
     record.task_index = in.at("task_index").get<std::int32_t>();
+    record.part_replicas = in.value("part_replicas", std::int32_t{0});
     record.supervisor = in.at("supervisor").get<pid_t>();
     record.supervisor_start = in.at("supervisor_start").get<std::uint64_t>();
     return record;

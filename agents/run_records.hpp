@@ -37,6 +37,9 @@ struct RunRecord {
   // The supervisor's start time (/proc/PID/stat): a pid reused by another
   // process after a reboot or a long while is not taken for it.
   std::uint64_t supervisor_start = 0;
+  // The part's replicas on this agent when this one was started (an elastic
+  // part grows); 0 in a record of an agent that did not write it.
+  std::int32_t part_replicas = 0;
 };
 
 struct RunEnd {

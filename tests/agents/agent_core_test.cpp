@@ -194,6 +194,42 @@ TEST_F(AgentCoreTest, AdoptedRunsAreListedAndEndAsTheirReplicasExit) {
   EXPECT_EQ(testing::task_status(updates[0], "worker")->succeeded, 1);
 }
 
+// The agent ended while a part's replicas were still queued to start: the
+// ones it started are found, the others never will be. The part is stopped
+// as a fence stops it (the hub places the job again), even when what was
+// found already succeeded.
+TEST_F(AgentCoreTest, AnAdoptedPartMissingReplicasItHadIsStoppedAsFenced) {
+  const auto replica = [](DispatchId id, std::uint32_t rank, bool ended) {
+    AdoptedReplica adopted{ReplicaKey{id, rank},
+                           "train",
+                           "w",
+                           "a100-0",
+                           0,
+                           1,
+                           static_cast<std::int32_t>(rank),
+                           ended,
+                           0};
+    adopted.part_replicas = 3;
+    return adopted;
+  };
+  core.adopt({replica(7, 0, false), replica(7, 1, false), replica(8, 0, true)});
+  EXPECT_EQ(executor.killed, (std::vector<ReplicaKey>{{7, 0}, {7, 1}}));
+  const protocol::Hello hello = core.hello("v");
+  ASSERT_EQ(hello.ended.size(), 1u);
+  EXPECT_EQ(hello.ended[0].dispatch_id, 8u);
+  EXPECT_EQ(hello.ended[0].phase, "Failed");
+  EXPECT_EQ(hello.ended[0].event, protocol::policy_event::kPodEvicted);
+  EXPECT_NE(hello.ended[0].message.find("(1 of 3 started)"), std::string::npos)
+      << hello.ended[0].message;
+
+  core.on_exits({ReplicaExit{{7, 0}, 143, 15}, ReplicaExit{{7, 1}, 143, 15}}, out);
+  const auto updates = messages_of<protocol::StatusUpdate>(out);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].phase, "Failed");
+  EXPECT_EQ(updates[0].event, protocol::policy_event::kPodEvicted);
+  EXPECT_NE(updates[0].message.find("(2 of 3 started)"), std::string::npos) << updates[0].message;
+}
+
 TEST_F(AgentCoreTest, FailedReplicaStopsTheOthersAndOneFailedUpdateFollowsTheirExit) {
   prepare_and_commit(core, make_prepare(9, "ddp", {{"master", 1}, {"worker", 2}}), 0, out);
   out = {};

@@ -87,6 +87,9 @@ struct AgentProcessTest : ::testing::Test {
     return log;
   }
 
+  testing::Received start_registered(testing::FakeHub& hub, int cpus);
+  support::CurveKeyPair hub_keys();
+
   support::TempDir temp_dir{"gantry-agent-bin"};
   const std::filesystem::path dir = temp_dir.path();
   pid_t pid = -1;
@@ -97,14 +100,14 @@ struct AgentProcessTest : ::testing::Test {
   if (::geteuid() != 0) GTEST_SKIP() << "only an agent running as root can switch users"
 
 // Encrypted, as by default: the hub's public key and the agent's keypair.
-TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
-  SKIP_UNLESS_ROOT();
-  const support::CurveKeyPair hub_keys = support::generate_curve_keypair("hub");
-  support::write_key_files(hub_keys, dir / "keys");
+// An agent of cluster "bin" with one node of `cpus` CPUs, running replicas
+// as nobody, registered with `hub`, which holds the keys of "hub" under
+// dir/keys (hub_keys()). Returns the Hello.
+testing::Received AgentProcessTest::start_registered(testing::FakeHub& hub, int cpus) {
   support::write_key_files(support::generate_curve_keypair("bin-agent"), dir / "keys");
-  testing::FakeHub hub(hub_keys);
-  std::ofstream(dir / "inventory.yaml")
-      << "cluster: {name: bin}\nnodes:\n  - name: n0\n    allocatable: {cpu: 4, memory: 8Gi}\n";
+  std::ofstream(dir / "inventory.yaml") << "cluster: {name: bin}\nnodes:\n  - name: n0\n    "
+                                           "allocatable: {cpu: "
+                                        << cpus << ", memory: 8Gi}\n";
   // nobody reaches the fifo through mkdtemp's directory (0700) and writes to it.
   std::filesystem::permissions(dir, std::filesystem::perms::others_exec,
                                std::filesystem::perm_options::add);
@@ -112,13 +115,26 @@ TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
          (dir / "keys/bin-agent.key").string(), "--inventory", (dir / "inventory.yaml").string(),
          "--executor", "process", "--run-as", "nobody", "--work-dir", (dir / "work").string(),
          "--log-level", "debug", "--advertise-address", "127.0.0.2"});
-
   const testing::Received hello = hub.next(1);
-  ASSERT_EQ(hello.type, protocol::MessageType::kHello) << read_file(dir / "agent.log");
-  EXPECT_TRUE(std::regex_match(hello.identity, std::regex("agent/bin/[0-9a-f]{16}")))
-      << hello.identity;
+  EXPECT_EQ(hello.type, protocol::MessageType::kHello) << read_file(dir / "agent.log");
   hub.send(hello.identity, protocol::encode(protocol::Welcome{1, 600'000, 3}));
   EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).nodes.size(), 1u);
+  return hello;
+}
+
+support::CurveKeyPair AgentProcessTest::hub_keys() {
+  const support::CurveKeyPair keys = support::generate_curve_keypair("hub");
+  support::write_key_files(keys, dir / "keys");
+  return keys;
+}
+
+TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
+  SKIP_UNLESS_ROOT();
+  testing::FakeHub hub(hub_keys());
+  const testing::Received hello = start_registered(hub, 4);
+  ASSERT_EQ(hello.type, protocol::MessageType::kHello);
+  EXPECT_TRUE(std::regex_match(hello.identity, std::regex("agent/bin/[0-9a-f]{16}")))
+      << hello.identity;
 
   const std::filesystem::path fifo = dir / "replica.pid";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -142,6 +158,8 @@ TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
   EXPECT_EQ(hub.next_as<protocol::UsageReport>(1).accounted_dispatches,
             (std::vector<std::uint64_t>{1}));
   hub.send(hello.identity, protocol::encode(testing::commit_for(admit)));
+  // Pending until its supervisor has started it, on the agent's next turn.
+  EXPECT_EQ(hub.next_as<protocol::StatusUpdate>(1).phase, "Pending");
   EXPECT_EQ(hub.next_as<protocol::StatusUpdate>(1).phase, "Running");
 
   ASSERT_TRUE(testing::wait_readable(reader, testing::deadline_in(60s)));
@@ -160,6 +178,48 @@ TEST_F(AgentProcessTest, RunsAProcessReplicaAndOnSigtermKillsItAndExitsZero) {
   pollfd item{replica, POLLIN, 0};
   EXPECT_EQ(::poll(&item, 1, 0), 1) << "the replica outlived its agent";
   ::close(replica);
+}
+
+// A Commit of many replicas does not hold the agent while they start (one
+// per turn of its loop): the hub's next Prepare is answered while the part
+// is still Pending, and the part runs once every replica does. An agent
+// that started them all before reading on (as it once did) answers only
+// after it reported the part Running.
+TEST_F(AgentProcessTest, ThePrepareAfterAWideCommitIsAnsweredBeforeItsReplicasAllRun) {
+  SKIP_UNLESS_ROOT();
+  constexpr int kReplicas = 50;
+  testing::FakeHub hub(hub_keys());
+  const std::string agent = start_registered(hub, kReplicas + 1).identity;
+  const std::vector<std::string> sleep = {"/bin/sh", "-c", "exec sleep 1000"};
+  hub.send(agent,
+           protocol::encode(testing::make_prepare(1, "wide", {{"w", kReplicas, 0, 1, {}, sleep}})));
+  const auto admit = hub.next_as<protocol::Admit>(1);
+  hub.next_as<protocol::UsageReport>(1);
+  hub.send(agent, protocol::encode(testing::commit_for(admit)));
+  hub.send(agent, protocol::encode(testing::make_prepare(2, "next", {{"w", 1, 0, 1, {}, sleep}})));
+
+  for (bool answered = false; !answered;) {
+    const testing::Received received = hub.next(1);
+    if (received.type == protocol::MessageType::kAdmit) {
+      EXPECT_EQ(testing::decode_as<protocol::Admit>(received).dispatch_id, 2u);
+      answered = true;
+    } else if (received.type == protocol::MessageType::kStatusUpdate) {
+      EXPECT_EQ(testing::decode_as<protocol::StatusUpdate>(received).phase, "Pending");
+    }
+  }
+  for (bool running = false; !running;) {
+    const testing::Received received = hub.next(1);
+    if (received.type != protocol::MessageType::kStatusUpdate) continue;
+    const auto update = testing::decode_as<protocol::StatusUpdate>(received);
+    ASSERT_EQ(update.dispatch_id, 1u);
+    ASSERT_NE(update.phase, "Failed") << update.message;
+    running = update.phase == "Running";
+  }
+
+  ASSERT_EQ(::kill(pid, SIGTERM), 0);
+  const int status = wait_exit();
+  ASSERT_TRUE(WIFEXITED(status)) << read_file(dir / "agent.log");
+  EXPECT_EQ(WEXITSTATUS(status), 0) << read_file(dir / "agent.log");
 }
 
 // An agent that dies between its Admit and the Commit: status 3, and the
@@ -212,7 +272,7 @@ TEST_F(AgentProcessTest, AReplicaRunAsNobodyReportsNobodysUid) {
   hub.send(hello.identity, protocol::encode(testing::commit_for(admit)));
   // Usage reports come between the updates; the run ends with a final one.
   std::string phase;
-  while (phase.empty() || phase == "Running") {
+  while (phase.empty() || phase == "Pending" || phase == "Running") {
     const testing::Received received = hub.next(1);
     if (received.type == protocol::MessageType::kStatusUpdate)
       phase = testing::decode_as<protocol::StatusUpdate>(received).phase;

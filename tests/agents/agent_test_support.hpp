@@ -179,6 +179,23 @@ inline std::chrono::steady_clock::time_point deadline_in(std::chrono::seconds se
   return std::chrono::steady_clock::now() + seconds;
 }
 
+// One executor turn of the agent's loop (agents/agent_loop.cpp): waits for
+// the executor's wake fd unless it has something due already, then hands the
+// core what now runs and what ended, at `now`. False when `deadline` passes
+// first.
+inline bool executor_turn(Executor& executor, AgentCore& core, Outbox& out, TimeMs now,
+                          std::chrono::steady_clock::time_point deadline) {
+  const std::optional<TimeMs> due = executor.next_deadline();
+  if (!(due && *due <= now) && !wait_readable(executor.wake_fd(), deadline)) return false;
+  std::vector<ReplicaProgress> progress;
+  executor.collect_progress(progress);
+  if (!progress.empty()) core.on_progress(progress, now, out);
+  std::vector<ReplicaExit> exits;
+  executor.collect_exits(now, exits);
+  core.on_exits(exits, out);
+  return true;
+}
+
 // A descriptor that turns readable when `pid` exits (the test must be its
 // parent or subreaper to reap it).
 inline int pidfd_open(pid_t pid) {

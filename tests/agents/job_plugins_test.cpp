@@ -281,12 +281,8 @@ TEST(JobPlugins, ProcessReplicasFindTheirPartsFilesAndLocalHosts) {
   Outbox out;
   ASSERT_TRUE(testing::prepare_and_commit(core, prepare, 0, out));
   const auto deadline = testing::deadline_in(60s);
-  std::vector<ReplicaExit> exits;
   while (core.find_run(7) != nullptr) {
-    ASSERT_TRUE(testing::wait_readable(executor.wake_fd(), deadline));
-    exits.clear();
-    executor.collect_exits(0, exits);
-    core.on_exits(exits, out);
+    ASSERT_TRUE(testing::executor_turn(executor, core, out, 0, deadline));
   }
   const auto updates = testing::messages_of<protocol::StatusUpdate>(out);
   ASSERT_FALSE(updates.empty());

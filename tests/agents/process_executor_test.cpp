@@ -51,16 +51,12 @@ struct ProcessExecutorTest : ::testing::Test {
     executor.reset();
   }
 
-  // Feeds replica exits to the core until `done` holds; false if the deadline
+  // Feeds what started and ended to the core until `done` holds; false if the deadline
   // passes first (a broken test, not a measurement).
   bool run_until(const std::function<bool()>& done) {
     const auto deadline = testing::deadline_in(60s);
-    std::vector<ReplicaExit> exits;
     while (!done()) {
-      if (!testing::wait_readable(executor->wake_fd(), deadline)) return false;
-      exits.clear();
-      executor->collect_exits(0, exits);
-      core->on_exits(exits, out);
+      if (!testing::executor_turn(*executor, *core, out, 0, deadline)) return false;
     }
     return true;
   }
@@ -140,6 +136,48 @@ TEST_F(ProcessExecutorTest, CommandThatDoesNotExistFailsNamingTheReplica) {
       << final_update()->message;
 }
 
+// A Commit queues the part's replicas; each turn of the agent's loop starts
+// one, so that hundreds of them never hold the loop. The part is Pending
+// until its last replica runs.
+TEST_F(ProcessExecutorTest, ACommitQueuesItsReplicasAndEachTurnStartsOne) {
+  prepare_and_commit(
+      *core, make_prepare(16, "queued", {{"w", 2, 0, 1, {}, shell("exec sleep 1000")}}), 0, out);
+  EXPECT_EQ(messages_of<protocol::StatusUpdate>(out).back().phase, "Pending");
+  EXPECT_EQ(executor->pid_of(ReplicaKey{16, 0}), -1);
+  EXPECT_EQ(executor->next_deadline(), TimeMs{0}) << "a queued start is due at once";
+
+  const auto deadline = testing::deadline_in(60s);
+  ASSERT_TRUE(testing::executor_turn(*executor, *core, out, 0, deadline));
+  EXPECT_GT(executor->pid_of(ReplicaKey{16, 0}), 0);
+  EXPECT_EQ(executor->pid_of(ReplicaKey{16, 1}), -1);
+  EXPECT_EQ(messages_of<protocol::StatusUpdate>(out).back().phase, "Pending");
+
+  ASSERT_TRUE(testing::executor_turn(*executor, *core, out, 0, deadline));
+  EXPECT_GT(executor->pid_of(ReplicaKey{16, 1}), 0);
+  EXPECT_EQ(messages_of<protocol::StatusUpdate>(out).back().phase, "Running");
+  EXPECT_EQ(executor->next_deadline(), std::nullopt);
+}
+
+// Cancelled before its turn, a queued replica never starts (it has no log,
+// no record) and ends as stopped with the replica that did run.
+TEST_F(ProcessExecutorTest, AReplicaStoppedBeforeItsTurnNeverStarts) {
+  prepare_and_commit(*core, make_prepare(17, "cut", {{"w", 2, 0, 1, {}, shell("exec sleep 1000")}}),
+                     0, out);
+  ASSERT_TRUE(testing::executor_turn(*executor, *core, out, 0, testing::deadline_in(60s)));
+  ASSERT_GT(executor->pid_of(ReplicaKey{17, 0}), 0);
+
+  core->on_cancel(protocol::Cancel{17, "cut"}, out);
+  ASSERT_TRUE(run_until([&] { return over(); }));
+  EXPECT_EQ(final_update()->phase, "Aborted");
+  EXPECT_EQ(testing::task_status(*final_update(), "w")->failed, 2);
+  EXPECT_TRUE(std::filesystem::exists(work_dir / "cut" / "w-0.log"));
+  EXPECT_FALSE(std::filesystem::exists(work_dir / "cut" / "w-1.log")) << "the queued one started";
+  const RunStateDir state(work_dir / ".agent-state");
+  EXPECT_TRUE(std::filesystem::exists(state.record_path(ReplicaKey{17, 0})));
+  EXPECT_FALSE(std::filesystem::exists(state.record_path(ReplicaKey{17, 1})));
+  EXPECT_EQ(executor->next_deadline(), std::nullopt);
+}
+
 TEST_F(ProcessExecutorTest, JobWithoutCommandIsRejected) {
   core->on_prepare(make_prepare(14, "nocmd", {{"w", 1}}), 0, out);
   const auto rejects = messages_of<protocol::Reject>(out);
@@ -215,6 +253,7 @@ TEST_F(ProcessExecutorTest, CancelKillsTheReplicasWholeProcessGroup) {
           15, "long",
           {{"w", 1, 0, 1, {}, shell("sleep 1000 & echo $! > " + fifo.string() + "; wait")}}),
       0, out);
+  ASSERT_TRUE(testing::executor_turn(*executor, *core, out, 0, testing::deadline_in(60s)));
   ASSERT_TRUE(testing::wait_readable(reader, testing::deadline_in(60s)));
   char text[32] = {};
   ASSERT_GT(::read(reader, text, sizeof text - 1), 0);

@@ -14,7 +14,7 @@ namespace gantry::agents {
 namespace {
 
 RunRecord sample_record() {
-  return RunRecord{ReplicaKey{42, 3}, "ddp", "worker", "node-b", 1, 2, 5, 4321, 98765};
+  return RunRecord{ReplicaKey{42, 3}, "ddp", "worker", "node-b", 1, 2, 5, 4321, 98765, 4};
 }
 
 TEST(RunRecords, ARecordReadsBackAsWrittenAndIsForgottenWithItsEnd) {
@@ -35,6 +35,7 @@ TEST(RunRecords, ARecordReadsBackAsWrittenAndIsForgottenWithItsEnd) {
   EXPECT_EQ(read[0].task_index, 5);
   EXPECT_EQ(read[0].supervisor, 4321);
   EXPECT_EQ(read[0].supervisor_start, 98765u);
+  EXPECT_EQ(read[0].part_replicas, 4);
   const std::optional<RunEnd> end = read_run_end(state.exit_path(written.key));
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(end->exit_code, 143);
@@ -58,6 +59,20 @@ TEST(RunRecords, ATornRecordIsSkippedAndAMissingEndIsNone) {
   EXPECT_EQ(read[0].key, (ReplicaKey{42, 3}));
   EXPECT_FALSE(read_run_end(state.exit_path(ReplicaKey{7, 0})).has_value());
   EXPECT_FALSE(read_run_end(state.exit_path(ReplicaKey{8, 0})).has_value());
+}
+
+// An agent before part_replicas was recorded wrote none: not known, 0.
+TEST(RunRecords, ARecordWithoutItsPartsReplicaCountReadsAsUnknown) {
+  support::TempDir temp{"gantry-run-records"};
+  const RunStateDir state(temp.path());
+  std::ofstream(state.record_path(ReplicaKey{7, 0}))
+      << R"({"dispatch":7,"rank":0,"job":"j","task":"w","node":"n","part":0,"parts":1,)"
+      << R"("task_index":0,"supervisor":12,"supervisor_start":34})"
+      << "\n";
+  const std::vector<RunRecord> read = state.records();
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].supervisor_start, 34u);
+  EXPECT_EQ(read[0].part_replicas, 0);
 }
 
 TEST(RunRecords, TheContactIsTheLastConfirmedTime) {

@@ -136,16 +136,12 @@ struct ProcessTimeLimitTest : ::testing::Test {
     executor.reset();
   }
 
-  // Feeds replica exits to the core until the part has ended; false if the
+  // Feeds what started and ended to the core until the part has ended; false if the
   // deadline passes first (a broken test, not a measurement).
   bool run_until_over() {
     const auto deadline = testing::deadline_in(60s);
-    std::vector<ReplicaExit> exits;
     while (!final_update(out)) {
-      if (!testing::wait_readable(executor->wake_fd(), deadline)) return false;
-      exits.clear();
-      executor->collect_exits(0, exits);
-      core->on_exits(exits, out);
+      if (!testing::executor_turn(*executor, *core, out, 0, deadline)) return false;
     }
     return true;
   }
@@ -176,6 +172,8 @@ TEST_F(ProcessTimeLimitTest, ReplicasStillRunningAtTheLimitAreKilledWithTheirChi
                      {"/bin/sh", "-c", "sleep 1000 & echo $! > " + fifo.string() + "; wait"}}});
   prepare.time_limit_ms = 90 * 60'000;
   ASSERT_TRUE(prepare_and_commit(*core, prepare, 5000, out).has_value());
+  // The replica starts, and its limit counts, from the turn that starts it.
+  ASSERT_TRUE(testing::executor_turn(*executor, *core, out, 5000, testing::deadline_in(60s)));
   ASSERT_TRUE(testing::wait_readable(reader, testing::deadline_in(60s)));
   char text[32] = {};
   ASSERT_GT(::read(reader, text, sizeof text - 1), 0);
