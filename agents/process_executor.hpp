@@ -88,9 +88,6 @@ class ProcessExecutor final : public Executor {
     TimeMs collected = 0;
   };
 
-  // A part's plugin files (hosts files, its ssh keypair: one per part, so
-  // the parts of a split gang hold different keys), written at its first
-  // start and removed with its last replica.
   // A replica start() accepted, to be spawned by collect_progress().
   struct QueuedStart {
     RunRecord record;  // its supervisor's pid and start time still unknown
@@ -99,6 +96,9 @@ class ProcessExecutor final : public Executor {
     std::filesystem::path log;
   };
 
+  // A part's plugin files (hosts files, its ssh keypair: one per part, so
+  // the parts of a split gang hold different keys), written at its first
+  // start and removed with its last replica.
   struct PartPlugins {
     std::filesystem::path dir;
     SshKeyPair keys;
