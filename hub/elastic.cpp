@@ -214,7 +214,7 @@ void SchedulerCore::shrink(Dispatch& dispatch, std::size_t replicas) {
   note_parts(job, dispatch);
   note_elastic(dispatch);
   pass_.failures.forget();  // capacity was freed
-  pass_.order.reposition(queues_, job.queue);
+  pass_.queue_stage.reposition(queues_, job.queue);
   decisions_.push_back(Decision{Decision::Kind::kResize, dispatch.job, dispatch.id, part.cluster});
 }
 

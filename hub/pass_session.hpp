@@ -7,17 +7,21 @@
 // side sees SchedulerCore.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <span>
 #include <vector>
 
 #include "hub/cluster_state.hpp"
 #include "hub/dispatch.hpp"
+#include "hub/failure_memo.hpp"
 #include "hub/job.hpp"
+#include "hub/pending_shapes.hpp"
 #include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/queue_tree.hpp"
 #include "hub/resources.hpp"
+#include "hub/scheduler_options.hpp"
 #include "hub/sla_watch.hpp"
 
 namespace gantry::hub {
@@ -44,6 +48,22 @@ class PassSession {
   // capabilities of the queue and its ancestors, and not on what other
   // queues are guaranteed of the pool's free resources.
   bool within_queue_limits(QueueIndex queue, const ResourceVector& amount) const;
+  // Why a job of the queue may not start now for its queues' limits (a
+  // capability, or what other queues are guaranteed); nullopt when it may.
+  std::optional<PendingReason> queue_limits_block(const Job& job) const;
+  // Mutable for the shares a stage that orders queues keeps current
+  // (QueueTree::refresh_share); jobs enter and leave queues only through the
+  // actions below.
+  QueueTree& queues();
+  const SchedulerOptions& options() const;
+  // The pending jobs' shape classes (hub/pending_shapes.hpp).
+  const PendingShapes& pending_shapes() const;
+  // The pass's failed placements: what a job no smaller would find too.
+  FailureMemo& failures();
+  // Whether the job's queue may still search for runs to evict for it in this pass.
+  bool may_search_evictions(const Job& job) const;
+  // Whether the job holds a backfill reservation from this pass.
+  bool reserved(JobId id) const;
 
   // ---- node-level fit
   // Places the gang on the cluster's nodes (hub/placement.hpp), taking what
@@ -71,6 +91,11 @@ class PassSession {
   // job got one now; false when backfill is off (no reservations), it holds
   // one from this pass already, or no cluster's plan frees enough.
   bool reserve(JobId id);
+  // The job was looked at in this pass: its own pending reason is current.
+  void note_visited(JobId id);
+  // The pass left the class's jobs unvisited, for `reason`: what each shows
+  // until it is looked at again.
+  void note_shape_skipped(ShapeClassId shape, const PendingReason& reason);
   // The elastic dispatch's last part grows by assignment(), which costs its
   // queue `amount`: held and charged until its agent answers the Resize.
   void start_growth(DispatchId id, const ResourceVector& amount);

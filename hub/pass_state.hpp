@@ -14,7 +14,7 @@
 #include "hub/pending_shapes.hpp"
 #include "hub/placement.hpp"
 #include "hub/placement_policy.hpp"
-#include "hub/queue_order.hpp"
+#include "hub/queue_stage.hpp"
 #include "hub/queue_tree.hpp"
 #include "hub/split_planner.hpp"
 #include "hub/starvation.hpp"
@@ -42,23 +42,13 @@ struct PassState {
   ResourceVector pool_free;       // free in ready clusters, kept current
   std::uint32_t eviction_searches_left = 0;
 
-  QueueOrder order;  // which leaf is served next (hierarchical DRF)
-
   // Per queue (indexed by QueueIndex).
   std::vector<char> tried_eviction;
 
   FailureMemo failures;  // gangs that found no place, and the classes they cover
 
-  // Skipping what cannot start (hub/pending_shapes.hpp). Per queue: the
-  // individual jobs the cursor has not passed. Per shape class: its jobs the
-  // cursor has not passed.
-  bool open = false;
-  std::vector<std::uint32_t> individual_left;
-  std::vector<std::uint32_t> shape_left;
-
-  // How many blocked jobs of the queue order (not past their SLA) were
-  // tried for a backfill reservation (the reservations: backfill.hpp).
-  std::uint32_t blocked_tries = 0;
+  bool open = false;       // between begin and the end of schedule()
+  QueueStage queue_stage;  // queues served in DRF order (hub/queue_stage.hpp)
 
   // Reused buffers.
   std::vector<RankedCluster> candidates;   // try_place's clusters, best first
@@ -73,25 +63,10 @@ struct PassState {
     first_dispatch = next_dispatch;
     pool_free = free_in_ready_clusters;
     eviction_searches_left = eviction_searches;
-    order.begin(queues);
     tried_eviction.assign(queues, 0);
     failures.begin(pass_now, shape_ids);
     open = true;
-    individual_left.assign(queues, 0);
-    shape_left.assign(shape_ids, 0);
-    blocked_tries = 0;
-  }
-
-  // A class made during the pass (its id may be an emptied class's).
-  void reset_shape(ShapeClassId shape) {
-    shape_left[shape] = 0;
-    failures.reset_shape(shape);
-  }
-
-  // Classes made since begin() (jobs requeued by evictions) get counters too.
-  void fit_shapes(std::size_t shape_ids) {
-    failures.fit_shapes(shape_ids);
-    if (shape_left.size() < shape_ids) shape_left.resize(shape_ids, 0);
+    queue_stage.begin(queues, shape_ids);
   }
 };
 

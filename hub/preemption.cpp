@@ -145,7 +145,7 @@ void SchedulerCore::evict(DispatchId victim, JobId for_job, TimeMs now, ClusterI
   reason.cluster = cluster;
   reason.by_job = for_job;
   requeue_or_apply(id, reason, LifecycleEvent::kPodEvicted, now);
-  pass_.order.reposition(queues_, job.queue);
+  pass_.queue_stage.reposition(queues_, job.queue);
 }
 
 }  // namespace gantry::hub

@@ -5,7 +5,7 @@
 // the pass has jobs of it left to visit; an inner queue while one of its
 // leaves is.
 //
-// The order is one stage of the pass (hub/scheduler_pass.cpp) and owns only
+// The order is what the queue stage (hub/queue_stage.hpp) follows; it owns only
 // the pass's view of the queues: which are active, in what order, and each
 // active leaf's cursor into its pending jobs. The shares themselves live in
 // the QueueTree.

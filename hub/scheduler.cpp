@@ -1,7 +1,7 @@
 // Cluster, queue and job bookkeeping of the scheduling core; the pass itself
-// is in scheduler_pass.cpp, split placement in split.cpp, evictions in
-// preemption.cpp, starvation guards in starvation.cpp, the two-phase answers
-// of agents in two_phase.cpp.
+// is in scheduler_pass.cpp (its queue stage in queue_stage.cpp), split
+// placement in split.cpp, evictions in preemption.cpp, starvation guards in
+// starvation.cpp, the two-phase answers of agents in two_phase.cpp.
 #include "hub/scheduler.hpp"
 
 #include <algorithm>

@@ -373,10 +373,8 @@ class SchedulerCore {
   void refresh_queue_policies();
   // the pass (scheduler_pass.cpp)
   void begin_pass(TimeMs now);
-  void activate_queues();
-  void serve_queues(PassSession& session);
+  void note_enqueued_in_pass(const Job& job, const PendingKey& key);
   bool attempt(JobId id, TimeMs now);
-  bool reserve_blocked(PassSession& session, JobId id);
   std::optional<PendingReason> queue_limits_block(const Job& job) const;
   bool place(JobId id);
   Placement try_place(JobId id);
@@ -386,12 +384,6 @@ class SchedulerCore {
   void undo_split();
   // eviction (preemption.cpp; which runs may go: eviction_rules.hpp)
   bool make_room(JobId id, TimeMs now);
-  // Skipping what cannot start (hub/pending_shapes.hpp).
-  void note_passed(QueueIndex leaf, ShapeClassId shape);
-  void note_enqueued_in_pass(const Job& job, const PendingKey& key);
-  bool rest_cannot_start(QueueIndex leaf);
-  void note_skipped_reasons(QueueIndex leaf);
-  bool shape_cannot_start(ShapeClassId shape);
   // Which runs may be evicted for a job, with the pass's time (eviction_rules.hpp).
   EvictionRules eviction_rules() const;
   // Whether make_room may search for victims for the job, and how.

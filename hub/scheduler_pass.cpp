@@ -1,6 +1,6 @@
-// One scheduling pass: its stages in order, and the queue stage: which queue
-// is served next (hierarchical weighted DRF), whether its next job passes the
-// queue limits, and where it fits.
+// One scheduling pass: its stages in order, what they see of the core
+// (PassSession), and the attempt a stage makes for one job: whether it passes
+// its queues' limits, and where it fits.
 #include <algorithm>
 
 #include "hub/elastic.hpp"
@@ -32,7 +32,8 @@ const SchedulerCore::PassStage SchedulerCore::kPassStages[] = {
      [](SchedulerCore& core, PassSession& session) { core.expire_growth(session.now()); }},
     {"starvation",  // starvation.cpp
      [](SchedulerCore& core, PassSession& session) { serve_starving(session, core.pass_.holds); }},
-    {"queues", [](SchedulerCore& core, PassSession& session) { core.serve_queues(session); }},
+    {"queues",  // queue_stage.cpp
+     [](SchedulerCore& core, PassSession& session) { core.pass_.queue_stage.serve(session); }},
     {"elastic-growth",  // after every pending job had its turn (elastic_growth.cpp)
      [](SchedulerCore&, PassSession& session) { grow_elastic(session); }},
     {"end",  // reservations give back their holds (backfill.cpp)
@@ -111,6 +112,34 @@ TimeMs PassSession::expected_end(const Job& job, TimeMs start) const {
   return core_.expected_end(job, start);
 }
 
+QueueTree& PassSession::queues() {
+  return core_.queues_;
+}
+
+const SchedulerOptions& PassSession::options() const {
+  return core_.options_;
+}
+
+const PendingShapes& PassSession::pending_shapes() const {
+  return core_.pending_shapes_;
+}
+
+FailureMemo& PassSession::failures() {
+  return core_.pass_.failures;
+}
+
+std::optional<PendingReason> PassSession::queue_limits_block(const Job& job) const {
+  return core_.queue_limits_block(job);
+}
+
+bool PassSession::may_search_evictions(const Job& job) const {
+  return core_.eviction_search_for(job).allowed;
+}
+
+bool PassSession::reserved(JobId id) const {
+  return core_.backfill_.reserved(id);
+}
+
 std::vector<NodeAssignment>& PassSession::assignment() {
   return core_.pass_.assignment;
 }
@@ -122,6 +151,14 @@ bool PassSession::attempt(JobId id) {
 bool PassSession::reserve(JobId id) {
   return core_.options_.reservations > 0 && !core_.backfill_.reserved(id) &&
          core_.backfill_.reserve(*this, id);
+}
+
+void PassSession::note_visited(JobId id) {
+  core_.jobs_[id].reason_pass = core_.passes_;
+}
+
+void PassSession::note_shape_skipped(ShapeClassId shape, const PendingReason& reason) {
+  core_.pending_shapes_.note_skipped(shape, reason, core_.passes_);
 }
 
 void PassSession::start_growth(DispatchId id, const ResourceVector& amount) {
@@ -143,119 +180,14 @@ void SchedulerCore::begin_pass(TimeMs now) {
   backfill_.begin_pass();
 }
 
-// ------------------------------------------------------------------ queue order
-
-// Shares are taken after the starving jobs were served: their dispatches count.
-void SchedulerCore::activate_queues() {
-  pass_.fit_shapes(pending_shapes_.id_limit());
-  for (QueueIndex q = 0; q < queues_.size(); ++q) queues_.refresh_share(q);
-  for (QueueIndex q = 0; q < queues_.size(); ++q) {
-    const QueueNode& node = queues_.node(q);
-    if (node.deleted || !queues_.is_leaf(q) || q == kRootQueue || node.pending_jobs.empty())
-      continue;
-    pass_.order.cursor(q) = node.pending_jobs.begin();
-    pass_.individual_left[q] = pending_shapes_.individual_pending(q);
-    for (ShapeClassId shape : pending_shapes_.classes_of(q))
-      pass_.shape_left[shape] = pending_shapes_.shape(shape).pending;
-    pass_.order.activate(queues_, q);
-  }
-}
-
-void SchedulerCore::serve_queues(PassSession& session) {
-  const TimeMs now = session.now();
-  activate_queues();
-  QueueOrder& order = pass_.order;
-  while (!order.done()) {
-    const QueueIndex leaf = order.next(queues_);
-    const QueueNode& queue = queues_.node(leaf);
-    QueueOrder::Cursor& cursor = order.cursor(leaf);
-    const JobId id = cursor->job;
-    const ShapeClassId shape = jobs_[id].shape_class;
-    jobs_[id].reason_pass = passes_;
-    auto next = std::next(cursor);
-    if (attempt(id, now)) {  // the job left pending_jobs: its iterator is gone
-      cursor = next;
-      order.reposition(queues_, leaf);
-    } else if (reserve_blocked(session, id)) {
-      cursor = next;
-    } else if (queue.spec.strategy == QueueStrategy::kStrictFifo) {
-      order.deactivate(queues_, leaf);
-      continue;
-    } else {
-      cursor = next;
-    }
-    note_passed(leaf, shape);
-    if (cursor == queue.pending_jobs.end() || rest_cannot_start(leaf))
-      order.deactivate(queues_, leaf);
-  }
-}
-
-// ------------------------------------------------------------------ skipping what cannot start
-
-void SchedulerCore::note_passed(QueueIndex leaf, ShapeClassId shape) {
-  if (shape == kIndividualShape) {
-    if (pass_.individual_left[leaf] > 0) --pass_.individual_left[leaf];
-  } else if (shape < pass_.shape_left.size() && pass_.shape_left[shape] > 0) {
-    --pass_.shape_left[shape];
-  }
-}
-
 // A job queued during a pass (a victim sent back): a class it made, or whose
-// id it reuses, starts with no pass state; the job counts among those the
-// cursor has not passed if its queue is being served and it sorts after the
-// cursor (one the loop then steps over is counted too: skipping stays safe).
+// id it reuses, starts with no pass state.
 void SchedulerCore::note_enqueued_in_pass(const Job& job, const PendingKey& key) {
   const ShapeClassId shape = job.shape_class;
-  if (shape != kIndividualShape) {
-    pass_.fit_shapes(pending_shapes_.id_limit());
-    if (pending_shapes_.shape(shape).pending == 1) pass_.reset_shape(shape);
-  }
-  const QueueIndex q = job.queue;
-  if (!pass_.order.active(q) || !(*pass_.order.cursor(q) < key)) return;
-  if (shape == kIndividualShape)
-    ++pass_.individual_left[q];
-  else
-    ++pass_.shape_left[shape];
-}
-
-// Every job left behind the queue's cursor would fail in attempt() and change
-// nothing but its pending reason: no reservation try is left in the pass, and
-// each of their classes is blocked by queue limits, or covered by a failed
-// shape with no eviction search allowed. The full pass would visit them only
-// to find that; the decisions are the same without (tests/core/
-// incremental_pass_test.cpp compares both).
-bool SchedulerCore::rest_cannot_start(QueueIndex leaf) {
-  if (!options_.skip_failing_shapes || pass_.individual_left[leaf] > 0 ||
-      pass_.blocked_tries < options_.reservations)
-    return false;
-  for (ShapeClassId shape : pending_shapes_.classes_of(leaf))
-    if (pass_.shape_left[shape] > 0 && !shape_cannot_start(shape)) return false;
-  note_skipped_reasons(leaf);
-  return true;
-}
-
-// What attempt() would have given each job of the skipped classes.
-void SchedulerCore::note_skipped_reasons(QueueIndex leaf) {
-  for (ShapeClassId shape : pending_shapes_.classes_of(leaf)) {
-    if (pass_.shape_left[shape] == 0) continue;
-    const Job& prototype = pending_shapes_.shape(shape).prototype;
-    std::optional<PendingReason> reason = queue_limits_block(prototype);
-    if (!reason)
-      reason = pass_.failures.covering(prototype, &policy_for(prototype),
-                                       end_if_started(prototype, pass_.now));
-    if (reason) pending_shapes_.note_skipped(shape, *reason, passes_);
-  }
-}
-
-// As attempt() would find for each job of the class.
-bool SchedulerCore::shape_cannot_start(ShapeClassId shape) {
-  const Job& prototype = pending_shapes_.shape(shape).prototype;
-  if (queue_limits_block(prototype)) return true;
-  FailureMemo& failures = pass_.failures;
-  const bool covered = failures.known_covered(shape) ||
-                       failures.covers_shape(shape, prototype, &policy_for(prototype),
-                                             end_if_started(prototype, pass_.now));
-  return covered && !eviction_search_for(prototype).allowed;
+  const bool new_class = shape != kIndividualShape && pending_shapes_.shape(shape).pending == 1;
+  if (shape != kIndividualShape) pass_.failures.fit_shapes(pending_shapes_.id_limit());
+  if (new_class) pass_.failures.reset_shape(shape);
+  pass_.queue_stage.note_enqueued(job, key, pending_shapes_.id_limit(), new_class);
 }
 
 // ------------------------------------------------------------------ one job
@@ -282,21 +214,6 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
   if (backfill_.holding())
     backfill_.settle_holds(clusters_, placed ? find_dispatch(job.dispatch) : nullptr);
   return placed;
-}
-
-// The first options_.reservations jobs of the queue order that could not
-// start get a reservation when a plan exists, unless only their queue's
-// limits stop them (capacity freeing up would not help). Tries count, planned
-// or not: a pass where nothing has a time limit costs one try, not one per
-// blocked job.
-bool SchedulerCore::reserve_blocked(PassSession& session, JobId id) {
-  const Job& job = jobs_[id];
-  if (pass_.blocked_tries >= options_.reservations || backfill_.reserved(id) ||
-      job.reason.kind == PendingReason::Kind::kQueueAtCapability ||
-      job.reason.kind == PendingReason::Kind::kGuaranteedToOthers)
-    return false;
-  ++pass_.blocked_tries;
-  return backfill_.reserve(session, id);
 }
 
 // Capability of the queue and its ancestors, then the guarantees other queues
