@@ -34,20 +34,13 @@ void SchedulerCore::note_elastic(const Dispatch& dispatch) {
 void SchedulerCore::trim_to_queue_limits(JobId id, Placement& placement) {
   const Job& job = jobs_[id];
   if (!is_elastic(job.gang)) return;
-  ResourceVector amount;
-  for (const NodeAssignment& entry : placement.assignment)
-    amount += job.gang.tasks[entry.task].per_replica;
-  std::size_t keep = placement.assignment.size();
-  const auto minimum = static_cast<std::size_t>(job.gang.min_available);
-  ClusterState& cluster = clusters_[placement.cluster];
-  while (keep > minimum && !within_queue_limits(queues_, job.queue, amount, pass_.pool_free)) {
-    const NodeAssignment& entry = pass_.assignment[keep - 1];
-    cluster.give(entry.node, entry.amount);
-    amount -= job.gang.tasks[entry.task].per_replica;
-    --keep;
-  }
-  pass_.assignment.resize(keep);
-  placement.assignment = std::span<const NodeAssignment>(pass_.assignment.data(), keep);
+  // try_place's assignment is pass_.assignment whole.
+  give_back_over_limits(clusters_[placement.cluster], job.gang, pass_.assignment,
+                        static_cast<std::size_t>(job.gang.min_available),
+                        [&](const ResourceVector& cost) {
+                          return within_queue_limits(queues_, job.queue, cost, pass_.pool_free);
+                        });
+  placement.assignment = pass_.assignment;
 }
 
 // ------------------------------------------------------------------ growth

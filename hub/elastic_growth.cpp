@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "hub/elastic.hpp"
 #include "hub/pass_session.hpp"
 
 namespace gantry::hub {
@@ -34,15 +35,10 @@ void grow(PassSession& session, const Dispatch& dispatch) {
                    session.policy_for(job)))
     return;
   std::vector<NodeAssignment>& placed = session.assignment();
-  ResourceVector amount;
-  for (const NodeAssignment& entry : placed) amount += job.gang.tasks[entry.task].per_replica;
-  while (!placed.empty() && !session.within_queue_limits(job.queue, amount)) {
-    const NodeAssignment& entry = placed.back();
-    cluster.give(entry.node, entry.amount);
-    amount -= job.gang.tasks[entry.task].per_replica;
-    placed.pop_back();
-  }
-  if (!placed.empty()) session.start_growth(dispatch.id, amount);
+  const ResourceVector cost = give_back_over_limits(
+      cluster, job.gang, placed, 0,
+      [&](const ResourceVector& amount) { return session.within_queue_limits(job.queue, amount); });
+  if (!placed.empty()) session.start_growth(dispatch.id, cost);
 }
 
 }  // namespace
