@@ -335,10 +335,6 @@ class SchedulerCore {
     void (*run)(SchedulerCore& core, PassSession& session);
   };
   static const PassStage kPassStages[];
-  struct EvictionPlan {
-    ClusterIndex cluster = kNoCluster;
-    std::vector<DispatchId> victims;
-  };
 
   // A name for metadata.generateName no live job holds (job_retention.cpp).
   std::string make_name(std::string_view prefix);
@@ -390,8 +386,6 @@ class SchedulerCore {
   EvictionSearch eviction_search_for(const Job& job) const;
   const std::set<RunningKey>& eviction_candidates(ClusterIndex cluster,
                                                   const EvictionSearch& search) const;
-  EvictionPlan plan_eviction(JobId id, ClusterIndex cluster, const EvictionSearch& search);
-  void keep_unneeded_victims(JobId id, ClusterState& cluster, EvictionPlan& plan);
   // The runs of queues over their deserved share (over_share.cpp).
   bool over_share(QueueIndex queue) const;
   void index_over_share(const RunningKey& key, const Dispatch& dispatch, bool add);
