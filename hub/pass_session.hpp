@@ -7,6 +7,7 @@
 // side sees SchedulerCore.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <span>
@@ -30,10 +31,12 @@ class SchedulerCore;
 
 class PassSession {
  public:
-  PassSession(SchedulerCore& core, TimeMs now) : core_(core), now_(now) {}
+  // Made by SchedulerCore::schedule for one pass. What a stage asks for once
+  // per job it looks at is reached inline, not through the core.
+  PassSession(SchedulerCore& core, TimeMs now);
 
-  TimeMs now() const;
-  const Job& job(JobId id) const;
+  TimeMs now() const { return now_; }
+  const Job& job(JobId id) const { return jobs_[id]; }
   // Mutable for holds; the set of clusters is fixed during a pass.
   std::span<ClusterState> clusters();
   const Dispatch& dispatch(DispatchId id) const;
@@ -54,12 +57,12 @@ class PassSession {
   // Mutable for the shares a stage that orders queues keeps current
   // (QueueTree::refresh_share); jobs enter and leave queues only through the
   // actions below.
-  QueueTree& queues();
-  const SchedulerOptions& options() const;
+  QueueTree& queues() { return queues_; }
+  const SchedulerOptions& options() const { return options_; }
   // The pending jobs' shape classes (hub/pending_shapes.hpp).
-  const PendingShapes& pending_shapes() const;
+  const PendingShapes& pending_shapes() const { return shapes_; }
   // The pass's failed placements: what a job no smaller would find too.
-  FailureMemo& failures();
+  FailureMemo& failures() { return failures_; }
   // Whether the job's queue may still search for runs to evict for it in this pass.
   bool may_search_evictions(const Job& job) const;
   // Whether the job holds a backfill reservation from this pass.
@@ -92,10 +95,12 @@ class PassSession {
   // one from this pass already, or no cluster's plan frees enough.
   bool reserve(JobId id);
   // The job was looked at in this pass: its own pending reason is current.
-  void note_visited(JobId id);
+  void note_visited(JobId id) { jobs_[id].reason_pass = pass_; }
   // The pass left the class's jobs unvisited, for `reason`: what each shows
   // until it is looked at again.
-  void note_shape_skipped(ShapeClassId shape, const PendingReason& reason);
+  void note_shape_skipped(ShapeClassId shape, const PendingReason& reason) {
+    shapes_.note_skipped(shape, reason, pass_);
+  }
   // The elastic dispatch's last part grows by assignment(), which costs its
   // queue `amount`: held and charged until its agent answers the Resize.
   void start_growth(DispatchId id, const ResourceVector& amount);
@@ -103,6 +108,14 @@ class PassSession {
  private:
   SchedulerCore& core_;
   TimeMs now_;
+  std::uint32_t pass_;  // the pass's number, for pending reasons
+  // Parts of the core's state, fixed for the pass (no job is submitted
+  // during one, so the vector is not replaced).
+  std::vector<Job>& jobs_;
+  QueueTree& queues_;
+  PendingShapes& shapes_;
+  FailureMemo& failures_;
+  const SchedulerOptions& options_;
 };
 
 }  // namespace gantry::hub

@@ -61,13 +61,15 @@ std::vector<std::string_view> SchedulerCore::pass_stage_names() {
 
 // PassSession's view of SchedulerCore (hub/pass_session.hpp): each call reads
 // or runs one member.
-TimeMs PassSession::now() const {
-  return now_;
-}
-
-const Job& PassSession::job(JobId id) const {
-  return core_.jobs_[id];
-}
+PassSession::PassSession(SchedulerCore& core, TimeMs now)
+    : core_(core),
+      now_(now),
+      pass_(core.passes_),
+      jobs_(core.jobs_),
+      queues_(core.queues_),
+      shapes_(core.pending_shapes_),
+      failures_(core.pass_.failures),
+      options_(core.options_) {}
 
 std::span<ClusterState> PassSession::clusters() {
   return core_.clusters_;
@@ -112,22 +114,6 @@ TimeMs PassSession::expected_end(const Job& job, TimeMs start) const {
   return core_.expected_end(job, start);
 }
 
-QueueTree& PassSession::queues() {
-  return core_.queues_;
-}
-
-const SchedulerOptions& PassSession::options() const {
-  return core_.options_;
-}
-
-const PendingShapes& PassSession::pending_shapes() const {
-  return core_.pending_shapes_;
-}
-
-FailureMemo& PassSession::failures() {
-  return core_.pass_.failures;
-}
-
 std::optional<PendingReason> PassSession::queue_limits_block(const Job& job) const {
   return core_.queue_limits_block(job);
 }
@@ -151,14 +137,6 @@ bool PassSession::attempt(JobId id) {
 bool PassSession::reserve(JobId id) {
   return core_.options_.reservations > 0 && !core_.backfill_.reserved(id) &&
          core_.backfill_.reserve(*this, id);
-}
-
-void PassSession::note_visited(JobId id) {
-  core_.jobs_[id].reason_pass = core_.passes_;
-}
-
-void PassSession::note_shape_skipped(ShapeClassId shape, const PendingReason& reason) {
-  core_.pending_shapes_.note_skipped(shape, reason, core_.passes_);
 }
 
 void PassSession::start_growth(DispatchId id, const ResourceVector& amount) {
