@@ -109,8 +109,7 @@ class PassSession {
   SchedulerCore& core_;
   TimeMs now_;
   std::uint32_t pass_;  // the pass's number, for pending reasons
-  // Parts of the core's state, fixed for the pass (no job is submitted
-  // during one, so the vector is not replaced).
+  // Members of the core, which outlives the pass.
   std::vector<Job>& jobs_;
   QueueTree& queues_;
   PendingShapes& shapes_;
