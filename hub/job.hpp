@@ -149,24 +149,41 @@ struct RunHistory {
 
 inline const RunHistory kNoRunHistory{};
 
-struct JobRequest {
+// What a job asks the core for, resolved once from any source (a manifest,
+// a Karmada binding, the store) by make_job_request (hub/job_request.hpp) and
+// kept by the core as given: JobRequest and Job both hold it, and submit
+// copies it in one assignment. A Volcano Job field the core schedules by is
+// read by the reader, resolved into here and used where it matters.
+struct ResolvedJob {
   std::string name;
-  std::string queue = "default";
+  // The name of the key that submitted it (docs/security.md): an operator
+  // may cancel and delete only its own jobs. Not a scheduling input.
+  std::string submitter;
   std::int32_t priority = 0;
   // PriorityClass preemptionPolicy: Never = the job never evicts others to
   // start (it may still be evicted).
   bool may_preempt = true;
-  GangShape gang;
-  std::vector<std::string> allowed_clusters;  // empty: any cluster
-  // Only clusters whose labels have every one of these (gantry.io/cluster-selector).
-  Labels cluster_selector;
   // gantry.io/split: allowed — a gang no single cluster fits may be placed
   // across several, each part whole replicas.
   bool split_allowed = false;
-  std::shared_ptr<const protocol::JobSpec> spec;  // optional: what agents get
+  GangShape gang;
+  // What agents get (optional: the sim and bench submit none); the core never reads it.
+  std::shared_ptr<const protocol::JobSpec> spec;
   // The spec's lifecycle policies, maxRetry and minSuccess, resolved from it
   // (make_job_request); null: none (jobs without a spec: sim, bench).
   std::shared_ptr<const JobPolicies> policies;
+  // spec.ttlSecondsAfterFinished in ms: a finished job is forgotten this long
+  // after it finished. -1: kept until deleted.
+  std::int64_t ttl_after_finished_ms = -1;
+};
+
+// A submission: the resolved job, and what submit resolves against the hub's
+// queues and clusters.
+struct JobRequest : ResolvedJob {
+  std::string queue = "default";
+  std::vector<std::string> allowed_clusters;  // empty: any cluster
+  // Only clusters whose labels have every one of these (gantry.io/cluster-selector).
+  Labels cluster_selector;
   // Pending longer than this, the job gets nodes held for it (Volcano's
   // sla-waiting-time). -1: the queue's default; 0: never.
   std::int64_t sla_waiting_ms = -1;
@@ -180,49 +197,33 @@ struct JobRequest {
   // metadata.generateName: when `name` is empty the core makes one from it
   // (hub/job_retention.hpp) and the spec agents get carries that name.
   std::string generate_name;
-  // spec.ttlSecondsAfterFinished in ms: a finished job is forgotten this long
-  // after it finished. -1: kept until deleted.
-  std::int64_t ttl_after_finished_ms = -1;
-  // The name of the key that submitted it (docs/security.md): an operator
-  // may cancel and delete only its own jobs. Not a scheduling input.
-  std::string submitter;
 };
 
-struct Job {
-  std::string name;
-  std::string submitter;  // JobRequest::submitter
+// Small fields sit in pairs: one alone costs padding in every job record.
+struct Job : ResolvedJob {
   QueueIndex queue = 0;
-  std::int32_t priority = 0;
+  std::uint32_t epoch = 0;     // placements so far; the current dispatch's epoch
   std::uint64_t sequence = 0;  // submission order, breaks ties
   TimeMs submitted_ms = 0;
   TimeMs started_ms = 0;
   TimeMs finished_ms = 0;
-  GangShape gang;
-  ResourceVector total;                           // gang.total(), computed once at submit
-  ResourceVector minimum;                         // gang.minimum(), computed once at submit
-  std::vector<ClusterIndex> allowed_clusters;     // empty: any
-  std::shared_ptr<const protocol::JobSpec> spec;  // what agents get; the core reads `policies`
-  std::shared_ptr<const JobPolicies> policies;    // JobRequest::policies
+  ResourceVector total;                        // gang.total(), computed once at submit
+  ResourceVector minimum;                      // gang.minimum(), computed once at submit
+  std::vector<ClusterIndex> allowed_clusters;  // empty: any
 
   JobPhase phase = JobPhase::kPending;
-  PendingReason reason;
-  std::int32_t requeues = 0;
-  std::int32_t preemptions = 0;
-  std::uint32_t epoch = 0;  // placements so far; the current dispatch's epoch
-  // The flags sit together here: one elsewhere costs 7 bytes of padding per job.
-  bool split_allowed = false;
-  bool may_preempt = true;  // JobRequest::may_preempt
   // Deleted, expired or released to the store: its slot waits for a later
   // submission (SchedulerCore::forget).
   bool forgotten = false;
+  PendingReason reason;
+  std::int32_t requeues = 0;
+  std::int32_t preemptions = 0;
   std::int64_t sla_waiting_ms = 0;                  // resolved at submit; 0 = none
   std::int64_t time_limit_ms = 0;                   // resolved at submit; 0 = none
   DispatchId dispatch = 0;                          // current dispatch, 0 when none
   ClusterIndex cluster = kNoCluster;                // where it runs / ran (its first part)
   std::vector<protocol::TaskStatus> tasks;          // summed over its parts
   std::unique_ptr<PlacementNotes> placement_notes;  // null until needed
-  // spec.ttlSecondsAfterFinished in ms; -1: kept until deleted.
-  std::int64_t ttl_after_finished_ms = -1;
   std::unique_ptr<RunHistory> run_history;      // null until written
   ShapeClassId shape_class = kIndividualShape;  // while pending
   std::uint32_t reason_pass = 0;  // the pass that last visited it (SchedulerCore::pending_reason)

@@ -240,18 +240,15 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
     throw FieldError("spec.queue", request.queue, "the queue is Closed and accepts no new jobs");
   const std::int64_t time_limit = resolve_time_limit(
       request.time_limit_ms, queues_.node(*queue).spec, request.time_limit_field);
+  count_selected_gpu_products(request.gang);
   Job job;
-  job.name = std::move(request.name);
-  job.submitter = std::move(request.submitter);
+  static_cast<ResolvedJob&>(job) =
+      std::move(request);  // only the resolved part: the rest is read below
   job.queue = *queue;
-  job.priority = request.priority;
-  job.may_preempt = request.may_preempt;
   job.sequence = next_sequence_++;
   job.submitted_ms = now;
-  count_selected_gpu_products(request.gang);
-  job.total = request.gang.total();
-  job.minimum = request.gang.minimum();
-  job.gang = std::move(request.gang);
+  job.total = job.gang.total();
+  job.minimum = job.gang.minimum();
   job.sla_waiting_ms = request.sla_waiting_ms >= 0 ? request.sla_waiting_ms
                                                    : queues_.node(*queue).spec.sla_waiting_ms;
   job.time_limit_ms = time_limit;
@@ -259,15 +256,11 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
     job.allowed_clusters.push_back(add_cluster(cluster));
   if (!request.cluster_selector.empty())
     job.notes().cluster_selector = std::move(request.cluster_selector);
-  job.split_allowed = request.split_allowed;
-  job.spec = std::move(request.spec);
-  job.policies = std::move(request.policies);
   if (job.spec && job.spec->name != job.name) {  // a made name: agents run it under that name
     auto named = std::make_shared<protocol::JobSpec>(*job.spec);
     named->name = job.name;
     job.spec = std::move(named);
   }
-  job.ttl_after_finished_ms = request.ttl_after_finished_ms;
   // A forgotten job's slot if there is one (the oldest freed), else a new one.
   const JobId id = free_ids_.empty() ? static_cast<JobId>(jobs_.size()) : free_ids_.front();
   job_by_name_.emplace(job.name, id);
