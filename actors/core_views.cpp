@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include "hub/gang_wire.hpp"
+
 namespace gantry::actors {
 
 namespace {
@@ -235,6 +237,7 @@ protocol::Prepare prepare_message(const hub::SchedulerCore& core, const hub::Dis
   } else {
     prepare.job.name = job.name;  // jobs submitted without a spec (sim, bench)
   }
+  prepare.gang = hub::gang_to_wire(job.gang);
   prepare.task_replicas = by_task_name(job, part.task_replicas);
   const hub::ClusterState& cluster = core.cluster(part.cluster);
   prepare.nodes.reserve(part.assignment.size());

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "hub/field_error.hpp"
-#include "hub/job_request.hpp"
+#include "hub/gang_wire.hpp"
 
 namespace gantry::agents {
 
@@ -53,11 +53,28 @@ std::optional<hub::TopologyTiers> tiers_of(const protocol::Prepare& prepare) {
   return tiers;
 }
 
+// The gang the hub resolved, task by task the job's own: the executors start
+// JobSpec::tasks[t] for the gang's task t.
+hub::GangShape resolved_gang(const protocol::Prepare& prepare) {
+  const std::vector<protocol::ResolvedTask>& sent = prepare.gang.tasks;
+  const std::vector<protocol::TaskSpec>& tasks = prepare.job.tasks;
+  if (sent.size() != tasks.size())
+    throw hub::FieldError(
+        "gang.tasks", std::to_string(sent.size()) + " tasks",
+        "must be job " + prepare.job.name + "'s " + std::to_string(tasks.size()) + " tasks");
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    if (sent[t].name != tasks[t].name)
+      throw hub::FieldError("gang.tasks[" + std::to_string(t) + "].name", sent[t].name,
+                            "must be the job's task " + std::to_string(t) + ", " + tasks[t].name);
+  }
+  return hub::gang_from_wire(prepare.gang);
+}
+
 }  // namespace
 
 DispatchGang gang_for_part(const protocol::Prepare& prepare) {
   refuse_unknown_tasks(prepare);
-  const hub::GangShape whole = hub::resolve_gang(prepare.job);  // as the hub resolved it
+  const hub::GangShape whole = resolved_gang(prepare);
   DispatchGang gang;
   const bool whole_gang = prepare.parts <= 1;
   if (whole_gang) gang.tiers = tiers_of(prepare);

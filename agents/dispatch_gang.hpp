@@ -24,15 +24,15 @@ struct DispatchGang {
   std::optional<hub::TopologyTiers> tiers;
 };
 
-// Per task in spec order: task_replicas[task] replicas of the task as
-// hub::resolve_gang resolves it (requests, node selector, tolerations; its
-// topology and partitions only for a whole gang whose Prepare carries the
-// hub's topology tier labels: a part of a split is placed by whole replicas,
-// the hub keeps hard-topology gangs whole). A part of a split gang must start every replica it
-// was given (the other parts count on their ranks); a whole gang (parts = 1)
-// needs what the hub resolved (minAvailable, else whole partitions, else all),
-// capped to its replicas. Throws hub::FieldError naming the field when the
-// Prepare or its job is malformed.
+// Per task in spec order: task_replicas[task] replicas of the task as the hub
+// resolved it and sent it in Prepare::gang (requests, node selector,
+// tolerations; its topology and partitions only for a whole gang whose Prepare
+// carries the hub's topology tier labels: a part of a split is placed by whole
+// replicas, the hub keeps hard-topology gangs whole). A part of a split gang
+// must start every replica it was given (the other parts count on their
+// ranks); a whole gang (parts = 1) needs the gang's min_available, capped to
+// its replicas. Throws hub::FieldError naming the field when the Prepare is
+// malformed or its gang does not list the job's tasks in order.
 DispatchGang gang_for_part(const protocol::Prepare& prepare);
 
 // The Prepare's part, parts, epoch, rank_offset, world_size and time limit, checked.

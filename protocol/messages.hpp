@@ -29,7 +29,9 @@ namespace gantry::protocol {
 // 2: two-phase dispatch (Prepare / Admit / Commit / Abort) replaced the
 // one-shot Dispatch; a version-1 agent would start replicas on a Dispatch the
 // hub no longer sends, so the versions refuse each other.
-constexpr std::uint16_t kProtocolVersion = 2;
+// 3: Prepare carries the gang as the hub resolved it (Prepare::gang); a
+// version-2 agent would admit its own reading of the spec instead.
+constexpr std::uint16_t kProtocolVersion = 3;
 
 using ResourceList = std::map<std::string, std::int64_t>;  // name -> milli-units
 using Labels = std::map<std::string, std::string>;
@@ -289,6 +291,39 @@ struct PlacedReplica {
   GANTRY_WIRE_FIELDS(PlacedReplica, task, node);
 };
 
+// A network-topology rule as the hub resolved it (hub::TopologyConstraint):
+// mode "" (none), "hard" or "soft"; domains of tiers 1 .. highest_tier.
+struct TopologyRule {
+  std::string mode;
+  std::int32_t highest_tier = 1;
+  GANTRY_WIRE_FIELDS(TopologyRule, mode, highest_tier);
+};
+
+// One task of a resolved gang (hub::TaskShape), every replica of the job.
+struct ResolvedTask {
+  std::string name;
+  std::int32_t replicas = 0;
+  ResourceList per_replica;  // what one replica asks for
+  Labels node_selector;
+  std::vector<Toleration> tolerations;
+  std::int32_t partition_size = 0;  // 0: no partitions
+  std::int32_t min_partitions = 0;
+  TopologyRule partition_topology;
+  GANTRY_WIRE_FIELDS(ResolvedTask, name, replicas, per_replica, node_selector, tolerations,
+                     partition_size, min_partitions, partition_topology);
+};
+
+// The gang as the hub resolved and placed it (hub::GangShape, by
+// hub/gang_wire.hpp): an agent admits this, never its own reading of the
+// spec, so the two cannot disagree on requests, selectors, tolerations,
+// partitions or minAvailable.
+struct ResolvedGang {
+  std::vector<ResolvedTask> tasks;  // in JobSpec::tasks order
+  std::int32_t min_available = 0;
+  TopologyRule topology;
+  GANTRY_WIRE_FIELDS(ResolvedGang, tasks, min_available, topology);
+};
+
 // A part of a dispatch an agent holds, with where its replicas are: enough
 // for a restarted hub to take the job back instead of starting it again.
 // `committed` is false for a part that is prepared (resources held) but was
@@ -373,7 +408,10 @@ struct Prepare {
   // The job's placement epoch: 1 for its first placement, one more each time
   // it is placed again.
   std::uint32_t epoch = 0;
+  // The workload itself (pod templates, policies) for the executors; what the
+  // agent admits is `gang`.
   JobSpec job;
+  ResolvedGang gang;  // the whole job's gang; this part is task_replicas of it
   std::map<std::string, std::int32_t> task_replicas;  // task -> replicas in this part
   // Where the hub would put each replica of this part; the agent re-checks
   // them against its live node state and may choose other nodes.
@@ -395,7 +433,7 @@ struct Prepare {
   // constraint: the agent keeps the gang within the domains the hub placed
   // it by when it must choose other nodes. Empty: the part has none.
   std::vector<std::string> topology_tier_labels{};
-  GANTRY_WIRE_FIELDS(Prepare, dispatch_id, part, parts, epoch, job, task_replicas, nodes,
+  GANTRY_WIRE_FIELDS(Prepare, dispatch_id, part, parts, epoch, job, gang, task_replicas, nodes,
                      rank_offset, world_size, task_index_offsets, time_limit_ms, member_queue,
                      topology_tier_labels);
 };

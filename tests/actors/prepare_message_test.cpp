@@ -1,10 +1,12 @@
 // What an agent is sent for a part (actors/core_views.hpp, prepare_message):
 // a whole gang with a network-topology constraint carries the hub's tier
 // labels, so that the agent's own fit, when the hub's nodes no longer fit,
-// stays within one domain (tests/agents/admission_test.cpp).
+// stays within one domain (tests/agents/admission_test.cpp); every part
+// carries the gang as the core holds it, which the agent admits.
 #include <memory>
 
 #include "actors/core_views.hpp"
+#include "hub/gang_wire.hpp"
 #include "hub/job_request.hpp"
 #include "tests/core/core_harness.hpp"
 
@@ -50,6 +52,17 @@ TEST_F(PrepareMessageTest, AWholeGangWithANetworkTopologyCarriesTheHubsTierLabel
   ASSERT_FALSE(prepare.topology_tier_labels.empty());
   EXPECT_EQ(prepare.topology_tier_labels.front(), "rack");
   EXPECT_EQ(prepare.topology_tier_labels, core.topology_tiers().labels());
+}
+
+TEST_F(PrepareMessageTest, APartCarriesTheGangAsTheCoreHoldsIt) {
+  const protocol::Prepare prepare = prepared("held", "hard");
+  ASSERT_EQ(prepare.gang.tasks.size(), 1u);
+  EXPECT_EQ(prepare.gang.tasks[0].name, "worker");
+  EXPECT_EQ(prepare.gang.tasks[0].replicas, 2);
+  EXPECT_EQ(prepare.gang.tasks[0].per_replica.at("nvidia.com/gpu"), 8000);
+  EXPECT_EQ(prepare.gang.min_available, 2);
+  EXPECT_EQ(prepare.gang.topology.mode, "hard");
+  EXPECT_EQ(prepare.gang, hub::gang_to_wire(core.job(*core.find_job("held")).gang));
 }
 
 TEST_F(PrepareMessageTest, AGangWithoutTopologyCarriesNone) {

@@ -170,6 +170,7 @@ TEST(DispatchGang, UsesTheReplicasHereAndCapsMinAvailable) {
   EXPECT_EQ(gang.shape.min_available, 3);  // 4 capped to the 3 replicas here
 
   dispatch.job.min_available = 0;
+  dispatch = testing::with_hub_gang(dispatch);
   EXPECT_EQ(gang_for_part(dispatch).shape.min_available, 3);  // 0 = all of them
 }
 
@@ -231,7 +232,7 @@ struct TopologyAdmissionTest : ::testing::Test {
     prepare.parts = 1;
     prepare.job.network_topology = {"hard", 1};
     prepare.topology_tier_labels = {"rack"};
-    return prepare;
+    return testing::with_hub_gang(std::move(prepare));
   }
   Admission admit(const protocol::Prepare& prepare) {
     const DispatchGang gang = gang_for_part(prepare);

@@ -18,6 +18,8 @@
 #include "agents/agent_core.hpp"
 #include "agents/executor.hpp"
 #include "config/inventory.hpp"
+#include "hub/gang_wire.hpp"
+#include "hub/job_request.hpp"
 #include "protocol/messages.hpp"
 
 namespace gantry::agents::testing {
@@ -70,6 +72,16 @@ inline protocol::TaskSpec make_task(const TaskDef& def) {
   return task;
 }
 
+// `prepare` with the gang the hub would send for its job (Prepare::gang): the
+// hub's resolver over the spec, GPU products counted as the core counts them.
+// A test that edits prepare.job calls it again, as the hub resolves again.
+inline protocol::Prepare with_hub_gang(protocol::Prepare prepare) {
+  hub::GangShape gang = hub::resolve_gang(prepare.job);
+  hub::count_selected_gpu_products(gang);
+  prepare.gang = hub::gang_to_wire(gang);
+  return prepare;
+}
+
 // Part 0 of a one-part dispatch: every replica of every task here.
 inline protocol::Prepare make_prepare(std::uint64_t id, const std::string& job,
                                       const std::vector<TaskDef>& tasks,
@@ -86,7 +98,7 @@ inline protocol::Prepare make_prepare(std::uint64_t id, const std::string& job,
     prepare.task_replicas[def.name] = def.replicas;
     prepare.world_size += def.replicas;
   }
-  return prepare;
+  return with_hub_gang(std::move(prepare));
 }
 
 // The hub's Commit after `admit`: the gang meets where part 0 said.

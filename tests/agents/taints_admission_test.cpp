@@ -28,7 +28,7 @@ config::Inventory tainted_a100s() {
 
 protocol::Prepare tolerating(protocol::Prepare prepare) {
   for (protocol::TaskSpec& task : prepare.job.tasks) task.tolerations = {kToleratesGpu};
-  return prepare;
+  return testing::with_hub_gang(std::move(prepare));
 }
 
 struct TaintsAdmissionTest : ::testing::Test {

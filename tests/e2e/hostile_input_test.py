@@ -47,7 +47,19 @@ RSS_BOUND_BYTES = (1024 if SANITIZED else 512) * 1024 * 1024
 # What may stay resident once every hostile connection is gone.
 RSS_RETURN_SLACK_BYTES = 64 * 1024 * 1024
 
-PROTOCOL_VERSION = 2
+def protocol_version():
+    """The hub's kProtocolVersion, read from the source it was built from, so a
+    version bump cannot leave these frames refused for the wrong reason."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol",
+                          "messages.hpp")
+    with open(source) as header:
+        for line in header:
+            if line.startswith("constexpr std::uint16_t kProtocolVersion = "):
+                return int(line.split("=")[1].strip().rstrip(";"))
+    raise AssertionError(f"no kProtocolVersion in {source}")
+
+
+PROTOCOL_VERSION = protocol_version()
 HELLO, HEARTBEAT, USAGE_REPORT, LIST_REQUEST, SUBMIT_JOB_REQUEST = 1, 3, 4, 102, 100
 
 

@@ -77,6 +77,25 @@ inline JobSpec sample_job_spec() {
                  rack};
 }
 
+// Every field of a resolved gang set, none to its default.
+inline ResolvedGang sample_resolved_gang() {
+  const ResolvedTask master{"master",
+                            2,
+                            sample_resources(1),
+                            {{"nvidia.com/gpu.product", "H100"}},
+                            {{"nvidia.com/gpu", "Equal", "present", "NoSchedule"}},
+                            1,
+                            1,
+                            {"soft", 2}};
+  ResolvedTask worker = master;
+  worker.name = "worker";
+  worker.replicas = 7;
+  worker.per_replica = sample_resources(2);
+  worker.partition_size = 7;
+  worker.partition_topology = {"hard", 1};
+  return ResolvedGang{{master, worker}, 6, {"soft", 3}};
+}
+
 inline TaskStatus sample_task_status(const char* name) {
   return TaskStatus{name, 1, 2, 3, 4};
 }
@@ -221,6 +240,7 @@ inline Prepare sample<Prepare>() {
                  2,
                  5,
                  sample_job_spec(),
+                 sample_resolved_gang(),
                  {{"master", 1}, {"worker", 3}},
                  {{"master", "east-a100-0"}, {"worker", "east-a100-1"}},
                  4,

@@ -40,8 +40,9 @@ const std::vector<ExpectedMessage> kMessages = {
     {"ErrorReply", 10, {"code", "message"}},
     {"Prepare",
      11,
-     {"dispatch_id", "part", "parts", "epoch", "job", "task_replicas", "nodes", "rank_offset",
-      "world_size", "task_index_offsets", "time_limit_ms", "member_queue", "topology_tier_labels"}},
+     {"dispatch_id", "part", "parts", "epoch", "job", "gang", "task_replicas", "nodes",
+      "rank_offset", "world_size", "task_index_offsets", "time_limit_ms", "member_queue",
+      "topology_tier_labels"}},
     {"Commit", 12, {"dispatch_id", "job", "part", "master_addr", "master_port"}},
     {"Abort", 13, {"dispatch_id", "job", "part", "reason"}},
     {"NodeReport",
@@ -154,6 +155,10 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<PlacementScores>({"cpu_node_available", "cpu_cluster_available", "mem_node_available",
                                 "mem_cluster_available", "gpu_node_available",
                                 "gpu_cluster_available", "valid_until_ms"});
+  expect_keys<TopologyRule>({"mode", "highest_tier"});
+  expect_keys<ResolvedTask>({"name", "replicas", "per_replica", "node_selector", "tolerations",
+                             "partition_size", "min_partitions", "partition_topology"});
+  expect_keys<ResolvedGang>({"tasks", "min_available", "topology"});
   expect_keys<PlacedReplica>({"task", "node"});
   expect_keys<RunningDispatch>({"dispatch_id", "job", "replicas", "part", "parts", "committed"});
   expect_keys<JobPart>({"cluster", "task_replicas"});
