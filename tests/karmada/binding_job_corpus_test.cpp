@@ -3,18 +3,22 @@
 // as a Karmada workload + binding through the gateway's reader gives the same
 // protocol::JobSpec, field by field. Only what Karmada mode owns may differ:
 // the name (<namespace>.<binding>) and the annotations naming the binding,
-// the Karmada cluster selector and the split a Divided placement allows.
+// the Karmada cluster selector and the split a Divided placement allows. The
+// jobs the hub's one resolver makes of the two are compared field by field too.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "config/volcano_job.hpp"
 #include "config/yaml_json.hpp"
 #include "hub/field_error.hpp"
+#include "hub/gang_wire.hpp"
+#include "hub/job_request.hpp"
 #include "karmada/binding_job.hpp"
 
 namespace gantry::karmada {
@@ -124,6 +128,28 @@ void expect_same_job(const protocol::JobSpec& manifest_job, const protocol::JobS
   EXPECT_TRUE(manifest == binding) << "the JobSpecs differ in a field not listed above";
 }
 
+// The resolved jobs (hub::make_job_request) of the two readings, but for
+// what Karmada mode owns (the name, the cluster selector).
+void expect_same_resolved_job(const protocol::JobSpec& manifest_job,
+                              const protocol::JobSpec& binding_job) {
+  const hub::JobRequest manifest =
+      hub::make_job_request(std::make_shared<protocol::JobSpec>(manifest_job));
+  const hub::JobRequest binding =
+      hub::make_job_request(std::make_shared<protocol::JobSpec>(binding_job));
+  EXPECT_EQ(manifest.queue, binding.queue);
+  EXPECT_EQ(manifest.priority, binding.priority);
+  EXPECT_EQ(manifest.may_preempt, binding.may_preempt);
+  EXPECT_EQ(manifest.split_allowed, binding.split_allowed);
+  EXPECT_EQ(hub::gang_to_wire(manifest.gang), hub::gang_to_wire(binding.gang))
+      << "the gangs differ (requests, selectors, tolerations, partitions, topology, minAvailable)";
+  EXPECT_EQ(manifest.policies == nullptr, binding.policies == nullptr);
+  EXPECT_EQ(manifest.allowed_clusters, binding.allowed_clusters);
+  EXPECT_EQ(manifest.sla_waiting_ms, binding.sla_waiting_ms);
+  EXPECT_EQ(manifest.time_limit_ms, binding.time_limit_ms);
+  EXPECT_EQ(manifest.time_limit_field, binding.time_limit_field);
+  EXPECT_EQ(manifest.ttl_after_finished_ms, binding.ttl_after_finished_ms);
+}
+
 // Reads one manifest both ways and compares; returns false when the manifest
 // reader itself refuses it (then the binding reader must refuse it too).
 bool compare_both_ways(const fs::path& path) {
@@ -144,6 +170,7 @@ bool compare_both_ways(const fs::path& path) {
   EXPECT_EQ(binding_job.annotations.at(kBindingAnnotation),
             std::string(kNamespace) + "/" + binding["metadata"]["name"].get<std::string>());
   expect_same_job(manifest_job, binding_job);
+  expect_same_resolved_job(manifest_job, binding_job);
   return true;
 }
 
