@@ -242,8 +242,8 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
       request.time_limit_ms, queues_.node(*queue).spec, request.time_limit_field);
   count_selected_gpu_products(request.gang);
   Job job;
-  static_cast<ResolvedJob&>(job) =
-      std::move(request);  // only the resolved part: the rest is read below
+  // Moves only the resolved part: the request's own fields are read below.
+  static_cast<ResolvedJob&>(job) = std::move(request);
   job.queue = *queue;
   job.sequence = next_sequence_++;
   job.submitted_ms = now;
