@@ -196,31 +196,37 @@ bool is_listed_queue(const hub::SchedulerCore& core, hub::QueueIndex index) {
   return index != hub::kRootQueue && !core.queues().node(index).deleted;
 }
 
-std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex index) {
-  int pending = 0, dispatched = 0, running = 0;
+std::vector<QueueJobCounts> job_counts_by_queue(const hub::SchedulerCore& core) {
+  std::vector<QueueJobCounts> counts(core.queue_count());
   for (hub::JobId id = 0; id < core.job_count(); ++id) {
     const hub::Job& job = core.job(id);
-    if (job.queue != index || job.forgotten) continue;
+    if (job.forgotten || job.queue >= counts.size()) continue;
+    QueueJobCounts& queue = counts[job.queue];
     switch (job.phase) {
       case hub::JobPhase::kPending:
-        ++pending;
+        ++queue.pending;
         break;
       case hub::JobPhase::kDispatched:
-        ++dispatched;
+        ++queue.dispatched;
         break;
       case hub::JobPhase::kRunning:
       case hub::JobPhase::kRestarting:  // still holds its parts while they stop
       case hub::JobPhase::kCompleting:
       case hub::JobPhase::kAborting:
       case hub::JobPhase::kTerminating:
-        ++running;
+        ++queue.running;
         break;
       default:  // ended: the store keeps it (gantryctl get jobs --phase, get usage)
         break;
     }
   }
-  return std::to_string(pending) + " pending, " + std::to_string(dispatched) + " dispatched, " +
-         std::to_string(running) + " running";
+  return counts;
+}
+
+std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex index) {
+  const QueueJobCounts counts = job_counts_by_queue(core).at(index);
+  return std::to_string(counts.pending) + " pending, " + std::to_string(counts.dispatched) +
+         " dispatched, " + std::to_string(counts.running) + " running";
 }
 
 protocol::Prepare prepare_message(const hub::SchedulerCore& core, const hub::Dispatch& dispatch,

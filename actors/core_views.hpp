@@ -22,7 +22,15 @@ protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterI
 protocol::QueueInfo queue_info(const hub::SchedulerCore& core, hub::QueueIndex index);
 // False for the implicit root queue and deleted queues.
 bool is_listed_queue(const hub::SchedulerCore& core, hub::QueueIndex index);
-// "3 pending, 1 dispatched, 2 running, 7 finished": what QueueInfo has no field for.
+// The jobs of each queue (by hub::QueueIndex) the core holds, by where they
+// stand: one sweep over the jobs.
+struct QueueJobCounts {
+  int pending = 0;
+  int dispatched = 0;
+  int running = 0;  // running, restarting or stopping: holding their parts
+};
+std::vector<QueueJobCounts> job_counts_by_queue(const hub::SchedulerCore& core);
+// "3 pending, 1 dispatched, 2 running": what QueueInfo has no field for.
 std::string queue_job_counts(const hub::SchedulerCore& core, hub::QueueIndex index);
 
 // The Prepare the agent of `dispatch.parts[part]` receives: the job's spec,

@@ -10,6 +10,7 @@
 
 #include "actors/actor_spawn.hpp"
 #include "actors/fd_limit.hpp"
+#include "actors/hub_http.hpp"
 #include "actors/hub_security.hpp"
 #include "actors/io_bridge.hpp"
 #include "actors/state_lock.hpp"
@@ -251,11 +252,21 @@ struct Hub::Running {
     }
     spdlog::info("hub epoch {}; agents on {}, admin on {}, state in {}", actors_config.hub_epoch,
                  bridge.agents_endpoint(), bridge.admin_endpoint(), store->path().string());
+    if (!options.http.listen.empty()) {
+      try {
+        http = std::make_unique<HubHttp>(options.http, options.state_dir, options.insecure, system,
+                                         actors.scheduler);
+      } catch (...) {
+        stop();
+        throw;
+      }
+    }
   }
 
   void stop() {
     if (stopped) return;
     stopped = true;
+    if (http) http->stop();  // before the scheduler it asks stops
     bridge.stop();
     stop_hub_actors(actors);
     system.await_all_actors_done();
@@ -273,6 +284,7 @@ struct Hub::Running {
   caf::actor_system system;
   HubActors actors;
   std::unique_ptr<InboundRouter> router;
+  std::unique_ptr<HubHttp> http;
   bool stopped = false;
 };
 
@@ -285,6 +297,10 @@ const std::string& Hub::agents_endpoint() const {
 }
 const std::string& Hub::admin_endpoint() const {
   return running_->bridge.admin_endpoint();
+}
+
+std::uint16_t Hub::http_port() const {
+  return running_->http ? running_->http->port() : 0;
 }
 
 const support::CurveKeyPair& Hub::keys() const {

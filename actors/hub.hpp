@@ -16,6 +16,17 @@
 
 namespace gantry::actors {
 
+// The HTTP endpoint (docs/metrics.md): /metrics for Prometheus, /healthz and
+// /readyz for probes. HTTPS with a certificate and key, else plain HTTP;
+// /metrics asks for the bearer token in token_file (generated on first start)
+// unless the hub runs --insecure.
+struct HubHttpOptions {
+  std::string listen;  // host:port; "" = no HTTP endpoint
+  std::string cert_pem_file;
+  std::string key_pem_file;
+  std::filesystem::path token_file;  // "" = metrics.token in the state folder
+};
+
 struct HubOptions {
   std::string agents_endpoint = "tcp://127.0.0.1:7800";
   std::string admin_endpoint = "tcp://127.0.0.1:7801";
@@ -35,6 +46,7 @@ struct HubOptions {
   std::filesystem::path key_file;
   std::filesystem::path access_file;
   std::filesystem::path audit_log;
+  HubHttpOptions http;
 };
 
 class Hub {
@@ -48,6 +60,7 @@ class Hub {
 
   const std::string& agents_endpoint() const;  // as bound (port chosen for ":*")
   const std::string& admin_endpoint() const;
+  std::uint16_t http_port() const;  // as bound; 0 without --http-listen
   // The hub's keypair (empty when insecure): its in-process Karmada gateway
   // connects with it.
   const support::CurveKeyPair& keys() const;

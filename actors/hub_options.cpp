@@ -189,6 +189,25 @@ void define_security(CLI::App& app, HubOptions& options) {
                "may run jobs and administer the hub (tests on loopback only)");
 }
 
+// The HTTP endpoint: /metrics, /healthz, /readyz (docs/metrics.md).
+void define_http(CLI::App& app, HubHttpOptions& http) {
+  cl::add_read<std::string>(app, "--http-listen", http.listen, host_port,
+                            "serve /metrics (Prometheus), /healthz and /readyz\n"
+                            "(default: not served)")
+      ->type_name("HOST:PORT");
+  cl::add_read<std::string>(app, "--http-cert", http.cert_pem_file, not_empty,
+                            "serve them over HTTPS with this certificate (PEM)")
+      ->type_name("FILE");
+  cl::add_read<std::string>(app, "--http-key", http.key_pem_file, not_empty,
+                            "the --http-cert certificate's private key (PEM)")
+      ->type_name("FILE");
+  cl::add_read<std::filesystem::path>(
+      app, "--metrics-token-file", http.token_file, cl::path,
+      "the bearer token /metrics asks for, generated on first start\n"
+      "(default STATE/metrics.token; none with --insecure)")
+      ->type_name("FILE");
+}
+
 void define(CLI::App& app, HubCommandLine& parsed) {
   cl::configure(
       app,
@@ -202,6 +221,8 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--restart-backoff DURATION] [--keep-finished DURATION]\n"
       "                  [--key FILE] [--access FILE] [--audit-log FILE] [--insecure]\n"
       "                  [--max-frame-bytes N] [--max-connections N] [--idle-timeout DURATION]\n"
+      "                  [--http-listen HOST:PORT [--http-cert FILE --http-key FILE]\n"
+      "                   [--metrics-token-file FILE]]\n"
       "                  [--log-level LEVEL]\n"
       "                  [--topology-tier-label TIER=LABEL ...]\n"
       "                  [--karmada KUBECONFIG|in-cluster] [--karmada-context NAME]\n"
@@ -296,6 +317,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       ->type_name("DURATION");
   define_topology_tiers(app, scheduling.topology_tiers);
   define_security(app, options);
+  define_http(app, options.http);
   define_karmada(app, parsed.karmada);
   cl::add_log_level(app, parsed.log_level);
 }
@@ -334,6 +356,20 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
       parsed.min_runtime
           .value_or(karmada.kubeconfig.empty() ? std::chrono::milliseconds(0) : kKarmadaMinRuntime)
           .count();
+  const HubHttpOptions& http = options.http;
+  if (http.cert_pem_file.empty() != http.key_pem_file.empty()) {
+    const bool cert = !http.cert_pem_file.empty();
+    throw std::invalid_argument(std::string(cert ? "--http-cert" : "--http-key") + ": needs " +
+                                (cert ? "--http-key" : "--http-cert") + " (got \"" +
+                                (cert ? http.cert_pem_file : http.key_pem_file) + "\")");
+  }
+  // Without an endpoint they would be silently ignored.
+  if (http.listen.empty() && !http.cert_pem_file.empty())
+    throw std::invalid_argument("--http-cert: only with --http-listen (got \"" +
+                                http.cert_pem_file + "\")");
+  if (http.listen.empty() && !http.token_file.empty())
+    throw std::invalid_argument("--metrics-token-file: only with --http-listen (got \"" +
+                                http.token_file.string() + "\")");
   if (!karmada.webhook_listen.empty() &&
       (karmada.webhook_cert.empty() || karmada.webhook_key.empty()))
     throw std::invalid_argument("--webhook-listen: needs --webhook-cert and --webhook-key (got \"" +

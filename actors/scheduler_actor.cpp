@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "actors/decision_frames.hpp"
+#include "actors/hub_metrics.hpp"
 #include "actors/recovery_gate.hpp"
 #include "actors/scheduler_admin.hpp"
 #include "actors/scheduler_context.hpp"
@@ -73,9 +75,11 @@ class Scheduler {
         },
         [this](seen_atom, LastSeen& seen) { ctx_.last_seen = std::move(seen); },
         [this](const std::string& cluster, const protocol::Admit& admit) {
+          metrics_.prepare_answered(cluster, true);
           ctx_.reconcile(&hub::Reconciler::on_admit, cluster, admit);
         },
         [this](const std::string& cluster, const protocol::Reject& reject) {
+          metrics_.prepare_answered(cluster, false);
           ctx_.reconcile(&hub::Reconciler::on_reject, cluster, reject);
         },
         [this](const std::string& cluster, const protocol::Resized& resized) {
@@ -98,8 +102,15 @@ class Scheduler {
           end_recovery_when_restored();
         },
         [this](recovered_atom, bool /*limit*/) { recovery_limit_over(); },
+        // The HTTP endpoint's questions (actors/hub_http.hpp).
+        [this](metrics_atom) {
+          return metrics_.render(ctx_.core, ctx_.last_seen, ctx_.now(), health());
+        },
+        [this](ready_atom) { return not_ready_reason(health()); },
     };
   }
+
+  HubHealth health() const { return HubHealth{ctx_.reconciler.recovering(), ctx_.store_degraded}; }
 
   // Answered "" once what the Hello changed is durable: the agent forgets
   // the ends it repeated when it is welcomed.
@@ -166,7 +177,11 @@ class Scheduler {
       passed_once_ = true;
       spdlog::info("first scheduling pass: {} job(s) pending", ctx_.core.pending_count());
     }
+    const auto started = std::chrono::steady_clock::now();
     const std::vector<hub::Decision>& decisions = ctx_.core.schedule(at);
+    metrics_.observe_pass(
+        ctx_.core, decisions, at,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     wake_for_backoffs(at);
     // Evictions and PodPending timeouts may have fired lifecycle policies.
     ctx_.reconcile(&hub::Reconciler::carry_out_lifecycle);
@@ -249,6 +264,7 @@ class Scheduler {
   RecoveryGate recovery_;  // while the reconciler recovers
   WakeUp backoff_wake_;
   bool passed_once_ = false;
+  SchedulingMetrics metrics_;
 };
 
 struct SchedulerState {

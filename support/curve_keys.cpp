@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/private_file.hpp"
+
 namespace gantry::support {
 namespace {
 
@@ -131,41 +133,6 @@ std::string required_key(const KeyFileContents& contents, const std::filesystem:
     throw file_error(file, field + " is not a 40-character Z85 key");
   }
   return found->second;
-}
-
-void write_all(int fd, const std::string& text, const std::filesystem::path& file) {
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t count = ::write(fd, text.data() + written, text.size() - written);
-    if (count < 0) {
-      if (errno == EINTR) continue;
-      throw file_error(file, std::string("cannot write it: ") + std::strerror(errno));
-    }
-    written += static_cast<std::size_t>(count);
-  }
-}
-
-// O_EXCL: never replaces an existing file. fchmod: the umask cannot widen the
-// mode, but being explicit keeps the secret 0600 whatever the umask.
-void write_new_file(const std::filesystem::path& file, const std::string& text, mode_t mode) {
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) {
-    throw file_error(file, std::string("cannot create it: ") + std::strerror(errno));
-  }
-  try {
-    if (::fchmod(fd, mode) != 0) {
-      throw file_error(file, std::string("cannot set its mode: ") + std::strerror(errno));
-    }
-    write_all(fd, text, file);
-    if (::fsync(fd) != 0) {
-      throw file_error(file, std::string("cannot sync it: ") + std::strerror(errno));
-    }
-  } catch (...) {
-    ::close(fd);
-    std::filesystem::remove(file);
-    throw;
-  }
-  ::close(fd);
 }
 
 std::string key_file_text(const CurveKeyPair& keys, bool with_secret) {

@@ -208,6 +208,27 @@ TEST(HubOptionsTest, KarmadaModeFlags) {
             "--webhook-client-ca: expected a value (got \"\")");
 }
 
+TEST(HubOptionsTest, HttpEndpointFlags) {
+  EXPECT_TRUE(parse_hub_command_line({}).options.http.listen.empty()) << "not served by default";
+  const HubCommandLine parsed = parse_hub_command_line(
+      {"--http-listen", "0.0.0.0:9090", "--http-cert", "tls.crt", "--http-key", "tls.key",
+       "--metrics-token-file", "/run/secrets/token"});
+  EXPECT_EQ(parsed.options.http.listen, "0.0.0.0:9090");
+  EXPECT_EQ(parsed.options.http.cert_pem_file, "tls.crt");
+  EXPECT_EQ(parsed.options.http.key_pem_file, "tls.key");
+  EXPECT_EQ(parsed.options.http.token_file, "/run/secrets/token");
+  EXPECT_EQ(refusal({"--http-listen", "9090"}),
+            "--http-listen: expected HOST:PORT such as 0.0.0.0:8443 (got \"9090\")");
+  EXPECT_EQ(refusal({"--http-listen", "127.0.0.1:9090", "--http-cert", "tls.crt"}),
+            "--http-cert: needs --http-key (got \"tls.crt\")");
+  EXPECT_EQ(refusal({"--http-listen", "127.0.0.1:9090", "--http-key", "tls.key"}),
+            "--http-key: needs --http-cert (got \"tls.key\")");
+  EXPECT_EQ(refusal({"--http-cert", "tls.crt", "--http-key", "tls.key"}),
+            "--http-cert: only with --http-listen (got \"tls.crt\")");
+  EXPECT_EQ(refusal({"--metrics-token-file", "t"}),
+            "--metrics-token-file: only with --http-listen (got \"t\")");
+}
+
 TEST(HubOptionsTest, SchedulingFlagsArriveResolvedInTheCoreOptions) {
   const HubCommandLine parsed =
       parse_hub_command_line({"--placement", "spread", "--topology-tier-label",
