@@ -44,6 +44,8 @@ KUBERNETES = DEPLOY / "kubernetes"
 OCM = KUBERNETES / "ocm"
 CHART = DEPLOY / "helm" / "gantry"
 SYSTEMD = DEPLOY / "systemd"
+PROMETHEUS = DEPLOY / "prometheus"
+DASHBOARD = DEPLOY / "grafana" / "gantry-dashboard.json"
 CONTAINERFILE = DEPLOY / "Containerfile"
 YAMLLINT_CONFIG = DEPLOY / ".yamllint"
 
@@ -77,11 +79,13 @@ CLUSTER_COMMAND = ["gantry-agent", "--role", "cluster", "--hub", "$(GANTRY_HUB)"
                    "--identity", "$(POD_NAME)", "--executor", "kubernetes", "--namespace", JOBS_NS,
                    "--key", f"{KEYS_DIR}/agent.key", "--hub-key", f"{KEYS_DIR}/hub.pub"]
 HUB_COMMAND = ["gantry-hub", "--agents", "tcp://0.0.0.0:7800", "--admin", "tcp://0.0.0.0:7801",
-               "--state", "/var/lib/gantry", "--key", f"{KEYS_DIR}/hub.key", "--access", f"{KEYS_DIR}/access.yaml"]
+               "--state", "/var/lib/gantry", "--key", f"{KEYS_DIR}/hub.key", "--access", f"{KEYS_DIR}/access.yaml",
+               "--http-listen", "0.0.0.0:9090", "--metrics-token-file", f"{KEYS_DIR}/metrics.token"]
 # Where each workload's key files come from: {Secret name: [keys]} (docs/security.md; the
 # Secrets themselves are made by the operator, deploy/README.md "Keys", never shipped here).
 KEY_SECRETS = {
-    "gantry-hub": {"gantry-hub-key": ["hub.key"], "gantry-access": ["access.yaml"]},
+    "gantry-hub": {"gantry-hub-key": ["hub.key"], "gantry-access": ["access.yaml"],
+                   "gantry-metrics-token": ["metrics.token"]},
     "gantry-cluster-agent": {"gantry-agent-keys": ["agent.key", "hub.pub"]},
     "gantry-agent-node": {"gantry-agent-keys": ["agent.key", "agent.pub"]},
 }
@@ -93,7 +97,8 @@ BASE_IMAGE_PACKAGES = {"libc6", "libstdc++6", "libgcc-s1"}
 def require_tools():
     missing = []
     for tool, package in (("yamllint", "yamllint"), ("kubectl", "kubernetes-client"), ("apt-cache", "apt"),
-                          ("readelf", "binutils"), ("dpkg", "dpkg"), ("ldconfig", "libc-bin")):
+                          ("readelf", "binutils"), ("dpkg", "dpkg"), ("ldconfig", "libc-bin"),
+                          ("promtool", "prometheus")):
         if shutil.which(tool) is None:
             missing.append(f"{tool} not found: apt-get install -y {package}")
     try:
@@ -495,11 +500,17 @@ def check_hub():
     expect_equal((spec["replicas"], spec["strategy"]), (1, {"type": "Recreate"}), "hub replicas and strategy")
     container = container_of(deployment)
     expect_equal(container["command"], HUB_COMMAND, "hub command")
-    expect_equal({p["name"]: p["containerPort"] for p in container["ports"]}, {"agents": 7800, "admin": 7801},
-                 "hub ports")
+    expect_equal({p["name"]: p["containerPort"] for p in container["ports"]},
+                 {"agents": 7800, "admin": 7801, "metrics": 9090}, "hub ports")
+    listen = container["command"][container["command"].index("--http-listen") + 1]
+    expect_equal(int(listen.rsplit(":", 1)[1]), 9090, "--http-listen port vs the metrics port")
+    expect_equal(container["livenessProbe"]["httpGet"], {"path": "/healthz", "port": "metrics"}, "hub liveness")
+    expect(container["livenessProbe"]["timeoutSeconds"] > 5, "liveness timeout shorter than /healthz's 5 s wait")
+    expect("tcpSocket" in container["readinessProbe"],
+           "hub readiness must not be /readyz: a recovering hub waits for agents the Service would keep out")
     service = the(objects, "Service", "gantry-hub")
-    expect_equal({p["port"]: p["targetPort"] for p in service["spec"]["ports"]}, {7800: "agents", 7801: "admin"},
-                 "hub Service ports")
+    expect_equal({p["port"]: p["targetPort"] for p in service["spec"]["ports"]},
+                 {7800: "agents", 7801: "admin", 9090: "metrics"}, "hub Service ports")
     volumes = {v["name"]: v for v in spec["template"]["spec"]["volumes"]}
     mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
     expect_equal(volumes[mounts["/var/lib/gantry"]]["persistentVolumeClaim"], {"claimName": "gantry-state"},
@@ -565,6 +576,50 @@ def check_no_plaintext():
     for env in sorted(SYSTEMD.glob("*.env")):
         for variable, value in env_file_variables(env).items():
             expect("--insecure" not in value, f"{env.name}: {variable} has --insecure")
+
+
+# --- Prometheus and Grafana (their queries run against a real Prometheus: tests/e2e/metrics_test.py) ---
+
+
+def check_prometheus_config():
+    """promtool accepts deploy/prometheus/prometheus.yml (it needs the token file to exist)."""
+    text = (PROMETHEUS / "prometheus.yml").read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory() as scratch:
+        token = pathlib.Path(scratch, "token")
+        token.write_text("t\n", encoding="utf-8")
+        expect("/etc/prometheus/gantry-metrics.token" in text, "prometheus.yml names no token file")
+        config = pathlib.Path(scratch, "prometheus.yml")
+        config.write_text(text.replace("/etc/prometheus/gantry-metrics.token", str(token)), encoding="utf-8")
+        result = run(["promtool", "check", "config", str(config)])
+        expect(result.returncode == 0, f"promtool check config: {result.stdout}{result.stderr}")
+
+
+def check_service_monitor():
+    """The ServiceMonitor finds the hub's Service, its metrics port and the token Secret the hub mounts."""
+    (monitor,) = documents(PROMETHEUS / "servicemonitor.yaml")
+    service = the(manifest_objects(), "Service", "gantry-hub")
+    selector = monitor["spec"]["selector"]["matchLabels"]
+    expect(selector.items() <= service["metadata"]["labels"].items(), "ServiceMonitor selector misses the hub Service")
+    expect_equal(monitor["metadata"]["namespace"], service["metadata"]["namespace"], "ServiceMonitor namespace")
+    (endpoint,) = monitor["spec"]["endpoints"]
+    expect(endpoint["port"] in {p["name"] for p in service["spec"]["ports"]}, "ServiceMonitor port not on the Service")
+    credentials = endpoint["authorization"]["credentials"]
+    expect_equal({credentials["name"]: [credentials["key"]]},
+                 {k: v for k, v in KEY_SECRETS["gantry-hub"].items() if v == ["metrics.token"]},
+                 "ServiceMonitor token Secret vs the one the hub mounts")
+
+
+def check_dashboard():
+    """The dashboard is Grafana JSON whose every panel queries gantry_ metrics through the datasource variable."""
+    dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    expect_equal([v["name"] for v in dashboard["templating"]["list"]], ["datasource"], "dashboard variables")
+    documented = set(re.findall(r"`(gantry_[a-z_]+)`", (SOURCE / "docs" / "metrics.md").read_text(encoding="utf-8")))
+    for panel in dashboard["panels"]:
+        expect(panel["targets"], f"panel {panel['title']!r} queries nothing")
+        for target in panel["targets"]:
+            names = {re.sub(r"_(bucket|sum|count)$", "", n) for n in re.findall(r"gantry_[a-z_]+", target["expr"])}
+            expect(names and names <= documented,
+                   f"panel {panel['title']!r}: {sorted(names - documented)} not in docs/metrics.md")
 
 
 # --- the chart -----------------------------------------------------------------------
@@ -640,10 +695,12 @@ def check_chart_notes():
     """NOTES.txt (printed by helm install) uses only the syntax the renderer knows and names the
     Secrets the pods mount, under the names the values give them."""
     template = (CHART / "templates" / "NOTES.txt").read_text(encoding="utf-8")
-    values = {"hub": {"keySecret": "hub-k", "accessSecret": "acl"}, "agent": {"keySecret": "east-k"}}
+    values = {"hub": {"keySecret": "hub-k", "accessSecret": "acl", "metricsTokenSecret": "scrape"},
+              "agent": {"keySecret": "east-k"}}
     context = {"Values": merged(yaml_values(), values), "Release": {"Namespace": "ns", "Name": "gantry"}}
     notes = render_template(template, context, "NOTES.txt")
     for needed in ("create secret generic hub-k --from-file=hub.key", "create secret generic acl --from-file=access.yaml",
+                   "create secret generic scrape --from-file=metrics.token",
                    "create secret generic east-k", "--from-file=agent.key=", "--from-file=agent.pub=",
                    "--from-file=hub.pub", "kill -HUP 1", "gantryctl keys generate", "docs/security.md"):
         expect(needed in notes, f"NOTES.txt does not say {needed!r}")
@@ -684,8 +741,9 @@ def check_chart_options():
                   for s, g, r, v in agent_grants(False)}, "grants in another release namespace")
     for workload in workloads(member):
         expect_equal(container_of(workload)["image"], "registry.example.org/gantry:0.1", "image")
-    renamed = chart_objects({"hub": {"keySecret": "hub-k", "accessSecret": "acl"}, "agent": {"keySecret": "east-k"}})
-    check_key_mounts(renamed, {"gantry-hub": {"hub-k": ["hub.key"], "acl": ["access.yaml"]},
+    renamed = chart_objects({"hub": {"keySecret": "hub-k", "accessSecret": "acl", "metricsTokenSecret": "scrape"},
+                             "agent": {"keySecret": "east-k"}})
+    check_key_mounts(renamed, {"gantry-hub": {"hub-k": ["hub.key"], "acl": ["access.yaml"], "scrape": ["metrics.token"]},
                                "gantry-cluster-agent": {"east-k": ["agent.key", "hub.pub"]},
                                "gantry-agent-node": {"east-k": ["agent.key", "agent.pub"]}})
     expect(all(k[1] in ("", "gantry", "training") for k in member), "an object outside the release namespaces")
@@ -963,7 +1021,8 @@ def check_readme():
 
 def yaml_files():
     files = [p for p in sorted(KUBERNETES.rglob("*.yaml"))]
-    return files + [CHART / "Chart.yaml", CHART / "values.yaml", DEPLOY / "access.example.yaml"]
+    return files + [CHART / "Chart.yaml", CHART / "values.yaml", DEPLOY / "access.example.yaml",
+                    PROMETHEUS / "prometheus.yml", PROMETHEUS / "servicemonitor.yaml"]
 
 
 def main():
@@ -998,6 +1057,11 @@ def main():
         ("chart values", check_chart_options),
         ("chart NOTES.txt: how to make the key Secrets", check_chart_notes),
         ("flags exist in the option parsers", check_flags_exist),
+        ("promtool checks deploy/prometheus/prometheus.yml", check_prometheus_config),
+        ("kubectl decodes prometheus/servicemonitor.yaml",
+         lambda: check_kubectl_decodes(PROMETHEUS / "servicemonitor.yaml")),
+        ("ServiceMonitor finds the hub", check_service_monitor),
+        ("Grafana dashboard", check_dashboard),
     ]
     for unit in UNITS:
         checks.append((f"systemd {unit}", lambda u=unit: check_unit(u)))

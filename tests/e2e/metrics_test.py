@@ -11,7 +11,7 @@ import unittest
 import urllib.parse
 import urllib.request
 
-from gantry_harness import Cluster, free_port, job_yaml, wait_until
+from gantry_harness import SOURCE_DIR, Cluster, free_port, job_yaml, wait_until
 
 PROMETHEUS = shutil.which("prometheus")
 
@@ -126,7 +126,10 @@ class PrometheusScrapesTheHub(unittest.TestCase):
         def prometheus_agrees():
             seen.update({query: self.value(query) for query in expected})
             return seen == expected
-        wait_until(prometheus_agrees, f"Prometheus to hold {expected} (holds {seen})", deadline_s=60)
+        try:
+            wait_until(prometheus_agrees, "Prometheus to hold what gantryctl shows", deadline_s=60)
+        except AssertionError:
+            self.fail(f"gantryctl shows {expected}; Prometheus holds {seen}")
 
         # The histogram is one Prometheus can compute with.
         median = self.value('histogram_quantile(0.5, sum by (le) (gantry_queue_wait_seconds_bucket))')
@@ -137,6 +140,14 @@ class PrometheusScrapesTheHub(unittest.TestCase):
         without_token = self.target("no-token")
         self.assertEqual(without_token["health"], "down", without_token)
         self.assertIn("401", without_token["lastError"], without_token)
+
+        # Every query of the shipped Grafana dashboard runs and finds series here.
+        with open(os.path.join(SOURCE_DIR, "deploy", "grafana", "gantry-dashboard.json")) as f:
+            dashboard = json.load(f)
+        for panel in dashboard["panels"]:
+            for target in panel["targets"]:
+                wait_until(lambda e=target["expr"]: self.api("query", query=e)["result"],
+                           f"dashboard panel {panel['title']!r}: {target['expr']} to have series")
 
 
 if __name__ == "__main__":
