@@ -13,19 +13,13 @@
 
 #include "actors/hub_settings.hpp"
 #include "support/curve_keys.hpp"
+#include "support/metrics_endpoint.hpp"
 
 namespace gantry::actors {
 
 // The HTTP endpoint (docs/metrics.md): /metrics for Prometheus, /healthz and
-// /readyz for probes. HTTPS with a certificate and key, else plain HTTP;
-// /metrics asks for the bearer token in token_file (generated on first start)
-// unless the hub runs --insecure.
-struct HubHttpOptions {
-  std::string listen;  // host:port; "" = no HTTP endpoint
-  std::string cert_pem_file;
-  std::string key_pem_file;
-  std::filesystem::path token_file;  // "" = metrics.token in the state folder
-};
+// /readyz for probes. "" token_file: metrics.token in the state folder.
+using HubHttpOptions = support::HttpEndpointFlags;
 
 struct HubOptions {
   std::string agents_endpoint = "tcp://127.0.0.1:7800";

@@ -1,8 +1,7 @@
-// The hub's HTTP endpoint (docs/metrics.md), answered by asking the scheduler
-// actor, which owns what they report:
-//   GET /metrics  Prometheus text; needs "Authorization: Bearer TOKEN" unless --insecure
-//   GET /healthz  200 "ok" while the scheduler actor answers
-//   GET /readyz   200 "ok" when the hub schedules, else 503 and why not
+// The hub's HTTP endpoint (support/metrics_endpoint.hpp, docs/metrics.md),
+// answered by asking the scheduler actor, which owns what they report:
+// /metrics its rendering (actors/hub_metrics.hpp), /healthz whether it
+// answers within 5 s, /readyz whether it schedules.
 #pragma once
 
 #include <caf/fwd.hpp>
@@ -11,13 +10,9 @@
 #include <string>
 
 #include "actors/hub.hpp"
+#include "support/metrics_endpoint.hpp"
 
 namespace gantry::actors {
-
-// Reads the scrape token (surrounding whitespace trimmed), or generates one
-// (mode 0600) when the file does not exist. Throws std::runtime_error naming
-// the file when it is empty or too long.
-std::string load_or_generate_token(const std::filesystem::path& file);
 
 class HubHttp {
  public:
@@ -34,8 +29,7 @@ class HubHttp {
   void stop();
 
  private:
-  struct State;
-  std::unique_ptr<State> state_;
+  std::unique_ptr<support::MetricsEndpoint> endpoint_;
 };
 
 }  // namespace gantry::actors

@@ -2,6 +2,7 @@
 
 #include "actors/duration_text.hpp"
 #include "config/command_line.hpp"
+#include "config/http_endpoint_flags.hpp"
 #include "hub/duration.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/topology.hpp"
@@ -78,37 +79,25 @@ std::chrono::milliseconds run_age(const std::string& text) {
   return std::chrono::milliseconds(ms);
 }
 
-std::string host_port(const std::string& text) {
-  const std::size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
-    throw std::invalid_argument("expected HOST:PORT such as 0.0.0.0:8443");
-  return text;
-}
-
-std::string not_empty(const std::string& text) {
-  if (text.empty()) throw std::invalid_argument("expected a value");
-  return text;
-}
-
 void define_karmada(CLI::App& app, KarmadaOptions& karmada) {
-  cl::add_read<std::string>(app, "--karmada", karmada.kubeconfig, not_empty,
+  cl::add_read<std::string>(app, "--karmada", karmada.kubeconfig, cl::not_empty,
                             "schedule a Karmada control plane's ResourceBindings: the\n"
                             "kubeconfig of its API server, or in-cluster (docs/karmada.md)")
       ->type_name("KUBECONFIG");
-  cl::add_read<std::string>(app, "--karmada-context", karmada.context, not_empty,
+  cl::add_read<std::string>(app, "--karmada-context", karmada.context, cl::not_empty,
                             "the kubeconfig context to use (default: its current-context)")
       ->type_name("NAME");
-  cl::add_read<std::string>(app, "--webhook-listen", karmada.webhook_listen, host_port,
+  cl::add_read<std::string>(app, "--webhook-listen", karmada.webhook_listen, cl::host_port,
                             "serve the admission webhook that suspends new\n"
                             "ResourceBindings for Gantry (HTTPS)")
       ->type_name("HOST:PORT");
-  cl::add_read<std::string>(app, "--webhook-cert", karmada.webhook_cert, not_empty,
+  cl::add_read<std::string>(app, "--webhook-cert", karmada.webhook_cert, cl::not_empty,
                             "the webhook's TLS certificate (PEM)")
       ->type_name("FILE");
-  cl::add_read<std::string>(app, "--webhook-key", karmada.webhook_key, not_empty,
+  cl::add_read<std::string>(app, "--webhook-key", karmada.webhook_key, cl::not_empty,
                             "the webhook's TLS private key (PEM)")
       ->type_name("FILE");
-  cl::add_read<std::string>(app, "--webhook-client-ca", karmada.webhook_client_ca, not_empty,
+  cl::add_read<std::string>(app, "--webhook-client-ca", karmada.webhook_client_ca, cl::not_empty,
                             "require the Karmada API server's client certificate,\n"
                             "signed by this CA (PEM); default: none asked")
       ->type_name("FILE");
@@ -187,25 +176,6 @@ void define_security(CLI::App& app, HubOptions& options) {
   app.add_flag("--insecure", options.insecure,
                "plaintext, unauthenticated sockets: anyone who reaches them\n"
                "may run jobs and administer the hub (tests on loopback only)");
-}
-
-// The HTTP endpoint: /metrics, /healthz, /readyz (docs/metrics.md).
-void define_http(CLI::App& app, HubHttpOptions& http) {
-  cl::add_read<std::string>(app, "--http-listen", http.listen, host_port,
-                            "serve /metrics (Prometheus), /healthz and /readyz\n"
-                            "(default: not served)")
-      ->type_name("HOST:PORT");
-  cl::add_read<std::string>(app, "--http-cert", http.cert_pem_file, not_empty,
-                            "serve them over HTTPS with this certificate (PEM)")
-      ->type_name("FILE");
-  cl::add_read<std::string>(app, "--http-key", http.key_pem_file, not_empty,
-                            "the --http-cert certificate's private key (PEM)")
-      ->type_name("FILE");
-  cl::add_read<std::filesystem::path>(
-      app, "--metrics-token-file", http.token_file, cl::path,
-      "the bearer token /metrics asks for, generated on first start\n"
-      "(default STATE/metrics.token; none with --insecure)")
-      ->type_name("FILE");
 }
 
 void define(CLI::App& app, HubCommandLine& parsed) {
@@ -317,7 +287,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       ->type_name("DURATION");
   define_topology_tiers(app, scheduling.topology_tiers);
   define_security(app, options);
-  define_http(app, options.http);
+  cl::add_http_endpoint_flags(app, options.http, "STATE/metrics.token");
   define_karmada(app, parsed.karmada);
   cl::add_log_level(app, parsed.log_level);
 }
@@ -356,20 +326,7 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
       parsed.min_runtime
           .value_or(karmada.kubeconfig.empty() ? std::chrono::milliseconds(0) : kKarmadaMinRuntime)
           .count();
-  const HubHttpOptions& http = options.http;
-  if (http.cert_pem_file.empty() != http.key_pem_file.empty()) {
-    const bool cert = !http.cert_pem_file.empty();
-    throw std::invalid_argument(std::string(cert ? "--http-cert" : "--http-key") + ": needs " +
-                                (cert ? "--http-key" : "--http-cert") + " (got \"" +
-                                (cert ? http.cert_pem_file : http.key_pem_file) + "\")");
-  }
-  // Without an endpoint they would be silently ignored.
-  if (http.listen.empty() && !http.cert_pem_file.empty())
-    throw std::invalid_argument("--http-cert: only with --http-listen (got \"" +
-                                http.cert_pem_file + "\")");
-  if (http.listen.empty() && !http.token_file.empty())
-    throw std::invalid_argument("--metrics-token-file: only with --http-listen (got \"" +
-                                http.token_file.string() + "\")");
+  cl::check_http_endpoint_flags(options.http);
   if (!karmada.webhook_listen.empty() &&
       (karmada.webhook_cert.empty() || karmada.webhook_key.empty()))
     throw std::invalid_argument("--webhook-listen: needs --webhook-cert and --webhook-key (got \"" +

@@ -58,6 +58,16 @@ TimeMs steady_now_ms() {
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
+namespace {
+
+// Unix milliseconds, for what Prometheus compares with its own clock.
+std::int64_t wall_now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
 AgentLoop::AgentLoop(LoopConfig config, AgentCore& core, Executor& executor)
     : config_(std::move(config)),
       core_(core),
@@ -113,13 +123,17 @@ int AgentLoop::run(int stop_fd) {
       if (!progress_.empty()) core_.on_progress(progress_, after, outbox_);
       exits_.clear();
       executor_.collect_exits(after, exits_);
-      if (!exits_.empty()) core_.on_exits(exits_, outbox_);
+      if (!exits_.empty()) {
+        count_exits();
+        core_.on_exits(exits_, outbox_);
+      }
     }
     core_.expire_holds(after, outbox_);
     core_.expire_time_limits(after, outbox_);
     core_.give_up_waiting(after, outbox_);
     fence_if_cut_off(after);
     flush();
+    publish_gauges();
   }
   const bool extension_stopped =
       config_.extension != nullptr && config_.extension->stop_status() >= 0;
@@ -358,7 +372,10 @@ void AgentLoop::on_message(const protocol::Prepare& prepare, TimeMs now) {
 }
 
 void AgentLoop::on_message(const protocol::Commit& commit, TimeMs now) {
+  const bool running = core_.find_run(commit.dispatch_id) != nullptr;
   core_.on_commit(commit, now, outbox_);
+  if (config_.metrics && !running && core_.find_run(commit.dispatch_id) != nullptr)
+    ++config_.metrics->parts_started;
 }
 
 void AgentLoop::on_message(const protocol::Abort& abort, TimeMs /*now*/) {
@@ -406,6 +423,9 @@ void AgentLoop::flush() {
                    outbox_.messages[sent]);
     if (!send(frame)) break;
     log_decision(outbox_.messages[sent]);
+    if (config_.metrics)
+      std::visit([this](const auto& message) { config_.metrics->sent(message); },
+                 outbox_.messages[sent]);
     ++next_seq_;
     if (faults_.stop_after_sending(outbox_.messages[sent])) {
       stop_status_ = kExitAfterAdmitStatus;  // nothing more leaves this agent
@@ -417,6 +437,26 @@ void AgentLoop::flush() {
   if (outbox_.usage_changed && send(protocol::encode(core_.usage_report(), next_seq_))) {
     ++next_seq_;
     outbox_.usage_changed = false;
+    if (config_.metrics) {
+      ++config_.metrics->usage_reports;
+      config_.metrics->last_usage_report_ms = wall_now_ms();
+    }
+  }
+}
+
+void AgentLoop::publish_gauges() {
+  if (!config_.metrics) return;
+  config_.metrics->hub_connected = session_.registered();
+  config_.metrics->runs = core_.running_count();
+  config_.metrics->prepared_parts = core_.prepared_count();
+}
+
+void AgentLoop::count_exits() {
+  if (!config_.metrics) return;
+  for (const ReplicaExit& exit : exits_) {
+    ++config_.metrics->replica_exits;
+    if (exit.exit_code != 0 || exit.signal != 0 || !exit.not_started.empty())
+      ++config_.metrics->replica_failures;
   }
 }
 

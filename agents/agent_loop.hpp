@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agents/agent_core.hpp"
+#include "agents/agent_metrics.hpp"
 #include "agents/hub_session.hpp"
 #include "agents/test_faults.hpp"
 #include "protocol/envelope.hpp"
@@ -37,6 +38,9 @@ struct LoopConfig {
   // The hub's public key and this agent's keypair: the DEALER is a CurveZMQ
   // client. nullopt: plaintext (--insecure).
   std::optional<support::CurveClientKeys> hub_keys = std::nullopt;
+  // Counted as the loop goes (agents/agent_metrics.hpp); nullptr: not counted.
+  // Must outlive run().
+  AgentMetrics* metrics = nullptr;
 };
 
 // "agent/<cluster>/<16 random hex digits>", new for each connection.
@@ -79,6 +83,9 @@ class AgentLoop {
   void on_message(const protocol::Resize& resize, TimeMs now);
   void on_message(const protocol::ErrorReply& reply, TimeMs now);
   void flush();
+  // The gauges of config_.metrics, once a loop turn.
+  void publish_gauges();
+  void count_exits();
   // The hub heard us as of the session's confirmed contact: the executor
   // keeps its runs, and the fence moves on.
   void note_contact();

@@ -1,6 +1,7 @@
 #include "agents/agent_options.hpp"
 
 #include "config/command_line.hpp"
+#include "config/http_endpoint_flags.hpp"
 
 namespace gantry::agents {
 
@@ -204,6 +205,8 @@ void define(CLI::App& app, AgentOptions& options) {
       "                    [--max-backoff-ms N] [--work-dir DIR] [--log-level LEVEL]\n"
       "                    [--advertise-address HOST] [--prepare-hold-ms N]\n"
       "                    [--pending-give-up-ms N]\n"
+      "                    [--http-listen HOST:PORT [--http-cert FILE --http-key FILE]\n"
+      "                     [--metrics-token-file FILE]]\n"
       "                    [--test-fault SPEC]...\n");
   cl::add_text(app, "--hub", options.hub_endpoint,
                "where the hub listens for agents (required but for --role node)")
@@ -273,6 +276,7 @@ void define(CLI::App& app, AgentOptions& options) {
       "(default 300000)")
       ->type_name("N");
   define_roles(app, options);
+  cl::add_http_endpoint_flags(app, options.http, "<work-dir>/metrics.token");
   add_test_faults(app, options.test_faults);
   cl::add_log_level(app, options.log_level);
 }
@@ -283,6 +287,7 @@ AgentOptions parse_agent_options(const std::vector<std::string>& args) {
   AgentOptions options = cl::parse_options("gantry-agent", define, args, kWording);
   if (options.help) return options;
   check_role(options);
+  cl::check_http_endpoint_flags(options.http);
   return options;
 }
 

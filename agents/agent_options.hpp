@@ -7,6 +7,7 @@
 
 #include "agents/agent_settings.hpp"
 #include "agents/test_faults.hpp"
+#include "support/metrics_endpoint.hpp"
 
 namespace gantry::agents {
 
@@ -60,6 +61,9 @@ struct AgentOptions {
   // --cross-cluster-rendezvous, --keep-ended; the agent identity is set from
   // the cluster's name at start.
   KubernetesExecutorOptions kubernetes;
+  // --http-listen, --http-cert, --http-key, --metrics-token-file (default
+  // <work-dir>/metrics.token): this agent's /metrics (docs/metrics.md).
+  support::HttpEndpointFlags http;
   TestFaults test_faults;  // --test-fault SPEC (repeatable; tests only)
   std::string log_level = "info";
   bool help = false;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -25,6 +26,7 @@
 #include "config/inventory.hpp"
 #include "kube/client.hpp"
 #include "kube/cluster_access.hpp"
+#include "support/metrics_endpoint.hpp"
 
 namespace {
 
@@ -110,6 +112,29 @@ void adopt_runs(agents::Executor& executor, agents::AgentCore& core) {
     spdlog::info("took back {} replica(s) a previous agent started", adopted.size());
 }
 
+// This agent's /metrics, /healthz and /readyz (docs/metrics.md); none
+// without --http-listen. The token defaults to <work-dir>/metrics.token.
+std::unique_ptr<support::MetricsEndpoint> serve_metrics(const agents::AgentOptions& options,
+                                                        const std::string& cluster,
+                                                        const agents::AgentMetrics& metrics) {
+  if (options.http.listen.empty()) return nullptr;
+  support::MetricsEndpointOptions endpoint{options.http, options.insecure};
+  if (endpoint.http.token_file.empty()) {
+    const std::filesystem::path dir =
+        options.work_dir.empty() ? "./var/agent-" + cluster : options.work_dir;
+    std::filesystem::create_directories(dir);
+    endpoint.http.token_file = dir / "metrics.token";
+  }
+  support::MetricsSources sources;
+  sources.metrics = [&metrics, cluster, role = options.role] {
+    return std::optional(agents::render_agent_metrics(metrics, cluster, role));
+  };
+  sources.not_ready = [&metrics, role = options.role] {
+    return std::optional(agents::agent_not_ready_reason(metrics, role));
+  };
+  return std::make_unique<support::MetricsEndpoint>(endpoint, std::move(sources));
+}
+
 int serve_standalone(const agents::AgentOptions& options,
                      const std::optional<agents::ReplicaUser>& user,
                      const agents::AgentKeys& keys) {
@@ -131,9 +156,11 @@ int serve_standalone(const agents::AgentOptions& options,
   std::unique_ptr<agents::Executor> executor = make_executor(options, user, cluster, nullptr);
   agents::AgentCore core(cluster, inventory, *executor, core_options(options, cluster));
   adopt_runs(*executor, core);
+  agents::AgentMetrics metrics;
+  const auto endpoint = serve_metrics(options, cluster, metrics);
   agents::AgentLoop loop(
-      {options.hub_endpoint, options.session, options.test_faults, nullptr, keys.hub}, core,
-      *executor);
+      {options.hub_endpoint, options.session, options.test_faults, nullptr, keys.hub, &metrics},
+      core, *executor);
   spdlog::info("cluster {}: {} nodes, {} executor", cluster, inventory.nodes.size(),
                options.executor);
   const int status = loop.run(stop.fd());
@@ -160,6 +187,9 @@ int serve_node(const agents::AgentOptions& options, const agents::AgentKeys& key
   node.report_interval_ms = options.report_interval_ms;
   node.nvml_library = options.nvml_library;
   node.keys = keys.cluster_agent;
+  agents::AgentMetrics metrics;
+  node.metrics = &metrics;
+  const auto endpoint = serve_metrics(options, options.cluster, metrics);
   spdlog::info("node {}: reporting to {} every {} ms", node.node, node.cluster_agent_endpoint,
                node.report_interval_ms);
   const int status = agents::run_node_role(node, stop.fd());
@@ -221,8 +251,10 @@ int serve_cluster(const agents::AgentOptions& options,
   agents::AgentCore core(cluster, protocol::Labels{}, *executor, core_options(options, cluster));
   role.prepare(core);
   adopt_runs(*executor, core);
+  agents::AgentMetrics metrics;
+  const auto endpoint = serve_metrics(options, cluster, metrics);
   agents::AgentLoop loop(
-      {options.hub_endpoint, options.session, options.test_faults, &role, keys.hub}, core,
+      {options.hub_endpoint, options.session, options.test_faults, &role, keys.hub, &metrics}, core,
       *executor);
   spdlog::info("cluster {}: cluster role, nodes from {}, node reports on {}, {} executor", cluster,
                kube ? "Kubernetes" : "node-role agents",

@@ -167,6 +167,10 @@ int report_until_stopped(const NodeRoleOptions& options, int stop_fd) {
       const protocol::NodeReport report = sample_node(options, nvml);
       gpu_errors.note(report.gpu_error);
       link.send(report, ++seq);
+      if (options.metrics) {
+        ++options.metrics->node_reports;
+        if (!report.gpu_error.empty()) ++options.metrics->nvml_read_errors;
+      }
       next_report = Clock::now() + interval;
     }
     if (link.wait_for_stop(stop_fd, next_report)) return 0;

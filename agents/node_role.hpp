@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "agents/agent_metrics.hpp"
 #include "agents/nvml.hpp"
 #include "protocol/messages.hpp"
 #include "support/curve_socket.hpp"
@@ -24,6 +25,8 @@ struct NodeRoleOptions {
   // The cluster-role agent's public key and this node's keypair: a CurveZMQ
   // client. nullopt: plaintext (--insecure).
   std::optional<support::CurveClientKeys> keys;
+  // Counts reports and NVML read errors (agents/agent_metrics.hpp); nullptr: not counted.
+  AgentMetrics* metrics = nullptr;
 };
 
 // One report: /proc and NVML now. Throws std::runtime_error when /proc cannot

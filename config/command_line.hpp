@@ -105,6 +105,19 @@ inline CLI::Option* add_log_level(CLI::App& app, std::string& target) {
 }
 
 // A file or directory, taken as written.
+inline std::string not_empty(const std::string& text) {
+  if (text.empty()) throw std::invalid_argument("expected a value");
+  return text;
+}
+
+// An address to listen on: HOST:PORT (the port may be 0 in tests).
+inline std::string host_port(const std::string& text) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    throw std::invalid_argument("expected HOST:PORT such as 0.0.0.0:8443");
+  return text;
+}
+
 inline std::filesystem::path path(const std::string& text) {
   return text;
 }

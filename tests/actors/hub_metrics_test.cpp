@@ -1,16 +1,11 @@
 // What the hub tells Prometheus (actors/hub_metrics.hpp): the gauges read the
 // same views as gantryctl, in base units; the counters and histograms count
-// what passes and agents did. And the scrape token (actors/hub_http.hpp).
+// what passes and agents did.
 #include "actors/hub_metrics.hpp"
 
-#include <sys/stat.h>
-
-#include <fstream>
 #include <map>
 #include <string>
 
-#include "actors/hub_http.hpp"
-#include "support/temp_dir.hpp"
 #include "tests/core/core_harness.hpp"
 
 namespace gantry::actors {
@@ -142,46 +137,6 @@ TEST_F(HubMetricsTest, ReadinessSaysWhyNot) {
   EXPECT_EQ(scrape({true, ""}).at("gantry_hub_recovering"), 1);
   EXPECT_EQ(scrape({false, "disk full"}).at("gantry_store_degraded"), 1);
   EXPECT_EQ(scrape().at("gantry_hub_ready"), 1);
-}
-
-// ---- the scrape token
-
-TEST(MetricsToken, GeneratedOnceOwnerOnlyThenReadBack) {
-  support::TempDir dir;
-  const auto file = dir.path() / "metrics.token";
-  const std::string token = load_or_generate_token(file);
-  EXPECT_EQ(token.size(), 64u);
-  struct stat status {};
-  ASSERT_EQ(::stat(file.c_str(), &status), 0);
-  EXPECT_EQ(status.st_mode & 0777, 0600);
-  EXPECT_EQ(load_or_generate_token(file), token);
-}
-
-TEST(MetricsToken, AGivenTokenIsTrimmedAndAnEmptyOneRefused) {
-  support::TempDir dir;
-  const auto file = dir.path() / "given.token";
-  std::ofstream(file) << "  s3cret\n";
-  EXPECT_EQ(load_or_generate_token(file), "s3cret");
-  std::ofstream(file) << " \n";
-  try {
-    load_or_generate_token(file);
-    FAIL() << "an empty token file was accepted";
-  } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("given.token: holds no token"), std::string::npos)
-        << error.what();
-  }
-}
-
-TEST(MetricsToken, AnOversizedFileIsRefusedNamingTheLimit) {
-  support::TempDir dir;
-  const auto file = dir.path() / "huge.token";
-  std::ofstream(file) << std::string(5000, 'x');
-  try {
-    load_or_generate_token(file);
-    FAIL() << "a 5000-byte token file was accepted";
-  } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("at most 4096"), std::string::npos) << error.what();
-  }
 }
 
 }  // namespace

@@ -117,6 +117,25 @@ TEST(AgentOptions, BadValuesNameTheFlagAndValue) {
             std::string::npos);
 }
 
+TEST(AgentOptions, HttpEndpointFlagsAsTheHubTakesThem) {
+  const std::vector<std::string> base{"--hub", "tcp://h:1", "--inventory", "i"};
+  const auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), base.begin(), base.end());
+    return more;
+  };
+  EXPECT_TRUE(parse(base).http.listen.empty()) << "not served by default";
+  const AgentOptions options =
+      parse(with({"--http-listen", "0.0.0.0:9091", "--metrics-token-file", "/run/token"}));
+  EXPECT_EQ(options.http.listen, "0.0.0.0:9091");
+  EXPECT_EQ(options.http.token_file, "/run/token");
+  EXPECT_EQ(error_of(with({"--http-listen", "9091"})),
+            "--http-listen: expected HOST:PORT such as 0.0.0.0:8443 (got \"9091\")");
+  EXPECT_EQ(error_of(with({"--http-listen", "127.0.0.1:9091", "--http-key", "k.pem"})),
+            "--http-key: needs --http-cert (got \"k.pem\")");
+  EXPECT_EQ(error_of(with({"--metrics-token-file", "t"})),
+            "--metrics-token-file: only with --http-listen (got \"t\")");
+}
+
 TEST(AgentOptions, ExecutorAndCoreFlagsArriveInTheSettingsTheyAreHandedAs) {
   const AgentOptions options =
       parse({"--hub", "tcp://hub:7800", "--inventory", "i.yaml", "--member-queue", "research",

@@ -768,8 +768,10 @@ def command_lines():
 
 
 def check_flags_exist():
-    known = {"gantry-agent": flags_in(SOURCE / "agents" / "agent_options.cpp"),
-             "gantry-hub": flags_in(SOURCE / "actors" / "hub_options.cpp")}
+    # The option parsers, and the flags they share (the HTTP endpoint's).
+    shared = flags_in(SOURCE / "config" / "http_endpoint_flags.hpp")
+    known = {"gantry-agent": flags_in(SOURCE / "agents" / "agent_options.cpp") | shared,
+             "gantry-hub": flags_in(SOURCE / "actors" / "hub_options.cpp") | shared}
     missing = {}
     for program, argv in command_lines():
         missing.setdefault(program, set()).update(a for a in argv if a.startswith("--") and a not in known[program])

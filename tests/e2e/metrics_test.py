@@ -1,7 +1,8 @@
 """Acceptance (issue 30, metrics): a real Prometheus (Debian's) scrapes a real hub's /metrics
 with the hub's bearer token, and what Prometheus then answers for the queue's pending jobs, its
-wait histogram and the cluster's GPU capacity is what `gantryctl get -o json` says. Without the
-token the same target is down with a 401."""
+wait histogram and the cluster's GPU capacity is what `gantryctl get -o json` says. The agent's own
+/metrics counts the same Prepares the hub saw answered. Without the token the hub's target is
+down with a 401."""
 
 import json
 import os
@@ -25,6 +26,12 @@ scrape_configs:
     authorization:
       type: Bearer
       credentials_file: {token}
+  - job_name: gantry-agent
+    static_configs:
+      - targets: ["127.0.0.1:{agent_port}"]
+    authorization:
+      type: Bearer
+      credentials_file: {agent_token}
   - job_name: no-token
     static_configs:
       - targets: ["127.0.0.1:{port}"]
@@ -42,7 +49,9 @@ class PrometheusScrapesTheHub(unittest.TestCase):
         self.http_port = free_port()
         self.gantry = Cluster(hub_args=["--http-listen", f"127.0.0.1:{self.http_port}"])
         self.addCleanup(self.gantry.close)
-        self.gantry.start_agent("east", "east.yaml")  # 4 nodes of 4 GPUs
+        self.agent_port = free_port()
+        self.gantry.start_agent("east", "east.yaml",  # 4 nodes of 4 GPUs
+                                extra_args=("--http-listen", f"127.0.0.1:{self.agent_port}"))
         self.gantry.wait_ready_clusters(1)
         self.prometheus_url = self.start_prometheus()
 
@@ -52,8 +61,10 @@ class PrometheusScrapesTheHub(unittest.TestCase):
         os.makedirs(directory)
         config = os.path.join(directory, "prometheus.yml")
         with open(config, "w") as f:
-            f.write(SCRAPE_CONFIG.format(port=self.http_port,
-                                         token=os.path.join(self.gantry.state_dir, "metrics.token")))
+            f.write(SCRAPE_CONFIG.format(
+                port=self.http_port, token=os.path.join(self.gantry.state_dir, "metrics.token"),
+                agent_port=self.agent_port,
+                agent_token=os.path.join(self.gantry.workdir, "agent-east", "metrics.token")))
         with open(os.path.join(directory, "prometheus.log"), "wb") as log:
             process = subprocess.Popen(
                 [PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={directory}/data",
@@ -116,11 +127,19 @@ class PrometheusScrapesTheHub(unittest.TestCase):
             'gantry_cluster_allocated{cluster="east",resource="nvidia.com/gpu"}':
                 cluster["allocated"]["nvidia.com/gpu"],
             'gantry_cluster_ready{cluster="east"}': 1,
+            # The agent's own count of what the hub saw: three Prepares admitted, three parts
+            # started, one still running.
+            'gantry_agent_prepares_total{cluster="east",result="admitted"}': 3,
+            'gantry_cluster_prepares_total{cluster="east",result="admitted"}': 3,
+            'gantry_agent_parts_started_total{cluster="east"}': 3,
+            'gantry_agent_runs{cluster="east"}': 1,
+            'gantry_agent_hub_connected{cluster="east"}': 1,
         }
-        self.assertEqual(list(expected.values()), [1, 1, 3, 8, 16, 8, 1], "the scene as set")
+        self.assertEqual(list(expected.values()), [1, 1, 3, 8, 16, 8, 1, 3, 3, 3, 1, 1], "the scene as set")
 
-        wait_until(lambda: self.target("gantry-hub").get("health") == "up", "Prometheus to scrape the hub",
-                   deadline_s=60)
+        for pool in ("gantry-hub", "gantry-agent"):
+            wait_until(lambda p=pool: self.target(p).get("health") == "up", f"Prometheus to scrape {pool}",
+                       deadline_s=60)
         seen = {}
 
         def prometheus_agrees():
