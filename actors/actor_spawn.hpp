@@ -9,6 +9,7 @@
 
 #include "actors/actor_messages.hpp"
 #include "actors/hub_actors.hpp"
+#include "actors/hub_io_metrics.hpp"
 #include "config/priority_class.hpp"
 
 namespace gantry::actors {
@@ -71,7 +72,9 @@ caf::actor spawn_queue(caf::actor_system& system, OutboundSink& sink, Clock cloc
 // Also answers what the core no longer holds: ended jobs for get jobs and
 // describe job (to `sink`), and forgets ended jobs past their ttl or
 // `keep_finished` (on `clock`).
+// `metrics`: its commits are timed there; nullptr: not.
 caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached,
-                       OutboundSink& sink, Clock clock, std::chrono::milliseconds keep_finished);
+                       OutboundSink& sink, Clock clock, std::chrono::milliseconds keep_finished,
+                       std::shared_ptr<HubIoMetrics> metrics = nullptr);
 
 }  // namespace gantry::actors

@@ -52,7 +52,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   settings.state_dir = config.store->path().parent_path();
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store, sink, config.clock,
-                             given.keep_finished);
+                             given.keep_finished, config.io_metrics);
   actors.dispatcher = spawn_dispatcher(system, sink, config.clock,
                                        given.agents.heartbeat_interval, given.prepare_timeout);
   actors.scheduler =
@@ -230,9 +230,10 @@ struct Hub::Running {
       : lock(options.state_dir),
         files(security_files(options)),
         store(std::make_shared<JobStore>(options.state_dir)),
+        io_metrics(std::make_shared<HubIoMetrics>()),
         bridge(BridgeEndpoints{options.agents_endpoint, options.admin_endpoint,
                                socket_limits(options)},
-               bridge_security(options, files, keys)),
+               bridge_security(options, files, keys), io_metrics),
         system(hub_system_config(config)) {
     insecure = options.insecure;
     HubActorsConfig actors_config;
@@ -241,6 +242,7 @@ struct Hub::Running {
     actors_config.hub_epoch = new_hub_epoch();
     actors_config.store = store;
     actors_config.detached_store = true;
+    actors_config.io_metrics = io_metrics;
     actors = spawn_hub_actors(system, actors_config);
     try {
       router = std::make_unique<InboundRouter>(actors);
@@ -255,7 +257,7 @@ struct Hub::Running {
     if (!options.http.listen.empty()) {
       try {
         http = std::make_unique<HubHttp>(options.http, options.state_dir, options.insecure, system,
-                                         actors.scheduler);
+                                         actors.scheduler, io_metrics);
       } catch (...) {
         stop();
         throw;
@@ -279,6 +281,7 @@ struct Hub::Running {
   support::CurveKeyPair keys;  // filled by bridge_security(), before `bridge`
   bool insecure = false;
   std::shared_ptr<JobStore> store;
+  std::shared_ptr<HubIoMetrics> io_metrics;  // the bridge's, the store's, read by `http`
   IoBridge bridge;
   caf::actor_system_config config;
   caf::actor_system system;

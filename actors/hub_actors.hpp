@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/hub_io_metrics.hpp"
 #include "actors/hub_settings.hpp"
 #include "actors/inbound.hpp"
 #include "actors/job_store.hpp"
@@ -42,6 +43,8 @@ struct HubActorsConfig {
   // Queue actors validating submissions side by side (YAML parsing is most of
   // a submission's cost); at least 1.
   std::size_t submission_validators = 2;
+  // The store's commits are timed here (docs/metrics.md); nullptr: not.
+  std::shared_ptr<HubIoMetrics> io_metrics;
 };
 
 struct HubActors {

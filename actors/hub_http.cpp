@@ -34,11 +34,20 @@ std::optional<std::string> ask(caf::actor_system& system, const caf::actor& sche
 }  // namespace
 
 HubHttp::HubHttp(const HubHttpOptions& options, const std::filesystem::path& state_dir,
-                 bool insecure, caf::actor_system& system, const caf::actor& scheduler) {
+                 bool insecure, caf::actor_system& system, const caf::actor& scheduler,
+                 std::shared_ptr<const HubIoMetrics> io_metrics) {
   support::MetricsEndpointOptions endpoint{options, insecure};
   if (endpoint.http.token_file.empty()) endpoint.http.token_file = state_dir / "metrics.token";
   support::MetricsSources sources;
-  sources.metrics = [&system, scheduler] { return ask(system, scheduler, metrics_atom_v); };
+  sources.metrics = [&system, scheduler, io_metrics] {
+    std::optional<std::string> text = ask(system, scheduler, metrics_atom_v);
+    if (text && io_metrics) {
+      support::PrometheusText more;
+      io_metrics->render(more);
+      *text += more.text();
+    }
+    return text;
+  };
   sources.not_ready = [&system, scheduler] { return ask(system, scheduler, ready_atom_v); };
   endpoint_ = std::make_unique<support::MetricsEndpoint>(endpoint, std::move(sources));
 }

@@ -66,7 +66,24 @@ Sender sender_from(const Principal& principal) {
 
 }  // namespace
 
-IoBridge::IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security)
+namespace {
+
+// "SubmitJob", "List", "Describe" ...: the request's message type, less "Request".
+std::string_view command_of(const InboundBody& body) {
+  return std::visit(
+      [](const auto& message) {
+        std::string_view name = protocol::message_type_name(
+            protocol::MessageTypeOf<std::decay_t<decltype(message)>>::value);
+        if (name.size() > 7 && name.substr(name.size() - 7) == "Request") name.remove_suffix(7);
+        return name;
+      },
+      body);
+}
+
+}  // namespace
+
+IoBridge::IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security,
+                   std::shared_ptr<HubIoMetrics> metrics)
     : agents_(context_, zmq::socket_type::router),
       admin_(context_, zmq::socket_type::router),
       wake_receiver_(context_, zmq::socket_type::pair),
@@ -74,7 +91,8 @@ IoBridge::IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security)
       limits_(endpoints.limits),
       insecure_(security.insecure),
       access_(std::move(security.access)),
-      audit_(std::move(security.audit)) {
+      audit_(std::move(security.audit)),
+      metrics_(std::move(metrics)) {
   anonymous_.name = "anonymous";
   anonymous_.clusters = {"*"};
   anonymous_.role = Role::kAdmin;
@@ -241,6 +259,8 @@ bool IoBridge::receive_one(zmq::socket_t& socket, Channel channel) {
   if (std::string why = refusal(channel, *sender, message->body); !why.empty()) {
     const std::optional<AuditedAction> action = audited_action(message->body);
     if (audit_ && action) audit_->refused(*sender, *action, why, now_ms());
+    if (metrics_ && channel == Channel::kAdmin)
+      metrics_->refused(command_of(message->body), "forbidden");
     refuse(channel, std::move(peer), seq, "forbidden", std::move(why));
     return true;
   }
@@ -248,6 +268,8 @@ bool IoBridge::receive_one(zmq::socket_t& socket, Channel channel) {
     if (std::optional<AuditedAction> action = audited_action(message->body))
       audit_->requested(message->peer, seq, *sender, std::move(*action));
   }
+  if (metrics_ && channel == Channel::kAdmin)
+    metrics_->requested(message->peer, seq, command_of(message->body), HubIoMetrics::Clock::now());
   message->sender = sender_from(*sender);
   handler_->on_message(std::move(*message));
   return true;
@@ -306,6 +328,9 @@ void IoBridge::flush_outbound() {
 void IoBridge::send_now(const OutboundFrame& frame) {
   zmq::socket_t& socket = socket_for(frame.channel);
   if (audit_ && frame.channel == Channel::kAdmin) audit_->answered(frame.peer, frame.frame, now_ms());
+  if (metrics_ && !frame.answer_result.empty())
+    metrics_->answered(frame.peer, frame.answer_seq, frame.answer_result,
+                       HubIoMetrics::Clock::now());
   std::string_view why;
   try {
     if (!socket.send(zmq::buffer(frame.peer),

@@ -21,11 +21,12 @@
 #include "actors/access_list.hpp"
 #include "actors/audit_log.hpp"
 #include "actors/connection_guard.hpp"
+#include "actors/hub_io_metrics.hpp"
+#include "actors/inbound.hpp"
 #include "actors/log_throttle.hpp"
 #include "actors/memory_release.hpp"
-#include "actors/socket_limits.hpp"
-#include "actors/inbound.hpp"
 #include "actors/outbound.hpp"
+#include "actors/socket_limits.hpp"
 #include "support/curve_keys.hpp"
 
 namespace gantry::actors {
@@ -49,7 +50,9 @@ class IoBridge final : public OutboundSink {
  public:
   // Binds both sockets (an endpoint may end in ":*" for a free port). Throws
   // std::runtime_error naming the endpoint when a bind fails.
-  IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security);
+  // `metrics`: admin requests are counted and timed there; nullptr: not.
+  IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security,
+           std::shared_ptr<HubIoMetrics> metrics = nullptr);
   ~IoBridge() override;
   IoBridge(const IoBridge&) = delete;
   IoBridge& operator=(const IoBridge&) = delete;
@@ -111,6 +114,7 @@ class IoBridge final : public OutboundSink {
   std::mutex access_mutex_;
   std::shared_ptr<const AccessList> access_;
   std::shared_ptr<AuditLog> audit_;
+  std::shared_ptr<HubIoMetrics> metrics_;
 
   InboundHandler* handler_ = nullptr;
   std::thread thread_;

@@ -24,6 +24,10 @@ struct OutboundFrame {
   // Set for Prepare and Commit frames, so that a frame the bridge cannot
   // deliver is logged with its dispatch (the dispatcher sends it again).
   std::uint64_t dispatch_id = 0;
+  // Set on the answer to an admin request (admin_answer()): whether it said
+  // ok, "refused" or "error", for the admin requests' metrics.
+  std::string_view answer_result{};
+  std::uint64_t answer_seq = 0;  // the request's seq, with answer_result
 };
 
 class OutboundSink {

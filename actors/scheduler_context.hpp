@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "actors/actor_spawn.hpp"
+#include "actors/admin_answer.hpp"
 #include "actors/admin_replies.hpp"
 #include "actors/job_history.hpp"
 #include "actors/job_objects.hpp"
@@ -53,7 +54,7 @@ class SchedulerContext {
   template <class T>
   void reply(const ReplyTo& to, const T& message) {
     if (to.peer.empty()) return;
-    sink_.send(OutboundFrame{Channel::kAdmin, to.peer, protocol::encode(message, to.seq), 0});
+    sink_.send(admin_answer(to, message));
   }
   // A change is answered once the store has it.
   void reply_once_stored(const ReplyTo& to, protocol::AdminResult result);

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
+#include "actors/admin_answer.hpp"
 #include "actors/job_history.hpp"
 #include "protocol/envelope.hpp"
 
@@ -54,6 +55,7 @@ struct StoreState {
   OutboundSink* sink = nullptr;
   Clock clock;
   std::chrono::milliseconds keep_finished{0};
+  std::shared_ptr<HubIoMetrics> metrics;  // commits timed; nullptr: not
   std::int64_t next_expiry_ms = 0;  // when the store looks for expired jobs next
   std::uint64_t expiry_wake = 0;    // the wake-up that counts; earlier ones were replaced
   std::vector<Write> writes;        // in arrival order, after the kept ones
@@ -127,9 +129,14 @@ void flush(StoreActor* self) {
   if (state.writes.empty()) return;
   std::string error;
   try {
+    const auto started = HubIoMetrics::Clock::now();
     state.store->begin();
     for (const Write& write : state.writes) write.apply(*state.store);
     state.store->commit();
+    if (state.metrics)
+      state.metrics->committed(
+          std::chrono::duration<double>(HubIoMetrics::Clock::now() - started).count(),
+          state.writes.size());
   } catch (const std::exception& e) {
     error = e.what();
     state.store->rollback();
@@ -174,7 +181,7 @@ JobHistory& history(StoreState& state) {
 template <class T>
 void answer(StoreState& state, const ReplyTo& to, const T& message) {
   if (to.peer.empty()) return;
-  state.sink->send(OutboundFrame{Channel::kAdmin, to.peer, protocol::encode(message, to.seq), 0});
+  state.sink->send(admin_answer(to, message));
 }
 
 // The ended jobs the core no longer lists, after the ones it does.
@@ -253,11 +260,13 @@ void expire_ended(StoreActor* self, std::uint64_t wake) {
 }
 
 caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, OutboundSink* sink,
-                          Clock clock, std::chrono::milliseconds keep_finished) {
+                          Clock clock, std::chrono::milliseconds keep_finished,
+                          std::shared_ptr<HubIoMetrics> metrics) {
   self->state.store = std::move(store);
   self->state.sink = sink;
   self->state.clock = std::move(clock);
   self->state.keep_finished = keep_finished;
+  self->state.metrics = std::move(metrics);
   expire_ended(self, self->state.expiry_wake);
   return {
       // Answers (row, "") or (0, error) once committed.
@@ -375,11 +384,13 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
 }  // namespace
 
 caf::actor spawn_store(caf::actor_system& system, std::shared_ptr<JobStore> store, bool detached,
-                       OutboundSink& sink, Clock clock, std::chrono::milliseconds keep_finished) {
+                       OutboundSink& sink, Clock clock, std::chrono::milliseconds keep_finished,
+                       std::shared_ptr<HubIoMetrics> metrics) {
   if (detached)
     return system.spawn<caf::detached>(store_actor, std::move(store), &sink, std::move(clock),
-                                       keep_finished);
-  return system.spawn(store_actor, std::move(store), &sink, std::move(clock), keep_finished);
+                                       keep_finished, std::move(metrics));
+  return system.spawn(store_actor, std::move(store), &sink, std::move(clock), keep_finished,
+                      std::move(metrics));
 }
 
 }  // namespace gantry::actors

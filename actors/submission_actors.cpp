@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
+#include "actors/admin_answer.hpp"
 #include "actors/core_views.hpp"
 #include "config/priority_class.hpp"
 #include "config/volcano_job.hpp"
@@ -110,7 +111,7 @@ class Queue {
  private:
   template <class T>
   void reply(const ReplyTo& to, const T& message) {
-    sink_.send(OutboundFrame{Channel::kAdmin, to.peer, protocol::encode(message, to.seq), 0});
+    sink_.send(admin_answer(to, message));
   }
 
   void on_submit(const ReplyTo& to, const std::string& yaml) {

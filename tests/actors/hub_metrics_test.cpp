@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "actors/hub_io_metrics.hpp"
 #include "tests/core/core_harness.hpp"
 
 namespace gantry::actors {
@@ -137,6 +138,49 @@ TEST_F(HubMetricsTest, ReadinessSaysWhyNot) {
   EXPECT_EQ(scrape({true, ""}).at("gantry_hub_recovering"), 1);
   EXPECT_EQ(scrape({false, "disk full"}).at("gantry_store_degraded"), 1);
   EXPECT_EQ(scrape().at("gantry_hub_ready"), 1);
+}
+
+// ---- the I/O thread's and the store's (actors/hub_io_metrics.hpp)
+
+std::map<std::string, double> io_scrape(const HubIoMetrics& metrics) {
+  support::PrometheusText out;
+  metrics.render(out);
+  return samples(out.text());
+}
+
+TEST(HubIoMetrics, AnAnswerIsCountedByResultAndTimedFromItsRequest) {
+  HubIoMetrics metrics;
+  const auto at = HubIoMetrics::Clock::now();
+  metrics.requested("ctl-1", 7, "SubmitJob", at);
+  metrics.requested("ctl-1", 8, "SubmitJob", at);
+  metrics.requested("ctl-2", 7, "List", at);
+  metrics.answered("ctl-1", 7, "ok", at + std::chrono::milliseconds(3));
+  metrics.answered("ctl-1", 8, "refused", at + std::chrono::milliseconds(1));
+  metrics.answered("ctl-2", 7, "ok", at + std::chrono::microseconds(40));
+  metrics.answered("ctl-2", 7, "ok", at);  // answered already: not counted twice
+  metrics.answered("ctl-3", 1, "ok", at);  // never asked (a refusal of the bridge's)
+  metrics.refused("Cancel", "forbidden");
+  const auto scraped = io_scrape(metrics);
+  EXPECT_EQ(scraped.at("gantry_admin_requests_total{command=\"SubmitJob\",result=\"ok\"}"), 1);
+  EXPECT_EQ(scraped.at("gantry_admin_requests_total{command=\"SubmitJob\",result=\"refused\"}"), 1);
+  EXPECT_EQ(scraped.at("gantry_admin_requests_total{command=\"List\",result=\"ok\"}"), 1);
+  EXPECT_EQ(scraped.at("gantry_admin_requests_total{command=\"Cancel\",result=\"forbidden\"}"), 1);
+  EXPECT_EQ(scraped.at("gantry_admin_request_duration_seconds_count{command=\"SubmitJob\"}"), 2);
+  EXPECT_DOUBLE_EQ(scraped.at("gantry_admin_request_duration_seconds_sum{command=\"SubmitJob\"}"),
+                   0.004);
+  EXPECT_EQ(
+      scraped.at("gantry_admin_request_duration_seconds_bucket{command=\"List\",le=\"5e-05\"}"), 1);
+  EXPECT_EQ(scraped.count("gantry_admin_request_duration_seconds_count{command=\"Cancel\"}"), 0u)
+      << "refused before the actors: not timed";
+}
+
+TEST(HubIoMetrics, CommitsAreTimedAndTheirWritesCounted) {
+  HubIoMetrics metrics;
+  metrics.committed(0.002, 5);
+  metrics.committed(0.5, 1);
+  const auto scraped = io_scrape(metrics);
+  EXPECT_EQ(scraped.at("gantry_store_commit_duration_seconds_count"), 2);
+  EXPECT_EQ(scraped.at("gantry_store_committed_writes_total"), 6);
 }
 
 }  // namespace

@@ -134,8 +134,11 @@ class PrometheusScrapesTheHub(unittest.TestCase):
             'gantry_agent_parts_started_total{cluster="east"}': 3,
             'gantry_agent_runs{cluster="east"}': 1,
             'gantry_agent_hub_connected{cluster="east"}': 1,
+            # The four submissions, each answered ok on the admin socket and timed.
+            'gantry_admin_requests_total{command="SubmitJob",result="ok"}': 4,
+            'gantry_admin_request_duration_seconds_count{command="SubmitJob"}': 4,
         }
-        self.assertEqual(list(expected.values()), [1, 1, 3, 8, 16, 8, 1, 3, 3, 3, 1, 1], "the scene as set")
+        self.assertEqual(list(expected.values()), [1, 1, 3, 8, 16, 8, 1, 3, 3, 3, 1, 1, 4, 4], "the scene as set")
 
         for pool in ("gantry-hub", "gantry-agent"):
             wait_until(lambda p=pool: self.target(p).get("health") == "up", f"Prometheus to scrape {pool}",
@@ -150,6 +153,7 @@ class PrometheusScrapesTheHub(unittest.TestCase):
         except AssertionError:
             self.fail(f"gantryctl shows {expected}; Prometheus holds {seen}")
 
+        self.assertGreater(self.value("gantry_store_commit_duration_seconds_count"), 0, "commits timed")
         # The histogram is one Prometheus can compute with.
         median = self.value('histogram_quantile(0.5, sum by (le) (gantry_queue_wait_seconds_bucket))')
         self.assertIsNotNone(median)
