@@ -65,7 +65,9 @@ install -m 0644 var/hub.pub "$config_dir/hub.pub"
     "$config_dir/gantryctl.pub"
 } >var/access.yaml
 
-"$bin/gantry-hub" --agents "$hub_agents" --admin "$hub_admin" --state var >var/log/hub.log 2>&1 &
+# Prometheus metrics on 127.0.0.1:7802 (README, "Metrics"; the token in var/metrics.token).
+"$bin/gantry-hub" --agents "$hub_agents" --admin "$hub_admin" --state var \
+  --http-listen 127.0.0.1:7802 >var/log/hub.log 2>&1 &
 pids+=($!)
 # east runs replicas as real local processes; west and gpu8 simulate them.
 for cluster in east:process west:sim gpu8:sim; do
@@ -104,4 +106,5 @@ if [ "$once" = 1 ]; then
 fi
 
 echo "serving; logs in var/log; try: $bin/gantryctl get jobs    (Ctrl-C stops)"
+echo "metrics: curl -H \"Authorization: Bearer \$(cat var/metrics.token)\" http://127.0.0.1:7802/metrics"
 wait "${pids[0]}"

@@ -80,7 +80,7 @@ CLUSTER_COMMAND = ["gantry-agent", "--role", "cluster", "--hub", "$(GANTRY_HUB)"
                    "--key", f"{KEYS_DIR}/agent.key", "--hub-key", f"{KEYS_DIR}/hub.pub"]
 HUB_COMMAND = ["gantry-hub", "--agents", "tcp://0.0.0.0:7800", "--admin", "tcp://0.0.0.0:7801",
                "--state", "/var/lib/gantry", "--key", f"{KEYS_DIR}/hub.key", "--access", f"{KEYS_DIR}/access.yaml",
-               "--http-listen", "0.0.0.0:9090", "--metrics-token-file", f"{KEYS_DIR}/metrics.token"]
+               "--http-listen", "0.0.0.0:7802", "--metrics-token-file", f"{KEYS_DIR}/metrics.token"]
 # Where each workload's key files come from: {Secret name: [keys]} (docs/security.md; the
 # Secrets themselves are made by the operator, deploy/README.md "Keys", never shipped here).
 KEY_SECRETS = {
@@ -501,16 +501,16 @@ def check_hub():
     container = container_of(deployment)
     expect_equal(container["command"], HUB_COMMAND, "hub command")
     expect_equal({p["name"]: p["containerPort"] for p in container["ports"]},
-                 {"agents": 7800, "admin": 7801, "metrics": 9090}, "hub ports")
+                 {"agents": 7800, "admin": 7801, "metrics": 7802}, "hub ports")
     listen = container["command"][container["command"].index("--http-listen") + 1]
-    expect_equal(int(listen.rsplit(":", 1)[1]), 9090, "--http-listen port vs the metrics port")
+    expect_equal(int(listen.rsplit(":", 1)[1]), 7802, "--http-listen port vs the metrics port")
     expect_equal(container["livenessProbe"]["httpGet"], {"path": "/healthz", "port": "metrics"}, "hub liveness")
     expect(container["livenessProbe"]["timeoutSeconds"] > 5, "liveness timeout shorter than /healthz's 5 s wait")
     expect("tcpSocket" in container["readinessProbe"],
            "hub readiness must not be /readyz: a recovering hub waits for agents the Service would keep out")
     service = the(objects, "Service", "gantry-hub")
     expect_equal({p["port"]: p["targetPort"] for p in service["spec"]["ports"]},
-                 {7800: "agents", 7801: "admin", 9090: "metrics"}, "hub Service ports")
+                 {7800: "agents", 7801: "admin", 7802: "metrics"}, "hub Service ports")
     volumes = {v["name"]: v for v in spec["template"]["spec"]["volumes"]}
     mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
     expect_equal(volumes[mounts["/var/lib/gantry"]]["persistentVolumeClaim"], {"claimName": "gantry-state"},

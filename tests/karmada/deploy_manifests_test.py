@@ -193,9 +193,11 @@ def check_hub_deployment():
         "gantry-hub", "--karmada", "in-cluster", "--webhook-listen", "0.0.0.0:8443",
         "--webhook-cert", "/etc/gantry/tls/tls.crt", "--webhook-key", "/etc/gantry/tls/tls.key",
         "--state", "/var/lib/gantry", "--key", "/etc/gantry/keys/hub.key",
-        "--access", "/etc/gantry/keys/access.yaml"], "command")
+        "--access", "/etc/gantry/keys/access.yaml", "--http-listen", "0.0.0.0:7802",
+        "--metrics-token-file", "/etc/gantry/keys/metrics.token"], "command")
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-    expect_equal(ports, {"agents": 7800, "admin": 7801, "webhook": 8443}, "container ports")
+    expect_equal(ports, {"agents": 7800, "admin": 7801, "webhook": 8443, "metrics": 7802}, "container ports")
+    expect_equal(container["livenessProbe"]["httpGet"], {"path": "/healthz", "port": "metrics"}, "liveness probe")
     probe = container["readinessProbe"]["httpGet"]
     expect_equal((probe["path"], probe["port"], probe["scheme"]), ("/healthz", "webhook", "HTTPS"),
                  "readiness probe")
@@ -212,7 +214,8 @@ def check_hub_deployment():
     expect_equal(keys["defaultMode"], 0o440, "keys defaultMode")
     expect_equal([(s["secret"]["name"], s["secret"]["items"]) for s in keys["sources"]],
                  [("gantry-hub-key", [{"key": "hub.key", "path": "hub.key"}]),
-                  ("gantry-access", [{"key": "access.yaml", "path": "access.yaml"}])], "keys Secrets")
+                  ("gantry-access", [{"key": "access.yaml", "path": "access.yaml"}]),
+                  ("gantry-metrics-token", [{"key": "metrics.token", "path": "metrics.token"}])], "keys Secrets")
     expect_equal(pod["securityContext"]["fsGroup"], 65532, "fsGroup")
     expect("--insecure" not in container["command"], "the hub runs with --insecure")
     credentials = volumes[mounts["/var/run/secrets/kubernetes.io/serviceaccount"]]
@@ -231,7 +234,7 @@ def check_hub_service():
     external = next(d for d in services[1] if d["kind"] == "Service")
     expect_equal(real["metadata"]["name"], "gantry-hub", "hub Service name")
     ports = {p["port"]: p["targetPort"] for p in real["spec"]["ports"]}
-    expect_equal(ports, {7800: "agents", 7801: "admin", 443: "webhook"}, "hub Service ports")
+    expect_equal(ports, {7800: "agents", 7801: "admin", 443: "webhook", 7802: "metrics"}, "hub Service ports")
     expect_equal(real["spec"]["selector"], hub_deployment()["spec"]["selector"]["matchLabels"],
                  "hub Service selector")
     expect_equal(external["spec"], {"type": "ExternalName",
