@@ -22,6 +22,38 @@ std::string cluster_names(const hub::SchedulerCore& core, const hub::Dispatch& d
   return names;
 }
 
+// "east (worker x12), west (worker x4)": each part's replicas per task, as
+// describe's Placement shows them.
+std::string part_replicas_text(const hub::SchedulerCore& core, const hub::Dispatch& dispatch) {
+  const hub::Job& job = core.job(dispatch.job);
+  std::string text;
+  for (std::size_t part = 0; part < dispatch.parts.size(); ++part) {
+    std::string tasks;
+    for (std::uint32_t t = 0; t < job.gang.tasks.size(); ++t) {
+      const std::int32_t replicas = dispatch.part_replicas(part, t, false);
+      if (replicas > 0)
+        tasks +=
+            (tasks.empty() ? "" : ", ") + job.gang.tasks[t].name + " x" + std::to_string(replicas);
+    }
+    text += (text.empty() ? "" : ", ") + core.cluster(dispatch.parts[part].cluster).name() + " (" +
+            tasks + ")";
+  }
+  return text;
+}
+
+// Who the eviction made room for: a reclaim when another queue's job takes
+// the place (Volcano's reclaim action), a preemption within the queue.
+std::string eviction_cause(const hub::SchedulerCore& core, hub::JobId victim) {
+  const hub::Job& job = core.job(victim);
+  const hub::PendingReason& reason = core.pending_reason(job);
+  if (reason.kind != hub::PendingReason::Kind::kPreempted) return "to make room";
+  const hub::Job& taker = core.job(reason.by_job);
+  const std::string& queue = core.queues().node(taker.queue).spec.name;
+  if (taker.queue != job.queue) return "reclaimed by queue " + queue + " for job " + taker.name;
+  return "preempted by job " + taker.name + " (priority " + std::to_string(taker.priority) + " > " +
+         std::to_string(job.priority) + ")";
+}
+
 // The Resize of the dispatch's part on the decision's cluster (docs/elastic.md):
 // its replicas per task after the change and, for a growth, where the added
 // ones go.
@@ -64,7 +96,8 @@ void add_eviction(const hub::SchedulerCore& core, const hub::Decision& decision,
   const std::string& job = core.job(decision.job).name;
   const std::string& cluster = core.cluster(decision.cluster).name();
   out.evictions.push_back(StopOrder{cluster, decision.dispatch, job, false, 0, ""});
-  events.add(decision.job, at, "evicted from " + cluster + " to make room; requeued");
+  events.add(decision.job, at,
+             "evicted from " + cluster + ": " + eviction_cause(core, decision.job) + "; requeued");
   spdlog::info("job {}: evicted from cluster {}", job, cluster);
 }
 
@@ -80,9 +113,9 @@ void add_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision,
                                      dispatch->id, job, static_cast<std::int32_t>(part), false,
                                      protocol::encode(prepare_message(core, *dispatch, part))});
   }
-  const std::string clusters = cluster_names(core, *dispatch);
-  events.add(decision.job, at, "dispatched to " + clusters);
-  spdlog::debug("job {}: dispatch {} to cluster(s) {}", job, dispatch->id, clusters);
+  events.add(decision.job, at, "dispatched to " + part_replicas_text(core, *dispatch));
+  spdlog::debug("job {}: dispatch {} to cluster(s) {}", job, dispatch->id,
+                cluster_names(core, *dispatch));
 }
 
 // The index of the part of `dispatch` on `cluster`, for an Abort (the agent

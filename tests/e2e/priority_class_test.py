@@ -54,6 +54,10 @@ class PriorityClasses(unittest.TestCase):
         self.assertEqual(jobs["urgent-job"]["phase"], "Running")
         self.assertGreaterEqual(sum(jobs[n]["requeues"] for n in low), 1, "a low gang made room")
         running_low = [n for n in low if jobs[n]["phase"] == "Running"]
+        # The evicted gang's events name the job that took its place, within the queue.
+        evicted = next(n for n in low if jobs[n]["requeues"] > 0)
+        self.assertRegex(self.gantry.ctl("describe", "job", evicted).stdout,
+                         r"evicted from \S+: preempted by job urgent-job \(priority -?\d+ > -?\d+\); requeued")
 
         # A higher class with preemptionPolicy Never waits for room instead of
         # evicting the low gang: once a pass has looked at it, it is still

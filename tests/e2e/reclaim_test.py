@@ -55,6 +55,14 @@ class Reclaim(unittest.TestCase):
                           and p, "every job, the evicted ones too, to complete", deadline_s=180)
         self.assertTrue(all(done[n]["phase"] == "Completed" for n in evicted))
 
+        # Its events tell that story in order, naming who took its place.
+        described = self.gantry.ctl("describe", "job", "team-a-job-3").stdout
+        events = [line.strip().split(" ", 1)[1] for line in described.split("Events:\n", 1)[1].strip().splitlines()]
+        self.assertEqual(len(events), 7, described)
+        self.assertEqual(events[:3], ["submitted", "dispatched to pool (w x1)", "admitted by pool; committed"])
+        self.assertRegex(events[3], r"^evicted from pool: reclaimed by queue team-b for job team-b-job-[01]; requeued$")
+        self.assertEqual(events[4:], ["dispatched to pool (w x1)", "admitted by pool; committed", "Completed on pool"])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
