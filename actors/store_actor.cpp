@@ -56,10 +56,10 @@ struct StoreState {
   Clock clock;
   std::chrono::milliseconds keep_finished{0};
   std::shared_ptr<HubIoMetrics> metrics;  // commits timed; nullptr: not
-  std::int64_t next_expiry_ms = 0;  // when the store looks for expired jobs next
-  std::uint64_t expiry_wake = 0;    // the wake-up that counts; earlier ones were replaced
-  std::vector<Write> writes;        // in arrival order, after the kept ones
-  std::size_t kept = 0;             // writes[0, kept): failed before, retried first
+  std::int64_t next_expiry_ms = 0;        // when the store looks for expired jobs next
+  std::uint64_t expiry_wake = 0;          // the wake-up that counts; earlier ones were replaced
+  std::vector<Write> writes;              // in arrival order, after the kept ones
+  std::size_t kept = 0;                   // writes[0, kept): failed before, retried first
   std::chrono::milliseconds retry_delay = kFirstRetry;
   bool retry_queued = false;
   struct PendingInsert {
