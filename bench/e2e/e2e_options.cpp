@@ -61,13 +61,17 @@ void define(CLI::App& app, E2eOptions& options) {
       "                        [--window N] [--rate R] [--hold-ms N] [--no-usage-reports]\n"
       "                        [--raw-messages N] [--hub PATH] [--hub-log-level LEVEL]\n"
       "                        [--state DIR] [--trace FILE] [--heartbeat-ms N] "
-      "[--settle-seconds S]\n");
+      "[--settle-seconds S]\n"
+      "                        [--scrape-ms N]\n");
   for (const CountFlag& flag : kCountFlags)
     add_number(app, flag.name, options.*flag.field, false, "N", flag.description);
   add_number(app, "--rate", options.rate, true, "R",
              "paced submissions per second (default 0: as fast as acks come)");
   add_number(app, "--hold-ms", options.hold_ms, true, "N",
              "a job runs this long on its fake cluster (default 100)");
+  add_number(app, "--scrape-ms", options.scrape_ms, true, "N",
+             "> 0: the hub serves /metrics (--http-listen), scraped this often during the run "
+             "(default 0: not served)");
   cl::add_switch_off(app, "--no-usage-reports", options.usage_reports,
                      "fake agents skip the UsageReport after each change");
   for (const TextFlag& flag : kTextFlags)

@@ -18,6 +18,7 @@ struct E2eOptions {
   bool usage_reports = true;            // send a UsageReport after each allocation change
   std::uint32_t raw_messages = 200000;  // pipelined round trips for the raw ZeroMQ figure
   std::uint32_t heartbeat_ms = 1000;
+  std::uint32_t scrape_ms = 0;  // > 0: the hub serves /metrics, scraped this often
   double settle_seconds = 30;  // how long to wait for the last commits
   std::string hub_binary;      // default: the gantry-hub built with this benchmark
   std::string hub_log_level = "warn";

@@ -96,6 +96,9 @@ void print_table(const E2eOptions& options, const E2eFigures& f) {
 // - raw_zmq_*: the loopback ZeroMQ ceiling; ratio_to_raw: submits_per_s over
 //   raw_zmq_roundtrips_per_s
 // - hub_cpu_us_per_job: the hub's CPU over the load phase per acked job
+// - scrapes, scrape_failures, scrape_bytes, slowest_scrape_ms: with --scrape-ms,
+//   the /metrics GETs answered during the load phase, those that were not, the
+//   last one's size and the slowest
 // - jobs, clusters, window: the run's --jobs, --clusters and --window
 void print_json(const E2eOptions& options, const E2eFigures& f) {
   std::printf(
@@ -104,12 +107,16 @@ void print_json(const E2eOptions& options, const E2eFigures& f) {
       "\"raw_zmq_roundtrips_per_s\": %.1f, \"raw_zmq_pingpong_per_s\": %.1f, "
       "\"ratio_to_raw\": %.4f, \"jobs\": %u, \"acked\": %u, \"dispatched\": %u, "
       "\"clusters\": %u, \"window\": %u, \"hub_cpu_us_per_job\": %.1f, "
-      "\"p99_submit_to_prepare_ms\": %.3f, \"p50_submit_to_prepare_ms\": %.3f}\n",
+      "\"p99_submit_to_prepare_ms\": %.3f, \"p50_submit_to_prepare_ms\": %.3f, "
+      "\"scrapes\": %llu, \"scrape_failures\": %llu, \"scrape_bytes\": %llu, "
+      "\"slowest_scrape_ms\": %.1f}\n",
       f.submits_per_s, f.submit_to_commit.p99_ms, f.submit_to_commit.p50_ms, f.commits_per_s,
       f.raw.pipelined_per_s, f.raw.ping_pong_per_s, f.ratio_to_raw, options.jobs, f.load.acked,
       f.committed, options.clusters, options.window,
       f.load.acked > 0 ? f.hub_cpu_s / f.load.acked * 1e6 : 0, f.submit_to_prepare.p99_ms,
-      f.submit_to_prepare.p50_ms);
+      f.submit_to_prepare.p50_ms, static_cast<unsigned long long>(f.scrapes.scrapes),
+      static_cast<unsigned long long>(f.scrapes.failures),
+      static_cast<unsigned long long>(f.scrapes.last_bytes), f.scrapes.slowest_ms);
 }
 
 }  // namespace gantry::bench::e2e

@@ -102,7 +102,10 @@ void measure_hub(const E2eOptions& options, StateDir& state, E2eFigures& figures
                    state.path(),
                    state.path() / "hub.log",
                    options.hub_log_level,
-                   static_cast<int>(options.heartbeat_ms)};
+                   static_cast<int>(options.heartbeat_ms),
+                   ""};
+  const std::uint16_t http_port = options.scrape_ms > 0 ? support::free_loopback_port() : 0;
+  if (http_port != 0) launch.http_listen = "127.0.0.1:" + std::to_string(http_port);
   HubProcess hub(launch);
   FakeClusters clusters(launch.agents_endpoint, options.clusters, shape_of(options), timeline);
   clusters.start();
@@ -114,10 +117,13 @@ void measure_hub(const E2eOptions& options, StateDir& state, E2eFigures& figures
                              state.keep() + "/hub.log");
   }
   const std::vector<std::string> frames = submit_frames(options.jobs);
+  std::optional<Scraper> scraper;
+  if (http_port != 0) scraper.emplace(http_port, std::chrono::milliseconds(options.scrape_ms));
   const auto hub_before = thread_cpu_seconds(hub.pid());
   const double bench_before = process_cpu_seconds();
   figures.load = load.run(frames, LoadOptions{options.window, options.rate, 30}, timeline);
   wait_commits(timeline, figures.load.acked, options.settle_seconds);
+  if (scraper) figures.scrapes = scraper->stop();
   figures.hub_thread_cpu_s = cpu_delta(thread_cpu_seconds(hub.pid()), hub_before);
   figures.bench_cpu_s = process_cpu_seconds() - bench_before;
   figures.hub_resident_bytes = resident_bytes_of(hub.pid());

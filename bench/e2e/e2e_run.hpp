@@ -12,6 +12,7 @@
 #include "bench/e2e/latency.hpp"
 #include "bench/e2e/load_generator.hpp"
 #include "bench/e2e/raw_echo.hpp"
+#include "bench/e2e/scraper.hpp"
 
 namespace gantry::bench::e2e {
 
@@ -32,6 +33,7 @@ struct E2eFigures {
   std::uintmax_t store_bytes = 0;       // gantry.db + its WAL after the run
   std::int64_t hub_resident_bytes = 0;  // the hub's RSS once the jobs have settled
   ClusterCounters clusters;
+  ScrapeCounters scrapes;      // with --scrape-ms
   std::string kept_state_dir;  // set when something failed and the hub's log was kept
 };
 

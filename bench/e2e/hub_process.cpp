@@ -21,18 +21,17 @@ namespace {
 // --insecure: the simulated clusters and the load generator speak plaintext, so
 // the benchmark measures the scheduler as before issue 27 (on loopback only).
 std::vector<std::string> hub_arguments(const HubLaunch& launch) {
-  return {launch.binary,
-          "--insecure",
-          "--agents",
-          launch.agents_endpoint,
-          "--admin",
-          launch.admin_endpoint,
-          "--state",
-          launch.state_dir.string(),
-          "--heartbeat-ms",
-          std::to_string(launch.heartbeat_ms),
-          "--log-level",
-          launch.log_level};
+  std::vector<std::string> args{launch.binary,    "--insecure",
+                                "--agents",       launch.agents_endpoint,
+                                "--admin",        launch.admin_endpoint,
+                                "--state",        launch.state_dir.string(),
+                                "--heartbeat-ms", std::to_string(launch.heartbeat_ms),
+                                "--log-level",    launch.log_level};
+  if (!launch.http_listen.empty()) {
+    args.push_back("--http-listen");
+    args.push_back(launch.http_listen);
+  }
+  return args;
 }
 
 // Polls for the exit, so a hub that ignores SIGTERM cannot hang the benchmark.

@@ -18,6 +18,7 @@ struct HubLaunch {
   std::filesystem::path log_file;  // the hub's stdout and stderr
   std::string log_level = "warn";
   int heartbeat_ms = 1000;
+  std::string http_listen;  // "": no --http-listen
 };
 
 class HubProcess {
