@@ -594,6 +594,20 @@ def check_prometheus_config():
         expect(result.returncode == 0, f"promtool check config: {result.stdout}{result.stderr}")
 
 
+def check_alert_rules():
+    """promtool accepts deploy/prometheus/alerts.yml, and its unit tests (each alert fires on trouble and
+    not on its look-alikes) pass; every metric the rules read is documented."""
+    result = run(["promtool", "check", "rules", str(PROMETHEUS / "alerts.yml")])
+    expect(result.returncode == 0, f"promtool check rules: {result.stdout}{result.stderr}")
+    tests = SOURCE / "tests" / "deploy" / "prometheus_alerts_test.yml"
+    result = run(["promtool", "test", "rules", tests.name], cwd=tests.parent)
+    expect(result.returncode == 0, f"promtool test rules: {result.stdout}{result.stderr}")
+    documented = set(re.findall(r"`(gantry_[a-z_]+)`", (SOURCE / "docs" / "metrics.md").read_text(encoding="utf-8")))
+    used = {re.sub(r"_(bucket|sum|count)$", "", n)
+            for n in re.findall(r"gantry_[a-z_]+", (PROMETHEUS / "alerts.yml").read_text(encoding="utf-8"))}
+    expect(used <= documented, f"alerts.yml reads {sorted(used - documented)}, not in docs/metrics.md")
+
+
 def check_service_monitor():
     """The ServiceMonitor finds the hub's Service, its metrics port and the token Secret the hub mounts."""
     (monitor,) = documents(PROMETHEUS / "servicemonitor.yaml")
@@ -1024,7 +1038,7 @@ def check_readme():
 def yaml_files():
     files = [p for p in sorted(KUBERNETES.rglob("*.yaml"))]
     return files + [CHART / "Chart.yaml", CHART / "values.yaml", DEPLOY / "access.example.yaml",
-                    PROMETHEUS / "prometheus.yml", PROMETHEUS / "servicemonitor.yaml"]
+                    PROMETHEUS / "prometheus.yml", PROMETHEUS / "servicemonitor.yaml", PROMETHEUS / "alerts.yml"]
 
 
 def main():
@@ -1063,6 +1077,7 @@ def main():
         ("kubectl decodes prometheus/servicemonitor.yaml",
          lambda: check_kubectl_decodes(PROMETHEUS / "servicemonitor.yaml")),
         ("ServiceMonitor finds the hub", check_service_monitor),
+        ("promtool checks and tests deploy/prometheus/alerts.yml", check_alert_rules),
         ("Grafana dashboard", check_dashboard),
     ]
     for unit in UNITS:
