@@ -78,31 +78,7 @@ support::HttpServerOptions server_options(const WebhookOptions& options) {
 
 }  // namespace
 
-struct WebhookServer::State {
-  explicit State(const WebhookOptions& options) : server(server_options(options), route) {}
-  support::HttpServer server;
-};
-
-WebhookServer::WebhookServer(WebhookOptions options) : state_(std::make_unique<State>(options)) {}
-
-WebhookServer::~WebhookServer() {
-  stop();
-}
-
-std::uint16_t WebhookServer::port() const {
-  return state_->server.port();
-}
-
-void WebhookServer::start() {
-  state_->server.start();
-}
-
-void WebhookServer::stop() {
-  state_->server.stop();
-}
-
-std::uint64_t WebhookServer::requests_served() const {
-  return state_->server.requests_served();
-}
+WebhookServer::WebhookServer(const WebhookOptions& options)
+    : support::HttpServer(server_options(options), route) {}
 
 }  // namespace gantry::karmada

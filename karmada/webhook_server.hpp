@@ -13,8 +13,9 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
+
+#include "support/http_server.hpp"
 
 namespace gantry::karmada {
 
@@ -28,26 +29,14 @@ struct WebhookOptions {
   std::string client_ca_pem_file;
 };
 
-class WebhookServer {
+// An HttpServer (support/http_server.hpp: port, start, stop, requests served)
+// that requires TLS and answers the webhook's two paths.
+class WebhookServer : public support::HttpServer {
  public:
   // Loads the certificate, key and client CA, and binds the address
   // (connections queue in the backlog until start()); throws
   // std::runtime_error naming the file or the address.
-  explicit WebhookServer(WebhookOptions options);
-  ~WebhookServer();  // stop()
-  WebhookServer(const WebhookServer&) = delete;
-  WebhookServer& operator=(const WebhookServer&) = delete;
-
-  std::uint16_t port() const;  // as bound
-  void start();
-  // Prompt: abandons open connections, then joins the threads. Idempotent.
-  void stop();
-  // Requests answered, whatever the status (counted as the answer is sent).
-  std::uint64_t requests_served() const;
-
- private:
-  struct State;
-  std::unique_ptr<State> state_;
+  explicit WebhookServer(const WebhookOptions& options);
 };
 
 }  // namespace gantry::karmada
