@@ -114,8 +114,10 @@ void add_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision,
                                      protocol::encode(prepare_message(core, *dispatch, part))});
   }
   events.add(decision.job, at, "dispatched to " + part_replicas_text(core, *dispatch));
-  spdlog::debug("job {}: dispatch {} to cluster(s) {}", job, dispatch->id,
-                cluster_names(core, *dispatch));
+  // Only when logged: the names are built for nothing otherwise, on every dispatch.
+  if (spdlog::should_log(spdlog::level::debug))
+    spdlog::debug("job {}: dispatch {} to cluster(s) {}", job, dispatch->id,
+                  cluster_names(core, *dispatch));
 }
 
 // The index of the part of `dispatch` on `cluster`, for an Abort (the agent

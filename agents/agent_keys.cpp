@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "support/curve_keys.hpp"
+#include "support/text_trim.hpp"
 
 namespace gantry::agents {
 
@@ -37,12 +38,6 @@ auto read_for_flag(const std::string& flag, Read read) {
   }
 }
 
-std::string trimmed(const std::string& line) {
-  const auto first = line.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return {};
-  return line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
-}
-
 }  // namespace
 
 KeyEnvironment process_key_environment() {
@@ -55,7 +50,7 @@ std::vector<std::string> read_node_keys_file(const std::filesystem::path& file) 
   std::vector<std::string> keys;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
-    const std::string entry = trimmed(line);
+    const std::string entry = support::trimmed(line, " \t\r");
     if (entry.empty() || entry.front() == '#') continue;
     if (support::is_z85_key(entry)) {
       keys.push_back(entry);

@@ -58,15 +58,10 @@ TimeMs steady_now_ms() {
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
-namespace {
-
-// Unix milliseconds, for what Prometheus compares with its own clock.
 std::int64_t wall_now_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
-
-}  // namespace
 
 AgentLoop::AgentLoop(LoopConfig config, AgentCore& core, Executor& executor)
     : config_(std::move(config)),

@@ -48,6 +48,9 @@ std::string agent_routing_id(const std::string& cluster);
 
 // Monotonic milliseconds for the loop's timers.
 TimeMs steady_now_ms();
+// Unix milliseconds, for what is compared with other machines' clocks
+// (Prometheus, OCM score validity).
+std::int64_t wall_now_ms();
 
 class AgentLoop {
  public:

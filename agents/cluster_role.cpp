@@ -22,11 +22,6 @@ bool readable(const zmq_pollitem_t& item) {
   return (item.revents & ZMQ_POLLIN) != 0;
 }
 
-std::int64_t wall_now_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace
 
 ClusterRole::ClusterRole(ClusterRoleOptions options)

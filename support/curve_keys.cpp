@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/private_file.hpp"
+#include "support/text_trim.hpp"
 
 namespace gantry::support {
 namespace {
@@ -44,11 +45,9 @@ void require_file_name_safe(const std::string& name) {
   }
 }
 
+// Key file lines: blanks, and the \r of a file written on Windows.
 std::string trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r");
-  return std::string(text.substr(first, last - first + 1));
+  return trimmed(text, " \t\r");
 }
 
 std::string unquote(const std::string& value) {

@@ -13,6 +13,7 @@
 #include "support/private_file.hpp"
 #include "support/prometheus_text.hpp"
 #include "support/random_hex.hpp"
+#include "support/text_trim.hpp"
 
 namespace gantry::support {
 
@@ -22,12 +23,6 @@ constexpr std::size_t kTokenBytes = 32;
 constexpr std::uintmax_t kMaxTokenFileBytes = 4096;
 // Scrapes and probes carry no body; a few KiB of headers is all they need.
 constexpr std::uint64_t kMaxBodyBytes = 1024;
-
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
 
 std::runtime_error token_error(const std::filesystem::path& file, const std::string& what) {
   return std::runtime_error("--metrics-token-file " + file.string() + ": " + what);
