@@ -1,5 +1,8 @@
 #include "actors/admin_replies.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include "actors/core_views.hpp"
 #include "protocol/envelope.hpp"
 
@@ -63,6 +66,55 @@ protocol::ListReply list_reply(const hub::SchedulerCore& core, const protocol::L
         "kind: unknown kind \"" + request.kind + "\" (expected jobs, clusters or queues)";
   }
   return answer;
+}
+
+protocol::ListReply events_reply(const JobEvents& events, const protocol::ListRequest& request) {
+  protocol::ListReply answer;
+  events.recent(
+      0,
+      [&](const protocol::EventInfo& event) {
+        return (request.job.empty() || event.job == request.job) && event.at_ms >= request.since_ms;
+      },
+      answer.events);
+  return answer;
+}
+
+namespace {
+
+std::string task_names(const protocol::JobSpec& spec) {
+  std::string names;
+  for (const protocol::TaskSpec& task : spec.tasks)
+    names += (names.empty() ? "" : ", ") + task.name;
+  return names;
+}
+
+}  // namespace
+
+std::string replica_cluster(const protocol::JobInfo& job, const protocol::JobSpec& spec,
+                            protocol::LogsRequest& request, std::string& cluster) {
+  if (request.task.empty() && !spec.tasks.empty()) request.task = spec.tasks.front().name;
+  const bool known =
+      std::any_of(spec.tasks.begin(), spec.tasks.end(),
+                  [&](const protocol::TaskSpec& task) { return task.name == request.task; });
+  if (!known)
+    return "job \"" + request.job + "\" has no task \"" + request.task +
+           "\" (its tasks: " + task_names(spec) + ")";
+  if (job.parts.empty())
+    return "job \"" + request.job + "\" has not been placed (" + job.phase +
+           "): no replica has written a log";
+  // Replica indices run over the parts in order (hub::DispatchPart::task_index_offset).
+  std::int32_t first = 0;
+  for (const protocol::JobPart& part : job.parts) {
+    const auto found = part.task_replicas.find(request.task);
+    first += found == part.task_replicas.end() ? 0 : found->second;
+    if (request.replica < first) {
+      cluster = part.cluster;
+      return "";
+    }
+  }
+  return "job \"" + request.job + "\" task " + request.task + " has " + std::to_string(first) +
+         " replica(s) placed, numbered from 0: there is no replica " +
+         std::to_string(request.replica);
 }
 
 protocol::DescribeReply describe_reply(const hub::SchedulerCore& core, const JobEvents& events,

@@ -23,6 +23,17 @@ using LastSeen = std::map<std::string, hub::TimeMs>;
 protocol::ListReply list_reply(const hub::SchedulerCore& core, const protocol::ListRequest& request,
                                const LastSeen& last_seen, hub::TimeMs now);
 
+// get events: the recent events of the request's job (every job's when
+// none), at or after its since_ms.
+protocol::ListReply events_reply(const JobEvents& events, const protocol::ListRequest& request);
+
+// logs: the cluster that runs (or ran) replica `request.replica` of
+// `request.task` of `job` (its row and spec, live or as the store kept them),
+// the task defaulted to the job's first. "" once `cluster` is set, else why
+// no cluster has that replica.
+std::string replica_cluster(const protocol::JobInfo& job, const protocol::JobSpec& spec,
+                            protocol::LogsRequest& request, std::string& cluster);
+
 protocol::DescribeReply describe_reply(const hub::SchedulerCore& core, const JobEvents& events,
                                        const protocol::DescribeRequest& request,
                                        const LastSeen& last_seen, hub::TimeMs now);

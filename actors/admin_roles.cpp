@@ -46,7 +46,8 @@ Role role_needed(const InboundBody& body) {
         if constexpr (is<protocol::ListRequest, Message> || is<protocol::DescribeRequest, Message>)
           return Role::kViewer;
         else if constexpr (is<protocol::SubmitJobRequest, Message> ||
-                           is<protocol::CancelRequest, Message>)
+                           is<protocol::CancelRequest, Message> ||
+                           is<protocol::LogsRequest, Message>)  // what a job prints is its owner's
           return Role::kOperator;
         else if constexpr (is<protocol::DeleteRequest, Message>)
           return message.kind == "job" ? Role::kOperator : Role::kAdmin;

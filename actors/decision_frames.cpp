@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "actors/core_views.hpp"
@@ -38,6 +39,20 @@ std::string part_replicas_text(const hub::SchedulerCore& core, const hub::Dispat
     text += (text.empty() ? "" : ", ") + core.cluster(dispatch.parts[part].cluster).name() + " (" +
             tasks + ")";
   }
+  return text;
+}
+
+// "; scores: east 870, west 420": how the job's policy ranked the clusters
+// when it was placed, best first (at most the first five); "" without ranks.
+std::string scores_text(const hub::SchedulerCore& core, const hub::Job& job) {
+  if (!job.placement_notes || job.placement_notes->last_scores.empty()) return "";
+  constexpr std::size_t kShown = 5;
+  const std::vector<hub::ClusterRank>& ranks = job.placement_notes->last_scores;
+  std::string text = "; scores: ";
+  for (std::size_t i = 0; i < std::min(ranks.size(), kShown); ++i)
+    text += (i == 0 ? "" : ", ") + core.cluster(ranks[i].cluster).name() + " " +
+            std::to_string(ranks[i].score);
+  if (ranks.size() > kShown) text += ", ...";
   return text;
 }
 
@@ -113,7 +128,9 @@ void add_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision,
                                      dispatch->id, job, static_cast<std::int32_t>(part), false,
                                      protocol::encode(prepare_message(core, *dispatch, part))});
   }
-  events.add(decision.job, at, "dispatched to " + part_replicas_text(core, *dispatch));
+  events.add(decision.job, at,
+             "dispatched to " + part_replicas_text(core, *dispatch) +
+                 scores_text(core, core.job(decision.job)));
   // Only when logged: the names are built for nothing otherwise, on every dispatch.
   if (spdlog::should_log(spdlog::level::debug))
     spdlog::debug("job {}: dispatch {} to cluster(s) {}", job, dispatch->id,

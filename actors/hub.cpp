@@ -113,6 +113,8 @@ class InboundRoutes {
   void operator()(protocol::StatusUpdate& body) { to(actors_.registry, body); }
   void operator()(protocol::Resized& body) { to(actors_.registry, body); }
   void operator()(protocol::ErrorReply& body) { to(actors_.registry, body); }
+  // A replica's log on its way to gantryctl: the dispatcher knows the stream.
+  void operator()(protocol::LogsChunk& body) { to(actors_.dispatcher, body); }
 
   // Submissions are validated in parallel, round-robin over the queue actors.
   void operator()(protocol::SubmitJobRequest& body) {
@@ -132,6 +134,8 @@ class InboundRoutes {
   void operator()(protocol::CancelRequest& body) { to(actors_.scheduler, body); }
   // Cordon, uncordon, drain: the scheduler owns the clusters' state.
   void operator()(protocol::ClusterActionRequest& body) { to(actors_.scheduler, body); }
+  // The scheduler knows which cluster runs the replica; it asks that agent.
+  void operator()(protocol::LogsRequest& body) { to(actors_.scheduler, body); }
 
  private:
   template <class Body>
@@ -157,6 +161,11 @@ void InboundRouter::on_message(InboundMessage message) {
 // A Prepare or Commit that could not be sent is sent again by the dispatcher
 // until its answer is due (then it counts as a Reject): nothing to do here.
 void InboundRouter::on_undeliverable(const OutboundFrame& frame, std::string_view why) {
+  // A gantryctl that went away stops its watches and log streams.
+  if (frame.channel == Channel::kAdmin) {
+    caf::anon_send(actors_.scheduler, gone_atom_v, frame.peer);
+    caf::anon_send(actors_.dispatcher, gone_atom_v, frame.peer);
+  }
   if (frame.dispatch_id != 0) {
     spdlog::info(
         "frame of dispatch {} to peer '{}' not sent ({}): sent again until its answer is due",

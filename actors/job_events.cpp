@@ -2,6 +2,8 @@
 
 #include <ctime>
 
+#include "hub/scheduler.hpp"
+
 namespace gantry::actors {
 
 std::string format_utc(hub::TimeMs at) {
@@ -19,6 +21,11 @@ void JobEvents::add(hub::JobId job, hub::TimeMs at, std::string text) {
   std::vector<std::string>& history = events_[job];
   if (history.size() == kMaxPerJob) history.erase(history.begin() + 1);
   history.push_back(format_utc(at) + " " + text);
+  const hub::Job& named = core_.job(job);
+  if (recent_.size() == kMaxRecent) recent_.pop_front();
+  recent_.push_back(
+      protocol::EventInfo{at, named.name, core_.queue_name(named.queue), std::move(text)});
+  ++added_;
 }
 
 std::vector<std::string> JobEvents::list(hub::JobId job) const {

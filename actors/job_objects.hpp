@@ -27,7 +27,10 @@ class JobObjects {
   // `keep_finished_ms`: --keep-finished (-1: no limit). `stop_grace_ms`: how
   // long a deleted job waits for its parts to report their stop.
   JobObjects(hub::SchedulerCore& core, hub::TimeMs keep_finished_ms, hub::TimeMs stop_grace_ms)
-      : core_(core), retention_(core, keep_finished_ms), stop_grace_ms_(stop_grace_ms) {}
+      : core_(core),
+        retention_(core, keep_finished_ms),
+        stop_grace_ms_(stop_grace_ms),
+        events_(core) {}
 
   // The core took the job, stored at `row` (0: not stored).
   void accepted(hub::JobId id, std::int64_t row, hub::TimeMs submitted);

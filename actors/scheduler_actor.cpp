@@ -107,6 +107,9 @@ class Scheduler {
           return metrics_.render(ctx_.core, ctx_.last_seen, ctx_.now(), health());
         },
         [this](ready_atom) { return not_ready_reason(health()); },
+        // get -w (actors/list_watch.hpp).
+        [this](watch_atom) { ctx_.push_watched_changes(); },
+        [this](gone_atom, const std::string& peer) { ctx_.watch.remove(peer); },
     };
   }
 
@@ -170,6 +173,13 @@ class Scheduler {
     end_recovery_when_restored();
   }
 
+  // "waiting: ..." once for each job a pass left waiting for a new kind of reason.
+  void record_waiting_reasons(hub::TimeMs at) {
+    ctx_.core.take_reason_changes(reason_changes_);
+    for (const hub::JobId id : reason_changes_)
+      ctx_.objects.events().add(id, at, "waiting: " + ctx_.core.reason_text(ctx_.core.job(id)));
+  }
+
   void run_pass() {
     ctx_.pass_queued = false;
     const hub::TimeMs at = ctx_.now();
@@ -183,6 +193,7 @@ class Scheduler {
         ctx_.core, decisions, at,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     wake_for_backoffs(at);
+    record_waiting_reasons(at);
     // Evictions and PodPending timeouts may have fired lifecycle policies.
     ctx_.reconcile(&hub::Reconciler::carry_out_lifecycle);
     if (decisions.empty()) return;
@@ -264,6 +275,7 @@ class Scheduler {
   RecoveryGate recovery_;  // while the reconciler recovers
   WakeUp backoff_wake_;
   bool passed_once_ = false;
+  std::vector<hub::JobId> reason_changes_;  // record_waiting_reasons(), reused
   SchedulingMetrics metrics_;
 };
 

@@ -4,11 +4,14 @@
 
 #include <optional>
 
+#include "actors/core_views.hpp"
+
 namespace gantry::actors {
 
 caf::message_handler SchedulerAdmin::handlers() {
   return {
       [this](const ReplyTo& to, const protocol::ListRequest& request) { list(to, request); },
+      [this](const ReplyTo& to, protocol::LogsRequest& request) { logs(to, request); },
       [this](const ReplyTo& to, const protocol::DescribeRequest& request) {
         describe(to, request);
       },
@@ -27,13 +30,66 @@ caf::message_handler SchedulerAdmin::handlers() {
 // Ended jobs the core has forgotten (a restart, their retention) are added
 // by the store, which answers.
 void SchedulerAdmin::list(const ReplyTo& to, const protocol::ListRequest& request) {
-  protocol::ListReply answer = list_reply(ctx_.core, request, ctx_.last_seen, ctx_.now());
+  if (request.watch) {
+    std::string refused = ctx_.watch.add(to, request, ctx_.objects.events(), ctx_.now());
+    if (!refused.empty()) {
+      protocol::ListReply refusal;
+      refusal.ok = false;
+      refusal.error = std::move(refused);
+      ctx_.reply(to, refusal);
+      return;
+    }
+    ctx_.arm_watch();
+  }
+  protocol::ListReply answer = request.kind == "events"
+                                   ? events_reply(ctx_.objects.events(), request)
+                                   : list_reply(ctx_.core, request, ctx_.last_seen, ctx_.now());
   answer.warnings = ctx_.operator_warnings();
   if (request.kind == "jobs" && answer.ok) {
     ctx_.self->send(ctx_.store, history_atom_v, to, std::move(answer));
     return;
   }
   ctx_.reply(to, answer);
+}
+
+// The agent of the cluster that runs the replica reads its log; the
+// dispatcher, which knows that agent, passes the chunks on (actors/log_relay.hpp).
+// An ended job the core released is asked of the store, which keeps where
+// it ran (as kubectl logs reads a completed pod's).
+void SchedulerAdmin::logs(const ReplyTo& to, protocol::LogsRequest& request) {
+  const std::optional<hub::JobId> id = ctx_.core.find_job(request.job);
+  if (id && !ctx_.core.job(*id).forgotten) {
+    const hub::Job& job = ctx_.core.job(*id);
+    relay_logs(to, request, job_info(ctx_.core, *id, ctx_.now()),
+               job.spec ? *job.spec : protocol::JobSpec{});
+    return;
+  }
+  ctx_.self->request(ctx_.store, caf::infinite, history_atom_v, request.job)
+      .then(
+          [this, to, request](protocol::DescribeReply& ended) mutable {
+            if (!ended.ok) {
+              ctx_.reply(to,
+                         protocol::LogsChunk{0, "", true, "job \"" + request.job + "\" not found"});
+              return;
+            }
+            relay_logs(to, request, ended.job, ended.spec);
+          },
+          [](const caf::error&) {});  // the store is gone: the hub stops
+}
+
+void SchedulerAdmin::relay_logs(const ReplyTo& to, protocol::LogsRequest& request,
+                                const protocol::JobInfo& job, const protocol::JobSpec& spec) {
+  std::string refusal;
+  if (to.role == Role::kOperator && job.submitter != to.key)
+    refusal = "job \"" + request.job + "\" was submitted by \"" + job.submitter + "\": key \"" +
+              to.key + "\" (operator) may read the logs of its own jobs only";
+  std::string cluster;
+  if (refusal.empty()) refusal = replica_cluster(job, spec, request, cluster);
+  if (!refusal.empty()) {
+    ctx_.reply(to, protocol::LogsChunk{0, "", true, std::move(refusal)});
+    return;
+  }
+  ctx_.self->send(ctx_.dispatcher, cluster, to, std::move(request));
 }
 
 void SchedulerAdmin::describe(const ReplyTo& to, const protocol::DescribeRequest& request) {

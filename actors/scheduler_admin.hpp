@@ -18,6 +18,9 @@ class SchedulerAdmin {
 
  private:
   void list(const ReplyTo& to, const protocol::ListRequest& request);
+  void logs(const ReplyTo& to, protocol::LogsRequest& request);
+  void relay_logs(const ReplyTo& to, protocol::LogsRequest& request, const protocol::JobInfo& job,
+                  const protocol::JobSpec& spec);
   void describe(const ReplyTo& to, const protocol::DescribeRequest& request);
   void cancel(const ReplyTo& to, const protocol::CancelRequest& request);
   std::string cancel_job(const protocol::CancelRequest& request);

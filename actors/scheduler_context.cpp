@@ -75,7 +75,21 @@ void SchedulerContext::carry_out(hub::Outbox& out) {
 // The end is stored; once it is committed the core forgets the job: get jobs
 // and describe job read it from the store, and memory stays bounded however
 // many jobs ended (the store expires them).
+void SchedulerContext::arm_watch() {
+  if (watch_armed_ || watch.empty()) return;
+  watch_armed_ = true;
+  self->delayed_send(self, std::chrono::milliseconds(ListWatch::kTickMs), watch_atom_v);
+}
+
+void SchedulerContext::push_watched_changes() {
+  watch_armed_ = false;
+  for (const ListWatch::Push& change : watch.changes(core, objects.events(), last_seen, now()))
+    push(change.to, change.reply);
+  arm_watch();
+}
+
 void SchedulerContext::record_end(const hub::JobEnd& end) {
+  if (watch.wants_jobs()) watch.job_ended(job_info(core, end.job, now()));
   if (const std::int64_t row = objects.row(end.job); row != 0) {
     self->request(store, caf::infinite, finish_atom_v,
                   finished_record(core, objects.events(), last_seen, end, row, now()))

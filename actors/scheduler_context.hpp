@@ -20,6 +20,7 @@
 #include "actors/admin_replies.hpp"
 #include "actors/job_history.hpp"
 #include "actors/job_objects.hpp"
+#include "actors/list_watch.hpp"
 #include "hub/reconciler.hpp"
 #include "hub/scheduler.hpp"
 #include "protocol/envelope.hpp"
@@ -56,6 +57,16 @@ class SchedulerContext {
     if (to.peer.empty()) return;
     sink_.send(admin_answer(to, message));
   }
+  // A further answer to a request already answered (get -w, logs): not
+  // counted again as an answer.
+  template <class T>
+  void push(const ReplyTo& to, const T& message) {
+    if (to.peer.empty()) return;
+    sink_.send(OutboundFrame{Channel::kAdmin, to.peer, protocol::encode(message, to.seq), 0});
+  }
+  // get -w: the changes are gathered every ListWatch::kTickMs while anyone watches.
+  void arm_watch();
+  void push_watched_changes();
   // A change is answered once the store has it.
   void reply_once_stored(const ReplyTo& to, protocol::AdminResult result);
   // Said with every get and describe: what waits on an operator.
@@ -97,6 +108,7 @@ class SchedulerContext {
   std::string store_degraded;  // why the store keeps writes in memory; "" when it does not
   hub::Outbox outbox;
   bool pass_queued = false;
+  ListWatch watch;
 
  private:
   void record_end(const hub::JobEnd& end);
@@ -107,6 +119,7 @@ class SchedulerContext {
 
   OutboundSink& sink_;
   Clock clock_;
+  bool watch_armed_ = false;
   WakeUp expiry_wake_;
   // Ended jobs the core released (hub::JobRetention::release): their names.
   std::unique_ptr<JobHistory> ended_;

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "actors/actor_spawn.hpp"
+#include "actors/admin_answer.hpp"
 #include "actors/agent_sessions.hpp"
 #include "actors/dispatch_tracker.hpp"
 #include "actors/duration_text.hpp"
+#include "actors/log_relay.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/lease_timing.hpp"
 
@@ -269,6 +271,14 @@ class Dispatcher {
         [this](const std::string& cluster, const protocol::StatusUpdate& update) {
           tracker_.answered(update.dispatch_id, cluster, DispatchTracker::Answer::kStatus);
         },
+        // gantryctl logs (actors/log_relay.hpp).
+        [this](const std::string& cluster, const ReplyTo& reader, protocol::LogsRequest& request) {
+          open_log_stream(cluster, reader, request);
+        },
+        [this](const ReplyTo& from, protocol::LogsChunk& chunk) { pass_on(from, chunk); },
+        [this](gone_atom, const std::string& peer) {
+          for (std::uint64_t id : logs_.read_by(peer)) stop_log_stream(id);
+        },
         [this](tick_atom) { on_tick(); },
     };
   }
@@ -301,6 +311,56 @@ class Dispatcher {
     sink_.send_batch(std::move(frames));
   }
 
+  void open_log_stream(const std::string& cluster, const ReplyTo& reader,
+                       protocol::LogsRequest& request) {
+    const std::string* agent = tracker_.peer_of(cluster);
+    if (agent == nullptr) {
+      end_log_stream(reader, "cluster " + cluster + " has no agent connected to the hub now");
+      return;
+    }
+    request.stream = logs_.open(reader, *agent, cluster, clock_());
+    if (request.stream == 0) {
+      end_log_stream(reader, "the hub already passes on " + std::to_string(LogRelay::kMaxStreams) +
+                                 " log streams (its limit); try again when one ends");
+      return;
+    }
+    sink_.send(agent_frame(*agent, request));
+  }
+
+  void pass_on(const ReplyTo& from, protocol::LogsChunk& chunk) {
+    const LogRelay::Stream* stream = logs_.heard(chunk.stream, from.peer, clock_());
+    if (stream == nullptr) return;  // closed meanwhile, or not this agent's
+    const ReplyTo reader = stream->reader;
+    if (chunk.end) logs_.close(chunk.stream);
+    chunk.stream = 0;                         // the reader knows its stream by its request's seq
+    sink_.send(admin_answer(reader, chunk));  // the first one counts as the request's answer
+  }
+
+  void end_log_stream(const ReplyTo& reader, std::string error) {
+    protocol::LogsChunk last;
+    last.end = true;
+    last.error = std::move(error);
+    sink_.send(admin_answer(reader, last));
+  }
+
+  // The reader went away, or the agent went quiet: the agent stops reading.
+  void stop_log_stream(std::uint64_t id) {
+    if (const LogRelay::Stream* stream = logs_.find(id))
+      sink_.send(agent_frame(stream->agent, protocol::LogsStop{id}));
+    logs_.close(id);
+  }
+
+  // An agent sends a -f stream's keepalive every kWatchKeepaliveMs: three
+  // missed, it is gone (or restarted) and the reader is told.
+  void expire_log_streams(hub::TimeMs now) {
+    for (std::uint64_t id : logs_.quiet_since(now - 3 * protocol::kWatchKeepaliveMs)) {
+      if (const LogRelay::Stream* stream = logs_.find(id))
+        end_log_stream(stream->reader,
+                       "the agent of cluster " + stream->cluster + " stopped sending the log");
+      stop_log_stream(id);
+    }
+  }
+
   void send_stops(const std::vector<StopOrder>& orders) {
     std::vector<OutboundFrame> frames;
     frames.reserve(orders.size());
@@ -324,6 +384,7 @@ class Dispatcher {
   void on_tick() {
     self_->delayed_send(self_, resend_interval_, tick_atom_v);
     const hub::TimeMs now = clock_();
+    expire_log_streams(now);
     std::vector<OutboundFrame> frames;
     for (DispatchTracker::Awaiting& late : tracker_.overdue(now)) {
       const std::string reason =
@@ -348,6 +409,7 @@ class Dispatcher {
   std::chrono::milliseconds answer_timeout_;
   caf::actor scheduler_;
   DispatchTracker tracker_;
+  LogRelay logs_;
 };
 
 struct DispatcherState {

@@ -356,6 +356,15 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
         add_ended_jobs(self->state, reply);
         answer(self->state, to, reply);
       },
+      // gantryctl logs of an ended job: where it ran. ok = false when not kept.
+      [self](history_atom, const std::string& name) -> protocol::DescribeReply {
+        try {
+          if (auto ended = history(self->state).describe(name)) return std::move(*ended);
+        } catch (const std::exception& e) {
+          spdlog::warn("ended job {} cannot be read: {}", name, e.what());
+        }
+        return protocol::DescribeReply{};
+      },
       [self](history_atom, const ReplyTo& to, const protocol::DescribeRequest& request,
              protocol::DescribeReply& reply) {
         try {

@@ -385,6 +385,11 @@ protocol::UsageReport AgentCore::usage_report() const {
   return report;
 }
 
+bool AgentCore::runs_job(const std::string& job) const {
+  return std::any_of(runs_.begin(), runs_.end(),
+                     [&](const auto& run) { return run.second->job().name == job; });
+}
+
 const DispatchRun* AgentCore::find_run(DispatchId id) const {
   const auto found = runs_.find(id);
   return found == runs_.end() ? nullptr : found->second.get();

@@ -105,6 +105,8 @@ class AgentCore {
   std::size_t running_count() const { return runs_.size(); }
   std::size_t prepared_count() const { return prepared_.size(); }
   const DispatchRun* find_run(DispatchId id) const;
+  // Whether a dispatch of that job runs here (gantryctl logs -f ends once not).
+  bool runs_job(const std::string& job) const;
   const PreparedPart* find_prepared(DispatchId id) const { return prepared_.find(id); }
 
  private:

@@ -127,6 +127,11 @@ int AgentLoop::run(int stop_fd) {
     core_.expire_time_limits(after, outbox_);
     core_.give_up_waiting(after, outbox_);
     fence_if_cut_off(after);
+    if (const auto logs = logs_.next_poll(); logs && *logs <= after) {
+      logs_.poll(
+          after, [this](const std::string& job) { return core_.runs_job(job); },
+          [this](const protocol::LogsChunk& chunk) { send_log_chunk(chunk); });
+    }
     flush();
     publish_gauges();
   }
@@ -156,6 +161,7 @@ TimeMs AgentLoop::next_deadline() const {
   if (const auto limit = core_.next_time_limit()) deadline = std::min(deadline, *limit);
   if (const auto give_up = core_.next_give_up()) deadline = std::min(deadline, *give_up);
   if (const auto fence = fence_deadline()) deadline = std::min(deadline, *fence);
+  if (const auto logs = logs_.next_poll()) deadline = std::min(deadline, *logs);
   if (config_.extension != nullptr) {
     if (const auto due = config_.extension->next_deadline()) deadline = std::min(deadline, *due);
   }
@@ -246,6 +252,7 @@ void AgentLoop::drop_session(TimeMs now, const char* why) {
   spdlog::warn("hub session lost ({}); reconnecting", why);
   close_socket();
   session_.lost(now);
+  logs_.clear();
 }
 
 bool AgentLoop::send(const std::string& frame) {
@@ -383,6 +390,25 @@ void AgentLoop::on_message(const protocol::Cancel& cancel, TimeMs /*now*/) {
 
 void AgentLoop::on_message(const protocol::Resize& resize, TimeMs now) {
   core_.on_resize(resize, now, outbox_);
+}
+
+void AgentLoop::on_message(const protocol::LogsRequest& request, TimeMs now) {
+  std::string why;
+  const std::optional<std::filesystem::path> file =
+      executor_.log_file(request.job, request.task, request.replica, why);
+  logs_.open(request, file, why, now,
+             [this](const protocol::LogsChunk& chunk) { send_log_chunk(chunk); });
+}
+
+void AgentLoop::on_message(const protocol::LogsStop& stop, TimeMs /*now*/) {
+  logs_.stop(stop.stream);
+}
+
+// Straight out, not through the outbox: a log read while the session is
+// down is read again by whoever asks again.
+void AgentLoop::send_log_chunk(const protocol::LogsChunk& chunk) {
+  if (!session_.registered()) return;
+  if (send(protocol::encode(chunk, next_seq_))) ++next_seq_;
 }
 
 void AgentLoop::on_message(const protocol::ErrorReply& reply, TimeMs now) {

@@ -13,6 +13,7 @@
 #include "agents/agent_core.hpp"
 #include "agents/agent_metrics.hpp"
 #include "agents/hub_session.hpp"
+#include "agents/log_streams.hpp"
 #include "agents/test_faults.hpp"
 #include "protocol/envelope.hpp"
 #include "support/curve_socket.hpp"
@@ -85,6 +86,9 @@ class AgentLoop {
   void on_message(const protocol::Cancel& cancel, TimeMs now);
   void on_message(const protocol::Resize& resize, TimeMs now);
   void on_message(const protocol::ErrorReply& reply, TimeMs now);
+  void on_message(const protocol::LogsRequest& request, TimeMs now);
+  void on_message(const protocol::LogsStop& stop, TimeMs now);
+  void send_log_chunk(const protocol::LogsChunk& chunk);
   void flush();
   // The gauges of config_.metrics, once a loop turn.
   void publish_gauges();
@@ -117,6 +121,7 @@ class AgentLoop {
   Outbox outbox_;         // decided but not yet sent (nothing goes out before Welcome)
   std::vector<ReplicaExit> exits_;
   std::vector<ReplicaProgress> progress_;
+  LogStreams logs_;  // gantryctl logs of this agent's replicas
 };
 
 }  // namespace gantry::agents

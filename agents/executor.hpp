@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -113,6 +114,15 @@ class Executor {
   // cannot run here (a rendezvous the executor cannot give), "" when it can.
   virtual std::string check_split(const protocol::JobSpec& /*job*/, std::int32_t /*parts*/) const {
     return "";
+  }
+  // The file replica `index` of `task` of `job` writes its output to
+  // (gantryctl logs), or nullopt with `why` set when this executor keeps none.
+  virtual std::optional<std::filesystem::path> log_file(const std::string& /*job*/,
+                                                        const std::string& /*task*/,
+                                                        std::int32_t /*index*/,
+                                                        std::string& why) const {
+    why = "this cluster's executor keeps no replica logs";
+    return std::nullopt;
   }
   // True when a started replica stays pending until collect_progress() says
   // it runs; false: it runs once start() returns.

@@ -60,6 +60,13 @@ class KubernetesExecutor final : public Executor {
   // A replica runs once its pod is Running; until then the pod's reason
   // (Unschedulable, ErrImagePull, ...) says why it waits.
   bool reports_running() const override { return true; }
+  // Pods' logs live with the API server: not relayed through the hub yet.
+  std::optional<std::filesystem::path> log_file(const std::string& /*job*/,
+                                                const std::string& /*task*/, std::int32_t /*index*/,
+                                                std::string& why) const override {
+    why = "this cluster runs replicas as pods: read them with kubectl logs in the member cluster";
+    return std::nullopt;
+  }
   void collect_progress(std::vector<ReplicaProgress>& out) override;
   // Pods mode: creates the replica's Pod. Volcano mode: records it for started_all().
   void start(const ReplicaLaunch& launch, TimeMs now) override;

@@ -165,9 +165,20 @@ std::uint16_t ProcessExecutor::pick_rendezvous_port() {
 }
 
 std::filesystem::path ProcessExecutor::log_path(const ReplicaLaunch& launch) const {
-  const protocol::TaskSpec& task = launch.job->tasks.at(launch.task);
-  return work_dir_ / path_segment(launch.job->name) /
-         (path_segment(task.name) + "-" + std::to_string(launch.index) + ".log");
+  return log_path(launch.job->name, launch.job->tasks.at(launch.task).name, launch.index);
+}
+
+std::filesystem::path ProcessExecutor::log_path(const std::string& job, const std::string& task,
+                                                std::int32_t index) const {
+  return work_dir_ / path_segment(job) /
+         (path_segment(task) + "-" + std::to_string(index) + ".log");
+}
+
+std::optional<std::filesystem::path> ProcessExecutor::log_file(const std::string& job,
+                                                               const std::string& task,
+                                                               std::int32_t index,
+                                                               std::string& /*why*/) const {
+  return log_path(job, task, index);
 }
 
 std::filesystem::path ProcessExecutor::plugin_dir(const ReplicaLaunch& launch) const {

@@ -48,6 +48,9 @@ class ProcessExecutor final : public Executor {
   std::string check(const protocol::JobSpec& job) const override;
   std::uint16_t pick_rendezvous_port() override;
   bool reports_running() const override { return true; }
+  std::optional<std::filesystem::path> log_file(const std::string& job, const std::string& task,
+                                                std::int32_t index,
+                                                std::string& why) const override;
   void collect_progress(std::vector<ReplicaProgress>& out) override;
   void start(const ReplicaLaunch& launch, TimeMs now) override;
   void kill(const ReplicaKey& key) override;
@@ -66,6 +69,8 @@ class ProcessExecutor final : public Executor {
   std::vector<AdoptedReplica> adopt();
 
   std::filesystem::path log_path(const ReplicaLaunch& launch) const;
+  std::filesystem::path log_path(const std::string& job, const std::string& task,
+                                 std::int32_t index) const;
   // The process (and process group) id of a running replica, -1 if none.
   pid_t pid_of(const ReplicaKey& key) const;
   // Where the job's plugin files of this part go: what Volcano mounts at

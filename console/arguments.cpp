@@ -63,14 +63,26 @@ void add_connection_flags(CLI::App& root, Invocation& out, bool& hub_given) {
 // CLI11 reads a command's flags only after the command; gantryctl takes them
 // before it too. The root gets a twin of each that hands its value on, and
 // reports a flag the command found on the line does not have.
+// Whether the root already has one of the flag's spellings (a command's
+// twin, or two commands' flags sharing a letter): then the flag is read
+// after its command only.
+bool root_has_spelling(const CLI::App& root, const CLI::Option& flag) {
+  for (const std::string& name : flag.get_lnames())
+    if (root.get_option_no_throw("--" + name) != nullptr) return true;
+  for (const std::string& name : flag.get_snames())
+    if (root.get_option_no_throw("-" + name) != nullptr) return true;
+  return false;
+}
+
 void add_command_flags_to_root(CLI::App& root) {
   for (const CLI::App* command : root.get_subcommands({})) {
     for (const CLI::Option* flag : command->get_options()) {
-      if (!flag->nonpositional() || root.get_option_no_throw(flag->get_name()) != nullptr) {
-        continue;
-      }
+      if (!flag->nonpositional() || root_has_spelling(root, *flag)) continue;
       const std::string names = flag->get_name(false, true);
       const std::string spelling = names.substr(0, names.find(','));
+      // A switch (get -w, logs -f) is read after its command only: a root
+      // twin would take the command's name as its value.
+      if (flag->get_type_size_max() == 0) continue;
       add_value_flag(root, names, flag->get_type_name(),
                      [&root, name = flag->get_name(), spelling](const std::string& value) {
                        if (forward_to_command(root, name, value)) return;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -36,7 +37,13 @@ struct Invocation {
   std::chrono::milliseconds wait_timeout{30000};
   std::string key_dir = ".";  // keys generate --dir DIR
   std::string phase_filter;   // get jobs --phase PHASE, canonical case
-  std::optional<std::chrono::milliseconds> since;  // get jobs|usage --since DURATION
+  std::optional<std::chrono::milliseconds> since;  // get jobs|usage|events --since DURATION
+  bool watch = false;                              // get -w: print changes as they happen
+  std::string job;                                 // get events --job NAME
+  std::string task;                                // logs --task T ("": the first task)
+  std::int32_t replica = 0;                        // logs --replica I
+  bool follow = false;                             // logs -f
+  std::int32_t tail = -1;                          // logs --tail N; -1: everything
 };
 
 // `args` excludes the program name. `env_hub` is $GANTRY_HUB or nullptr.

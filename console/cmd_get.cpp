@@ -1,3 +1,4 @@
+#include <CLI/CLI.hpp>
 #include <ostream>
 
 #include "console/cluster_views.hpp"
@@ -5,6 +6,7 @@
 #include "console/command_table.hpp"
 #include "console/commands.hpp"
 #include "console/duration.hpp"
+#include "console/event_views.hpp"
 #include "console/job_filters.hpp"
 #include "console/job_phase.hpp"
 #include "console/job_views.hpp"
@@ -37,6 +39,10 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
     return {reply.clusters.size(), invocation.wide ? render_clusters_wide_table(reply.clusters)
                                                    : render_clusters_table(reply.clusters)};
   }
+  if (invocation.kind == "events") {
+    return {reply.events.size(),
+            json ? render_events_json(reply.events) : render_events_table(reply.events)};
+  }
   if (invocation.kind == "priorityclasses") {
     return {reply.priority_classes.size(),
             json ? render_priority_classes_json(reply.priority_classes)
@@ -48,7 +54,14 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
 
 void add_get(CLI::App& command, Invocation& invocation) {
   add_kind_operand(command, invocation.kind,
-                   {"jobs", "clusters", "queues", "priorityclasses", "usage"});
+                   {"jobs", "clusters", "queues", "priorityclasses", "usage", "events"});
+  command.add_flag("-w,--watch", invocation.watch,
+                   "after the list, print what changes as it changes (jobs, clusters, queues, "
+                   "events)");
+  add_value_flag(command, "--job", "NAME", [&invocation](const std::string& value) {
+    if (value.empty()) throw UsageError("--job: empty job name");
+    invocation.job = value;
+  });
   add_value_flag(command, "--phase", "PHASE", [&invocation](const std::string& value) {
     invocation.phase_filter = canonical_job_phase("--phase", value);
   });
@@ -72,11 +85,58 @@ void add_get(CLI::App& command, Invocation& invocation) {
                  });
 }
 
+// Each later answer's rows under the first's header, as kubectl get -w
+// prints them.
+std::string without_header(const std::string& table) {
+  const std::size_t end = table.find('\n');
+  return end == std::string::npos ? "" : table.substr(end + 1);
+}
+
+// The first answer within the request timeout; then changes as the hub
+// pushes them, until interrupted or the hub misses three keepalives.
+int watch(CommandContext& context, const protocol::ListRequest& request) {
+  const Invocation& invocation = context.invocation;
+  HubClient& hub = context.hub();
+  const std::uint64_t seq = hub.open(request);
+  const auto reply = hub.next<protocol::ListReply>(seq, invocation.request_timeout);
+  print_server_warnings(context.err, reply.warnings);
+  if (!reply.ok) {
+    context.err << "error: " << reply.error << "\n";
+    return kExitFailed;
+  }
+  bool header_printed = false;
+  for (protocol::ListReply changes = reply;;
+       changes = hub.next<protocol::ListReply>(
+           seq, std::chrono::milliseconds(3 * protocol::kWatchKeepaliveMs))) {
+    const Listing listing = render_listing(invocation, changes, context.now_ms());
+    if (listing.count == 0) continue;  // a keepalive, or no row passed the filters
+    context.out << (header_printed && !invocation.json ? without_header(listing.text)
+                                                       : listing.text)
+                << std::flush;
+    header_printed = true;
+  }
+}
+
+protocol::ListRequest list_request(const Invocation& invocation, std::int64_t now_ms) {
+  protocol::ListRequest request;
+  // Usage is worked out here from the jobs, ended ones included.
+  request.kind = invocation.kind == "usage" ? "jobs" : invocation.kind;
+  request.job = invocation.job;
+  if (invocation.kind == "events" && invocation.since)
+    request.since_ms = now_ms - invocation.since->count();
+  request.watch = invocation.watch;
+  return request;
+}
+
 int run_get(CommandContext& context) {
   const Invocation& invocation = context.invocation;
-  // Usage is worked out here from the jobs, ended ones included.
-  const std::string listed = invocation.kind == "usage" ? "jobs" : invocation.kind;
-  const auto reply = context.hub().call<protocol::ListReply>(protocol::ListRequest{listed});
+  if (!invocation.job.empty() && invocation.kind != "events")
+    throw UsageError("--job: only get events takes it");
+  if (invocation.watch && (invocation.kind == "usage" || invocation.kind == "priorityclasses"))
+    throw UsageError("-w: get " + invocation.kind + " cannot be watched");
+  const protocol::ListRequest request = list_request(invocation, context.now_ms());
+  if (request.watch) return watch(context, request);
+  const auto reply = context.hub().call<protocol::ListReply>(request);
   print_server_warnings(context.err, reply.warnings);
   if (!reply.ok) {
     context.err << "error: " << reply.error << "\n";
@@ -95,11 +155,15 @@ int run_get(CommandContext& context) {
 }  // namespace
 
 extern const CommandSpec kGetCommand{
-    "get", "get jobs|clusters|queues|priorityclasses|usage [--phase PHASE] [--since DURATION]",
+    "get",
+    "get jobs|clusters|queues|priorityclasses|usage|events [--phase PHASE] [--since DURATION] "
+    "[--job NAME] [-w]",
     "list, as a table (-o wide: more columns) or with -o json as a JSON array;\n"
     "jobs: --phase keeps one phase, --since the jobs not ended or ended within it\n"
     "(e.g. 24h, 7d); usage: per queue, the jobs that ran, GPU-hours and waits\n"
-    "over --since (default: everything the hub keeps)",
+    "over --since (default: everything the hub keeps); events: what happened to\n"
+    "jobs, oldest first (--job: one job's, --since: within it); -w: then print\n"
+    "changes as they happen, until interrupted",
     add_get, run_get};
 
 }  // namespace gantry::console

@@ -6,16 +6,16 @@
 namespace gantry::console {
 
 // Each spec is defined with its command, in cmd_<name>.cpp.
-extern const CommandSpec kSubmitCommand, kGetCommand, kDescribeCommand, kCancelCommand,
-    kWaitCommand, kApplyCommand, kDeleteCommand, kCordonCommand, kUncordonCommand, kDrainCommand,
-    kKeysCommand, kVersionCommand, kHelpCommand;
+extern const CommandSpec kSubmitCommand, kGetCommand, kDescribeCommand, kLogsCommand,
+    kCancelCommand, kWaitCommand, kApplyCommand, kDeleteCommand, kCordonCommand, kUncordonCommand,
+    kDrainCommand, kKeysCommand, kVersionCommand, kHelpCommand;
 
 namespace {
 
 constexpr std::array kCommands{
-    &kSubmitCommand, &kGetCommand,     &kDescribeCommand, &kCancelCommand,   &kWaitCommand,
-    &kApplyCommand,  &kDeleteCommand,  &kCordonCommand,   &kUncordonCommand, &kDrainCommand,
-    &kKeysCommand,   &kVersionCommand, &kHelpCommand,
+    &kSubmitCommand, &kGetCommand,   &kDescribeCommand, &kLogsCommand,   &kCancelCommand,
+    &kWaitCommand,   &kApplyCommand, &kDeleteCommand,   &kCordonCommand, &kUncordonCommand,
+    &kDrainCommand,  &kKeysCommand,  &kVersionCommand,  &kHelpCommand,
 };
 
 }  // namespace

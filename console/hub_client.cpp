@@ -77,11 +77,19 @@ std::string describe_error_reply(const protocol::Envelope& envelope) {
 }  // namespace
 
 protocol::Envelope HubClient::exchange(const std::string& frame, std::uint64_t seq) {
-  zmq::socket_t& dealer = socket_->dealer;
-  if (!dealer.send(zmq::buffer(frame), zmq::send_flags::dontwait)) {
+  send(frame);
+  return receive(seq, timeout_);
+}
+
+void HubClient::send(const std::string& frame) {
+  if (!socket_->dealer.send(zmq::buffer(frame), zmq::send_flags::dontwait)) {
     throw HubUnavailable("cannot queue a request for hub at " + endpoint_);
   }
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+}
+
+protocol::Envelope HubClient::receive(std::uint64_t seq, std::chrono::milliseconds timeout) {
+  zmq::socket_t& dealer = socket_->dealer;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
@@ -91,7 +99,7 @@ protocol::Envelope HubClient::exchange(const std::string& frame, std::uint64_t s
     }
     if (left.count() <= 0 || zmq::poll(items, left) == 0) {
       throw HubUnavailable(
-          "hub at " + endpoint_ + " did not answer within " + format_duration(timeout_) +
+          "hub at " + endpoint_ + " did not answer within " + format_duration(timeout) +
           (client_public_key_.empty()
                ? ""
                : " (if it is up: is the hub's public key right, and is the hub encrypted, "

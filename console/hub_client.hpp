@@ -53,6 +53,24 @@ class HubClient {
     return std::move(*reply);
   }
 
+  // A request answered by a stream of replies (get -w, logs -f): `open`
+  // sends it and returns its seq; `next` waits up to `timeout` for the next
+  // reply carrying it. Throw as call() does.
+  template <class Request>
+  std::uint64_t open(const Request& request) {
+    const std::uint64_t seq = next_seq_++;
+    send(protocol::encode(request, seq));
+    return seq;
+  }
+  template <class Reply>
+  Reply next(std::uint64_t seq, std::chrono::milliseconds timeout) {
+    const protocol::Envelope envelope = receive(seq, timeout);
+    protocol::DecodeError error;
+    std::optional<Reply> reply = protocol::decode_payload<Reply>(envelope, error);
+    if (!reply) throw unreadable_reply(error);
+    return std::move(*reply);
+  }
+
   const std::string& endpoint() const { return endpoint_; }
 
  private:
@@ -61,6 +79,8 @@ class HubClient {
   // Sends `frame` and returns the envelope of the reply carrying `seq`;
   // throws HubRefusal for an ErrorReply.
   protocol::Envelope exchange(const std::string& frame, std::uint64_t seq);
+  void send(const std::string& frame);
+  protocol::Envelope receive(std::uint64_t seq, std::chrono::milliseconds timeout);
   HubUnavailable unreadable_reply(const protocol::DecodeError& error) const;
 
   std::string endpoint_;

@@ -227,6 +227,8 @@ struct Job : ResolvedJob {
   std::unique_ptr<RunHistory> run_history;      // null until written
   ShapeClassId shape_class = kIndividualShape;  // while pending
   std::uint32_t reason_pass = 0;  // the pass that last visited it (SchedulerCore::pending_reason)
+  // The kind of reason last reported as an event (SchedulerCore::take_reason_changes).
+  PendingReason::Kind reported_reason = PendingReason::Kind::kNotYetConsidered;
 
   const Labels* cluster_selector() const {
     return placement_notes && !placement_notes->cluster_selector.empty()

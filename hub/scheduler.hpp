@@ -325,6 +325,13 @@ class SchedulerCore {
   // Placement decisions made so far: one per pending job looked at in a pass
   // (a job skipped because a job no larger already failed counts too).
   std::uint64_t placement_attempts() const { return placement_attempts_; }
+  // The jobs a pass left waiting for another kind of reason than the one last
+  // taken (each one event, "waiting: ..."), in the order the pass tried them.
+  // Swapped into `out`, which is cleared first.
+  void take_reason_changes(std::vector<JobId>& out) {
+    out.clear();
+    out.swap(reason_changes_);
+  }
 
  private:
   friend class PassSession;  // what the pass's stages may read and do (pass_session.hpp)
@@ -440,6 +447,7 @@ class SchedulerCore {
   GangPlacer placer_;  // holds options_.placement's copy that the pass uses
   PendingShapes pending_shapes_;
   std::uint32_t passes_ = 0;  // schedule() calls so far
+  std::vector<JobId> reason_changes_;  // take_reason_changes()
   PassState pass_;
   std::vector<Decision> decisions_;
   // By QueueIndex: the policy that ranks its jobs' clusters (refreshed with the queues).

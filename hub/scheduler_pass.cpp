@@ -191,6 +191,10 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
   // The common case, no reservations, costs one branch per decision.
   if (backfill_.holding())
     backfill_.settle_holds(clusters_, placed ? find_dispatch(job.dispatch) : nullptr);
+  if (!placed && job.reason.kind != job.reported_reason) {
+    job.reported_reason = job.reason.kind;
+    reason_changes_.push_back(id);
+  }
   return placed;
 }
 

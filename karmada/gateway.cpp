@@ -409,6 +409,17 @@ struct Gateway::Running {
                                     "Karmada members do not resize elastic jobs"});
   }
 
+  // The pods run in the member cluster, whose API server keeps their logs.
+  void on_message(ClusterSession& session, const protocol::LogsRequest& request, TimeMs) {
+    protocol::LogsChunk last;
+    last.stream = request.stream;
+    last.end = true;
+    last.error = "cluster " + session.cluster +
+                 " is a Karmada member: read its pods' logs with kubectl logs in that cluster";
+    send(session, last);
+  }
+  void on_message(ClusterSession&, const protocol::LogsStop&, TimeMs) {}
+
   // ---------------------------------------------------------------- admin
   template <class Request>
   void send_admin(const Request& request) {

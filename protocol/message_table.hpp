@@ -28,7 +28,7 @@
   X(Abort, 13, Direction::kHubToAgent)                                                           \
   /* node-role agent -> cluster-role agent */                                                    \
   X(NodeReport, 14, Direction::kNodeToCluster)                                                   \
-  /* elastic jobs (docs/elastic.md) */                                                            \
+  /* elastic jobs (docs/elastic.md) */                                                           \
   X(Resize, 15, Direction::kHubToAgent)                                                          \
   X(Resized, 16, Direction::kAgentToHub)                                                         \
   /* console <-> hub */                                                                          \
@@ -42,4 +42,8 @@
   X(ApplyRequest, 107, Direction::kConsoleToHub)                                                 \
   X(DeleteRequest, 108, Direction::kConsoleToHub)                                                \
   X(AdminResult, 109, Direction::kHubToConsole)                                                  \
-  X(ClusterActionRequest, 110, Direction::kConsoleToHub)
+  X(ClusterActionRequest, 110, Direction::kConsoleToHub)                                         \
+  /* gantryctl logs: asked of the hub, which asks the agent running the replica */               \
+  X(LogsRequest, 111, Direction::kConsoleToHub | Direction::kHubToAgent)                         \
+  X(LogsChunk, 112, Direction::kAgentToHub | Direction::kHubToConsole)                           \
+  X(LogsStop, 113, Direction::kHubToAgent)

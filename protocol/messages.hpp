@@ -543,9 +543,20 @@ struct SubmitJobReply {
 
 // What gantryctl get ... lists.
 struct ListRequest {
-  std::string kind;  // "jobs" | "clusters" | "queues"
-  GANTRY_WIRE_FIELDS(ListRequest, kind);
+  std::string kind;  // "jobs" | "clusters" | "queues" | "priorityclasses" | "events"
+  // events: only this job's ("" every job's), and only those at or after
+  // since_ms (0: every one the hub keeps).
+  std::string job{};
+  std::int64_t since_ms = 0;
+  // get -w (jobs, clusters, queues, events): after the first reply the hub
+  // keeps answering the same seq, as kubectl's watch does: a ListReply with
+  // the rows that changed (events: the new ones) as they change, and an empty
+  // one every kWatchKeepaliveMs, so the client knows the hub is there.
+  bool watch = false;
+  GANTRY_WIRE_FIELDS(ListRequest, kind, job, since_ms, watch);
 };
+
+constexpr std::int64_t kWatchKeepaliveMs = 10'000;
 
 // One part of a job's placement: a cluster and the replicas of each task there.
 struct JobPart {
@@ -667,6 +678,15 @@ struct PriorityClassInfo {
                      built_in);
 };
 
+// One thing that happened to a job (gantryctl get events, describe job).
+struct EventInfo {
+  std::int64_t at_ms = 0;
+  std::string job;
+  std::string queue;
+  std::string message;  // "dispatched to east (worker x4); scores: east 870, west 420"
+  GANTRY_WIRE_FIELDS(EventInfo, at_ms, job, queue, message);
+};
+
 struct ListReply {
   bool ok = true;
   std::string error;
@@ -678,7 +698,9 @@ struct ListReply {
   // runs held on a cluster); gantryctl prints each as "Warning: ...", as
   // kubectl prints an API server's warnings.
   std::vector<std::string> warnings{};
-  GANTRY_WIRE_FIELDS(ListReply, ok, error, jobs, clusters, queues, priority_classes, warnings);
+  std::vector<EventInfo> events{};  // oldest first
+  GANTRY_WIRE_FIELDS(ListReply, ok, error, jobs, clusters, queues, priority_classes, warnings,
+                     events);
 };
 
 struct DescribeRequest {
@@ -722,6 +744,40 @@ struct ClusterActionRequest {
   std::string action;  // "cordon" | "uncordon" | "drain"
   std::string name;
   GANTRY_WIRE_FIELDS(ClusterActionRequest, action, name);
+};
+
+// gantryctl logs: what a replica printed (stdout and stderr), read by the
+// agent that runs it. gantryctl asks the hub; the hub asks that cluster's
+// agent with `stream` set, and passes the agent's LogsChunks on.
+struct LogsRequest {
+  std::string job;
+  std::string task;              // "": the job's first task
+  std::int32_t replica = 0;      // index within its task, over every part
+  bool follow = false;           // -f: keep sending what it prints until it ends
+  std::int32_t tail_lines = -1;  // --tail: the last N lines; -1: all of it
+  std::uint64_t stream = 0;      // hub -> agent: which stream the chunks are for
+  GANTRY_WIRE_FIELDS(LogsRequest, job, task, replica, follow, tail_lines, stream);
+};
+
+constexpr std::int32_t kMaxTailLines = 100'000;
+constexpr std::size_t kMaxLogChunkBytes = 64 * 1024;
+
+// Part of a replica's log, in order. The last one has `end` set: the log was
+// read (the replica ended, or no -f), or `error` says why there is no more.
+// While a -f stream waits for output the agent sends an empty chunk every
+// kWatchKeepaliveMs, so the reader knows it is still there.
+struct LogsChunk {
+  std::uint64_t stream = 0;
+  std::string data;
+  bool end = false;
+  std::string error;
+  GANTRY_WIRE_FIELDS(LogsChunk, stream, data, end, error);
+};
+
+// hub -> agent: the reader of a stream went away; stop sending it.
+struct LogsStop {
+  std::uint64_t stream = 0;
+  GANTRY_WIRE_FIELDS(LogsStop, stream);
 };
 
 // Generic answer for cancel / apply / delete / cluster actions.

@@ -296,7 +296,7 @@ inline SubmitJobReply sample<SubmitJobReply>() {
 }
 template <>
 inline ListRequest sample<ListRequest>() {
-  return ListRequest{"clusters"};
+  return ListRequest{"events", "llm-pretrain", 1714550400000, true};
 }
 template <>
 inline ListReply sample<ListReply>() {
@@ -306,7 +306,9 @@ inline ListReply sample<ListReply>() {
                    {sample_cluster_info()},
                    {sample_queue_info()},
                    {sample_priority_class_info()},
-                   {"the job store is degraded"}};
+                   {"the job store is degraded"},
+                   {EventInfo{1714550400000, "llm-pretrain", "research",
+                              "dispatched to east (worker x4); scores: east 870"}}};
 }
 template <>
 inline DescribeRequest sample<DescribeRequest>() {
@@ -338,6 +340,18 @@ inline DeleteRequest sample<DeleteRequest>() {
 template <>
 inline ClusterActionRequest sample<ClusterActionRequest>() {
   return ClusterActionRequest{"drain", "east"};
+}
+template <>
+inline LogsRequest sample<LogsRequest>() {
+  return LogsRequest{"llm-pretrain", "worker", 3, true, 100, 42};
+}
+template <>
+inline LogsChunk sample<LogsChunk>() {
+  return LogsChunk{42, "step 100 loss 2.31\n", true, "the replica's log was removed"};
+}
+template <>
+inline LogsStop sample<LogsStop>() {
+  return LogsStop{42};
 }
 template <>
 inline AdminResult sample<AdminResult>() {

@@ -55,10 +55,10 @@ const std::vector<ExpectedMessage> kMessages = {
     {"Resized", 16, {"dispatch_id", "job", "part", "elastic_epoch", "admitted", "reason"}},
     {"SubmitJobRequest", 100, {"yaml"}},
     {"SubmitJobReply", 101, {"ok", "job", "error"}},
-    {"ListRequest", 102, {"kind"}},
+    {"ListRequest", 102, {"kind", "job", "since_ms", "watch"}},
     {"ListReply",
      103,
-     {"ok", "error", "jobs", "clusters", "queues", "priority_classes", "warnings"}},
+     {"ok", "error", "jobs", "clusters", "queues", "priority_classes", "warnings", "events"}},
     {"DescribeRequest", 104, {"kind", "name"}},
     {"DescribeReply",
      105,
@@ -68,6 +68,9 @@ const std::vector<ExpectedMessage> kMessages = {
     {"DeleteRequest", 108, {"kind", "name"}},
     {"AdminResult", 109, {"ok", "message", "error"}},
     {"ClusterActionRequest", 110, {"action", "name"}},
+    {"LogsRequest", 111, {"job", "task", "replica", "follow", "tail_lines", "stream"}},
+    {"LogsChunk", 112, {"stream", "data", "end", "error"}},
+    {"LogsStop", 113, {"stream"}},
 };
 
 Keys map_keys(const std::string& payload) {
@@ -202,23 +205,24 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
                           "extend_clusters", "affinity"});
   expect_keys<PriorityClassInfo>(
       {"name", "value", "global_default", "preemption_policy", "description", "built_in"});
+  expect_keys<EventInfo>({"at_ms", "job", "queue", "message"});
 }
 
 // The direction of each message decides which hub socket and which agent accept
 // it (actors/inbound.cpp, agents/agent_loop.cpp): pinned too, at compile time.
 static_assert(std::is_same_v<MessagesSentIn<Direction::kAgentToHub>,
                              MessageList<Hello, Heartbeat, UsageReport, Admit, Reject, StatusUpdate,
-                                         ErrorReply, Resized>>);
-static_assert(std::is_same_v<
-              MessagesSentIn<Direction::kHubToAgent>,
-              MessageList<Welcome, Heartbeat, Cancel, ErrorReply, Prepare, Commit, Abort, Resize>>);
+                                         ErrorReply, Resized, LogsChunk>>);
+static_assert(std::is_same_v<MessagesSentIn<Direction::kHubToAgent>,
+                             MessageList<Welcome, Heartbeat, Cancel, ErrorReply, Prepare, Commit,
+                                         Abort, Resize, LogsRequest, LogsStop>>);
 static_assert(
     std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
                    MessageList<SubmitJobRequest, ListRequest, DescribeRequest, CancelRequest,
-                               ApplyRequest, DeleteRequest, ClusterActionRequest>>);
-static_assert(
-    std::is_same_v<MessagesSentIn<Direction::kHubToConsole>,
-                   MessageList<ErrorReply, SubmitJobReply, ListReply, DescribeReply, AdminResult>>);
+                               ApplyRequest, DeleteRequest, ClusterActionRequest, LogsRequest>>);
+static_assert(std::is_same_v<MessagesSentIn<Direction::kHubToConsole>,
+                             MessageList<ErrorReply, SubmitJobReply, ListReply, DescribeReply,
+                                         AdminResult, LogsChunk>>);
 static_assert(std::is_same_v<MessagesSentIn<Direction::kNodeToCluster>, MessageList<NodeReport>>);
 
 }  // namespace
