@@ -26,6 +26,7 @@
 #include "config/inventory.hpp"
 #include "kube/client.hpp"
 #include "kube/cluster_access.hpp"
+#include "support/log_format.hpp"
 #include "support/metrics_endpoint.hpp"
 
 namespace {
@@ -296,6 +297,7 @@ int main(int argc, char** argv) {
           "gantry-agent", argc, argv, agents::parse_agent_options, agents::agent_usage(), options))
     return *exit_code;
   spdlog::set_level(spdlog::level::from_str(options.log_level));
+  support::use_log_format(options.log_format);
   agents::AgentKeys keys;
   try {
     keys = agents::load_agent_keys(options, agents::process_key_environment());
