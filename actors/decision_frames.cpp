@@ -7,6 +7,7 @@
 
 #include "actors/core_views.hpp"
 #include "protocol/envelope.hpp"
+#include "support/log_fields.hpp"
 
 namespace gantry::actors {
 
@@ -113,6 +114,8 @@ void add_eviction(const hub::SchedulerCore& core, const hub::Decision& decision,
   out.evictions.push_back(StopOrder{cluster, decision.dispatch, job, false, 0, ""});
   events.add(decision.job, at,
              "evicted from " + cluster + ": " + eviction_cause(core, decision.job) + "; requeued");
+  const support::LogScope log_scope(
+      {.job = job, .cluster = cluster, .dispatch = decision.dispatch});
   spdlog::info("job {}: evicted from cluster {}", job, cluster);
 }
 
@@ -132,9 +135,15 @@ void add_dispatch(const hub::SchedulerCore& core, const hub::Decision& decision,
              "dispatched to " + part_replicas_text(core, *dispatch) +
                  scores_text(core, core.job(decision.job)));
   // Only when logged: the names are built for nothing otherwise, on every dispatch.
-  if (spdlog::should_log(spdlog::level::debug))
-    spdlog::debug("job {}: dispatch {} to cluster(s) {}", job, dispatch->id,
-                  cluster_names(core, *dispatch));
+  if (!spdlog::should_log(spdlog::level::debug)) return;
+  // One cluster's name: a split dispatch's line names them all.
+  const std::string_view cluster =
+      dispatch->parts.size() == 1
+          ? std::string_view(core.cluster(dispatch->parts[0].cluster).name())
+          : std::string_view();
+  const support::LogScope log_scope({.job = job, .cluster = cluster, .dispatch = dispatch->id});
+  spdlog::debug("job {}: dispatch {} to cluster(s) {}", job, dispatch->id,
+                cluster_names(core, *dispatch));
 }
 
 // The index of the part of `dispatch` on `cluster`, for an Abort (the agent

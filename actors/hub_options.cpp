@@ -3,6 +3,7 @@
 #include "actors/duration_text.hpp"
 #include "config/command_line.hpp"
 #include "config/http_endpoint_flags.hpp"
+#include "config/log_format_flag.hpp"
 #include "hub/duration.hpp"
 #include "hub/placement_policy.hpp"
 #include "hub/topology.hpp"
@@ -193,7 +194,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "                  [--max-frame-bytes N] [--max-connections N] [--idle-timeout DURATION]\n"
       "                  [--http-listen HOST:PORT [--http-cert FILE --http-key FILE]\n"
       "                   [--metrics-token-file FILE]]\n"
-      "                  [--log-level LEVEL]\n"
+      "                  [--log-level LEVEL] [--log-format text|json]\n"
       "                  [--topology-tier-label TIER=LABEL ...]\n"
       "                  [--karmada KUBECONFIG|in-cluster] [--karmada-context NAME]\n"
       "                  [--webhook-listen HOST:PORT --webhook-cert FILE --webhook-key FILE\n"
@@ -290,6 +291,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
   cl::add_http_endpoint_flags(app, options.http, "STATE/metrics.token");
   define_karmada(app, parsed.karmada);
   cl::add_log_level(app, parsed.log_level);
+  cl::add_log_format(app, parsed.log_format);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actors/hub.hpp"
+#include "support/log_format.hpp"
 
 namespace gantry::actors {
 
@@ -37,6 +38,7 @@ struct HubCommandLine {
   // (hub::SchedulerOptions::min_runtime_ms).
   std::optional<std::chrono::milliseconds> min_runtime;
   std::string log_level = "info";
+  support::LogFormat log_format = support::LogFormat::kText;
   bool check = false;  // --check: verify the state directory and exit
   bool help = false;
 };

@@ -14,6 +14,7 @@
 #include "actors/memory_release.hpp"
 #include "actors/state_check.hpp"
 #include "config/command_line.hpp"
+#include "support/log_format.hpp"
 
 namespace {
 
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
           "gantry-hub", argc, argv, parse_hub_command_line, hub_usage(), command_line))
     return *exit_code;
   spdlog::set_level(spdlog::level::from_str(command_line.log_level));
+  gantry::support::use_log_format(command_line.log_format);
   if (command_line.check) return check_state_directory(command_line.options.state_dir, std::cout);
 
   gantry::actors::keep_large_buffers_out_of_the_heap();

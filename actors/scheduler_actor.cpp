@@ -22,6 +22,7 @@
 #include "actors/scheduler_admin.hpp"
 #include "actors/scheduler_context.hpp"
 #include "hub/field_error.hpp"
+#include "support/log_fields.hpp"
 
 namespace gantry::actors {
 
@@ -60,33 +61,46 @@ class Scheduler {
         [this](restore_atom, std::int64_t /*row*/) { count_restored(); },
         [this](const protocol::Hello& hello) { return on_hello(hello); },
         [this](const protocol::UsageReport& report) {
+          const support::LogScope log_scope({.cluster = report.cluster});
           ctx_.reconcile(&hub::Reconciler::on_usage, report);
           end_recovery_when_restored();  // it may have been the last one awaited
         },
         [this](silent_atom, const std::string& cluster) {
+          const support::LogScope log_scope({.cluster = cluster});
           ctx_.reconcile(&hub::Reconciler::on_cluster_silent, cluster);
         },
         [this](heard_atom, const std::string& cluster) {
+          const support::LogScope log_scope({.cluster = cluster});
           ctx_.reconcile(&hub::Reconciler::on_cluster_heard, cluster);
         },
         [this](lost_atom, const std::string& cluster) {
+          const support::LogScope log_scope({.cluster = cluster});
           ctx_.reconcile(&hub::Reconciler::on_cluster_lost, cluster);
           forget_after(&JobObjects::cluster_gone, cluster);
         },
         [this](seen_atom, LastSeen& seen) { ctx_.last_seen = std::move(seen); },
         [this](const std::string& cluster, const protocol::Admit& admit) {
+          const support::LogScope log_scope(
+              {.job = admit.job, .cluster = cluster, .dispatch = admit.dispatch_id});
           metrics_.prepare_answered(cluster, true);
           ctx_.reconcile(&hub::Reconciler::on_admit, cluster, admit);
         },
         [this](const std::string& cluster, const protocol::Reject& reject) {
+          const support::LogScope log_scope(
+              {.job = reject.job, .cluster = cluster, .dispatch = reject.dispatch_id});
           metrics_.prepare_answered(cluster, false);
           ctx_.reconcile(&hub::Reconciler::on_reject, cluster, reject);
         },
         [this](const std::string& cluster, const protocol::Resized& resized) {
+          const support::LogScope log_scope(
+              {.job = resized.job, .cluster = cluster, .dispatch = resized.dispatch_id});
           ctx_.reconcile(&hub::Reconciler::on_resized, cluster, resized);
         },
         [this](const std::string& cluster, protocol::StatusUpdate& update) {
           const hub::DispatchId dispatch = update.dispatch_id;
+          // A copy: the update moves into the reconciler while the scope lasts.
+          const std::string job = update.job;
+          const support::LogScope log_scope({.job = job, .cluster = cluster, .dispatch = dispatch});
           const bool stopped = is_stop(update.phase);
           ctx_.reconcile(&hub::Reconciler::on_status, cluster, std::move(update));
           if (stopped) forget_after(&JobObjects::part_stopped, dispatch, cluster);
@@ -118,6 +132,7 @@ class Scheduler {
   // Answered "" once what the Hello changed is durable: the agent forgets
   // the ends it repeated when it is welcomed.
   caf::typed_response_promise<std::string> on_hello(const protocol::Hello& hello) {
+    const support::LogScope log_scope({.cluster = hello.cluster});
     ctx_.reconcile(&hub::Reconciler::on_hello, hello);
     forget_after(&JobObjects::parts_listed, hello);
     auto stored = ctx_.self->make_response_promise<std::string>();
@@ -237,6 +252,7 @@ class Scheduler {
     ctx_.objects.accepted(id, row, submitted_ms);
     if (to) {
       const std::string& made = ctx_.core.job(id).name;  // the hub's, for a generateName
+      const support::LogScope log_scope({.job = made});
       spdlog::info("job {} submitted", made);
       if (made != name) ctx_.self->send(ctx_.store, persist_atom_v, row, made);
       ctx_.reply(*to, protocol::SubmitJobReply{true, made, ""});
@@ -259,6 +275,7 @@ class Scheduler {
 
   void refuse(const ReplyTo* to, const std::string& name, std::int64_t row,
               const std::string& error) {
+    const support::LogScope log_scope({.job = name});
     if (to) {
       spdlog::info("job {} refused: {}", name, error);
       if (row != 0) ctx_.self->send(ctx_.store, forget_atom_v, row);

@@ -15,6 +15,7 @@
 #include "actors/log_relay.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/lease_timing.hpp"
+#include "support/log_fields.hpp"
 
 namespace gantry::actors {
 
@@ -89,6 +90,7 @@ class Registry {
       }
     }
     const std::string replaced = sessions_.open(from.peer, hello.cluster, clock_(), karmada);
+    const support::LogScope log_scope({.cluster = hello.cluster});
     if (!replaced.empty()) {
       spdlog::info("cluster {}: agent moved from peer '{}' to '{}'", hello.cluster, replaced,
                    from.peer);
@@ -197,11 +199,13 @@ class Registry {
     const hub::TimeMs now = clock_();
     const AgentSessions::Expired expired = sessions_.expire(now);
     for (const AgentSessions::Session& silent : expired.silent) {
+      const support::LogScope log_scope({.cluster = silent.cluster});
       spdlog::warn("cluster {}: nothing heard for {} ms (lease {}): not ready", silent.cluster,
                    now - silent.last_seen_ms, duration_text(settings_.agent_lease.count()));
       self_->send(scheduler_, silent_atom_v, silent.cluster);
     }
     for (const AgentSessions::Session& lost : expired.lost) {
+      const support::LogScope log_scope({.cluster = lost.cluster});
       spdlog::warn("cluster {}: nothing heard for {} ms (lost grace {}): lost", lost.cluster,
                    now - lost.last_seen_ms, duration_text(settings_.lost_grace.count()));
       self_->send(dispatcher_, peer_atom_v, lost.cluster, std::string());
@@ -287,6 +291,7 @@ class Dispatcher {
   // Told to the scheduler as if the agent had said it.
   void reject(const std::string& cluster, hub::DispatchId id, const std::string& job,
               std::int32_t part, std::string reason) {
+    const support::LogScope log_scope({.job = job, .cluster = cluster, .dispatch = id});
     spdlog::warn("dispatch {} ({}) part {} on cluster {}: {}", id, job, part, cluster, reason);
     self_->send<caf::message_priority::high>(scheduler_, cluster,
                                              protocol::Reject{id, job, std::move(reason), part});

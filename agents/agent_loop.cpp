@@ -8,6 +8,7 @@
 #include <zmq.hpp>
 
 #include "agents/loop_extension.hpp"
+#include "support/log_fields.hpp"
 #include "support/random_hex.hpp"
 
 namespace gantry::agents {
@@ -27,7 +28,17 @@ bool readable(const zmq_pollitem_t& item) {
   return (item.revents & ZMQ_POLLIN) != 0;
 }
 
+// Each decision is about one dispatch of one job.
+support::LogFields fields_of(const OutboundMessage& message) {
+  return std::visit(
+      [](const auto& decision) {
+        return support::LogFields{.job = decision.job, .dispatch = decision.dispatch_id};
+      },
+      message);
+}
+
 void log_decision(const OutboundMessage& message) {
+  const support::LogScope log_scope(fields_of(message));
   if (const auto* admit = std::get_if<protocol::Admit>(&message)) {
     spdlog::info("dispatch {} (job {}): part {} admitted, its resources held{}", admit->dispatch_id,
                  admit->job, admit->part,
@@ -74,6 +85,8 @@ AgentLoop::AgentLoop(LoopConfig config, AgentCore& core, Executor& executor)
 AgentLoop::~AgentLoop() = default;
 
 int AgentLoop::run(int stop_fd) {
+  // Every line of this thread concerns this agent's cluster.
+  const support::LogScope log_scope({.cluster = core_.cluster()});
   std::vector<zmq_pollitem_t> items;
   while (stop_status_ < 0) {
     act_on_session(steady_now_ms());
@@ -358,6 +371,7 @@ void AgentLoop::fence_if_cut_off(TimeMs now) {
 // The test faults act here, before the core: a dropped Prepare is as if it
 // never arrived, a refused one never reaches admission.
 void AgentLoop::on_message(const protocol::Prepare& prepare, TimeMs now) {
+  const support::LogScope log_scope({.job = prepare.job.name, .dispatch = prepare.dispatch_id});
   switch (faults_.on_prepare()) {
     case FaultFilter::Verdict::kDrop:
       spdlog::warn("test fault drop-prepares: ignoring the Prepare of dispatch {} (job {})",
@@ -374,6 +388,7 @@ void AgentLoop::on_message(const protocol::Prepare& prepare, TimeMs now) {
 }
 
 void AgentLoop::on_message(const protocol::Commit& commit, TimeMs now) {
+  const support::LogScope log_scope({.job = commit.job, .dispatch = commit.dispatch_id});
   const bool running = core_.find_run(commit.dispatch_id) != nullptr;
   core_.on_commit(commit, now, outbox_);
   if (config_.metrics && !running && core_.find_run(commit.dispatch_id) != nullptr)
@@ -381,14 +396,17 @@ void AgentLoop::on_message(const protocol::Commit& commit, TimeMs now) {
 }
 
 void AgentLoop::on_message(const protocol::Abort& abort, TimeMs /*now*/) {
+  const support::LogScope log_scope({.job = abort.job, .dispatch = abort.dispatch_id});
   core_.on_abort(abort, outbox_);
 }
 
 void AgentLoop::on_message(const protocol::Cancel& cancel, TimeMs /*now*/) {
+  const support::LogScope log_scope({.job = cancel.job, .dispatch = cancel.dispatch_id});
   core_.on_cancel(cancel, outbox_);
 }
 
 void AgentLoop::on_message(const protocol::Resize& resize, TimeMs now) {
+  const support::LogScope log_scope({.job = resize.job, .dispatch = resize.dispatch_id});
   core_.on_resize(resize, now, outbox_);
 }
 

@@ -2,6 +2,7 @@
 
 #include "config/command_line.hpp"
 #include "config/http_endpoint_flags.hpp"
+#include "config/log_format_flag.hpp"
 
 namespace gantry::agents {
 
@@ -203,6 +204,7 @@ void define(CLI::App& app, AgentOptions& options) {
       "                    | --insecure\n"
       "       common:      [--heartbeat-ms N] [--liveness N]\n"
       "                    [--max-backoff-ms N] [--work-dir DIR] [--log-level LEVEL]\n"
+      "                    [--log-format text|json]\n"
       "                    [--advertise-address HOST] [--prepare-hold-ms N]\n"
       "                    [--pending-give-up-ms N]\n"
       "                    [--http-listen HOST:PORT [--http-cert FILE --http-key FILE]\n"
@@ -279,6 +281,7 @@ void define(CLI::App& app, AgentOptions& options) {
   cl::add_http_endpoint_flags(app, options.http, "<work-dir>/metrics.token");
   add_test_faults(app, options.test_faults);
   cl::add_log_level(app, options.log_level);
+  cl::add_log_format(app, options.log_format);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "agents/agent_settings.hpp"
 #include "agents/test_faults.hpp"
+#include "support/log_format.hpp"
 #include "support/metrics_endpoint.hpp"
 
 namespace gantry::agents {
@@ -66,6 +67,7 @@ struct AgentOptions {
   support::HttpEndpointFlags http;
   TestFaults test_faults;  // --test-fault SPEC (repeatable; tests only)
   std::string log_level = "info";
+  support::LogFormat log_format = support::LogFormat::kText;  // --log-format text|json
   bool help = false;
 };
 

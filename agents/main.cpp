@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <climits>
 #include <csignal>
 #include <cstdio>
@@ -26,6 +27,7 @@
 #include "config/inventory.hpp"
 #include "kube/client.hpp"
 #include "kube/cluster_access.hpp"
+#include "support/log_format.hpp"
 #include "support/metrics_endpoint.hpp"
 
 namespace {
@@ -114,9 +116,13 @@ void adopt_runs(agents::Executor& executor, agents::AgentCore& core) {
 
 // This agent's /metrics, /healthz and /readyz (docs/metrics.md); none
 // without --http-listen. The token defaults to <work-dir>/metrics.token.
-std::unique_ptr<support::MetricsEndpoint> serve_metrics(const agents::AgentOptions& options,
-                                                        const std::string& cluster,
-                                                        const agents::AgentMetrics& metrics) {
+// While `standing_by` says so (a cluster-role agent waiting for the Lease),
+// /healthz answers, for the pod's liveness probe, /readyz says it stands by,
+// and /metrics has no series: a standby is no disconnected agent
+// (GantryAgentDisconnected).
+std::unique_ptr<support::MetricsEndpoint> serve_metrics(
+    const agents::AgentOptions& options, const std::string& cluster,
+    const agents::AgentMetrics& metrics, const std::atomic<bool>* standing_by = nullptr) {
   if (options.http.listen.empty()) return nullptr;
   support::MetricsEndpointOptions endpoint{options.http, options.insecure};
   if (endpoint.http.token_file.empty()) {
@@ -126,10 +132,14 @@ std::unique_ptr<support::MetricsEndpoint> serve_metrics(const agents::AgentOptio
     endpoint.http.token_file = dir / "metrics.token";
   }
   support::MetricsSources sources;
-  sources.metrics = [&metrics, cluster, role = options.role] {
+  const auto standby = [standing_by] { return standing_by != nullptr && standing_by->load(); };
+  sources.metrics = [&metrics, cluster, role = options.role, standby] {
+    if (standby()) return std::optional<std::string>("");
     return std::optional(agents::render_agent_metrics(metrics, cluster, role));
   };
-  sources.not_ready = [&metrics, role = options.role] {
+  sources.not_ready = [&metrics, role = options.role, standby] {
+    if (standby())
+      return std::optional<std::string>("standing by: another cluster-role agent holds the Lease");
     return std::optional(agents::agent_not_ready_reason(metrics, role));
   };
   return std::make_unique<support::MetricsEndpoint>(endpoint, std::move(sources));
@@ -240,19 +250,22 @@ int serve_cluster(const agents::AgentOptions& options,
   std::optional<kube::Client> kube = kubernetes_client(options);
   kube::Client* client = kube ? &*kube : nullptr;
   const std::string& cluster = options.cluster;
+  agents::AgentMetrics metrics;
+  // Served from the start: a standby answers its liveness probe too.
+  std::atomic<bool> standing_by{!options.lease_name.empty()};
+  const auto endpoint = serve_metrics(options, cluster, metrics, &standing_by);
   if (!options.lease_name.empty()) {
     agents::LeaseElector candidate(
         *client,
         agents::LeaseOptions{options.lease_namespace, options.lease_name, options.identity});
     if (!agents::wait_for_leadership(candidate, stop.fd(), std::chrono::seconds(2))) return 0;
   }
+  standing_by = false;
   std::unique_ptr<agents::Executor> executor = make_executor(options, user, cluster, client);
   agents::ClusterRole role(cluster_role_options(options, keys, client, *executor));
   agents::AgentCore core(cluster, protocol::Labels{}, *executor, core_options(options, cluster));
   role.prepare(core);
   adopt_runs(*executor, core);
-  agents::AgentMetrics metrics;
-  const auto endpoint = serve_metrics(options, cluster, metrics);
   agents::AgentLoop loop(
       {options.hub_endpoint, options.session, options.test_faults, &role, keys.hub, &metrics}, core,
       *executor);
@@ -296,6 +309,7 @@ int main(int argc, char** argv) {
           "gantry-agent", argc, argv, agents::parse_agent_options, agents::agent_usage(), options))
     return *exit_code;
   spdlog::set_level(spdlog::level::from_str(options.log_level));
+  support::use_log_format(options.log_format);
   agents::AgentKeys keys;
   try {
     keys = agents::load_agent_keys(options, agents::process_key_environment());

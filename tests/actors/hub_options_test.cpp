@@ -241,5 +241,16 @@ TEST(HubOptionsTest, SchedulingFlagsArriveResolvedInTheCoreOptions) {
   EXPECT_EQ(refusal({"--topology-tier-label", "9=rack"}).rfind("--topology-tier-label: ", 0), 0u);
 }
 
+TEST(HubOptionsTest, LogFormatIsTextUnlessJsonIsAsked) {
+  EXPECT_EQ(parse_hub_command_line({}).log_format, support::LogFormat::kText);
+  EXPECT_EQ(parse_hub_command_line({"--log-format", "json"}).log_format, support::LogFormat::kJson);
+  EXPECT_EQ(refusal({"--log-format", "logfmt"}),
+            "--log-format: expected text or json (got \"logfmt\")");
+  const std::string usage = hub_usage();
+  EXPECT_NE(usage.find("[--log-format text|json]"), std::string::npos) << usage;
+  EXPECT_NE(usage.find("--log-format text|json    text (default) or json"), std::string::npos)
+      << usage;
+}
+
 }  // namespace
 }  // namespace gantry::actors

@@ -117,6 +117,17 @@ TEST(AgentOptions, BadValuesNameTheFlagAndValue) {
             std::string::npos);
 }
 
+TEST(AgentOptions, LogFormatAsTheHubTakesIt) {
+  EXPECT_EQ(parse({"--hub", "tcp://h:1", "--inventory", "i"}).log_format,
+            support::LogFormat::kText);
+  EXPECT_EQ(parse({"--hub", "tcp://h:1", "--inventory", "i", "--log-format", "json"}).log_format,
+            support::LogFormat::kJson);
+  EXPECT_EQ(error_of({"--hub", "tcp://h:1", "--inventory", "i", "--log-format", "JSON"}),
+            "--log-format: expected text or json (got \"JSON\")");
+  const std::string usage = agent_usage();
+  EXPECT_NE(usage.find("[--log-format text|json]"), std::string::npos) << usage;
+}
+
 TEST(AgentOptions, HttpEndpointFlagsAsTheHubTakesThem) {
   const std::vector<std::string> base{"--hub", "tcp://h:1", "--inventory", "i"};
   const auto with = [&](std::vector<std::string> more) {

@@ -70,14 +70,18 @@ MANIFESTS = ["namespace.yaml", "agent-rbac.yaml", "agent-configmap.yaml", "agent
              "agent-cluster-deployment.yaml", "hub.yaml"]
 
 KEYS_DIR = "/etc/gantry/keys"
+# The agents' /metrics and /healthz (docs/metrics.md, "Agents"): beside the node socket's 7810.
+AGENT_METRICS_PORT = 7811
+AGENT_HTTP_FLAGS = ["--http-listen", f"0.0.0.0:{AGENT_METRICS_PORT}",
+                    "--metrics-token-file", f"{KEYS_DIR}/metrics.token"]
 NODE_COMMAND = ["gantry-agent", "--role", "node", "--cluster-agent",
                 "tcp://gantry-cluster-agent.gantry-system.svc:7810", "--node-name", "$(NODE_NAME)",
-                "--key", f"{KEYS_DIR}/agent.key", "--cluster-key", f"{KEYS_DIR}/agent.pub"]
+                "--key", f"{KEYS_DIR}/agent.key", "--cluster-key", f"{KEYS_DIR}/agent.pub"] + AGENT_HTTP_FLAGS
 CLUSTER_COMMAND = ["gantry-agent", "--role", "cluster", "--hub", "$(GANTRY_HUB)", "--cluster",
                    "$(GANTRY_CLUSTER)", "--node-listen", "tcp://0.0.0.0:7810", "--kubeconfig", "in-cluster",
                    "--lease-namespace", SYSTEM_NS, "--lease-name", "gantry-cluster-agent",
                    "--identity", "$(POD_NAME)", "--executor", "kubernetes", "--namespace", JOBS_NS,
-                   "--key", f"{KEYS_DIR}/agent.key", "--hub-key", f"{KEYS_DIR}/hub.pub"]
+                   "--key", f"{KEYS_DIR}/agent.key", "--hub-key", f"{KEYS_DIR}/hub.pub"] + AGENT_HTTP_FLAGS
 HUB_COMMAND = ["gantry-hub", "--agents", "tcp://0.0.0.0:7800", "--admin", "tcp://0.0.0.0:7801",
                "--state", "/var/lib/gantry", "--key", f"{KEYS_DIR}/hub.key", "--access", f"{KEYS_DIR}/access.yaml",
                "--http-listen", "0.0.0.0:7802", "--metrics-token-file", f"{KEYS_DIR}/metrics.token"]
@@ -86,9 +90,12 @@ HUB_COMMAND = ["gantry-hub", "--agents", "tcp://0.0.0.0:7800", "--admin", "tcp:/
 KEY_SECRETS = {
     "gantry-hub": {"gantry-hub-key": ["hub.key"], "gantry-access": ["access.yaml"],
                    "gantry-metrics-token": ["metrics.token"]},
-    "gantry-cluster-agent": {"gantry-agent-keys": ["agent.key", "hub.pub"]},
-    "gantry-agent-node": {"gantry-agent-keys": ["agent.key", "agent.pub"]},
+    "gantry-cluster-agent": {"gantry-agent-keys": ["agent.key", "hub.pub"],
+                             "gantry-metrics-token": ["metrics.token"]},
+    "gantry-agent-node": {"gantry-agent-keys": ["agent.key", "agent.pub"],
+                          "gantry-metrics-token": ["metrics.token"]},
 }
+AGENT_WORKLOADS = ("gantry-cluster-agent", "gantry-agent-node")
 
 # Libraries every debian:bookworm-slim image has (Priority: required).
 BASE_IMAGE_PACKAGES = {"libc6", "libstdc++6", "libgcc-s1"}
@@ -486,7 +493,8 @@ def check_cluster_deployment():
     agents_port = next(p["port"] for p in hub["spec"]["ports"] if p["name"] == "agents")
     expect_equal(config["data"]["GANTRY_HUB"], f"tcp://gantry-hub.{SYSTEM_NS}.svc:{agents_port}",
                  "default hub endpoint is the hub Service")
-    expect_equal({p["name"]: p["containerPort"] for p in container["ports"]}, {"nodes": 7810}, "ports")
+    expect_equal({p["name"]: p["containerPort"] for p in container["ports"]},
+                 {"nodes": 7810, "metrics": AGENT_METRICS_PORT}, "ports")
     the(objects, "Role", "gantry-agent-lease")  # the Lease namespace is where the Role is
     the(objects, "Role", "gantry-agent-jobs", JOBS_NS)
     the(objects, "Namespace", JOBS_NS)
@@ -521,6 +529,43 @@ def check_hub():
 
 def check_selectors_and_services():
     check_selectors(manifest_objects())
+
+
+def token_secret_of(workload):
+    """The Secret a workload's --metrics-token-file comes from, as its keys volume mounts it."""
+    pod = workload["spec"]["template"]["spec"]
+    container = container_of(workload)
+    token = container["command"][container["command"].index("--metrics-token-file") + 1]
+    expect_equal(token, f"{KEYS_DIR}/metrics.token", f"{workload['metadata']['name']} --metrics-token-file")
+    (mount,) = [m for m in container["volumeMounts"] if m["mountPath"] == KEYS_DIR]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    (secret,) = [name for name, keys in key_sources(volume).items() if "metrics.token" in keys]
+    return secret
+
+
+def check_agent_metrics(objects):
+    """Each agent serves /metrics on the port its container names "metrics" (the same in both
+    workloads), probed on /healthz, with the hub's token Secret; no port clashes in the pod."""
+    hub_secret = token_secret_of(the(objects, "Deployment", "gantry-hub")) \
+        if ("Deployment", SYSTEM_NS, "gantry-hub") in objects else None
+    for name in AGENT_WORKLOADS:
+        workload = next(w for w in workloads(objects) if w["metadata"]["name"] == name)
+        container = container_of(workload)
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        expect_equal(len(set(ports.values())), len(ports), f"{name}: a port used twice")
+        listen = container["command"][container["command"].index("--http-listen") + 1]
+        expect_equal(int(listen.rsplit(":", 1)[1]), ports.get("metrics"), f"{name}: --http-listen vs the metrics port")
+        expect_equal(ports["metrics"], AGENT_METRICS_PORT, f"{name}: metrics port")
+        expect_equal(container["livenessProbe"]["httpGet"], {"path": "/healthz", "port": "metrics"}, f"{name} liveness")
+        expect("readinessProbe" not in container,
+               f"{name}: a readiness probe on /readyz would keep a standby or a hub-less agent unready")
+        if hub_secret is not None:
+            expect_equal(token_secret_of(workload), hub_secret, f"{name}: token Secret vs the hub's")
+
+
+def check_agents_serve_metrics():
+    check_agent_metrics(manifest_objects())
+    check_agent_metrics(chart_objects({"hub": {"enabled": False}}))
 
 
 # --- keys -----------------------------------------------------------------------------
@@ -623,6 +668,45 @@ def check_service_monitor():
                  "ServiceMonitor token Secret vs the one the hub mounts")
 
 
+def selected_by(selector, labels):
+    """Whether a label selector (matchLabels, matchExpressions In/NotIn/Exists) selects `labels`."""
+    if not selector.get("matchLabels", {}).items() <= labels.items():
+        return False
+    for rule in selector.get("matchExpressions", []):
+        value, operator = labels.get(rule["key"]), rule["operator"]
+        expect(operator in ("In", "NotIn", "Exists"), f"selector operator {operator} not checked here")
+        if (operator == "In" and value not in rule["values"]) or (operator == "NotIn" and value in rule["values"]) \
+                or (operator == "Exists" and value is None):
+            return False
+    return True
+
+
+def check_pod_monitor():
+    """The PodMonitor selects the agents' pods (not the hub's, its ServiceMonitor scrapes it), on the
+    port their containers name, with the token Secret they mount; prometheus.yml's agent job too."""
+    (monitor,) = documents(PROMETHEUS / "podmonitor.yaml")
+    expect_equal(monitor["metadata"]["labels"].get("app.kubernetes.io/part-of"), "gantry", "PodMonitor part-of label")
+    objects = manifest_objects()
+    selected = {w["metadata"]["name"] for w in workloads(objects)
+                if selected_by(monitor["spec"]["selector"], w["spec"]["template"]["metadata"]["labels"])}
+    expect_equal(selected, set(AGENT_WORKLOADS), "pods the PodMonitor selects")
+    expect_equal(monitor["metadata"]["namespace"], SYSTEM_NS, "PodMonitor namespace")
+    (endpoint,) = monitor["spec"]["podMetricsEndpoints"]
+    credentials = endpoint["authorization"]["credentials"]
+    for name in AGENT_WORKLOADS:
+        workload = next(w for w in workloads(objects) if w["metadata"]["name"] == name)
+        ports = {p["name"]: p["containerPort"] for p in container_of(workload)["ports"]}
+        expect(endpoint["port"] in ports, f"PodMonitor port {endpoint['port']} not on {name}")
+        expect_equal({credentials["name"]: [credentials["key"]]}, {token_secret_of(workload): ["metrics.token"]},
+                     f"PodMonitor token Secret vs the one {name} mounts")
+    import yaml
+
+    config = yaml.safe_load((PROMETHEUS / "prometheus.yml").read_text(encoding="utf-8"))
+    (agents,) = [job for job in config["scrape_configs"] if job["job_name"] == "gantry-agent"]
+    (target,) = [t for c in agents["static_configs"] for t in c["targets"]]
+    expect_equal(int(target.rsplit(":", 1)[1]), AGENT_METRICS_PORT, "prometheus.yml agent target port")
+
+
 def check_dashboard():
     """The dashboard is Grafana JSON whose every panel queries gantry_ metrics through the datasource variable."""
     dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
@@ -710,16 +794,18 @@ def check_chart_notes():
     Secrets the pods mount, under the names the values give them."""
     template = (CHART / "templates" / "NOTES.txt").read_text(encoding="utf-8")
     values = {"hub": {"keySecret": "hub-k", "accessSecret": "acl", "metricsTokenSecret": "scrape"},
-              "agent": {"keySecret": "east-k"}}
+              "agent": {"keySecret": "east-k", "metricsTokenSecret": "east-scrape"}}
     context = {"Values": merged(yaml_values(), values), "Release": {"Namespace": "ns", "Name": "gantry"}}
     notes = render_template(template, context, "NOTES.txt")
     for needed in ("create secret generic hub-k --from-file=hub.key", "create secret generic acl --from-file=access.yaml",
                    "create secret generic scrape --from-file=metrics.token",
                    "create secret generic east-k", "--from-file=agent.key=", "--from-file=agent.pub=",
+                   "create secret generic east-scrape --from-file=metrics.token",
                    "--from-file=hub.pub", "kill -HUP 1", "gantryctl keys generate", "docs/security.md"):
         expect(needed in notes, f"NOTES.txt does not say {needed!r}")
     member = render_template(template, merged(context, {"Values": {"hub": {"enabled": False}}}), "NOTES.txt")
-    expect("hub-k" not in member and "east-k" in member, "NOTES.txt with hub.enabled=false")
+    expect("hub-k" not in member and "east-k" in member and "east-scrape" in member,
+           "NOTES.txt with hub.enabled=false")
 
 
 def yaml_values():
@@ -756,10 +842,12 @@ def check_chart_options():
     for workload in workloads(member):
         expect_equal(container_of(workload)["image"], "registry.example.org/gantry:0.1", "image")
     renamed = chart_objects({"hub": {"keySecret": "hub-k", "accessSecret": "acl", "metricsTokenSecret": "scrape"},
-                             "agent": {"keySecret": "east-k"}})
+                             "agent": {"keySecret": "east-k", "metricsTokenSecret": "east-scrape"}})
     check_key_mounts(renamed, {"gantry-hub": {"hub-k": ["hub.key"], "acl": ["access.yaml"], "scrape": ["metrics.token"]},
-                               "gantry-cluster-agent": {"east-k": ["agent.key", "hub.pub"]},
-                               "gantry-agent-node": {"east-k": ["agent.key", "agent.pub"]}})
+                               "gantry-cluster-agent": {"east-k": ["agent.key", "hub.pub"],
+                                                        "east-scrape": ["metrics.token"]},
+                               "gantry-agent-node": {"east-k": ["agent.key", "agent.pub"],
+                                                     "east-scrape": ["metrics.token"]}})
     expect(all(k[1] in ("", "gantry", "training") for k in member), "an object outside the release namespaces")
 
 
@@ -1027,7 +1115,8 @@ def check_readme():
     for needed in ("kubectl apply -k deploy/kubernetes", "helm install", "systemctl enable",
                    "-f deploy/Containerfile", "deploy/kubernetes/ocm/", "gantryctl keys generate",
                    "create secret generic gantry-hub-key", "create secret generic gantry-access",
-                   "create secret generic gantry-agent-keys", "kill -HUP 1", "systemctl reload gantry-hub",
+                   "create secret generic gantry-agent-keys", "create secret generic gantry-metrics-token",
+                   "kill -HUP 1", "systemctl reload gantry-hub",
                    "docs/security.md"):
         expect(needed in text, f"deploy/README.md does not mention {needed!r}")
 
@@ -1038,7 +1127,8 @@ def check_readme():
 def yaml_files():
     files = [p for p in sorted(KUBERNETES.rglob("*.yaml"))]
     return files + [CHART / "Chart.yaml", CHART / "values.yaml", DEPLOY / "access.example.yaml",
-                    PROMETHEUS / "prometheus.yml", PROMETHEUS / "servicemonitor.yaml", PROMETHEUS / "alerts.yml"]
+                    PROMETHEUS / "prometheus.yml", PROMETHEUS / "servicemonitor.yaml", PROMETHEUS / "podmonitor.yaml",
+                    PROMETHEUS / "alerts.yml"]
 
 
 def main():
@@ -1064,6 +1154,7 @@ def main():
         ("node agent DaemonSet", check_node_daemonset),
         ("cluster agent Deployment", check_cluster_deployment),
         ("hub Deployment", check_hub),
+        ("agents serve /metrics and /healthz", check_agents_serve_metrics),
         ("keys: Secrets mounted read-only", check_keys),
         ("no --insecure", check_no_plaintext),
         ("Chart.yaml", check_chart_metadata),
@@ -1077,6 +1168,9 @@ def main():
         ("kubectl decodes prometheus/servicemonitor.yaml",
          lambda: check_kubectl_decodes(PROMETHEUS / "servicemonitor.yaml")),
         ("ServiceMonitor finds the hub", check_service_monitor),
+        ("kubectl decodes prometheus/podmonitor.yaml",
+         lambda: check_kubectl_decodes(PROMETHEUS / "podmonitor.yaml")),
+        ("PodMonitor finds the agents", check_pod_monitor),
         ("promtool checks and tests deploy/prometheus/alerts.yml", check_alert_rules),
         ("Grafana dashboard", check_dashboard),
     ]

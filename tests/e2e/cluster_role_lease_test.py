@@ -12,8 +12,10 @@ until the renew deadline, when it stops as having lost the Lease (status 4)."""
 import os
 import tempfile
 import unittest
+import urllib.error
+import urllib.request
 
-from gantry_harness import BIN_DIR, Cluster, job_yaml, wait_until
+from gantry_harness import BIN_DIR, Cluster, free_port, job_yaml, wait_until
 from karmada_harness import KarmadaFixture
 
 NODES = "/api/v1/nodes"
@@ -27,6 +29,19 @@ def node(name, gpus):
             "spec": {},
             "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": str(gpus), "pods": "110"},
                        "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def http_get(port, path, token_file=None):
+    """(status, body) of GET http://127.0.0.1:port/path, with the bearer token of token_file."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
+    if token_file:
+        with open(token_file, encoding="utf-8") as token:
+            request.add_header("Authorization", f"Bearer {token.read().strip()}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
 
 
 def pod(name, node_name, gpus):
@@ -90,8 +105,17 @@ class ClusterRoleLease(unittest.TestCase):
         self.assertEqual(pod_of_job["metadata"]["labels"]["gantry.io/agent"], "lab")
         wait_until(lambda: self.gantry.job(job)["phase"] == "Running", "the gang to run")
 
-        self.start_cluster_agent("agent-b")
+        # Its HTTP endpoint serves while it stands by: the pod's liveness probe passes, /readyz
+        # says why not, and /metrics has no series (a standby is no disconnected agent).
+        http_port, token = free_port(), os.path.join(self.gantry.workdir, "agent-b.token")
+        self.start_cluster_agent("agent-b", "--http-listen", f"127.0.0.1:{http_port}",
+                                 "--metrics-token-file", token)
         wait_until(lambda: "standing by" in self.gantry.log("agent-agent-b"), "agent-b to stand by")
+        self.assertEqual(http_get(http_port, "/healthz"), (200, "ok\n"))
+        status, why = http_get(http_port, "/readyz")
+        self.assertEqual(status, 503, why)
+        self.assertIn("standing by", why)
+        self.assertEqual(http_get(http_port, "/metrics", token), (200, ""))
 
         # A pod Gantry did not start takes 4 GPUs of gpu-0: the watch brings it to the hub.
         self.api.create("/api/v1/namespaces/other/pods", pod("other-team", "gpu-0", 4))
@@ -104,6 +128,9 @@ class ClusterRoleLease(unittest.TestCase):
         wait_until(lambda: self.gantry.log("hub").count("cluster lab registered") >= 2,
                    "agent-b's own session with the hub")
         self.assertIn("took back 1 replica(s)", self.gantry.log("agent-agent-b"))
+        wait_until(lambda: 'gantry_agent_hub_connected{cluster="lab",role="cluster"} 1'
+                   in http_get(http_port, "/metrics", token)[1], "agent-b's /metrics as the leader")
+        self.assertEqual(http_get(http_port, "/readyz"), (200, "ok\n"))
         # The adopted pod is Kubernetes' to count now (agent-b did not start it): 16 - 4 - 2.
         # Until agent-b's view of Kubernetes is synced its reports list no nodes (capacity {}).
         wait_until(lambda: (c := self.lab()) and c["ready"] and c["capacity"].get("nvidia.com/gpu") == 10,
