@@ -112,7 +112,8 @@ class Scheduler {
         // answered to the asker. A request without a ReplyTo comes from
         // inside the hub; gantryctl's come with one (scheduler_admin.hpp).
         [this](const protocol::ListRequest& request) {
-          return list_reply(ctx_.core, request, ctx_.last_seen, ctx_.now());
+          return list_reply(ctx_.core, request, ctx_.last_seen, ctx_.now(),
+                            PendingScores::kOmitted);
         },
         [this](const protocol::DescribeRequest& request) {
           return describe_reply(ctx_.core, ctx_.objects.events(), request, ctx_.last_seen,

@@ -326,6 +326,10 @@ function showPage() {
   if (name) loadJobPage();
 }
 
+// How long to wait before opening the stream again once the hub refused it
+// (a 503 when 32 are open) or went away: EventSource gives up on those.
+const RECONNECT_MS = 5000;
+
 function connect() {
   const live = document.getElementById("live");
   const stream = new EventSource("/api/stream");
@@ -338,10 +342,12 @@ function connect() {
     live.textContent = "live";
     live.className = "live";
   };
-  // EventSource reconnects by itself; say so meanwhile.
+  // EventSource reconnects by itself after a dropped stream, but not after a
+  // refusal: then this page opens a new one.
   stream.onerror = () => {
     live.textContent = "reconnecting";
     live.className = "live off";
+    if (stream.readyState === EventSource.CLOSED) setTimeout(connect, RECONNECT_MS);
   };
 }
 
