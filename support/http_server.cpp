@@ -59,6 +59,11 @@ std::string text_of(boost::beast::string_view view) {
   return std::string(view.data(), view.size());
 }
 
+// A target as logged: its query may carry a secret (/login?token=...).
+std::string without_query(boost::beast::string_view target) {
+  return text_of(target.substr(0, target.find('?')));
+}
+
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
@@ -278,7 +283,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>>, public Str
     if (reply.stream) return start_stream(std::move(reply), request);
     if (reply.status >= 400) {
       spdlog::warn("{}: refused {} {} from {}: {} {}", name(), text_of(request.method_string()),
-                   text_of(request.target()), peer_, reply.status, first_line(reply.body));
+                   without_query(request.target()), peer_, reply.status, first_line(reply.body));
     }
     write(reply, request.version(), request.keep_alive());
   }
@@ -294,9 +299,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>>, public Str
   // A request the parser gave up on: answered, and the connection closed,
   // since where the next request would start is unknown.
   void refuse_unreadable(const HttpReply& reply) {
-    const std::string what = parser_->is_header_done() ? text_of(parser_->get().method_string()) +
-                                                             " " + text_of(parser_->get().target())
-                                                       : std::string("a request");
+    const std::string what =
+        parser_->is_header_done()
+            ? text_of(parser_->get().method_string()) + " " + without_query(parser_->get().target())
+            : std::string("a request");
     spdlog::warn("{}: refused {} from {}: {} {}", name(), what, peer_, reply.status,
                  first_line(reply.body));
     write(reply, 11, false);
@@ -321,7 +327,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>>, public Str
       const HttpReply busy =
           text_reply(503, "too many open streams (at most " +
                               std::to_string(shared_.streams.limit()) + "); try again later");
-      spdlog::warn("{}: refused {} from {}: 503 {}", name(), text_of(request.target()), peer_,
+      spdlog::warn("{}: refused {} from {}: 503 {}", name(), without_query(request.target()), peer_,
                    first_line(busy.body));
       return write(busy, request.version(), false);
     }
