@@ -98,6 +98,19 @@ TEST_F(WebLoginTest, InsecureOpensThePageToAnyone) {
   EXPECT_EQ(get(endpoint_->port(), "/login").result_int(), 303);
 }
 
+TEST(WebLogin, OverHttpsTheCookieIsSecureAndATokenACookieCannotCarryIsRefused) {
+  HttpRequest login{"GET", "/login", "", ""};
+  login.query = "token=abc";
+  const HttpReply reply = login_reply(login, "abc", true);
+  EXPECT_EQ(reply.status, 303);
+  ASSERT_EQ(reply.headers.size(), 2u);
+  EXPECT_EQ(reply.headers[1].second, "gantry_token=abc; Path=/; HttpOnly; SameSite=Strict; Secure");
+  login.query = "token=a%3Bb";
+  const HttpReply refused = login_reply(login, "a;b", false);
+  EXPECT_EQ(refused.status, 500);
+  EXPECT_NE(refused.body.find("cookie"), std::string::npos) << refused.body;
+}
+
 TEST(WebLogin, QueryValuesArePercentDecoded) {
   EXPECT_EQ(query_value("a=1&token=x%2By%3d&b=2", "token"), "x+y=");
   EXPECT_EQ(query_value("a=1", "token"), "");
