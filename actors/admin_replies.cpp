@@ -46,12 +46,13 @@ bool describe_queue(const hub::SchedulerCore& core, const std::string& name,
 }  // namespace
 
 protocol::ListReply list_reply(const hub::SchedulerCore& core, const protocol::ListRequest& request,
-                               const LastSeen& last_seen, hub::TimeMs now) {
+                               const LastSeen& last_seen, hub::TimeMs now,
+                               PendingScores pending_scores) {
   protocol::ListReply answer;
   if (request.kind == "jobs") {
     answer.jobs.reserve(core.job_count());
     for (hub::JobId id = 0; id < core.job_count(); ++id)
-      if (!core.job(id).forgotten) answer.jobs.push_back(job_info(core, id, now));
+      if (!core.job(id).forgotten) answer.jobs.push_back(job_info(core, id, now, pending_scores));
   } else if (request.kind == "clusters") {
     for (hub::ClusterIndex i = 0; i < core.cluster_count(); ++i) {
       answer.clusters.push_back(cluster_info(core, i, seen(last_seen, core.cluster(i).name())));

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "actors/core_views.hpp"
 #include "actors/job_events.hpp"
 #include "actors/job_store.hpp"
 #include "hub/reconciler.hpp"
@@ -19,9 +20,11 @@ namespace gantry::actors {
 // Cluster name -> when its agent was last heard from (the core does not track it).
 using LastSeen = std::map<std::string, hub::TimeMs>;
 
-// `now` scores the clusters of pending jobs (core_views.hpp, job_info).
+// `now` scores the clusters of pending jobs (core_views.hpp, job_info), unless
+// `pending_scores` omits them.
 protocol::ListReply list_reply(const hub::SchedulerCore& core, const protocol::ListRequest& request,
-                               const LastSeen& last_seen, hub::TimeMs now);
+                               const LastSeen& last_seen, hub::TimeMs now,
+                               PendingScores pending_scores = PendingScores::kScored);
 
 // get events: the recent events of the request's job (every job's when
 // none), at or after its since_ms.

@@ -35,10 +35,11 @@ void add_parts(const hub::SchedulerCore& core, const hub::Job& job, protocol::Jo
 // A pending job: how its policy scores the clusters now; otherwise the
 // scores of the decision that placed it.
 void add_scores(const hub::SchedulerCore& core, const hub::Job& job, hub::TimeMs now,
-                protocol::JobInfo& info) {
+                PendingScores pending_scores, protocol::JobInfo& info) {
   std::vector<hub::ClusterRank> computed;
   const std::vector<hub::ClusterRank>* ranks = nullptr;
   if (job.phase == hub::JobPhase::kPending) {
+    if (pending_scores == PendingScores::kOmitted) return;
     core.score_clusters(job, now, computed);
     ranks = &computed;
   } else if (job.placement_notes) {
@@ -79,7 +80,8 @@ void add_lifecycle(const hub::Job& job, protocol::JobInfo& info) {
 
 }  // namespace
 
-protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::TimeMs now) {
+protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::TimeMs now,
+                           PendingScores pending_scores) {
   const hub::Job& job = core.job(id);
   protocol::JobInfo info;
   info.name = job.name;
@@ -88,7 +90,7 @@ protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::T
   info.phase = std::string(hub::phase_name(job.phase));
   add_parts(core, job, info);
   info.placement = core.policy_for(job).name();
-  add_scores(core, job, now, info);
+  add_scores(core, job, now, pending_scores, info);
   info.epoch = job.epoch;
   info.reason = core.reason_text(job);
   // Committed but not running everywhere: Pending, as Volcano shows a job

@@ -14,8 +14,16 @@ namespace gantry::actors {
 // The only queue until queues can be applied (FIFO).
 inline constexpr std::string_view kDefaultQueue = "default";
 
+// Whether a pending job's clusters are scored. gantryctl's answers score
+// them; the web view's overview, asked once a second while a page is open,
+// does not: scoring every pending job on every cluster is work on the
+// scheduler's thread, and scores that move with `now` would make every
+// overview a change (docs/web.md).
+enum class PendingScores { kScored, kOmitted };
+
 // `now` scores the clusters of a pending job (what it would be placed by now).
-protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::TimeMs now);
+protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::TimeMs now,
+                           PendingScores pending_scores = PendingScores::kScored);
 // `last_seen_ms` comes from the agent sessions, which the core does not track.
 protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterIndex index,
                                    hub::TimeMs last_seen_ms);

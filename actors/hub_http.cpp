@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
+#include "actors/web_json.hpp"
 
 namespace gantry::actors {
 
@@ -19,16 +20,44 @@ namespace {
 constexpr auto kAskTimeout = std::chrono::seconds(5);
 
 // The scheduler actor's answer, or none when it does not answer in time.
-template <class Atom>
-std::optional<std::string> ask(caf::actor_system& system, const caf::actor& scheduler, Atom atom) {
+template <class Answer = std::string, class Question>
+std::optional<Answer> ask(caf::actor_system& system, const caf::actor& scheduler,
+                          Question question) {
   caf::scoped_actor self{system};
-  std::optional<std::string> answer;
-  self->request(scheduler, kAskTimeout, atom)
-      .receive([&](std::string& text) { answer = std::move(text); },
+  std::optional<Answer> answer;
+  self->request(scheduler, kAskTimeout, std::move(question))
+      .receive([&](Answer& given) { answer = std::move(given); },
                [&](const caf::error& error) {
                  spdlog::warn("http: the scheduler did not answer: {}", system.render(error));
                });
   return answer;
+}
+
+// The ended jobs the overview lists at most (the latest): a job's own page
+// reaches any job describe reaches.
+constexpr std::size_t kEndedJobsShown = 200;
+
+// What gantryctl get clusters, queues and jobs would show, as one document.
+std::optional<std::string> overview(caf::actor_system& system, const caf::actor& scheduler,
+                                    WebHistory& history) {
+  auto list = [&](const char* kind) {
+    return ask<protocol::ListReply>(system, scheduler, protocol::ListRequest{kind});
+  };
+  const auto clusters = list("clusters");
+  const auto queues = list("queues");
+  auto jobs = list("jobs");
+  if (!clusters || !queues || !jobs || !history.add_ended(*jobs)) return std::nullopt;
+  return overview_json(*clusters, *queues, *jobs);
+}
+
+// What gantryctl describe job shows; "" when the hub knows no such job.
+std::optional<std::string> job_page(caf::actor_system& system, const caf::actor& scheduler,
+                                    WebHistory& history, const std::string& name) {
+  auto reply =
+      ask<protocol::DescribeReply>(system, scheduler, protocol::DescribeRequest{"job", name});
+  if (!reply) return std::nullopt;
+  if (!reply->ok) history.describe_ended(name, *reply);
+  return reply->ok ? job_page_json(*reply) : std::string();
 }
 
 }  // namespace
@@ -49,6 +78,17 @@ HubHttp::HubHttp(const HubHttpOptions& options, const std::filesystem::path& sta
     return text;
   };
   sources.not_ready = [&system, scheduler] { return ask(system, scheduler, ready_atom_v); };
+  history_ = std::make_unique<WebHistory>(state_dir, kEndedJobsShown);
+  web_ = std::make_unique<WebView>(
+      WebSources{[&system, scheduler, history = history_.get()] {
+                   return overview(system, scheduler, *history);
+                 },
+                 [&system, scheduler, history = history_.get()](const std::string& name) {
+                   return job_page(system, scheduler, *history, name);
+                 }});
+  sources.web = [web = web_.get()](const support::HttpRequest& request) {
+    return web->route(request);
+  };
   endpoint_ = std::make_unique<support::MetricsEndpoint>(endpoint, std::move(sources));
 }
 
@@ -59,7 +99,8 @@ std::uint16_t HubHttp::port() const {
 }
 
 void HubHttp::stop() {
-  endpoint_->stop();
+  endpoint_->stop();  // no request reaches the web view after this
+  web_->stop();
 }
 
 }  // namespace gantry::actors

@@ -2,7 +2,8 @@
 // answered by asking the scheduler actor, which owns what they report:
 // /metrics its rendering (actors/hub_metrics.hpp) followed by the I/O
 // thread's and store's (actors/hub_io_metrics.hpp), /healthz whether it
-// answers within 5 s, /readyz whether it schedules.
+// answers within 5 s, /readyz whether it schedules, and the web view
+// (actors/web_view.hpp) what gantryctl get and describe would.
 #pragma once
 
 #include <caf/fwd.hpp>
@@ -12,6 +13,8 @@
 
 #include "actors/hub.hpp"
 #include "actors/hub_io_metrics.hpp"
+#include "actors/web_history.hpp"
+#include "actors/web_view.hpp"
 #include "support/metrics_endpoint.hpp"
 
 namespace gantry::actors {
@@ -28,10 +31,14 @@ class HubHttp {
   HubHttp& operator=(const HubHttp&) = delete;
 
   std::uint16_t port() const;
-  // Before the actors stop: a request in flight is answered 503.
+  // Before the actors stop: a request in flight is answered 503, the web
+  // view's streams end.
   void stop();
 
  private:
+  // Declared first, destroyed last: the endpoint's routes use them.
+  std::unique_ptr<WebHistory> history_;
+  std::unique_ptr<WebView> web_;
   std::unique_ptr<support::MetricsEndpoint> endpoint_;
 };
 

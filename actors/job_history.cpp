@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <msgpack.hpp>
 #include <stdexcept>
 
@@ -85,6 +86,25 @@ std::vector<protocol::JobInfo> JobHistory::ended(const std::set<std::string>& li
     jobs.push_back(std::move(record_of(statement.get()).job));
   }
   if (status != SQLITE_DONE) fail("cannot read ended jobs from");
+  return jobs;
+}
+
+std::vector<protocol::JobInfo> JobHistory::recent_ended(const std::set<std::string>& listed,
+                                                        std::size_t limit) {
+  const std::string sql =
+      std::string(kEndedColumns) + "WHERE phase IS NOT NULL ORDER BY row DESC LIMIT ?1;";
+  Statement statement(db_, sql.c_str());
+  if (!statement.get()) fail("cannot read ended jobs from");
+  // Listed ones are skipped after the read: read enough to skip them all.
+  sqlite3_bind_int64(statement.get(), 1, static_cast<sqlite3_int64>(limit + listed.size()));
+  std::vector<protocol::JobInfo> jobs;
+  int status = SQLITE_ROW;
+  while (jobs.size() < limit && (status = sqlite3_step(statement.get())) == SQLITE_ROW) {
+    if (listed.count(column_text(statement.get(), 0))) continue;
+    jobs.push_back(std::move(record_of(statement.get()).job));
+  }
+  if (status != SQLITE_DONE && status != SQLITE_ROW) fail("cannot read ended jobs from");
+  std::reverse(jobs.begin(), jobs.end());
   return jobs;
 }
 

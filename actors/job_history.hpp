@@ -30,6 +30,10 @@ class JobHistory {
 
   // Ended jobs whose names are not in `listed`, oldest submission first.
   std::vector<protocol::JobInfo> ended(const std::set<std::string>& listed);
+  // Of those, the `limit` stored last, oldest submission first (the web view's
+  // jobs table: a bounded read however many ended jobs are kept).
+  std::vector<protocol::JobInfo> recent_ended(const std::set<std::string>& listed,
+                                              std::size_t limit);
   // What describe job shows of the latest ended job named `name`.
   std::optional<protocol::DescribeReply> describe(const std::string& name);
   // Whether an ended job named `name` is kept (one indexed lookup).

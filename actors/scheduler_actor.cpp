@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "actors/admin_replies.hpp"
 #include "actors/decision_frames.hpp"
 #include "actors/hub_metrics.hpp"
 #include "actors/recovery_gate.hpp"
@@ -124,6 +125,17 @@ class Scheduler {
         // get -w (actors/list_watch.hpp).
         [this](watch_atom) { ctx_.push_watched_changes(); },
         [this](gone_atom, const std::string& peer) { ctx_.watch.remove(peer); },
+        // The web view's (actors/web_view.hpp): gantryctl's get and describe,
+        // answered to the asker. A request without a ReplyTo comes from
+        // inside the hub; gantryctl's come with one (scheduler_admin.hpp).
+        [this](const protocol::ListRequest& request) {
+          return list_reply(ctx_.core, request, ctx_.last_seen, ctx_.now(),
+                            PendingScores::kOmitted);
+        },
+        [this](const protocol::DescribeRequest& request) {
+          return describe_reply(ctx_.core, ctx_.objects.events(), request, ctx_.last_seen,
+                                ctx_.now());
+        },
     };
   }
 

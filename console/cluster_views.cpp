@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "console/json_fields.hpp"
+#include "console/object_json.hpp"
 #include "console/table.hpp"
 #include "console/units.hpp"
 #include "hub/quantity.hpp"
@@ -125,26 +126,7 @@ std::string render_clusters_wide_table(const std::vector<protocol::ClusterInfo>&
 }
 
 std::string render_clusters_json(const std::vector<protocol::ClusterInfo>& clusters) {
-  return json_array_text(clusters, [](const protocol::ClusterInfo& cluster) -> Json {
-    return {{"name", cluster.name},
-            {"ready", cluster.ready},
-            {"cordoned", cluster.cordoned},
-            {"notReadyReason", cluster.not_ready_reason},
-            {"fitNote", cluster.fit_note},
-            {"nodes", cluster.nodes},
-            {"capacity", resources_json(cluster.capacity)},
-            {"allocated", resources_json(cluster.allocated)},
-            {"labels", cluster.labels},
-            {"lastSeen", timestamp_json(cluster.last_seen_ms)},
-            // A mean over no GPU is unknown (null); the sums over none are 0.
-            {"gpuUtilization",
-             gpus_report(cluster) ? Json(cluster.gpu_utilization_percent) : Json(nullptr)},
-            {"gpuMemoryUsed", cluster.gpu_memory_used_bytes},
-            {"gpuMemoryTotal", cluster.gpu_memory_total_bytes},
-            {"idleGpus", cluster.idle_gpus},
-            {"gpusReporting", cluster.gpus_reporting},
-            {"ocmScores", ocm_scores_json(cluster.scores)}};
-  });
+  return json_array_text(clusters, cluster_json);
 }
 
 std::string render_cluster_gpu_section(const protocol::ClusterInfo& cluster) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "console/json_fields.hpp"
+#include "console/object_json.hpp"
 #include "console/table.hpp"
 #include "console/units.hpp"
 
@@ -39,26 +40,6 @@ std::string render_priority_classes_table(
                    priority_class.preemption_policy});
   return table.render();
 }
-
-namespace {
-
-Json queue_json(const protocol::QueueInfo& queue) {
-  Json json = {{"name", queue.name},     {"parent", queue.parent},
-               {"weight", queue.weight}, {"priority", queue.priority},
-               {"state", queue.state},   {"reclaimable", queue.reclaimable}};
-  for (const auto& [key, resources] :
-       {std::pair{"allocated", &queue.allocated}, std::pair{"deserved", &queue.deserved},
-        std::pair{"capability", &queue.capability}, std::pair{"guarantee", &queue.guarantee},
-        std::pair{"pending", &queue.pending}}) {
-    json[key] = resources_json(*resources);
-  }
-  json["share"] = queue.share;
-  json["extendClusters"] = queue.extend_clusters;
-  json["affinity"] = queue.affinity;
-  return json;
-}
-
-}  // namespace
 
 std::string render_queues_json(const std::vector<protocol::QueueInfo>& queues) {
   return json_array_text(queues, queue_json);

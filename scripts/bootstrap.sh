@@ -14,6 +14,7 @@ packages=(
   yamllint   # deploy/ manifests are linted
   python3 python3-torch   # the gang end-to-end test rendezvous with real gloo
   prometheus   # tests/e2e/metrics_test.py scrapes a real hub (promtool checks deploy/prometheus)
+  chromium   # tests/e2e/web_view_test.py drives the hub's web view in headless Chromium
   # libFuzzer targets (tests/fuzz): clang with its sanitizer and fuzzer runtimes
   # (libclang-rt-14-dev is only a Recommends of clang-14, and this installs none).
   clang-14 libclang-rt-14-dev libfuzzer-14-dev

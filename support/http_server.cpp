@@ -14,6 +14,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <charconv>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -58,6 +59,11 @@ std::string text_of(boost::beast::string_view view) {
   return std::string(view.data(), view.size());
 }
 
+// A target as logged: its query may carry a secret (/login?token=...).
+std::string without_query(boost::beast::string_view target) {
+  return text_of(target.substr(0, target.find('?')));
+}
+
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
@@ -75,7 +81,101 @@ HttpRequest request_of(const Request& request) {
   plain.path = target.substr(0, target.find('?'));  // "?timeout=10s" from the API server
   plain.authorization = text_of(request[http::field::authorization]);
   plain.body = request.body();
+  const auto question = target.find('?');
+  if (question != std::string::npos) plain.query = target.substr(question + 1);
+  plain.cookie = text_of(request[http::field::cookie]);
   return plain;
+}
+
+// Where an open stream's text goes: its session, which writes it on its strand.
+class StreamTarget {
+ public:
+  virtual ~StreamTarget() = default;
+  virtual void queue(std::string text) = 0;
+};
+
+class StreamRegistry;
+
+// The HttpStream a sender holds. It refers to its session only until the
+// stream ends, so a sender that keeps it past then keeps no connection alive.
+class StreamLink final : public HttpStream {
+ public:
+  StreamLink(std::shared_ptr<StreamTarget> target, StreamRegistry& registry)
+      : target_(std::move(target)), registry_(registry) {}
+
+  bool send(std::string text) override {
+    const std::lock_guard lock(mutex_);
+    if (!target_) return false;
+    target_->queue(std::move(text));
+    return true;
+  }
+
+  // Later sends answer false. Idempotent.
+  void end();
+
+ private:
+  std::mutex mutex_;  // send() / end(): no post after end() returned
+  std::shared_ptr<StreamTarget> target_;
+  StreamRegistry& registry_;
+};
+
+// The open streams of one server: at most `limit`, all ended by stop().
+class StreamRegistry {
+ public:
+  void set_limit(std::size_t limit) { limit_ = limit; }  // before the server starts
+
+  // A new stream to `target`, or none when the limit is reached or the
+  // server stops.
+  std::shared_ptr<StreamLink> open(std::shared_ptr<StreamTarget> target) {
+    const std::lock_guard lock(mutex_);
+    if (stopped_ || links_.size() >= limit_) return nullptr;
+    auto link = std::make_shared<StreamLink>(std::move(target), *this);
+    links_.emplace_back(link.get(), link);
+    return link;
+  }
+
+  void closed(const StreamLink* link) {
+    const std::lock_guard lock(mutex_);
+    std::erase_if(links_, [link](const auto& entry) { return entry.first == link; });
+  }
+
+  std::size_t size() const {
+    const std::lock_guard lock(mutex_);
+    return links_.size();
+  }
+
+  std::size_t limit() const { return limit_; }
+
+  // Ends every stream; none opens after this.
+  void end_all() {
+    std::vector<std::shared_ptr<StreamLink>> links;
+    {
+      const std::lock_guard lock(mutex_);
+      stopped_ = true;
+      for (const auto& entry : links_) {
+        if (auto link = entry.second.lock()) links.push_back(std::move(link));
+      }
+    }
+    // Outside the lock: end() calls closed().
+    for (const auto& link : links) link->end();
+  }
+
+ private:
+  std::size_t limit_ = 32;
+  mutable std::mutex mutex_;
+  // Weak: a link whose session and sender are gone is freed at once.
+  std::vector<std::pair<const StreamLink*, std::weak_ptr<StreamLink>>> links_;
+  bool stopped_ = false;
+};
+
+void StreamLink::end() {
+  std::shared_ptr<StreamTarget> dropped;
+  {
+    const std::lock_guard lock(mutex_);
+    if (!target_) return;
+    dropped = std::move(target_);
+  }
+  registry_.closed(this);
 }
 
 // What the sessions of one server share; it outlives them (see State).
@@ -83,18 +183,26 @@ struct Shared {
   const HttpServerOptions& options;
   const HttpRoutes& routes;
   std::atomic<std::uint64_t>& served;
+  StreamRegistry& streams;
 };
 
 // One connection: (TLS handshake,) then request / response until the client
 // closes, a request asks to close, or an operation times out. It lives as
 // long as an operation of its own is pending (shared_from_this in handlers).
 template <class Stream>
-class Session : public std::enable_shared_from_this<Session<Stream>> {
+class Session : public std::enable_shared_from_this<Session<Stream>>, public StreamTarget {
   static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
  public:
   Session(tcp::socket&& socket, ssl::context& tls, const Shared& shared)
       : peer_(peer_of(socket)), stream_(make_stream(std::move(socket), tls)), shared_(shared) {}
+  // From any thread: written in order after what was queued before.
+  void queue(std::string text) override {
+    net::post(stream_.get_executor(), [self = this->shared_from_this(), text = std::move(text)] {
+      self->pending_.push_back(std::move(text));
+      if (!self->writing_) self->write_chunk();
+    });
+  }
 
   void run() {
     // Start on the connection's strand: every operation of one session is
@@ -171,10 +279,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       return;
     }
     const Request request = parser_->release();
-    const HttpReply reply = answer(request);
+    HttpReply reply = answer(request);
+    if (reply.stream) return start_stream(std::move(reply), request);
     if (reply.status >= 400) {
       spdlog::warn("{}: refused {} {} from {}: {} {}", name(), text_of(request.method_string()),
-                   text_of(request.target()), peer_, reply.status, first_line(reply.body));
+                   without_query(request.target()), peer_, reply.status, first_line(reply.body));
     }
     write(reply, request.version(), request.keep_alive());
   }
@@ -190,21 +299,82 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   // A request the parser gave up on: answered, and the connection closed,
   // since where the next request would start is unknown.
   void refuse_unreadable(const HttpReply& reply) {
-    const std::string what = parser_->is_header_done() ? text_of(parser_->get().method_string()) +
-                                                             " " + text_of(parser_->get().target())
-                                                       : std::string("a request");
+    const std::string what =
+        parser_->is_header_done()
+            ? text_of(parser_->get().method_string()) + " " + without_query(parser_->get().target())
+            : std::string("a request");
     spdlog::warn("{}: refused {} from {}: {} {}", name(), what, peer_, reply.status,
                  first_line(reply.body));
     write(reply, 11, false);
   }
 
+  template <class Message>
+  void set_head(Message& message, const HttpReply& reply) const {
+    message.set(http::field::server, "gantry-" + name());
+    message.set(http::field::content_type, reply.content_type);
+    if (!reply.allow.empty()) message.set(http::field::allow, reply.allow);
+    if (!reply.www_authenticate.empty())
+      message.set(http::field::www_authenticate, reply.www_authenticate);
+    for (const auto& [field, value] : reply.headers) message.insert(field, value);
+  }
+
+  // A streamed reply: its head, then a chunk for each text sent, until the
+  // client goes, a write fails or the server stops. No request is read after
+  // it (the connection closes when the stream ends).
+  void start_stream(HttpReply reply, const Request& request) {
+    link_ = shared_.streams.open(this->shared_from_this());
+    if (!link_) {
+      const HttpReply busy =
+          text_reply(503, "too many open streams (at most " +
+                              std::to_string(shared_.streams.limit()) + "); try again later");
+      spdlog::warn("{}: refused {} from {}: 503 {}", name(), without_query(request.target()), peer_,
+                   first_line(busy.body));
+      return write(busy, request.version(), false);
+    }
+    stream_head_ = StreamHead(static_cast<http::status>(reply.status), request.version());
+    set_head(stream_head_, reply);
+    stream_head_.set(http::field::cache_control, "no-cache");
+    stream_head_.keep_alive(false);
+    stream_head_.chunked(true);
+    head_serializer_.emplace(stream_head_);
+    shared_.served.fetch_add(1);
+    expire_later();
+    writing_ = true;
+    http::async_write_header(stream_, *head_serializer_,
+                             [self = this->shared_from_this(), start = std::move(reply.stream)](
+                                 error_code ec, std::size_t) {
+                               if (!self->stream_written(ec)) return;
+                               start(self->link_);
+                             });
+  }
+
+  // After a write of the stream: false when it failed (the stream ends).
+  bool stream_written(error_code ec) {
+    writing_ = false;
+    if (ec) {
+      spdlog::debug("{}: stream to {} ended: {}", name(), peer_, ec.message());
+      link_->end();
+      return false;
+    }
+    if (!pending_.empty()) write_chunk();
+    return true;
+  }
+
+  void write_chunk() {
+    if (!link_ || writing_ || pending_.empty()) return;  // text sent before the head waits
+    chunk_ = std::move(pending_.front());
+    pending_.pop_front();
+    writing_ = true;
+    expire_later();
+    net::async_write(stream_, http::make_chunk(net::buffer(chunk_)),
+                     [self = this->shared_from_this()](error_code ec, std::size_t) {
+                       self->stream_written(ec);
+                     });
+  }
+
   void write(const HttpReply& reply, unsigned version, bool keep_alive) {
     response_ = Response(static_cast<http::status>(reply.status), version);
-    response_.set(http::field::server, "gantry-" + name());
-    response_.set(http::field::content_type, reply.content_type);
-    if (!reply.allow.empty()) response_.set(http::field::allow, reply.allow);
-    if (!reply.www_authenticate.empty())
-      response_.set(http::field::www_authenticate, reply.www_authenticate);
+    set_head(response_, reply);
     response_.body() = reply.body;
     response_.keep_alive(keep_alive);
     response_.prepare_payload();
@@ -239,6 +409,14 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Response response_;
+  // A streamed reply's state; all on the strand.
+  using StreamHead = http::response<http::empty_body>;
+  StreamHead stream_head_;
+  std::optional<http::response_serializer<http::empty_body>> head_serializer_;
+  std::shared_ptr<StreamLink> link_;
+  std::deque<std::string> pending_;
+  std::string chunk_;  // being written
+  bool writing_ = false;
 };
 
 // "host:port", "[v6]:port"; the port may be 0.
@@ -338,7 +516,8 @@ struct HttpServer::State {
   bool tls_on = false;
   ssl::context tls{ssl::context::tls_server};
   std::atomic<std::uint64_t> served{0};
-  Shared shared{options, routes, served};
+  StreamRegistry streams;
+  Shared shared{options, routes, served, streams};
   std::unique_ptr<net::io_context> io;
   std::unique_ptr<tcp::acceptor> acceptor;
   std::unique_ptr<net::steady_timer> accept_retry;
@@ -403,6 +582,7 @@ HttpServer::HttpServer(HttpServerOptions options, HttpRoutes routes)
   state_->options = std::move(options);
   state_->routes = std::move(routes);
   state_->tls_on = wants_tls(state_->options);
+  state_->streams.set_limit(state_->options.max_streams);
   if (state_->tls_on) {
     load_tls(state_->tls, state_->options);
   } else if (!state_->options.client_ca_pem_file.empty()) {
@@ -440,6 +620,7 @@ void HttpServer::stop() {
   const std::lock_guard lock(state_->mutex);
   if (state_->stopped) return;
   state_->stopped = true;
+  state_->streams.end_all();
   state_->io->stop();
   for (auto& thread : state_->threads) thread.join();
   state_->threads.clear();
@@ -452,6 +633,10 @@ void HttpServer::stop() {
 
 std::uint64_t HttpServer::requests_served() const {
   return state_->served.load();
+}
+
+std::size_t HttpServer::open_streams() const {
+  return state_->streams.size();
 }
 
 }  // namespace gantry::support

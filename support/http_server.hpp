@@ -14,6 +14,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace gantry::support {
 
@@ -22,7 +24,22 @@ struct HttpRequest {
   std::string path;    // the target without its query
   std::string authorization;
   std::string body;
+  std::string query{};   // the target after "?", as sent (not decoded)
+  std::string cookie{};  // the Cookie header
 };
+
+// An open streamed reply. Thread-safe.
+class HttpStream {
+ public:
+  virtual ~HttpStream() = default;
+  // Queues `text` to be written, in order, on the connection's strand. False
+  // once the stream has ended (the client went away, a write failed or timed
+  // out, the server stopped): the sender drops it then.
+  virtual bool send(std::string text) = 0;
+};
+
+// Called once the reply's head is written, with the stream to send on.
+using HttpStreamStart = std::function<void(std::shared_ptr<HttpStream>)>;
 
 struct HttpReply {
   int status = 200;
@@ -30,6 +47,10 @@ struct HttpReply {
   std::string body;
   std::string allow;             // for 405
   std::string www_authenticate;  // for 401
+  std::vector<std::pair<std::string, std::string>> headers{};  // more: Location, Set-Cookie
+  // Set: the body is a chunked stream that starts empty (`body` is ignored);
+  // the server holds at most max_streams open and answers 503 beyond them.
+  HttpStreamStart stream{};
 };
 
 HttpReply text_reply(int status, std::string text);
@@ -53,6 +74,7 @@ struct HttpServerOptions {
   std::uint64_t max_body_bytes = 4 * 1024 * 1024;
   int threads = 2;
   std::chrono::seconds io_timeout{30};
+  std::size_t max_streams = 32;  // open streamed replies at once
 };
 
 class HttpServer {
@@ -68,10 +90,12 @@ class HttpServer {
   std::uint16_t port() const;  // as bound
   bool tls() const;
   void start();
-  // Prompt: abandons open connections, then joins the threads. Idempotent.
+  // Prompt: ends the streams (their send() answers false from now on),
+  // abandons open connections, then joins the threads. Idempotent.
   void stop();
   // Requests answered, whatever the status (counted as the answer is sent).
   std::uint64_t requests_served() const;
+  std::size_t open_streams() const;
 
  private:
   struct State;

@@ -1,6 +1,5 @@
 #include "support/metrics_endpoint.hpp"
 
-#include <openssl/crypto.h>
 #include <spdlog/spdlog.h>
 
 #include <fstream>
@@ -14,6 +13,7 @@
 #include "support/prometheus_text.hpp"
 #include "support/random_hex.hpp"
 #include "support/text_trim.hpp"
+#include "support/web_login.hpp"
 
 namespace gantry::support {
 
@@ -26,13 +26,6 @@ constexpr std::uint64_t kMaxBodyBytes = 1024;
 
 std::runtime_error token_error(const std::filesystem::path& file, const std::string& what) {
   return std::runtime_error("--metrics-token-file " + file.string() + ": " + what);
-}
-
-// Constant time in the token's content: a timing difference must not tell a
-// guesser how many leading characters were right.
-bool same_secret(const std::string& given, const std::string& secret) {
-  return given.size() == secret.size() &&
-         CRYPTO_memcmp(given.data(), secret.data(), secret.size()) == 0;
 }
 
 bool loopback(const std::string& listen) {
@@ -70,19 +63,35 @@ std::string load_or_generate_token(const std::filesystem::path& file) {
 }
 
 struct MetricsEndpoint::State {
-  State(MetricsSources given, std::string secret)
-      : sources(std::move(given)), token(std::move(secret)) {}
+  State(MetricsSources given, std::string secret, bool https)
+      : sources(std::move(given)), token(std::move(secret)), tls(https) {}
 
   HttpReply route(const HttpRequest& request) const {
     const std::string& path = request.path;
-    if (path != "/metrics" && path != "/healthz" && path != "/readyz")
-      return text_reply(404, "no such path: " + path + " (/metrics, /healthz, /readyz)");
+    if (path != "/metrics" && path != "/healthz" && path != "/readyz") return web(request);
     if (request.method != "GET") return method_not_allowed(request.method, path, "GET");
     if (path == "/metrics") return metrics(request);
     const std::optional<std::string> why_not = sources.not_ready();
     if (!why_not) return no_answer();
     if (path == "/healthz" || why_not->empty()) return text_reply(200, "ok");
     return text_reply(503, *why_not);
+  }
+
+  // The web view's paths: /login, then the token as /metrics wants it, or
+  // the cookie /login set.
+  HttpReply web(const HttpRequest& request) const {
+    if (!sources.web)
+      return text_reply(404, "no such path: " + request.path + " (/metrics, /healthz, /readyz)");
+    if (request.path == "/login") return login_reply(request, token, tls);
+    if (!token.empty() && !carries_token(request, token)) {
+      HttpReply refused = text_reply(
+          401,
+          "the web view needs the token of --metrics-token-file: open /login?token=TOKEN once, "
+          "or send Authorization: Bearer TOKEN");
+      refused.www_authenticate = "Bearer realm=\"gantry\"";
+      return refused;
+    }
+    return sources.web(request);
   }
 
   HttpReply metrics(const HttpRequest& request) const {
@@ -101,6 +110,7 @@ struct MetricsEndpoint::State {
 
   MetricsSources sources;
   std::string token;  // "" when insecure: anyone may scrape
+  bool tls = false;   // HTTPS: the login cookie is Secure
   std::unique_ptr<HttpServer> server;
 };
 
@@ -108,7 +118,8 @@ MetricsEndpoint::MetricsEndpoint(const MetricsEndpointOptions& options, MetricsS
   std::string token;
   const HttpEndpointFlags& http = options.http;
   if (options.insecure) {
-    spdlog::warn("*** --insecure: /metrics on {} answers anyone, without a token ***", http.listen);
+    spdlog::warn("*** --insecure: /metrics{} on {} answer anyone, without a token ***",
+                 sources.web ? " and the web view" : "", http.listen);
   } else {
     token = load_or_generate_token(http.token_file);
   }
@@ -117,7 +128,8 @@ MetricsEndpoint::MetricsEndpoint(const MetricsEndpointOptions& options, MetricsS
         "--http-listen {}: plain HTTP beyond loopback; the scrape token crosses the "
         "network in clear (--http-cert and --http-key serve HTTPS)",
         http.listen);
-  state_ = std::make_unique<State>(std::move(sources), std::move(token));
+  state_ =
+      std::make_unique<State>(std::move(sources), std::move(token), !http.cert_pem_file.empty());
   HttpServerOptions server;
   server.name = "http";
   server.listen = http.listen;

@@ -3,6 +3,9 @@
 //   GET /metrics  Prometheus text; needs "Authorization: Bearer TOKEN" unless insecure
 //   GET /healthz  200 "ok" while the process answers
 //   GET /readyz   200 "ok" when ready, else 503 and why not
+//   GET /login?token=TOKEN and any other path: the web view (docs/web.md),
+//                 when the process serves one; the same token, as a bearer
+//                 token or the cookie /login sets
 // Over support/http_server (HTTPS with a certificate and key).
 #pragma once
 
@@ -12,6 +15,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+
+#include "support/http_server.hpp"
 
 namespace gantry::support {
 
@@ -34,6 +39,9 @@ struct MetricsSources {
   std::function<std::optional<std::string>()> metrics;
   // "" when ready, else why not.
   std::function<std::optional<std::string>()> not_ready;
+  // Every other path, asked only for a request that carries the token
+  // (support/web_login.hpp). Unset: those paths are 404.
+  std::function<HttpReply(const HttpRequest&)> web{};
 };
 
 // Reads the scrape token (surrounding whitespace trimmed), or generates one

@@ -62,7 +62,7 @@ void define(CLI::App& app, E2eOptions& options) {
       "                        [--raw-messages N] [--hub PATH] [--hub-log-level LEVEL]\n"
       "                        [--state DIR] [--trace FILE] [--heartbeat-ms N] "
       "[--settle-seconds S]\n"
-      "                        [--scrape-ms N]\n");
+      "                        [--scrape-ms N] [--web-stream]\n");
   for (const CountFlag& flag : kCountFlags)
     add_number(app, flag.name, options.*flag.field, false, "N", flag.description);
   add_number(app, "--rate", options.rate, true, "R",
@@ -72,6 +72,9 @@ void define(CLI::App& app, E2eOptions& options) {
   add_number(app, "--scrape-ms", options.scrape_ms, true, "N",
              "> 0: the hub serves /metrics (--http-listen), scraped this often during the run "
              "(default 0: not served)");
+  app.add_flag("--web-stream", options.web_stream,
+               "the hub serves its web view (--http-listen) and /api/stream is held open during "
+               "the run, as an open page holds it");
   cl::add_switch_off(app, "--no-usage-reports", options.usage_reports,
                      "fake agents skip the UsageReport after each change");
   for (const TextFlag& flag : kTextFlags)

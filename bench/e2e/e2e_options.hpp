@@ -19,6 +19,7 @@ struct E2eOptions {
   std::uint32_t raw_messages = 200000;  // pipelined round trips for the raw ZeroMQ figure
   std::uint32_t heartbeat_ms = 1000;
   std::uint32_t scrape_ms = 0;  // > 0: the hub serves /metrics, scraped this often
+  bool web_stream = false;      // the hub serves its web view; /api/stream is held open
   double settle_seconds = 30;  // how long to wait for the last commits
   std::string hub_binary;      // default: the gantry-hub built with this benchmark
   std::string hub_log_level = "warn";

@@ -99,6 +99,8 @@ void print_table(const E2eOptions& options, const E2eFigures& f) {
 // - scrapes, scrape_failures, scrape_bytes, slowest_scrape_ms: with --scrape-ms,
 //   the /metrics GETs answered during the load phase, those that were not, the
 //   last one's size and the slowest
+// - page_events, page_bytes: with --web-stream, the overview events the open
+//   /api/stream delivered during the load phase and their bytes
 // - jobs, clusters, window: the run's --jobs, --clusters and --window
 void print_json(const E2eOptions& options, const E2eFigures& f) {
   std::printf(
@@ -109,14 +111,16 @@ void print_json(const E2eOptions& options, const E2eFigures& f) {
       "\"clusters\": %u, \"window\": %u, \"hub_cpu_us_per_job\": %.1f, "
       "\"p99_submit_to_prepare_ms\": %.3f, \"p50_submit_to_prepare_ms\": %.3f, "
       "\"scrapes\": %llu, \"scrape_failures\": %llu, \"scrape_bytes\": %llu, "
-      "\"slowest_scrape_ms\": %.1f}\n",
+      "\"slowest_scrape_ms\": %.1f, \"page_events\": %llu, \"page_bytes\": %llu}\n",
       f.submits_per_s, f.submit_to_commit.p99_ms, f.submit_to_commit.p50_ms, f.commits_per_s,
       f.raw.pipelined_per_s, f.raw.ping_pong_per_s, f.ratio_to_raw, options.jobs, f.load.acked,
       f.committed, options.clusters, options.window,
       f.load.acked > 0 ? f.hub_cpu_s / f.load.acked * 1e6 : 0, f.submit_to_prepare.p99_ms,
       f.submit_to_prepare.p50_ms, static_cast<unsigned long long>(f.scrapes.scrapes),
       static_cast<unsigned long long>(f.scrapes.failures),
-      static_cast<unsigned long long>(f.scrapes.last_bytes), f.scrapes.slowest_ms);
+      static_cast<unsigned long long>(f.scrapes.last_bytes), f.scrapes.slowest_ms,
+      static_cast<unsigned long long>(f.page.events),
+      static_cast<unsigned long long>(f.page.bytes));
 }
 
 }  // namespace gantry::bench::e2e

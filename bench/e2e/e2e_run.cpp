@@ -104,7 +104,8 @@ void measure_hub(const E2eOptions& options, StateDir& state, E2eFigures& figures
                    options.hub_log_level,
                    static_cast<int>(options.heartbeat_ms),
                    ""};
-  const std::uint16_t http_port = options.scrape_ms > 0 ? support::free_loopback_port() : 0;
+  const bool serves_http = options.scrape_ms > 0 || options.web_stream;
+  const std::uint16_t http_port = serves_http ? support::free_loopback_port() : 0;
   if (http_port != 0) launch.http_listen = "127.0.0.1:" + std::to_string(http_port);
   HubProcess hub(launch);
   FakeClusters clusters(launch.agents_endpoint, options.clusters, shape_of(options), timeline);
@@ -118,12 +119,16 @@ void measure_hub(const E2eOptions& options, StateDir& state, E2eFigures& figures
   }
   const std::vector<std::string> frames = submit_frames(options.jobs);
   std::optional<Scraper> scraper;
-  if (http_port != 0) scraper.emplace(http_port, std::chrono::milliseconds(options.scrape_ms));
+  if (options.scrape_ms > 0)
+    scraper.emplace(http_port, std::chrono::milliseconds(options.scrape_ms));
+  std::optional<PageWatcher> page;
+  if (options.web_stream) page.emplace(http_port);
   const auto hub_before = thread_cpu_seconds(hub.pid());
   const double bench_before = process_cpu_seconds();
   figures.load = load.run(frames, LoadOptions{options.window, options.rate, 30}, timeline);
   wait_commits(timeline, figures.load.acked, options.settle_seconds);
   if (scraper) figures.scrapes = scraper->stop();
+  if (page) figures.page = page->stop();
   figures.hub_thread_cpu_s = cpu_delta(thread_cpu_seconds(hub.pid()), hub_before);
   figures.bench_cpu_s = process_cpu_seconds() - bench_before;
   figures.hub_resident_bytes = resident_bytes_of(hub.pid());

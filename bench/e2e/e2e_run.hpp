@@ -11,6 +11,7 @@
 #include "bench/e2e/fake_cluster.hpp"
 #include "bench/e2e/latency.hpp"
 #include "bench/e2e/load_generator.hpp"
+#include "bench/e2e/page_watcher.hpp"
 #include "bench/e2e/raw_echo.hpp"
 #include "bench/e2e/scraper.hpp"
 
@@ -34,6 +35,7 @@ struct E2eFigures {
   std::int64_t hub_resident_bytes = 0;  // the hub's RSS once the jobs have settled
   ClusterCounters clusters;
   ScrapeCounters scrapes;      // with --scrape-ms
+  PageCounters page;           // with --web-stream
   std::string kept_state_dir;  // set when something failed and the hub's log was kept
 };
 
