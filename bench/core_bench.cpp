@@ -112,6 +112,7 @@ class CoreBench {
     const auto start = Clock::now();
     const std::vector<hub::Decision>& decisions = core_.schedule(now);
     seconds = seconds_since(start);
+    core_.take_reason_changes(reason_changes_);  // as the hub takes them, for its events
     std::size_t dispatches = 0;
     hub::DispatchId last_evicted = 0;
     for (const hub::Decision& decision : decisions) {
@@ -165,6 +166,7 @@ class CoreBench {
   GpuSizeSampler sizes_;
   std::exponential_distribution<double> duration_ms_;
   hub::SchedulerCore core_;
+  std::vector<hub::JobId> reason_changes_;  // taken after each pass, reused
   std::uint64_t next_job_ = 0;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> running_;
   CoreBenchResult result_;

@@ -157,6 +157,7 @@ class ReplayEngine {
 
   void start_decided(hub::TimeMs now) {
     const PassDecisions decided = split_pass_decisions(core_.schedule(now));
+    core_.take_reason_changes(reason_changes_);  // the hub's events; the simulator keeps none
     result_.withdrawn_dispatches += decided.withdrawn;
     for (const hub::Decision& decision : decided.evictions) stop_evicted(decision, now);
     for (const hub::Decision& decision : decided.dispatches) start(decision, now);
@@ -188,6 +189,7 @@ class ReplayEngine {
   ReplayConfig config_;
   hub::SchedulerOptions options_;
   hub::SchedulerCore core_;
+  std::vector<hub::JobId> reason_changes_;  // taken after each pass, reused
   EmptyPoolFit empty_pool_;
   ReplayResult result_;
   std::vector<std::uint32_t> submission_order_;  // outcome indices by submit time

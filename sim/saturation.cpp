@@ -60,6 +60,7 @@ class SaturationEngine {
       apply_late_guarantees(pass);
       submit_arrivals(pass, now);
       apply(core_.schedule(now), now);
+      core_.take_reason_changes(reason_changes_);  // the hub's events; none here
       sample();
     }
     return std::move(run_);
@@ -124,6 +125,7 @@ class SaturationEngine {
 
   const SaturationSetup& setup_;
   hub::SchedulerCore core_;
+  std::vector<hub::JobId> reason_changes_;  // taken after each pass, reused
   std::vector<hub::QueueIndex> queue_index_;
   std::vector<hub::TimeMs> duration_of_job_;  // by hub::JobId
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> running_;
