@@ -16,26 +16,18 @@
 #include <string>
 
 #include "support/temp_dir.hpp"
+#include "tests/support/loopback_http.hpp"
 
 namespace gantry::support {
 namespace {
 
 namespace http = boost::beast::http;
-using tcp = boost::asio::ip::tcp;
 
 http::response<http::string_body> get(std::uint16_t port, const std::string& target,
                                       const std::string& authorization = "") {
-  boost::asio::io_context io;
-  tcp::socket socket(io);
-  socket.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
-  http::request<http::string_body> request(http::verb::get, target, 11);
-  request.set(http::field::host, "127.0.0.1");
-  if (!authorization.empty()) request.set(http::field::authorization, authorization);
-  http::write(socket, request);
-  boost::beast::flat_buffer buffer;
-  http::response<http::string_body> response;
-  http::read(socket, buffer, response);
-  return response;
+  return loopback_get(port, target,
+                      authorization.empty() ? http::field::unknown : http::field::authorization,
+                      authorization);
 }
 
 class MetricsEndpointTest : public ::testing::Test {

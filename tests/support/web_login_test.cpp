@@ -13,27 +13,17 @@
 
 #include "support/metrics_endpoint.hpp"
 #include "support/temp_dir.hpp"
+#include "tests/support/loopback_http.hpp"
 
 namespace gantry::support {
 namespace {
 
 namespace http = boost::beast::http;
-using tcp = boost::asio::ip::tcp;
 
 http::response<http::string_body> get(std::uint16_t port, const std::string& target,
                                       http::field field = http::field::unknown,
                                       const std::string& value = "") {
-  boost::asio::io_context io;
-  tcp::socket socket(io);
-  socket.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
-  http::request<http::string_body> request(http::verb::get, target, 11);
-  request.set(http::field::host, "127.0.0.1");
-  if (field != http::field::unknown) request.set(field, value);
-  http::write(socket, request);
-  boost::beast::flat_buffer buffer;
-  http::response<http::string_body> response;
-  http::read(socket, buffer, response);
-  return response;
+  return loopback_get(port, target, field, value);
 }
 
 class WebLoginTest : public ::testing::Test {
