@@ -2,9 +2,11 @@
 // it and passed on by the hub, as kubectl logs reads a pod's.
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <optional>
 #include <ostream>
 #include <string>
 
+#include "config/command_line.hpp"
 #include "console/command_context.hpp"
 #include "console/command_line.hpp"
 #include "console/command_table.hpp"
@@ -14,17 +16,11 @@ namespace gantry::console {
 namespace {
 
 std::int32_t parse_count(const std::string& flag, const std::string& value, std::int32_t limit) {
-  std::size_t used = 0;
-  long parsed = -1;
-  try {
-    parsed = std::stol(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || parsed < 0 || parsed > limit)
+  const std::optional<std::int32_t> parsed = command_line::whole_text_number<std::int32_t>(value);
+  if (!parsed || *parsed < 0 || *parsed > limit)
     throw UsageError(flag + ": \"" + value + "\" is not a whole number from 0 to " +
                      std::to_string(limit));
-  return static_cast<std::int32_t>(parsed);
+  return *parsed;
 }
 
 void add_logs(CLI::App& command, Invocation& invocation) {
