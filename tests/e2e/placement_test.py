@@ -129,9 +129,9 @@ class SplitGang(PlacementCase):
 
     def test_without_the_annotation_the_pair_waits_naming_the_shortfall(self):
         self.gantry.submit(job_yaml("no-split", [("worker", 2, {"cpu": 2}, ["true"], None)]))
-        job = wait_until(lambda: (j := self.gantry.job("no-split"))["reason"] and j, "a reason")
+        job = wait_until(lambda: "larger than every cluster" in (j := self.gantry.job("no-split"))["reason"] and j,
+                         "a reason naming the shortfall")
         self.assertEqual(job["phase"], "Pending")
-        self.assertIn("larger than every cluster", job["reason"])
 
 
 class RefusingAgent(PlacementCase):
