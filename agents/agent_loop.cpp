@@ -411,11 +411,9 @@ void AgentLoop::on_message(const protocol::Resize& resize, TimeMs now) {
 }
 
 void AgentLoop::on_message(const protocol::LogsRequest& request, TimeMs now) {
-  std::string why;
-  const std::optional<std::filesystem::path> file =
-      executor_.log_file(request.job, request.task, request.replica, why);
-  logs_.open(request, file, why, now,
-             [this](const protocol::LogsChunk& chunk) { send_log_chunk(chunk); });
+  logs_.open(
+      request, [&](std::string& why) { return executor_.open_log(request, why); }, now,
+      [this](const protocol::LogsChunk& chunk) { send_log_chunk(chunk); });
 }
 
 void AgentLoop::on_message(const protocol::LogsStop& stop, TimeMs /*now*/) {

@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "agents/log_source.hpp"
 #include "hub/job.hpp"
 #include "protocol/messages.hpp"
 
@@ -115,14 +117,13 @@ class Executor {
   virtual std::string check_split(const protocol::JobSpec& /*job*/, std::int32_t /*parts*/) const {
     return "";
   }
-  // The file replica `index` of `task` of `job` writes its output to
-  // (gantryctl logs), or nullopt with `why` set when this executor keeps none.
-  virtual std::optional<std::filesystem::path> log_file(const std::string& /*job*/,
-                                                        const std::string& /*task*/,
-                                                        std::int32_t /*index*/,
-                                                        std::string& why) const {
+  // gantryctl logs: the log of replica `request.replica` of `request.task`
+  // of `request.job` here, from `request.tail_lines` on, followed with
+  // `request.follow`; nullptr with `why` set when this executor keeps none.
+  virtual std::unique_ptr<LogSource> open_log(const protocol::LogsRequest& /*request*/,
+                                              std::string& why) {
     why = "this cluster's executor keeps no replica logs";
-    return std::nullopt;
+    return nullptr;
   }
   // True when a started replica stays pending until collect_progress() says
   // it runs; false: it runs once start() returns.

@@ -17,12 +17,12 @@
 #include <unordered_set>
 
 #include "agents/job_plugins.hpp"
+#include "agents/pod_log_source.hpp"
 #include "agents/replica_env.hpp"
-#include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 #include "hub/quantity.hpp"
 #include "kube/query.hpp"
-#include "support/text_excerpt.hpp"
+#include "kube/status_message.hpp"
 
 namespace gantry::agents {
 using nlohmann::json;
@@ -55,6 +55,8 @@ constexpr const char* kTaskIndexAnnotation = "gantry.io/task-index";
 // order) and the index over every part of its replica 0 here.
 constexpr const char* kTaskOrderAnnotation = "gantry.io/task-order";
 constexpr const char* kFirstIndexAnnotation = "gantry.io/first-index";
+// kubectl logs reads this container when none is named, else the first.
+constexpr const char* kDefaultContainerAnnotation = "kubectl.kubernetes.io/default-container";
 // Set by Volcano's job controller on the pods it creates.
 constexpr const char* kVolcanoJobNameLabel = "volcano.sh/job-name";
 
@@ -180,10 +182,7 @@ std::optional<Number> parse_number(const std::string& value) {
 }
 
 std::string status_message(const kube::Response& response) {
-  const json status = config::parse_bounded_json_or_discarded(response.body);
-  std::string message = support::text_excerpt(text(status, "message"));
-  if (message.empty()) message = support::text_excerpt(response.body);
-  return "HTTP " + std::to_string(response.status) + ": " + message;
+  return "HTTP " + std::to_string(response.status) + ": " + kube::status_message(response.body);
 }
 
 // exitCode (and signal) of the first container that terminated; 1 when none says.
@@ -714,6 +713,10 @@ std::optional<std::pair<std::string, KubernetesExecutor::PodView>> KubernetesExe
     std::tie(replica.exit_code, view.signal) = failed_exit(member(pod, "status"));
   }
   view.volcano_job = text(labels, kVolcanoJobNameLabel);
+  view.log_container = text(annotations, kDefaultContainerAnnotation);
+  const json& containers = member(member(pod, "spec"), "containers");
+  if (view.log_container.empty() && containers.is_array() && !containers.empty())
+    view.log_container = text(containers.front(), "name");
   view.running = phase == "Running";
   if (!replica.ended && !view.running) view.waiting = waiting_reason(pod);
   return std::pair{name, std::move(view)};
@@ -1470,6 +1473,33 @@ void KubernetesExecutor::on_event(const std::string& type, const json& pod) {
   }
   pods_[name] = view;
   apply(view);
+}
+
+std::unique_ptr<LogSource> KubernetesExecutor::open_log(const protocol::LogsRequest& request,
+                                                        std::string& why) {
+  std::string pod;
+  std::string container;
+  {
+    std::lock_guard lock(mutex_);
+    DispatchId newest = 0;  // the replica's latest run here, when the job ran here more than once
+    for (const auto& [name, view] : pods_) {
+      const Adopted& replica = view.replica;
+      if (replica.job != request.job || replica.task != request.task ||
+          replica.task_index != request.replica || (!pod.empty() && replica.key.dispatch < newest))
+        continue;
+      newest = replica.key.dispatch;
+      pod = name;
+      container = view.log_container;
+    }
+  }
+  if (pod.empty()) {
+    why = "replica " + request.task + "-" + std::to_string(request.replica) + " of job " +
+          request.job + " has no pod in namespace " + options_.namespace_ +
+          " (not created yet, or already deleted)";
+    return nullptr;
+  }
+  return std::make_unique<PodLogSource>(client_, pod_log_path(options_.namespace_, pod, container,
+                                                              request.tail_lines, request.follow));
 }
 
 void KubernetesExecutor::apply(const PodView& view) {

@@ -60,13 +60,11 @@ class KubernetesExecutor final : public Executor {
   // A replica runs once its pod is Running; until then the pod's reason
   // (Unschedulable, ErrImagePull, ...) says why it waits.
   bool reports_running() const override { return true; }
-  // Pods' logs live with the API server: not relayed through the hub yet.
-  std::optional<std::filesystem::path> log_file(const std::string& /*job*/,
-                                                const std::string& /*task*/, std::int32_t /*index*/,
-                                                std::string& why) const override {
-    why = "this cluster runs replicas as pods: read them with kubectl logs in the member cluster";
-    return std::nullopt;
-  }
+  // The replica's pod's log through the API server (the newest run's pod
+  // when the job ran here more than once), of the container kubectl logs
+  // reads by default.
+  std::unique_ptr<LogSource> open_log(const protocol::LogsRequest& request,
+                                      std::string& why) override;
   void collect_progress(std::vector<ReplicaProgress>& out) override;
   // Pods mode: creates the replica's Pod. Volcano mode: records it for started_all().
   void start(const ReplicaLaunch& launch, TimeMs now) override;
@@ -116,6 +114,7 @@ class KubernetesExecutor final : public Executor {
     bool resolved = true;     // replica.key names the replica (a Volcano pod: slot looked up)
     bool running = false;     // phase Running
     std::string waiting;      // why a Pending pod waits
+    std::string log_container;  // gantryctl logs reads it: kubectl logs' default
   };
   std::unordered_set<DispatchId> started_here_;  // guarded by mutex_
   struct Replica {

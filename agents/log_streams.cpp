@@ -1,7 +1,6 @@
 #include "agents/log_streams.hpp"
 
 #include <algorithm>
-#include <fstream>
 
 namespace gantry::agents {
 
@@ -17,58 +16,20 @@ protocol::LogsChunk last_chunk(std::uint64_t stream, std::string error = "") {
 
 }  // namespace
 
-std::uint64_t tail_offset(const std::filesystem::path& file, std::int32_t lines) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in || lines < 0) return 0;
-  in.seekg(0, std::ios::end);
-  const std::uint64_t end = static_cast<std::uint64_t>(in.tellg());
-  if (lines == 0) return end;
-  std::uint64_t position = end;
-  std::int32_t newlines = 0;
-  // A last line without its newline yet counts as a line.
-  char last = '\n';
-  if (end > 0) {
-    in.seekg(static_cast<std::streamoff>(end - 1));
-    in.get(last);
-  }
-  if (last == '\n') --newlines;
-  constexpr std::uint64_t kBlock = 64 * 1024;
-  std::string block;
-  while (position > 0) {
-    const std::uint64_t size = std::min(kBlock, position);
-    position -= size;
-    block.resize(size);
-    in.seekg(static_cast<std::streamoff>(position));
-    in.read(block.data(), static_cast<std::streamsize>(size));
-    for (std::uint64_t i = size; i-- > 0;) {
-      if (block[i] == '\n' && ++newlines == lines) return position + i + 1;
-    }
-  }
-  return 0;
-}
-
-void LogStreams::open(const protocol::LogsRequest& request,
-                      const std::optional<std::filesystem::path>& file, const std::string& missing,
+void LogStreams::open(const protocol::LogsRequest& request, const Open& open_source,
                       hub::TimeMs now, const Send& send) {
-  if (!file) {
-    send(last_chunk(request.stream, missing));
-    return;
-  }
   if (streams_.size() >= kMaxStreams) {
     send(last_chunk(request.stream, "this agent already streams " + std::to_string(kMaxStreams) +
                                         " logs (its limit); try again when one ends"));
     return;
   }
-  std::error_code error;
-  if (!std::filesystem::exists(*file, error)) {
-    send(last_chunk(request.stream, "replica " + request.task + "-" +
-                                        std::to_string(request.replica) +
-                                        " has not written a log yet"));
+  std::string why;
+  std::unique_ptr<LogSource> source = open_source(why);
+  if (source == nullptr) {
+    send(last_chunk(request.stream, why));
     return;
   }
-  Stream stream{request.stream, request.job, *file, 0, request.follow, now, now};
-  if (request.tail_lines >= 0) stream.offset = tail_offset(*file, request.tail_lines);
-  streams_.push_back(std::move(stream));
+  streams_.push_back(Stream{request.stream, request.job, std::move(source), now, now});
 }
 
 void LogStreams::stop(std::uint64_t stream) {
@@ -76,20 +37,14 @@ void LogStreams::stop(std::uint64_t stream) {
 }
 
 bool LogStreams::read_some(Stream& stream, hub::TimeMs now, const Send& send) {
-  std::ifstream in(stream.file, std::ios::binary);
-  if (!in) return true;
-  in.seekg(static_cast<std::streamoff>(stream.offset));
   for (std::size_t i = 0; i < kChunksPerPoll; ++i) {
     protocol::LogsChunk chunk;
     chunk.stream = stream.id;
-    chunk.data.resize(protocol::kMaxLogChunkBytes);
-    in.read(chunk.data.data(), static_cast<std::streamsize>(chunk.data.size()));
-    chunk.data.resize(static_cast<std::size_t>(in.gcount()));
-    if (chunk.data.empty()) return true;
-    stream.offset += chunk.data.size();
+    if (!stream.source->read(chunk.data, protocol::kMaxLogChunkBytes)) return true;
+    const bool short_read = chunk.data.size() < protocol::kMaxLogChunkBytes;
     stream.last_sent = now;
     send(chunk);
-    if (!in) return true;
+    if (short_read) return true;
   }
   return false;
 }
@@ -102,10 +57,10 @@ void LogStreams::poll(hub::TimeMs now, const Runs& runs, const Send& send) {
       continue;
     }
     // Asked before reading: what a replica wrote before it ended is in the file.
-    const bool still_runs = stream.follow && runs(stream.job);
+    const bool still_runs = runs(stream.job);
     const bool at_end = read_some(stream, now, send);
-    if (at_end && !still_runs) {
-      send(last_chunk(stream.id));
+    if (at_end && !stream.source->more_may_come(still_runs)) {
+      send(last_chunk(stream.id, stream.source->error()));
       it = streams_.erase(it);
       continue;
     }

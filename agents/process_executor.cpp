@@ -14,6 +14,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "agents/log_file_source.hpp"
 #include "agents/replica_env.hpp"
 #include "agents/replica_spawn.hpp"
 #include "agents/run_supervisor.hpp"
@@ -174,11 +175,9 @@ std::filesystem::path ProcessExecutor::log_path(const std::string& job, const st
          (path_segment(task) + "-" + std::to_string(index) + ".log");
 }
 
-std::optional<std::filesystem::path> ProcessExecutor::log_file(const std::string& job,
-                                                               const std::string& task,
-                                                               std::int32_t index,
-                                                               std::string& /*why*/) const {
-  return log_path(job, task, index);
+std::unique_ptr<LogSource> ProcessExecutor::open_log(const protocol::LogsRequest& request,
+                                                     std::string& why) {
+  return open_log_file(request, log_path(request.job, request.task, request.replica), why);
 }
 
 std::filesystem::path ProcessExecutor::plugin_dir(const ReplicaLaunch& launch) const {

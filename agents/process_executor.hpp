@@ -48,9 +48,9 @@ class ProcessExecutor final : public Executor {
   std::string check(const protocol::JobSpec& job) const override;
   std::uint16_t pick_rendezvous_port() override;
   bool reports_running() const override { return true; }
-  std::optional<std::filesystem::path> log_file(const std::string& job, const std::string& task,
-                                                std::int32_t index,
-                                                std::string& why) const override;
+  // <work-dir>/<job>/<task>-<index>.log
+  std::unique_ptr<LogSource> open_log(const protocol::LogsRequest& request,
+                                      std::string& why) override;
   void collect_progress(std::vector<ReplicaProgress>& out) override;
   void start(const ReplicaLaunch& launch, TimeMs now) override;
   void kill(const ReplicaKey& key) override;

@@ -3,6 +3,8 @@
 #include <boost/beast/http/read.hpp>
 #include <limits>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "kube/connection.hpp"
@@ -138,9 +140,17 @@ struct Client::Impl {
     return exchange(std::move(request), nullptr);
   }
 
-  WatchEnd read_events(Connection& connection, HttpParser& parser,
-                       const std::function<void(const nlohmann::json&)>& on_event,
-                       const std::atomic<bool>& stop, int timeout_seconds, Response* http_error);
+  // Sends a GET whose answer streams and reads its header; nullopt when that
+  // worked (the body is left to read), else how the stream ended.
+  std::optional<WatchEnd> start_stream(const std::string& path,
+                                       std::unique_ptr<Connection>& connection, HttpParser& parser,
+                                       const std::atomic<bool>& stop);
+  // Reads a 200 answer's body into on_data as it arrives (false from on_data:
+  // the body is bad, kBroken); any other answer's body into http_error.
+  WatchEnd read_streamed(Connection& connection, HttpParser& parser,
+                         const std::function<bool(std::string_view)>& on_data,
+                         const std::atomic<bool>& stop, Clock::time_point body_deadline,
+                         Response* http_error);
 
   const ClusterAccess access;
   const ServerUrl url;
@@ -190,47 +200,74 @@ Client::WatchEnd Client::watch(const std::string& path, const std::string& resou
     parameters += "&resourceVersion=" + encode_query_value(resource_version);
   }
   parameters += "&allowWatchBookmarks=true&timeoutSeconds=" + std::to_string(timeout_seconds);
-  HttpRequest request = impl_->make_request(http::verb::get, append_query(path, parameters));
-  request.prepare_payload();
-
-  const auto header_deadline = Clock::now() + kRequestTimeout;
   std::unique_ptr<Connection> connection;
+  HttpParser parser;
+  if (const auto failed =
+          impl_->start_stream(append_query(path, parameters), connection, parser, stop))
+    return *failed;
+  EventLines lines(on_event);
+  const auto end = impl_->read_streamed(
+      *connection, parser, [&](std::string_view data) { return lines.feed(data); }, stop,
+      Clock::now() + std::chrono::seconds(timeout_seconds) + kWatchGrace, http_error);
+  if (end == WatchEnd::kServerClosed && !lines.finish()) return WatchEnd::kBroken;
+  return end;
+}
+
+Client::WatchEnd Client::stream(const std::string& path,
+                                const std::function<void(std::string_view data)>& on_data,
+                                const std::atomic<bool>& stop, Response* http_error) {
+  std::unique_ptr<Connection> connection;
+  HttpParser parser;
+  if (const auto failed = impl_->start_stream(path, connection, parser, stop)) return *failed;
+  return impl_->read_streamed(
+      *connection, parser,
+      [&](std::string_view data) {
+        on_data(data);
+        return true;
+      },
+      stop, Clock::time_point::max(), http_error);
+}
+
+std::optional<Client::WatchEnd> Client::Impl::start_stream(const std::string& path,
+                                                           std::unique_ptr<Connection>& connection,
+                                                           HttpParser& parser,
+                                                           const std::atomic<bool>& stop) {
+  HttpRequest request = make_request(http::verb::get, path);
+  request.prepare_payload();
+  const auto header_deadline = Clock::now() + kRequestTimeout;
   try {
-    connection = impl_->open(header_deadline, &stop);
+    connection = open(header_deadline, &stop);
   } catch (const StoppedError&) {
     return WatchEnd::kStopped;
   }
-  HttpParser parser;
   unlimited_body(parser);
   auto error = connection->write(request, header_deadline, &stop);
   if (!error) error = connection->read_header(parser, header_deadline, &stop);
   if (stop.load()) return WatchEnd::kStopped;
   if (error) return WatchEnd::kBroken;
-  return impl_->read_events(*connection, parser, on_event, stop, timeout_seconds, http_error);
+  return std::nullopt;
 }
 
-Client::WatchEnd Client::Impl::read_events(
-    Connection& connection, HttpParser& parser,
-    const std::function<void(const nlohmann::json&)>& on_event, const std::atomic<bool>& stop,
-    int timeout_seconds, Response* http_error) {
+Client::WatchEnd Client::Impl::read_streamed(Connection& connection, HttpParser& parser,
+                                             const std::function<bool(std::string_view)>& on_data,
+                                             const std::atomic<bool>& stop,
+                                             Clock::time_point body_deadline,
+                                             Response* http_error) {
   const bool streaming = parser.get().result() == http::status::ok;
-  EventLines lines(on_event);
   std::string chunked_body;  // an error answer's body, when chunked
-  bool bad_line = false;
+  bool bad_data = false;
   auto on_chunk = [&](std::uint64_t, beast::string_view data, beast::error_code& error) {
     if (!streaming) {
       chunked_body.append(data.data(), data.size());
-    } else if (!lines.feed(std::string_view(data.data(), data.size()))) {
-      bad_line = true;
+    } else if (!on_data(std::string_view(data.data(), data.size()))) {
+      bad_data = true;
       error = http::error::bad_chunk;
     }
     return data.size();
   };
   parser.on_chunk_body(on_chunk);
 
-  const auto deadline = streaming
-                            ? Clock::now() + std::chrono::seconds(timeout_seconds) + kWatchGrace
-                            : Clock::now() + kRequestTimeout;
+  const auto deadline = streaming ? body_deadline : Clock::now() + kRequestTimeout;
   const auto error = connection.read_rest(parser, deadline, &stop);
   if (stop.load()) return WatchEnd::kStopped;
   if (!streaming) {
@@ -240,9 +277,9 @@ Client::WatchEnd Client::Impl::read_events(
     }
     return WatchEnd::kHttpError;
   }
-  if (error || bad_line) return WatchEnd::kBroken;
+  if (error || bad_data) return WatchEnd::kBroken;
   // A body that was not chunked (a proxy's doing) arrives whole.
-  if (!lines.feed(parser.get().body()) || !lines.finish()) return WatchEnd::kBroken;
+  if (!on_data(parser.get().body())) return WatchEnd::kBroken;
   return WatchEnd::kServerClosed;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "kube/cluster_access.hpp"
 
@@ -57,6 +58,17 @@ class Client {
                  const std::function<void(const nlohmann::json& event)>& on_event,
                  const std::atomic<bool>& stop, int timeout_seconds = 300,
                  Response* http_error = nullptr);
+
+  // Streams the body of a GET (a pod's log) to on_data as it arrives, until
+  // the server ends it (kServerClosed), the connection breaks (kBroken) or
+  // `stop` becomes true (kStopped, checked every 200 ms). The headers must come
+  // within 30 s; the body has no deadline (a followed log lasts as long as its
+  // container). Not 2xx: kHttpError, with the status and body (read within
+  // 30 s) in `http_error` when given. Throws as get does when it cannot
+  // connect. Exceptions thrown by on_data end the stream and propagate.
+  WatchEnd stream(const std::string& path,
+                  const std::function<void(std::string_view data)>& on_data,
+                  const std::atomic<bool>& stop, Response* http_error = nullptr);
 
   const std::string& server() const;
 

@@ -6,7 +6,7 @@
 
 #include "config/bounded_json.hpp"
 #include "kube/query.hpp"
-#include "support/text_excerpt.hpp"
+#include "kube/status_message.hpp"
 
 namespace gantry::kube {
 using nlohmann::json;
@@ -35,13 +35,6 @@ std::string string_member(const json& object, const char* key) {
 int status_code(const json& status) {
   const json& code = member(status, "code");
   return code.is_number_integer() ? code.get<int>() : 0;
-}
-
-// The message of a metav1.Status body, or the start of whatever came.
-std::string status_message(const std::string& body) {
-  const json status = config::parse_bounded_json_or_discarded(body);
-  const std::string message = string_member(status, "message");
-  return support::text_excerpt(message.empty() ? body : message);
 }
 
 // Lists of built-in kinds leave kind and apiVersion out of their items.

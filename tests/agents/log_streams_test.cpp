@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "agents/log_file_source.hpp"
+
 namespace gantry::agents {
 namespace {
 
@@ -56,12 +58,34 @@ class LogStreamsTest : public ::testing::Test {
   LogStreams::Runs runs() {
     return [this](const std::string& job) { return job == "train" && runs_; };
   }
+  void open(LogStreams& streams, const protocol::LogsRequest& asked,
+            const std::filesystem::path& file) {
+    streams.open(
+        asked, [&](std::string& why) { return open_log_file(asked, file, why); }, 0, sender());
+  }
+};
+
+// A log that arrives from elsewhere (a pod's, through the API server): what
+// has come so far, whether more may, and how it ended.
+struct ArrivingLog : LogSource {
+  std::string arrived;
+  bool finished = false;
+  std::string failure;
+  bool read(std::string& out, std::size_t max) override {
+    if (arrived.empty()) return false;
+    const std::size_t size = std::min(max, arrived.size());
+    out.append(arrived, 0, size);
+    arrived.erase(0, size);
+    return true;
+  }
+  bool more_may_come(bool) const override { return !finished || !arrived.empty(); }
+  std::string error() const override { return failure; }
 };
 
 TEST_F(LogStreamsTest, WithoutFollowSendsTheWholeFileThenEnds) {
   append("one\ntwo\n");
   LogStreams streams;
-  streams.open(request(false), file_, "", 0, sender());
+  open(streams, request(false), file_);
   ASSERT_EQ(streams.next_poll(), std::optional<hub::TimeMs>(0));
   streams.poll(0, runs(), sender());
   EXPECT_EQ(data(), "one\ntwo\n");
@@ -84,7 +108,7 @@ TEST_F(LogStreamsTest, TailStartsAtTheLastLines) {
   EXPECT_EQ(tail_offset(file_, 2), 8u);
 
   LogStreams streams;
-  streams.open(request(false, 1), file_, "", 0, sender());
+  open(streams, request(false, 1), file_);
   streams.poll(0, runs(), sender());
   EXPECT_EQ(data(), "partial");
 }
@@ -92,7 +116,7 @@ TEST_F(LogStreamsTest, TailStartsAtTheLastLines) {
 TEST_F(LogStreamsTest, FollowKeepsReadingWhileTheJobRunsAndEndsAfterTheLastBytes) {
   append("step 1\n");
   LogStreams streams;
-  streams.open(request(true), file_, "", 0, sender());
+  open(streams, request(true), file_);
   streams.poll(0, runs(), sender());
   EXPECT_EQ(data(), "step 1\n");
   EXPECT_FALSE(sent_.back().end);
@@ -113,7 +137,7 @@ TEST_F(LogStreamsTest, FollowKeepsReadingWhileTheJobRunsAndEndsAfterTheLastBytes
 TEST_F(LogStreamsTest, AQuietFollowedStreamSendsKeepalives) {
   append("x\n");
   LogStreams streams;
-  streams.open(request(true), file_, "", 0, sender());
+  open(streams, request(true), file_);
   streams.poll(0, runs(), sender());
   const std::size_t before = sent_.size();
   streams.poll(protocol::kWatchKeepaliveMs, runs(), sender());
@@ -126,7 +150,7 @@ TEST_F(LogStreamsTest, ALargeLogIsSentInBoundedChunksOverSeveralPolls) {
   const std::size_t size = (LogStreams::kChunksPerPoll + 1) * protocol::kMaxLogChunkBytes + 5;
   append(std::string(size, 'a'));
   LogStreams streams;
-  streams.open(request(false), file_, "", 0, sender());
+  open(streams, request(false), file_);
   streams.poll(0, runs(), sender());
   EXPECT_EQ(sent_.size(), LogStreams::kChunksPerPoll);
   for (const auto& chunk : sent_) EXPECT_LE(chunk.data.size(), protocol::kMaxLogChunkBytes);
@@ -138,26 +162,68 @@ TEST_F(LogStreamsTest, ALargeLogIsSentInBoundedChunksOverSeveralPolls) {
 
 TEST_F(LogStreamsTest, MissingLogsAndTheStreamLimitEndWithAnError) {
   LogStreams streams;
-  streams.open(request(false), std::nullopt, "this cluster's executor keeps no replica logs", 0,
-               sender());
+  streams.open(
+      request(false),
+      [](std::string& why) -> std::unique_ptr<LogSource> {
+        why = "this cluster's executor keeps no replica logs";
+        return nullptr;
+      },
+      0, sender());
   ASSERT_EQ(sent_.size(), 1u);
   EXPECT_TRUE(sent_[0].end);
   EXPECT_EQ(sent_[0].error, "this cluster's executor keeps no replica logs");
 
-  streams.open(request(false), dir_ / "none.log", "", 0, sender());
+  open(streams, request(false), dir_ / "none.log");
   EXPECT_EQ(sent_.back().error, "replica worker-0 has not written a log yet");
 
   append("x\n");
   for (std::size_t i = 0; i < LogStreams::kMaxStreams; ++i) {
     protocol::LogsRequest asked = request(true);
     asked.stream = 100 + i;
-    streams.open(asked, file_, "", 0, sender());
+    open(streams, asked, file_);
   }
   EXPECT_EQ(streams.size(), LogStreams::kMaxStreams);
-  streams.open(request(true), file_, "", 0, sender());
+  bool opened = false;
+  streams.open(
+      request(true),
+      [&](std::string&) {
+        opened = true;
+        return std::unique_ptr<LogSource>();
+      },
+      0, sender());
+  EXPECT_FALSE(opened) << "a stream over the limit opens no source (a pod log's GET)";
   EXPECT_NE(sent_.back().error.find("its limit"), std::string::npos) << sent_.back().error;
   streams.stop(100);
   EXPECT_EQ(streams.size(), LogStreams::kMaxStreams - 1);
+}
+
+TEST_F(LogStreamsTest, AnArrivingLogIsSentUntilItsSourceEndsWhateverTheJobDoes) {
+  LogStreams streams;
+  ArrivingLog* log = nullptr;
+  streams.open(
+      request(true),
+      [&](std::string&) {
+        auto source = std::make_unique<ArrivingLog>();
+        log = source.get();
+        return source;
+      },
+      0, sender());
+  ASSERT_NE(log, nullptr);
+  runs_ = false;  // the pod's log says when it ends, not the agent's view of the job
+  streams.poll(0, runs(), sender());
+  EXPECT_TRUE(sent_.empty());
+  EXPECT_EQ(streams.size(), 1u);
+
+  log->arrived = "step 1\n";
+  streams.poll(*streams.next_poll(), runs(), sender());
+  log->arrived = "step 2\n";
+  log->finished = true;
+  log->failure = "the API server's log stream broke off";
+  streams.poll(*streams.next_poll(), runs(), sender());
+  EXPECT_EQ(data(), "step 1\nstep 2\n");
+  ASSERT_TRUE(sent_.back().end);
+  EXPECT_EQ(sent_.back().error, "the API server's log stream broke off");
+  EXPECT_EQ(streams.size(), 0u);
 }
 
 }  // namespace

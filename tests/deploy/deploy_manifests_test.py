@@ -384,6 +384,7 @@ def grants_of(subject, objects):
 def agent_grants(with_ocm):
     wanted = {("*", "", r, v) for r in ("nodes", "pods") for v in ("get", "list", "watch")}
     wanted |= {(JOBS_NS, "", "pods", v) for v in ("create", "delete")}
+    wanted |= {(JOBS_NS, "", "pods/log", "get")}  # gantryctl logs
     wanted |= {(JOBS_NS, "", "services", v) for v in ("create", "patch", "delete")}
     wanted |= {(JOBS_NS, "", r, v) for r in ("configmaps", "secrets") for v in ("create", "delete")}
     wanted |= {(JOBS_NS, "batch.volcano.sh", "jobs", v) for v in ("create", "patch", "delete", "get", "list", "watch")}

@@ -3,11 +3,13 @@ them through the real gantryctl binary. Shared by the end-to-end tests."""
 
 import json
 import os
+import queue
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 from gantry_keys import KeyRing
@@ -217,3 +219,38 @@ def job_yaml(name, tasks, min_available=0, annotations=None, queue="default"):
         lines.append("              resources:")
         lines.append("                requests: " + json.dumps({k: str(v) for k, v in requests.items()}))
     return "\n".join(lines) + "\n"
+
+
+class Streamed:
+    """A gantryctl command that keeps printing (-w, -f): its lines as they come."""
+
+    def __init__(self, gantry, *args):
+        self.process = subprocess.Popen(
+            [os.path.join(BIN_DIR, "gantryctl"), "--hub", gantry.admin_endpoint, *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, **gantry.keys.ctl_env("gantryctl")})
+        self.lines = queue.Queue()
+        self.seen = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def _drain(self):
+        while not self.lines.empty():
+            self.seen.append(self.lines.get_nowait())
+        return self.seen
+
+    def wait_for(self, predicate, what, deadline_s=60.0):
+        return wait_until(lambda: any(predicate(line) for line in self._drain()), what, deadline_s)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+        self.process.wait(timeout=10)
+        self.reader.join(timeout=10)
+        self._drain()
+        self.process.stdout.close()
+        self.process.stderr.close()

@@ -92,7 +92,7 @@ users:
 
     # ------------------------------------------------------------ REST
     def request(self, method, path, body=None, content_type="application/json"):
-        data = None if body is None else json.dumps(body).encode()
+        data = body if body is None or isinstance(body, bytes) else json.dumps(body).encode()
         request = urllib.request.Request(self.server + path, data=data, method=method)
         request.add_header("Authorization", f"Bearer {TOKEN}")
         if data is not None:

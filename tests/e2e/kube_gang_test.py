@@ -38,7 +38,7 @@ import tempfile
 import unittest
 import urllib.parse
 
-from gantry_harness import BIN_DIR, Cluster, free_port, wait_until
+from gantry_harness import BIN_DIR, Cluster, Streamed, free_port, wait_until
 from karmada_harness import KarmadaFixture
 
 NAMESPACE = "jobs"
@@ -99,6 +99,34 @@ spec:
   queue: default
   minAvailable: 4{plugins}
   tasks:{''.join(tasks)}
+"""
+
+
+def logged_job_yaml(name):
+    """Two replicas whose pods have a trainer and a log-shipper sidecar: the trainer, the first
+    container, is the one kubectl logs (and gantryctl logs) reads."""
+    return f"""apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata:
+  name: {name}
+spec:
+  queue: default
+  minAvailable: 2
+  tasks:
+    - name: worker
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: trainer
+              image: pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime
+              command: ["python3", "/workspace/train.py"]
+              resources:
+                requests: {{cpu: "1"}}
+            - name: log-shipper
+              image: fluent/fluent-bit:2.2
+              resources:
+                requests: {{cpu: "100m"}}
 """
 
 
@@ -191,6 +219,12 @@ class KubeGang(unittest.TestCase):
     def exit_pods(self, api, pods, code=0):
         for pod in pods:
             api.fixture("POST", f"pods/{NAMESPACE}/{pod['metadata']['name']}/exit?code={code}")
+
+    def prints(self, api, pod, text, container="trainer"):
+        """The pod's container prints `text` (the fixture's stand-in for its program)."""
+        status, body = api.request("POST", f"/fixture/pods/{NAMESPACE}/{pod['metadata']['name']}/log"
+                                           f"?container={container}", text.encode(), "text/plain")
+        self.assertEqual(status, 200, body)
 
     # ------------------------------------------------------------ the gloo replicas
     def hosts_file(self, pods):
@@ -364,6 +398,54 @@ class KubeGang(unittest.TestCase):
         wait_until(lambda: self.phase_is(job, "Completed"), "the job to complete from its pods' exits")
         if skipped:
             self.skipTest(f"gloo part not run: {skipped}")
+
+    def test_gantryctl_logs_reads_a_pods_log_through_the_api_server(self):
+        self.start_member("lab", self.api)
+        job = self.gantry.submit(logged_job_yaml("talker"))
+        pods = wait_until(lambda: self.running_pods(self.api, job, 2), "the two pods to run")
+        wait_until(lambda: self.phase_is(job, "Running"), "the job to run", deadline_s=30)
+        self.prints(self.api, pods[0], "rank 0 step 1\n")
+        self.prints(self.api, pods[0], "shipped 12 lines\n", container="log-shipper")
+        self.prints(self.api, pods[1], "rank 1 step 1\nrank 1 step 2\n")
+
+        # Two containers: the API server wants one named; Gantry names kubectl's default.
+        self.assertEqual(self.gantry.ctl("logs", "job", job).stdout, "rank 0 step 1\n")
+        self.assertEqual(self.gantry.ctl("logs", "job", job, "--replica", "1", "--tail", "1").stdout,
+                         "rank 1 step 2\n")
+        log_reads = [r for r in self.api.fixture("GET", "requests") if r["path"].endswith("/log")]
+        self.assertEqual([r["status"] for r in log_reads], [200, 200])
+        self.assertIn("container=trainer", log_reads[0]["query"])
+        self.assertIn("tailLines=1", log_reads[1]["query"])
+
+        follow = Streamed(self.gantry, "logs", "job", job, "-f")
+        self.addCleanup(follow.stop)
+        follow.wait_for(lambda line: line == "rank 0 step 1", "what the trainer printed so far")
+        self.prints(self.api, pods[0], "rank 0 step 2\n")
+        follow.wait_for(lambda line: line == "rank 0 step 2", "what it prints next, as it prints it")
+        self.assertEqual(follow.process.poll(), None, "still following while the container runs")
+        self.exit_pods(self.api, pods)
+        self.assertEqual(follow.process.wait(timeout=60), 0, "the log ends with its container")
+        follow.stop()
+        self.assertEqual(follow.seen, ["rank 0 step 1", "rank 0 step 2"])
+
+        wait_until(lambda: self.phase_is(job, "Completed"), "the job to complete")
+        # An ended pod's log stays readable while its pod is kept, as with kubectl logs.
+        self.assertEqual(self.gantry.ctl("logs", "job", job, "--replica", "1").stdout,
+                         "rank 1 step 1\nrank 1 step 2\n")
+
+    def test_a_pod_still_starting_has_no_log_yet_in_the_api_servers_words(self):
+        api = self.start_api("slow", "--kubelet-start-ms", "600000")  # its kubelets never start them
+        for name in ("gpu-0", "gpu-1", "gpu-2"):
+            api.create(NODES, node(name))
+        self.start_member("slow", api)
+        job = self.gantry.submit(logged_job_yaml("slow-start"))
+        pods = wait_until(lambda: len(p := self.pods(api, job)) == 2 and all(x["spec"].get("nodeName") for x in p)
+                          and p, "the two pods to be bound")
+        self.assertEqual({(p.get("status") or {}).get("phase") for p in pods}, {"Pending"})
+        refused = self.gantry.ctl("logs", "job", job, check=False)
+        self.assertEqual(refused.returncode, 1, refused.stdout)
+        self.assertRegex(refused.stderr, r'^error: container "trainer" in pod "[^"]+" is waiting to start: '
+                                         r'ContainerCreating\n$')
 
     def test_pods_kubernetes_will_not_schedule_are_handed_back_and_run_elsewhere(self):
         # Every node of 'zone-a' is in zone a, the job's pods need zone b; its agent leaves

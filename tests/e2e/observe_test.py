@@ -6,49 +6,11 @@ replica prints as it prints it and ends when the replica ends."""
 
 import json
 import os
-import queue
-import subprocess
-import threading
 import unittest
 
-from gantry_harness import BIN_DIR, Cluster, job_yaml, wait_until, waiting_command
+from gantry_harness import Cluster, Streamed, job_yaml, wait_until, waiting_command
 
 GPU = "nvidia.com/gpu"
-
-
-class Streamed:
-    """A gantryctl command that keeps printing (-w, -f): its lines as they come."""
-
-    def __init__(self, gantry, *args):
-        self.process = subprocess.Popen(
-            [os.path.join(BIN_DIR, "gantryctl"), "--hub", gantry.admin_endpoint, *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, **gantry.keys.ctl_env("gantryctl")})
-        self.lines = queue.Queue()
-        self.seen = []
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def _drain(self):
-        while not self.lines.empty():
-            self.seen.append(self.lines.get_nowait())
-        return self.seen
-
-    def wait_for(self, predicate, what, deadline_s=60.0):
-        return wait_until(lambda: any(predicate(line) for line in self._drain()), what, deadline_s)
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-        self.process.wait(timeout=10)
-        self.reader.join(timeout=10)
-        self._drain()
-        self.process.stdout.close()
-        self.process.stderr.close()
 
 
 class Observe(unittest.TestCase):

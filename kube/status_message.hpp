@@ -1,0 +1,12 @@
+// What an API server's error answer says, for logs and users.
+#pragma once
+
+#include <string>
+
+namespace gantry::kube {
+
+// The message of a metav1.Status body, or the start of whatever came
+// (at most 200 bytes either way).
+std::string status_message(const std::string& body);
+
+}  // namespace gantry::kube
