@@ -1,5 +1,6 @@
 #include "agents/dispatch_run.hpp"
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace gantry::agents {
@@ -216,44 +217,29 @@ std::vector<std::uint32_t> DispatchRun::member_ranks() const {
   return ranks;
 }
 
-namespace {
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;  // names never hold control characters
-    out += c;
-  }
-  return out + "\"";
-}
-
-}  // namespace
-
 std::string DispatchRun::elastic_state_json(const std::string& cluster) const {
   std::int32_t replicas = 0;
   for (const protocol::TaskSpec& task : job_->tasks) replicas += task.replicas;
   const std::int32_t min_replicas = job_->min_available > 0 ? job_->min_available : replicas;
-  std::string json = "{\"job\": " + json_string(job_->name) +
-                     ", \"dispatch_id\": " + std::to_string(id_) +
-                     ", \"epoch\": " + std::to_string(elastic_epoch_) +
-                     ", \"world_size\": " + std::to_string(plan_.world_size) +
-                     ", \"min_replicas\": " + std::to_string(min_replicas) +
-                     ", \"max_replicas\": " + std::to_string(replicas) +
-                     ", \"master_addr\": " + json_string(master_addr_) +
-                     ", \"master_port\": " + std::to_string(master_port_) +
-                     ", \"cluster\": " + json_string(cluster) + ", \"members\": [";
-  bool first = true;
+  nlohmann::ordered_json members = nlohmann::ordered_json::array();
   for (std::uint32_t rank : member_ranks()) {
     const RunReplica& replica = replicas_[rank];
-    json += std::string(first ? "" : ", ") +
-            "{\"task\": " + json_string(job_->tasks[replica.task].name) +
-            ", \"index\": " + std::to_string(replica.index) +
-            ", \"rank\": " + std::to_string(plan_.rank_offset + static_cast<std::int64_t>(rank)) +
-            ", \"node\": " + json_string(replica.node) + "}";
-    first = false;
+    members.push_back({{"task", job_->tasks[replica.task].name},
+                       {"index", replica.index},
+                       {"rank", plan_.rank_offset + static_cast<std::int64_t>(rank)},
+                       {"node", replica.node}});
   }
-  return json + "]}\n";
+  const nlohmann::ordered_json state = {{"job", job_->name},
+                                        {"dispatch_id", id_},
+                                        {"epoch", elastic_epoch_},
+                                        {"world_size", plan_.world_size},
+                                        {"min_replicas", min_replicas},
+                                        {"max_replicas", replicas},
+                                        {"master_addr", master_addr_},
+                                        {"master_port", master_port_},
+                                        {"cluster", cluster},
+                                        {"members", std::move(members)}};
+  return state.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 void DispatchRun::ended(std::uint32_t rank, ReplicaState state, int exit_code) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string_view>
 
@@ -206,15 +207,6 @@ int task_named(const protocol::JobSpec& job, std::string_view name) {
   return -1;
 }
 
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 void add(PluginOutput& out, std::string name, std::string value) {
   out.env.push_back(protocol::EnvVar{std::move(name), std::move(value)});
 }
@@ -293,29 +285,28 @@ void tensorflow_plugin(const PluginReplica& replica, const ReplicaHosts& hosts, 
   if (job.tasks.size() == 1 && job.tasks.front().replicas == 1) return;  // stand-alone
   const FlagValues args = args_of(job, "tensorflow");
   const std::vector<std::string> roles = {"ps", "worker", "chief", "evaluator"};
-  std::vector<std::string> lists(roles.size());
+  std::vector<nlohmann::ordered_json> lists(roles.size(), nlohmann::ordered_json::array());
   std::int64_t position = 0;
   for (std::size_t t = 0; t < job.tasks.size(); ++t) {
-    std::vector<std::string> endpoints;
+    nlohmann::ordered_json endpoints = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < hosts[t].size(); ++i, ++position) {
       const std::string port =
           replica.distinct_ports_from != 0
               ? std::to_string(distinct_port(replica.distinct_ports_from, position))
               : args.at("port");
-      endpoints.push_back(json_string(hosts[t][i] + ":" + port));
+      endpoints.push_back(hosts[t][i] + ":" + port);
     }
     for (std::size_t r = 0; r < roles.size(); ++r) {
       if (job.tasks[t].name != args.at(roles[r])) continue;
-      lists[r] = "[" + join(endpoints, ",") + "]";
+      lists[r] = std::move(endpoints);
       break;
     }
   }
-  std::string cluster;
-  for (std::size_t r = 0; r < roles.size(); ++r) {
-    if (lists[r].empty() || lists[r] == "[]") continue;
-    if (!cluster.empty()) cluster += ",";
-    cluster += json_string(roles[r]) + ":" + lists[r];
-  }
+  // ordered_json keeps Go's field order: cluster, then task.
+  nlohmann::ordered_json config;
+  config["cluster"] = nlohmann::ordered_json::object();
+  for (std::size_t r = 0; r < roles.size(); ++r)
+    if (!lists[r].empty()) config["cluster"][roles[r]] = lists[r];
   const std::string& own = job.tasks[replica.task].name;
   std::string type = own;
   for (const std::string& role : roles)
@@ -323,9 +314,9 @@ void tensorflow_plugin(const PluginReplica& replica, const ReplicaHosts& hosts, 
       type = role;
       break;
     }
+  config["task"] = {{"type", type}, {"index", replica.index}};
   add(out, "TF_CONFIG",
-      "{\"cluster\":{" + cluster + "},\"task\":{\"type\":" + json_string(type) +
-          ",\"index\":" + std::to_string(replica.index) + "}}");
+      config.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
 }
 
 void mpi_plugin(const PluginReplica& replica, const ReplicaHosts& hosts, PluginOutput& out) {

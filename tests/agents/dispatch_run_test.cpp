@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "agent_test_support.hpp"
 
 namespace gantry::agents {
@@ -42,6 +44,25 @@ TEST(DispatchRun, PendingUntilEveryReplicaStartedThenRunning) {
   EXPECT_EQ(update.tasks[0].name, "master");
   EXPECT_EQ(update.tasks[0].running, 1);
   EXPECT_EQ(update.tasks[1].running, 2);
+}
+
+TEST(DispatchRun, ElasticStateIsOneJsonDocumentOfTheLiveMembers) {
+  DispatchRun run = make_run();
+  start_all(run);
+  run.exited(2, 0, 0);
+  const std::string text = run.elastic_state_json("east \"quoted\"\x01");
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  const auto state = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(state.begin().key(), "job") << "fields in the order docs/elastic.md lists them";
+  EXPECT_EQ(state["job"], "ddp");
+  EXPECT_EQ(state["dispatch_id"], 7);
+  EXPECT_EQ(state["max_replicas"], 3);
+  EXPECT_EQ(state["cluster"], "east \"quoted\"\x01");
+  ASSERT_EQ(state["members"].size(), 2u);
+  EXPECT_EQ(
+      state["members"][1],
+      nlohmann::ordered_json({{"task", "worker"}, {"index", 0}, {"rank", 1}, {"node", "n0"}}));
 }
 
 TEST(DispatchRun, CompletedOnlyWhenEveryReplicaSucceeded) {

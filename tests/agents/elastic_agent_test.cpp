@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "support/temp_dir.hpp"
@@ -45,11 +45,9 @@ class ElasticAgentTest : public ::testing::Test {
     resize.world_size = workers;
     return resize;
   }
-  std::string state_file() const {
+  nlohmann::json state_file() const {
     std::ifstream file(state_dir.path() / "elastic" / "7.json");
-    std::stringstream text;
-    text << file.rdbuf();
-    return text.str();
+    return nlohmann::json::parse(file);
   }
   const protocol::StatusUpdate last_status() const {
     const auto updates = messages_of<protocol::StatusUpdate>(out);
@@ -68,7 +66,8 @@ TEST_F(ElasticAgentTest, FirstReplicasSeeEpochZeroAndTheStateFile) {
   EXPECT_EQ(executor.started[0].elastic_epoch, 0u);
   EXPECT_EQ(executor.started[0].world_size, 2);
   EXPECT_NE(executor.started[0].elastic_state.find("7.json"), std::string::npos);
-  EXPECT_NE(state_file().find("\"epoch\": 0, \"world_size\": 2"), std::string::npos);
+  EXPECT_EQ(state_file()["epoch"], 0);
+  EXPECT_EQ(state_file()["world_size"], 2);
 }
 
 TEST_F(ElasticAgentTest, AGrowthStartsTheAddedReplicasWithTheNewEpoch) {
@@ -87,7 +86,8 @@ TEST_F(ElasticAgentTest, AGrowthStartsTheAddedReplicasWithTheNewEpoch) {
   }
   EXPECT_EQ(allocated_gpus(core.usage_report()), 4);
   EXPECT_EQ(testing::task_status(last_status(), "worker")->running, 4);
-  EXPECT_NE(state_file().find("\"epoch\": 1, \"world_size\": 4"), std::string::npos);
+  EXPECT_EQ(state_file()["epoch"], 1);
+  EXPECT_EQ(state_file()["world_size"], 4);
 }
 
 TEST_F(ElasticAgentTest, AGrowthThatDoesNotFitIsRefusedAndHoldsNothing) {
@@ -122,7 +122,8 @@ TEST_F(ElasticAgentTest, AShrinkStopsTheHighestIndexReplicasWithoutFailingThePar
   EXPECT_EQ(status.phase, protocol::phase::kRunning);
   EXPECT_EQ(testing::task_status(status, "worker")->running, 2);
   EXPECT_EQ(testing::task_status(status, "worker")->failed, 0);
-  EXPECT_NE(state_file().find("\"epoch\": 2, \"world_size\": 2"), std::string::npos);
+  EXPECT_EQ(state_file()["epoch"], 2);
+  EXPECT_EQ(state_file()["world_size"], 2);
   // The two that stay complete the part.
   core.on_exits({{ReplicaKey{7, 0}, 0, 0}, {ReplicaKey{7, 1}, 0, 0}}, out);
   EXPECT_EQ(last_status().phase, protocol::phase::kCompleted);

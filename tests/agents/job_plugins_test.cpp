@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "agent_test_support.hpp"
 #include "agents/process_executor.hpp"
@@ -188,6 +189,21 @@ TEST(JobPlugins, TensorflowRolesPortsAndDistinctPortsOnOneMachine) {
   EXPECT_EQ(env_of(plugin_output(replica, nullptr)).at("TF_CONFIG"),
             "{\"cluster\":{\"ps\":[\"127.0.0.1:30000\"],\"worker\":[\"127.0.0.1:30001\","
             "\"127.0.0.1:30002\"]},\"task\":{\"type\":\"ps\",\"index\":0}}");
+}
+
+TEST(JobPlugins, TfConfigIsValidJsonWhateverTheHostNamesHold) {
+  const auto job = job_with("tf", {{"server", 1}, {"trainer", 1}},
+                            {{"tensorflow", {"--ps=server", "--worker=trainer", "--port=5000"}}});
+  const ReplicaHosts hosts = {{"quote\"back\\slash"}, {"tab\tnewline\ncontrol\x01"}};
+  PluginReplica replica;
+  replica.job = &job;
+  replica.task = 1;
+  replica.hosts = &hosts;
+  const auto config =
+      nlohmann::json::parse(env_of(plugin_output(replica, nullptr)).at("TF_CONFIG"));
+  EXPECT_EQ(config["cluster"]["ps"][0], "quote\"back\\slash:5000");
+  EXPECT_EQ(config["cluster"]["worker"][0], "tab\tnewline\ncontrol\x01:5000");
+  EXPECT_EQ(config["task"]["type"], "worker");
 }
 
 TEST(JobPlugins, TensorflowLeavesAStandAloneJobAlone) {
