@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
   using namespace gantry::actors;
   HubCommandLine command_line;
   if (const auto exit_code = gantry::command_line::parse_or_exit_code(
-          "gantry-hub", argc, argv, parse_hub_command_line, hub_usage(), command_line))
+          "gantry-hub", GANTRY_VERSION, argc, argv, parse_hub_command_line, hub_usage(),
+          command_line))
     return *exit_code;
   spdlog::set_level(spdlog::level::from_str(command_line.log_level));
   gantry::support::use_log_format(command_line.log_format);

@@ -182,7 +182,8 @@ CLI::Option* add_test_faults(CLI::App& app, TestFaults& faults) {
           "(every Prepare is rejected), exit-after-admit (exit with status 3 right after the "
           "first Admit); repeatable")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->type_name("SPEC");
+      ->type_name("SPEC")
+      ->group("");  // for tests: not in --help
 }
 
 void define(CLI::App& app, AgentOptions& options) {
@@ -209,7 +210,7 @@ void define(CLI::App& app, AgentOptions& options) {
       "                    [--pending-give-up-ms N]\n"
       "                    [--http-listen HOST:PORT [--http-cert FILE --http-key FILE]\n"
       "                     [--metrics-token-file FILE]]\n"
-      "                    [--test-fault SPEC]...\n");
+      "       gantry-agent --version\n");
   cl::add_text(app, "--hub", options.hub_endpoint,
                "where the hub listens for agents (required but for --role node)")
       ->type_name("tcp://HOST:PORT");

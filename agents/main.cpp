@@ -305,8 +305,9 @@ void warn_if_insecure(const agents::AgentOptions& options) {
 
 int main(int argc, char** argv) {
   agents::AgentOptions options;
-  if (const auto exit_code = command_line::parse_or_exit_code(
-          "gantry-agent", argc, argv, agents::parse_agent_options, agents::agent_usage(), options))
+  if (const auto exit_code = command_line::parse_or_exit_code("gantry-agent", GANTRY_VERSION, argc,
+                                                              argv, agents::parse_agent_options,
+                                                              agents::agent_usage(), options))
     return *exit_code;
   spdlog::set_level(spdlog::level::from_str(options.log_level));
   support::use_log_format(options.log_format);

@@ -62,7 +62,7 @@ void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, cons
 int main(int argc, char** argv) {
   CoreBenchOptions options;
   if (const auto exit_code = gantry::command_line::parse_or_exit_code(
-          "gantry-bench-core", argc, argv, gantry::bench::parse_core_bench_options,
+          "gantry-bench-core", GANTRY_VERSION, argc, argv, gantry::bench::parse_core_bench_options,
           gantry::bench::core_bench_usage(), options))
     return *exit_code;
   try {

@@ -155,6 +155,8 @@ class SynopsisFormatter : public CLI::Formatter {
 inline void configure(CLI::App& app, std::string synopsis) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.allow_extras();
+  // Answered by parse_or_exit_code before any other flag is read.
+  app.add_flag("--version")->description("print the program's version and exit");
   auto formatter = std::make_shared<SynopsisFormatter>(std::move(synopsis));
   formatter->column_width(28);
   app.formatter(std::move(formatter));
@@ -210,11 +212,19 @@ std::string usage(const char* program, void (*define)(CLI::App&, Options&)) {
 
 // For main(): fills `options` with `parse(args)`. Returns the exit code when
 // the program should stop here: 2 after printing "program: error" and the
-// usage to stderr, 0 after printing the usage for --help (options.help).
+// usage to stderr, 0 after printing the usage for --help (options.help) or
+// "program VERSION" for --version.
 template <typename Options, typename Parse>
-std::optional<int> parse_or_exit_code(const char* program, int argc, char** argv, Parse parse,
-                                      const std::string& usage, Options& options) {
+std::optional<int> parse_or_exit_code(const char* program, const char* version, int argc,
+                                      char** argv, Parse parse, const std::string& usage,
+                                      Options& options) {
   constexpr int kUsageError = 2;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--version") {
+      std::printf("%s %s\n", program, version);
+      return 0;
+    }
+  }
   try {
     options = parse(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const std::invalid_argument& e) {

@@ -118,9 +118,11 @@ UsageError usage_error(const CLI::ParseError& error, const CLI::App& root) {
 }
 
 // "  get jobs|clusters|queues        list, ..." for every command.
-std::string command_lines() {
+// The help's lines of every command, or only of those named `topic`.
+std::string command_lines(std::string_view topic = "") {
   std::string text;
   for (const CommandSpec* command : command_table()) {
+    if (!topic.empty() && command->name != topic) continue;
     std::string line = "  " + std::string(command->synopsis);
     if (line.size() < kSummaryColumn) {
       line.append(kSummaryColumn - line.size(), ' ');
@@ -140,6 +142,10 @@ std::string command_lines() {
 
 Invocation parse_arguments(const std::vector<std::string>& args, const char* env_hub) {
   Invocation out;
+  if (args.size() == 1 && args.front() == "--version") {  // as the other programs answer it
+    out.command = "version";
+    return out;
+  }
   bool hub_given = false;
   CLI::App root("gantryctl: operate a Gantry hub", "gantryctl");
   root.set_help_flag("-h,--help");
@@ -156,6 +162,7 @@ Invocation parse_arguments(const std::vector<std::string>& args, const char* env
   } catch (const CLI::CallForHelp&) {
     Invocation help;
     help.command = "help";
+    help.help_topic = named_command(args);  // get jobs --help: get's usage
     return help;
   } catch (const CLI::ParseError& e) {
     throw usage_error(e, root);
@@ -168,17 +175,25 @@ Invocation parse_arguments(const std::vector<std::string>& args, const char* env
   return out;
 }
 
-std::string usage_synopsis() {
-  return "Usage:\n"
-         "  gantryctl [--hub ENDPOINT] [--hub-key FILE] [--key FILE] [--insecure]\n"
-         "            [--timeout DURATION] COMMAND ...\n"
-         "\n"
-         "Commands:\n" +
-         command_lines();
+std::string named_command(const std::vector<std::string>& args) {
+  for (const std::string& arg : args)
+    if (find_command(arg) != nullptr) return arg;
+  return "";
 }
 
-std::string usage_text() {
-  return "gantryctl: operate a Gantry hub\n\n" + usage_synopsis() + R"(
+std::string usage_text(std::string_view topic) {
+  if (const CommandSpec* command = topic.empty() ? nullptr : find_command(topic)) {
+    return "Usage:\n  gantryctl " + std::string(command->synopsis) + "\n\n" +
+           std::string(command->summary) + "\n";
+  }
+  return "gantryctl: operate a Gantry hub\n\n"
+         "Usage:\n"
+         "  gantryctl [--hub ENDPOINT] [--hub-key FILE] [--key FILE] [--insecure]\n"
+         "            [--timeout DURATION] COMMAND ...\n"
+         "  gantryctl --version\n"
+         "\n"
+         "Commands:\n" +
+         command_lines() + R"(
 Flags:
   --hub ENDPOINT          hub admin endpoint (default $GANTRY_HUB, else tcp://127.0.0.1:7801)
   --hub-key FILE          the hub's public key (default $GANTRY_HUB_KEY, else CONFIG/hub.pub)

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gantry::console {
@@ -28,6 +29,7 @@ struct Invocation {
   bool insecure = false;          // --insecure: plaintext, no keys
   std::chrono::milliseconds request_timeout{5000};  // per request to the hub
   std::string command;     // a name in command_table(); "help" when none is given
+  std::string help_topic;  // help: the command it is about ("" for all)
   std::string kind;        // get: jobs|clusters|queues; describe: job|queue|cluster; ...
   std::string name;        // describe / cancel / wait / delete
   std::string file;        // -f FILE ("-" = stdin)
@@ -50,9 +52,10 @@ struct Invocation {
 // Throws UsageError.
 Invocation parse_arguments(const std::vector<std::string>& args, const char* env_hub);
 
-// The full help text.
-std::string usage_text();
-// Its first part: the command synopsis, shown after an argument error.
-std::string usage_synopsis();
+// The full help text, or only `topic`'s usage when it names a command.
+std::string usage_text(std::string_view topic = "");
+// The first of `args` that names a command ("" when none does): what an
+// argument error's usage is about.
+std::string named_command(const std::vector<std::string>& args);
 
 }  // namespace gantry::console

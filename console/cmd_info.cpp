@@ -1,4 +1,5 @@
 // version and help: answered locally, without the hub.
+#include <CLI/CLI.hpp>
 #include <ostream>
 
 #include "console/command_line.hpp"
@@ -12,8 +13,8 @@ namespace {
 
 void add_version(CLI::App&, Invocation&) {}
 
-void add_help(CLI::App& command, Invocation&) {
-  ignore_operands(command);
+void add_help(CLI::App& command, Invocation& invocation) {
+  command.add_option("COMMAND", invocation.help_topic, "the command to tell about");
 }
 
 int run_version(CommandContext& context) {
@@ -23,7 +24,12 @@ int run_version(CommandContext& context) {
 }
 
 int run_help(CommandContext& context) {
-  context.out << usage_text();
+  const std::string& topic = context.invocation.help_topic;
+  if (!topic.empty() && find_command(topic) == nullptr)
+    throw UsageError("help: unknown command \"" + topic + "\"");
+  context.out << usage_text(topic);
+  if (!topic.empty())
+    context.out << "\nConnection flags, durations and exit statuses: gantryctl help\n";
   return kExitOk;
 }
 
@@ -31,7 +37,8 @@ int run_help(CommandContext& context) {
 
 extern const CommandSpec kVersionCommand{"version", "version", "print gantryctl's version",
                                          add_version, run_version};
-extern const CommandSpec kHelpCommand{"help", "help", "print flags, durations and exit statuses",
-                                      add_help, run_help};
+extern const CommandSpec kHelpCommand{
+    "help", "help [COMMAND]", "print flags, durations and exit statuses, or a command's usage",
+    add_help, run_help};
 
 }  // namespace gantry::console

@@ -16,8 +16,11 @@ int run_gantryctl(const std::vector<std::string>& args, const Environment& envir
     CommandContext context(invocation, environment, in, out, err);
     return find_command(invocation.command)->run(context);  // parsing accepts only these
   } catch (const UsageError& e) {
-    err << "gantryctl: " << e.what() << "\n\n"
-        << usage_synopsis() << "\nRun 'gantryctl help' for flags and exit statuses.\n";
+    // The usage of the command it is about, as kubectl does, not every command's.
+    const std::string topic = named_command(args);
+    err << "gantryctl: " << e.what() << "\n";
+    if (!topic.empty() && topic != "help") err << "\n" << usage_text(topic) << "\n";
+    err << "Run 'gantryctl help' for every command, its flags and exit statuses.\n";
     return kExitUsage;
   } catch (const KeyError& e) {
     err << "error: " << e.what() << "\n";

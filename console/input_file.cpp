@@ -1,3 +1,5 @@
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -14,7 +16,7 @@ std::string read_input_file(CommandContext& context) {
     return text.str();
   }
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw UsageError("-f: cannot open \"" + path + "\"");
+  if (!file) throw UsageError("-f: cannot open \"" + path + "\": " + std::strerror(errno));
   text << file.rdbuf();
   if (file.bad()) throw UsageError("-f: cannot read \"" + path + "\"");
   return text.str();

@@ -52,8 +52,8 @@ int run(const gantry::sim::SimOptions& options) {
 int main(int argc, char** argv) {
   gantry::sim::SimOptions options;
   if (const auto exit_code = gantry::command_line::parse_or_exit_code(
-          "gantry-sim", argc, argv, gantry::sim::parse_sim_options, gantry::sim::sim_usage(),
-          options))
+          "gantry-sim", GANTRY_VERSION, argc, argv, gantry::sim::parse_sim_options,
+          gantry::sim::sim_usage(), options))
     return *exit_code;
   try {
     return run(options);

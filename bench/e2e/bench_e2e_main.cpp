@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   using namespace gantry::bench::e2e;
   E2eOptions options;
   if (const auto exit_code = gantry::command_line::parse_or_exit_code(
-          "gantry-bench-e2e", argc, argv, parse_e2e_options, e2e_usage(), options))
+          "gantry-bench-e2e", GANTRY_VERSION, argc, argv, parse_e2e_options, e2e_usage(), options))
     return *exit_code;
   try {
     const E2eFigures figures = run_e2e(options);

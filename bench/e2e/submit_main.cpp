@@ -10,8 +10,8 @@ int main(int argc, char** argv) {
   using namespace gantry::bench::e2e;
   SubmitToolOptions options;
   if (const auto exit_code = gantry::command_line::parse_or_exit_code(
-          "gantry-bench-submit", argc, argv, parse_submit_tool_options, submit_tool_usage(),
-          options))
+          "gantry-bench-submit", GANTRY_VERSION, argc, argv, parse_submit_tool_options,
+          submit_tool_usage(), options))
     return *exit_code;
   try {
     const SubmitToolResult result = run_submit_tool(options);

@@ -85,12 +85,15 @@ TEST(AgentOptions, RunAsAndAllowRootAreRead) {
             "--run-as: must not be empty (got \"\")");
 }
 
-TEST(AgentOptions, UsageSaysTheTestFaultsAreForTestsOnly) {
+TEST(AgentOptions, UsageLeavesOutTheTestFaultsWhichStillParse) {
   const std::string usage = agent_usage();
-  EXPECT_NE(usage.find("--test-fault"), std::string::npos) << usage;
-  EXPECT_NE(usage.find("for tests only"), std::string::npos) << usage;
+  EXPECT_EQ(usage.find("--test-fault"), std::string::npos) << usage;
   EXPECT_NE(usage.find("--prepare-hold-ms"), std::string::npos) << usage;
   EXPECT_NE(usage.find("--advertise-address"), std::string::npos) << usage;
+  EXPECT_NE(usage.find("--version"), std::string::npos) << usage;
+  const AgentOptions options =
+      parse({"--hub", "tcp://h:1", "--inventory", "i.yaml", "--test-fault", "reject-prepares"});
+  EXPECT_TRUE(options.test_faults.reject_prepares);
 }
 
 TEST(AgentOptions, BadValuesNameTheFlagAndValue) {

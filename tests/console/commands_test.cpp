@@ -104,7 +104,9 @@ TEST(Submit, MissingFileIsAUsageErrorAndSendsNothing) {
   FakeHub hub(testing::always_reply(protocol::SubmitJobReply{true, "x", ""}));
   const Result result = gantryctl(hub, {"submit", "-f", "/nonexistent/job.yaml"});
   EXPECT_EQ(result.status, 2);
-  EXPECT_NE(result.err.find("\"/nonexistent/job.yaml\""), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("\"/nonexistent/job.yaml\": No such file or directory"),
+            std::string::npos)
+      << result.err;
   EXPECT_TRUE(hub.requests().empty());
 }
 
@@ -344,6 +346,44 @@ TEST(Errors, BadArgumentsExit2WithUsageAndContactNoHub) {
   EXPECT_NE(result.err.find("unknown kind \"pods\""), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("Usage:"), std::string::npos) << result.err;
   EXPECT_TRUE(hub.requests().empty());
+}
+
+TEST(Errors, AnUnknownCommandIsOneLineAndAPointerToHelp) {
+  FakeHub hub([](const std::string&) { return std::vector<std::string>{}; });
+  const Result result = gantryctl(hub, {"frobnicate"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_EQ(result.err,
+            "gantryctl: unknown command \"frobnicate\"\n"
+            "Run 'gantryctl help' for every command, its flags and exit statuses.\n");
+}
+
+TEST(Errors, ACommandsErrorShowsThatCommandsUsageOnly) {
+  FakeHub hub([](const std::string&) { return std::vector<std::string>{}; });
+  const Result result = gantryctl(hub, {"logs", "job"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("Usage:\n  gantryctl logs job NAME"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("gantryctl get "), std::string::npos) << "no other command's";
+}
+
+TEST(LocalCommands, HelpForOneCommandAndDashDashVersion) {
+  std::istringstream in;
+  std::ostringstream err;
+  Environment nowhere;
+  nowhere.hub = "tcp://127.0.0.1:1";
+  nowhere.home = "/nonexistent";
+  for (const std::vector<std::string>& asked :
+       {std::vector<std::string>{"help", "wait"}, {"wait", "--help"}, {"wait", "job", "x", "-h"}}) {
+    std::ostringstream out;
+    EXPECT_EQ(run_gantryctl(asked, nowhere, in, out, err), 0);
+    EXPECT_EQ(out.str().rfind("Usage:\n  gantryctl wait job NAME", 0), 0u) << out.str();
+    EXPECT_EQ(out.str().find("gantryctl get "), std::string::npos) << out.str();
+  }
+  std::ostringstream version;
+  EXPECT_EQ(run_gantryctl({"--version"}, nowhere, in, version, err), 0);
+  EXPECT_EQ(version.str().rfind("gantryctl ", 0), 0u) << version.str();
+  std::ostringstream unknown;
+  EXPECT_EQ(run_gantryctl({"help", "nope"}, nowhere, in, unknown, err), 2);
+  EXPECT_NE(err.str().find("help: unknown command \"nope\""), std::string::npos) << err.str();
 }
 
 TEST(LocalCommands, VersionAndHelpNeedNoHub) {
