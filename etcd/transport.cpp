@@ -154,10 +154,6 @@ void Transport::throw_error_answer(const std::string& endpoint, const std::strin
                            std::to_string(status) + ": " + support::text_excerpt(body, 80));
 }
 
-nlohmann::json Transport::parse_answer_text(const std::string& text) {
-  return parse_answer(text);
-}
-
 void Transport::rethrow_with_context(const std::string& endpoint, const std::string& path,
                                      const std::exception& error) {
   const std::string message = "etcd endpoint " + endpoint + ": POST " + path + ": " + error.what();

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "etcd/response_json.hpp"
 #include "kube/connection.hpp"
 #include "kube/server_url.hpp"
 
@@ -53,7 +54,7 @@ class Transport {
   auto call(const std::string& path, const nlohmann::json& body, Decode&& decode) {
     std::string endpoint;
     const std::string text = post(path, body, endpoint);
-    return with_context(endpoint, path, [&] { return decode(parse_answer_text(text)); });
+    return with_context(endpoint, path, [&] { return decode(parse_answer(text)); });
   }
 
   // A streamed call: POSTs `body` and hands the response body's pieces to
@@ -78,7 +79,6 @@ class Transport {
 
  private:
   std::string post(const std::string& path, const nlohmann::json& body, std::string& endpoint);
-  static nlohmann::json parse_answer_text(const std::string& text);
   [[noreturn]] static void throw_error_answer(const std::string& endpoint, const std::string& path,
                                               unsigned status, const std::string& body);
   [[noreturn]] void fail(const Channel& channel, const std::string& path,
