@@ -1,5 +1,6 @@
 #include "kube/base64.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace gantry::kube {
@@ -38,6 +39,25 @@ std::optional<std::string> decode_base64(std::string_view text) {
     if (bit_count >= 8) {
       bit_count -= 8;
       out.push_back(static_cast<char>((bits >> bit_count) & 0xFF));
+    }
+  }
+  return out;
+}
+
+std::string encode_base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t count = std::min<std::size_t>(3, bytes.size() - i);
+    unsigned group = 0;
+    for (std::size_t j = 0; j < 3; ++j) {
+      const unsigned byte = j < count ? static_cast<unsigned char>(bytes[i + j]) : 0;
+      group = (group << 8) | byte;
+    }
+    for (std::size_t j = 0; j < 4; ++j) {
+      out.push_back(j <= count ? kAlphabet[(group >> (18 - 6 * j)) & 0x3F] : '=');
     }
   }
   return out;

@@ -1,4 +1,5 @@
-// Standard base64 (RFC 4648, with padding) as kubeconfig "-data" fields use it.
+// Standard base64 (RFC 4648, with padding) as kubeconfig "-data" fields and
+// etcd's JSON gateway (keys and values) use it.
 #pragma once
 
 #include <optional>
@@ -10,5 +11,8 @@ namespace gantry::kube {
 // The decoded bytes, or nullopt when `text` is not valid base64. Whitespace
 // (line breaks in hand-written files) is skipped.
 std::optional<std::string> decode_base64(std::string_view text);
+
+// Any bytes as base64 with padding, no line breaks.
+std::string encode_base64(std::string_view bytes);
 
 }  // namespace gantry::kube

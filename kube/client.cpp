@@ -86,7 +86,7 @@ struct Client::Impl {
   }
 
   std::unique_ptr<Connection> open(Clock::time_point deadline, const std::atomic<bool>* stop) {
-    return Connection::open(url, access.server, tls.get(), deadline, stop);
+    return Connection::open(url, "kube server " + access.server, tls.get(), deadline, stop);
   }
 
   // An idle kept-alive connection, or nullptr.

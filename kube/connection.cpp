@@ -22,7 +22,7 @@ constexpr auto kStopCheckInterval = std::chrono::milliseconds(200);
 
 [[noreturn]] void fail(const std::string& server, const std::string& step,
                        const std::string& problem) {
-  throw std::runtime_error("kube server " + server + ": " + step + ": " + problem);
+  throw std::runtime_error(server + ": " + step + ": " + problem);
 }
 
 // A watch can sit idle for minutes; TCP keep-alive notices a peer that

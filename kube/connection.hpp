@@ -35,7 +35,8 @@ class Connection {
  public:
   // Resolves, connects and (for https) completes the TLS handshake, verifying
   // the server's certificate for url.host, by `deadline`. Throws
-  // std::runtime_error naming `server`, or StoppedError.
+  // std::runtime_error starting with `server` as the caller names it ("kube
+  // server https://...", "etcd endpoint http://..."), or StoppedError.
   static std::unique_ptr<Connection> open(const ServerUrl& url, const std::string& server,
                                           boost::asio::ssl::context* tls,
                                           Clock::time_point deadline,

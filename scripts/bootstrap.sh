@@ -15,6 +15,7 @@ packages=(
   python3 python3-torch   # the gang end-to-end test rendezvous with real gloo
   prometheus   # tests/e2e/metrics_test.py scrapes a real hub (promtool checks deploy/prometheus)
   chromium   # tests/e2e/web_view_test.py drives the hub's web view in headless Chromium
+  etcd-server   # tests/etcd (etcd_test) runs the etcd client against a real etcd (3.4)
   # libFuzzer targets (tests/fuzz): clang with its sanitizer and fuzzer runtimes
   # (libclang-rt-14-dev is only a Recommends of clang-14, and this installs none).
   clang-14 libclang-rt-14-dev libfuzzer-14-dev
