@@ -1,12 +1,12 @@
 #include "etcd/request_json.hpp"
 
 #include "etcd/key_range.hpp"
-#include "kube/base64.hpp"
+#include "support/base64.hpp"
 
 namespace gantry::etcd {
 namespace {
 
-using kube::encode_base64;
+using support::encode_base64;
 using nlohmann::json;
 
 // proto3's JSON mapping writes int64 as a string; the gateway accepts both,

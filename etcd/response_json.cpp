@@ -3,7 +3,7 @@
 #include <charconv>
 
 #include "config/bounded_json.hpp"
-#include "kube/base64.hpp"
+#include "support/base64.hpp"
 #include "support/text_excerpt.hpp"
 
 namespace gantry::etcd {
@@ -62,7 +62,7 @@ std::string string_at(const json& parent, const char* name) {
 
 std::string bytes_at(const json& parent, const char* name) {
   const std::string text = string_at(parent, name);
-  auto bytes = kube::decode_base64(text);
+  auto bytes = support::decode_base64(text);
   if (!bytes) bad(std::string("field \"") + name + "\" is not base64");
   return std::move(*bytes);
 }

@@ -5,6 +5,7 @@
 #include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
 #include "karmada/json_fields.hpp"
+#include "support/base64.hpp"
 
 namespace gantry::karmada {
 
@@ -51,29 +52,6 @@ const json& request_of(const json& review) {
 
 }  // namespace
 
-std::string base64_encode(std::string_view bytes) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const std::uint32_t n = (std::uint32_t(std::uint8_t(bytes[i])) << 16) |
-                            (std::uint32_t(std::uint8_t(bytes[i + 1])) << 8) |
-                            std::uint32_t(std::uint8_t(bytes[i + 2]));
-    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(n >> shift) & 0x3f];
-  }
-  const std::size_t rest = bytes.size() - i;
-  if (rest == 0) return out;
-  std::uint32_t n = std::uint32_t(std::uint8_t(bytes[i])) << 16;
-  if (rest == 2) n |= std::uint32_t(std::uint8_t(bytes[i + 1])) << 8;
-  out += kAlphabet[(n >> 18) & 0x3f];
-  out += kAlphabet[(n >> 12) & 0x3f];
-  out += rest == 2 ? kAlphabet[(n >> 6) & 0x3f] : '=';
-  out += '=';
-  return out;
-}
-
 json admission_response(const json& review) {
   const json& request = request_of(review);
   json response = {{"uid", request["uid"]}, {"allowed", true}};
@@ -82,7 +60,7 @@ json admission_response(const json& review) {
     if (binding == nullptr) throw FieldError("request.object", "", "is required for CREATE");
     if (gantry_schedules(*binding, "request.object")) {
       response["patchType"] = "JSONPatch";
-      response["patch"] = base64_encode(patch_ops(*binding).dump());
+      response["patch"] = support::encode_base64(patch_ops(*binding).dump());
     }
   }
   const std::string api_version =

@@ -22,7 +22,4 @@ namespace gantry::karmada {
 // naming the field.
 nlohmann::json admission_response(const nlohmann::json& review);
 
-// Standard base64 (RFC 4648, with padding).
-std::string base64_encode(std::string_view bytes);
-
 }  // namespace gantry::karmada

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "config/yaml_guard.hpp"
-#include "kube/base64.hpp"
+#include "support/base64.hpp"
 #include "kube/cluster_access.hpp"
 #include "kube/read_file.hpp"
 
@@ -87,7 +87,7 @@ class KubeconfigReader {
     const std::string data_field = parent_field + "." + key + "-data";
     const std::string data = scalar(parent[key + "-data"], data_field);
     if (!data.empty()) {
-      auto decoded = decode_base64(data);
+      auto decoded = support::decode_base64(data);
       if (!decoded) fail(data_field, "not valid base64");
       return *decoded;
     }

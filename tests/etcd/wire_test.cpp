@@ -7,7 +7,6 @@
 #include "etcd/request_json.hpp"
 #include "etcd/response_json.hpp"
 #include "etcd/stream_lines.hpp"
-#include "kube/base64.hpp"
 
 namespace gantry::etcd {
 namespace {
@@ -17,17 +16,6 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
-
-TEST(EtcdWire, Base64EncodesTheRfc4648VectorsAndRoundTripsEveryByte) {
-  EXPECT_EQ(kube::encode_base64(""), "");
-  EXPECT_EQ(kube::encode_base64("f"), "Zg==");
-  EXPECT_EQ(kube::encode_base64("fo"), "Zm8=");
-  EXPECT_EQ(kube::encode_base64("foo"), "Zm9v");
-  EXPECT_EQ(kube::encode_base64("foobar"), "Zm9vYmFy");
-  std::string bytes;
-  for (int byte = 255; byte >= 0; --byte) bytes.push_back(static_cast<char>(byte));
-  EXPECT_EQ(kube::decode_base64(kube::encode_base64(bytes)), bytes);
-}
 
 TEST(EtcdWire, PrefixEndIncrementsTheLastByteBelow0xff) {
   EXPECT_EQ(prefix_end("a/"), "a0");

@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kube/base64.hpp"
 #include "kube/event_lines.hpp"
 #include "kube/query.hpp"
 #include "kube/server_url.hpp"
@@ -44,14 +43,6 @@ TEST(ServerUrl, RejectsWhatIsNoHttpUrlNamingIt) {
       EXPECT_NE(std::string(error.what()).find(bad), std::string::npos) << error.what();
     }
   }
-}
-
-TEST(Base64, DecodesWithAndWithoutPaddingAndSkipsLineBreaks) {
-  EXPECT_EQ(decode_base64("aGVsbG8="), "hello");
-  EXPECT_EQ(decode_base64("aGVs\nbG8h"), "hello!");
-  EXPECT_EQ(decode_base64(""), "");
-  EXPECT_FALSE(decode_base64("aGVsbG8"));   // length not a multiple of 4
-  EXPECT_FALSE(decode_base64("aGV*bG8h"));  // not in the alphabet
 }
 
 TEST(Query, AppendsWithTheRightSeparatorAndEncodesValues) {
