@@ -3,17 +3,12 @@
 #include <ctime>
 
 #include "hub/scheduler.hpp"
+#include "support/rfc3339.hpp"
 
 namespace gantry::actors {
 
 std::string format_utc(hub::TimeMs at) {
-  const std::time_t seconds = static_cast<std::time_t>(at / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[40];
-  const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::snprintf(text + length, sizeof text - length, ".%03dZ", static_cast<int>(at % 1000));
-  return text;
+  return support::rfc3339_utc_ms(at);
 }
 
 void JobEvents::add(hub::JobId job, hub::TimeMs at, std::string text) {

@@ -3,18 +3,14 @@
 #pragma once
 
 #include <chrono>
-#include <ctime>
 #include <string>
+
+#include "support/rfc3339.hpp"
 
 namespace gantry::actors {
 
 inline std::string utc_now_text() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  char text[32] = {};
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  return support::rfc3339_utc(std::chrono::system_clock::now(), support::SecondFraction::kNone);
 }
 
 }  // namespace gantry::actors

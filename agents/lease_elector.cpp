@@ -11,6 +11,7 @@
 
 #include "config/bounded_json.hpp"
 #include "hub/field_error.hpp"
+#include "support/rfc3339.hpp"
 
 namespace gantry::agents {
 
@@ -91,16 +92,7 @@ bool read_offset(const std::string& text, std::size_t at, int& offset_s) {
 }  // namespace
 
 std::string format_micro_time(Clock::time_point time) {
-  const auto micros = std::chrono::floor<std::chrono::microseconds>(time.time_since_epoch());
-  const auto seconds = std::chrono::floor<std::chrono::seconds>(micros);
-  const std::time_t whole = static_cast<std::time_t>(seconds.count());
-  std::tm utc{};
-  ::gmtime_r(&whole, &utc);
-  char text[32];
-  const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::string fraction = std::to_string((micros - seconds).count());
-  fraction.insert(0, 6 - fraction.size(), '0');
-  return std::string(text, length) + "." + fraction + "Z";
+  return support::rfc3339_utc(time, support::SecondFraction::kMicros);
 }
 
 Clock::time_point parse_micro_time(const std::string& text, const std::string& field) {

@@ -11,6 +11,7 @@
 #include "config/bounded_json.hpp"
 #include "hub/cluster_state.hpp"
 #include "hub/ocm_score.hpp"
+#include "support/rfc3339.hpp"
 #include "support/text_excerpt.hpp"
 
 namespace gantry::agents {
@@ -92,13 +93,7 @@ protocol::PlacementScores placement_scores(const std::vector<protocol::NodeUsage
 }
 
 std::string format_rfc3339_seconds(std::int64_t unix_ms) {
-  const std::time_t seconds = static_cast<std::time_t>(
-      unix_ms >= 0 ? unix_ms / 1000 : -((-unix_ms + 999) / 1000));  // floor
-  std::tm utc{};
-  ::gmtime_r(&seconds, &utc);
-  char text[32];
-  const std::size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return std::string(text, length);
+  return support::rfc3339_utc_ms(unix_ms, support::SecondFraction::kNone);
 }
 
 OcmScoreWriter::OcmScoreWriter(kube::Client& client, std::string namespace_name, std::string name)

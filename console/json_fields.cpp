@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "hub/ocm_score.hpp"
+#include "support/rfc3339.hpp"
 
 namespace gantry::console {
 
@@ -44,21 +45,8 @@ std::string json_text(const Json& json) {
 
 std::string format_timestamp(std::int64_t unix_ms) {
   if (unix_ms == 0) return "";
-  // Floor division keeps pre-1970 values (never expected, but possible on the wire) correct.
-  std::int64_t seconds = unix_ms / 1000;
-  std::int64_t millis = unix_ms % 1000;
-  if (millis < 0) {
-    millis += 1000;
-    seconds -= 1;
-  }
-  const std::time_t time = static_cast<std::time_t>(seconds);
-  std::tm utc{};
-  if (gmtime_r(&time, &utc) == nullptr) return std::to_string(unix_ms) + "ms";
-  char text[64];
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                static_cast<int>(millis));
-  return text;
+  std::string text = support::rfc3339_utc_ms(unix_ms);
+  return text.empty() ? std::to_string(unix_ms) + "ms" : text;  // a year gmtime cannot hold
 }
 
 }  // namespace gantry::console

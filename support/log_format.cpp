@@ -9,25 +9,11 @@
 #include <string>
 
 #include "support/log_fields.hpp"
+#include "support/rfc3339.hpp"
 
 namespace gantry::support {
 
 namespace {
-
-// RFC 3339 in UTC with milliseconds, as log shippers parse without a pattern.
-std::string rfc3339_utc_ms(spdlog::log_clock::time_point time) {
-  using namespace std::chrono;
-  const auto since_epoch = duration_cast<milliseconds>(time.time_since_epoch());
-  const auto seconds_part = floor<seconds>(since_epoch);
-  const std::time_t whole = seconds_part.count();
-  std::tm utc{};
-  gmtime_r(&whole, &utc);
-  char text[80];  // room for any int the compiler imagines; 24 are used
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                static_cast<int>((since_epoch - seconds_part).count()));
-  return text;
-}
 
 std::string_view view(spdlog::string_view_t text) {
   return {text.data(), text.size()};
@@ -38,7 +24,7 @@ std::string_view view(spdlog::string_view_t text) {
 void JsonLogFormatter::format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) {
   // Ordered: ts, level and msg lead every line, as people read it.
   nlohmann::ordered_json line;
-  line["ts"] = rfc3339_utc_ms(msg.time);
+  line["ts"] = rfc3339_utc(msg.time, SecondFraction::kMillis);  // as log shippers parse it
   line["level"] = view(spdlog::level::to_string_view(msg.level));
   line["msg"] = view(msg.payload);
   const LogFields& fields = current_log_fields();
