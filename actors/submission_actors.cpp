@@ -172,9 +172,15 @@ class Queue {
   void on_apply(const ReplyTo& to, const protocol::ApplyRequest& request) {
     hub::QueueSpec spec;
     try {
-      if (config::document_kind(request.yaml) == "PriorityClass") {
+      const std::string kind = config::document_kind(request.yaml);
+      if (kind == "PriorityClass") {
         apply_priority_class(to, request.yaml);
         return;
+      }
+      if (kind == "Job") {  // kubectl applies Jobs too: say where a Gantry job goes
+        throw hub::FieldError("kind", kind,
+                              "apply takes a Queue or a PriorityClass; a Job is submitted "
+                              "(gantryctl submit -f FILE)");
       }
       spec = config::parse_volcano_queue(request.yaml);
     } catch (const std::exception& e) {

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "support/base64.hpp"
+
 namespace gantry::agents {
 
 namespace {
@@ -375,12 +377,7 @@ std::string openssh_public_key(EVP_PKEY* key) {
   put_ssh_string(blob, "ssh-rsa");
   put_ssh_string(blob, mpint_bytes(e.get()));
   put_ssh_string(blob, mpint_bytes(n.get()));
-  std::string encoded(4 * ((blob.size() + 2) / 3) + 1, '\0');
-  const int length = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(encoded.data()),
-                                     reinterpret_cast<const unsigned char*>(blob.data()),
-                                     static_cast<int>(blob.size()));
-  encoded.resize(static_cast<std::size_t>(length));
-  return "ssh-rsa " + encoded + "\n";
+  return "ssh-rsa " + support::encode_base64(blob) + "\n";
 }
 
 std::string pkcs1_pem(EVP_PKEY* key) {

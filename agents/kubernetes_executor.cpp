@@ -1,6 +1,5 @@
 #include "agents/kubernetes_executor.hpp"
 
-#include <openssl/evp.h>
 #include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include "hub/quantity.hpp"
 #include "kube/query.hpp"
 #include "kube/status_message.hpp"
+#include "support/base64.hpp"
 
 namespace gantry::agents {
 using nlohmann::json;
@@ -147,16 +147,6 @@ ReplicaHosts gang_hosts(const protocol::JobSpec& job) {
     for (std::int32_t i = 0; i < job.tasks[t].replicas; ++i) hosts[t].push_back(host_name(job, t, i));
   }
   return hosts;
-}
-
-// A Secret's data values (OpenSSL's encoder, no line breaks).
-std::string base64(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                      reinterpret_cast<const unsigned char*>(bytes.data()),
-                                      static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(written));
-  return out;
 }
 
 // ---------------------------------------------------------------- reading objects
@@ -922,7 +912,7 @@ PluginMounts KubernetesExecutor::plugin_mounts(const ReplicaLaunch& launch,
       volcano[file.name] = file.content;
       mounts.volcano_files.push_back(file.name);
     } else {
-      secret[file.name] = base64(file.content);
+      secret[file.name] = support::encode_base64(file.content);
       mounts.ssh_files.push_back(file.name);
     }
   }

@@ -21,10 +21,10 @@ YAML::Node load_document(std::string_view text) {
 
 FieldError yaml_exception_error(const YAML::Exception& error) {
   if (error.mark.is_null()) return FieldError("yaml", "", error.msg);
-  return FieldError("yaml",
-                    "line " + std::to_string(error.mark.line + 1) + ", column " +
-                        std::to_string(error.mark.column + 1),
-                    error.msg);
+  // Where, as the YAML guard words it ("yaml: invalid UTF-8 at line 2, column 7"), not as a value.
+  return FieldError("yaml", "",
+                    error.msg + " at line " + std::to_string(error.mark.line + 1) + ", column " +
+                        std::to_string(error.mark.column + 1));
 }
 
 void require_map(const YAML::Node& node, const std::string& field) {

@@ -249,7 +249,8 @@ std::size_t document_markers(std::string_view text) {
 }
 
 FieldError syntax_error(const YAML::ParserException& error) {
-  return FieldError(kWholeInput, position_of(error.mark), "not valid YAML: " + error.msg);
+  // Where, as a place ("... at line 2, column 1"), as the other guards say it, not as a value.
+  return FieldError(kWholeInput, "", "not valid YAML: " + error.msg + " at " + position_of(error.mark));
 }
 
 }  // namespace

@@ -482,6 +482,11 @@ TEST_F(HubActorsTest, QueuesAreAppliedUsedAndDeleted) {
                              "{name: x}\nspec: {weight: 0}\n"});
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.error.find("spec.weight"), std::string::npos) << bad.error;
+  const auto job = ask<protocol::AdminResult>(protocol::ApplyRequest{job_yaml("applied", 1, 1)});
+  EXPECT_FALSE(job.ok);
+  EXPECT_EQ(job.error,
+            "kind: apply takes a Queue or a PriorityClass; a Job is submitted (gantryctl submit -f "
+            "FILE) (got \"Job\")");
   ask<protocol::AdminResult>(protocol::CancelRequest{"job", "train"});
   EXPECT_TRUE(ask<protocol::AdminResult>(protocol::DeleteRequest{"queue", "research"}).ok);
 }

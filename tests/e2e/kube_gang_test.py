@@ -442,7 +442,9 @@ class KubeGang(unittest.TestCase):
         pods = wait_until(lambda: len(p := self.pods(api, job)) == 2 and all(x["spec"].get("nodeName") for x in p)
                           and p, "the two pods to be bound")
         self.assertEqual({(p.get("status") or {}).get("phase") for p in pods}, {"Pending"})
-        refused = self.gantry.ctl("logs", "job", job, check=False)
+        # Until the agent's pod watch has shown it the pod, the agent knows of no pod to read.
+        refused = wait_until(lambda: "has no pod" not in (r := self.gantry.ctl("logs", "job", job, check=False)).stderr
+                             and r, "the agent to see the pod it made")
         self.assertEqual(refused.returncode, 1, refused.stdout)
         self.assertRegex(refused.stderr, r'^error: container "trainer" in pod "[^"]+" is waiting to start: '
                                          r'ContainerCreating\n$')
