@@ -137,6 +137,24 @@ def main():
         ("chunked", b'{"type":"MODIFIED","obj\xffect":{"metadata":{"name":"b"}}}\n\xff'
          b'{"type":"ERROR","object":{"kind":"Status","code":410}}'),
     ])
+    # etcd 3.4's JSON gateway: bytes as base64, int64 as strings, one watch message per line.
+    write("etcd_answer", [
+        ("range", '{"header":{"cluster_id":"14841639068965178418","member_id":"10276657743932975437",'
+         '"revision":"7","raft_term":"2"},"kvs":[{"key":"Z2FudHJ5L2pvYnMvYQ==","create_revision":"5",'
+         '"mod_revision":"7","version":"2","value":"eyJhIjoxfQ==","lease":"7587862072907233025"}],'
+         '"count":"1"}'),
+        ("txn", '{"header":{"revision":"9"},"succeeded":true,"responses":[{"response_put":{"header":'
+         '{"revision":"9"}}},{"response_range":{"header":{"revision":"9"},"kvs":[],"count":"0"}},'
+         '{"response_delete_range":{"header":{"revision":"9"},"deleted":"1"}}]}'),
+        ("watch", '{"result":{"header":{"revision":"3"},"created":true}}\n'
+         '{"result":{"header":{"revision":"4"},"events":[{"kv":{"key":"YQ==","create_revision":"4",'
+         '"mod_revision":"4","version":"1","value":"MQ=="}},{"type":"DELETE","kv":{"key":"YQ==",'
+         '"mod_revision":"5"}}]}}\n'
+         '{"result":{"header":{"revision":"5"},"canceled":true,"compact_revision":"3"}}\n'),
+        ("error", '{"error":"etcdserver: requested lease not found","code":5,'
+         '"message":"etcdserver: requested lease not found"}'),
+        ("lease", '{"header":{"revision":"2"},"ID":"7587862072907233025","TTL":"10"}'),
+    ])
 
 
 if __name__ == "__main__":
