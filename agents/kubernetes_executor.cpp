@@ -172,7 +172,7 @@ std::optional<Number> parse_number(const std::string& value) {
 }
 
 std::string status_message(const kube::Response& response) {
-  return "HTTP " + std::to_string(response.status) + ": " + kube::status_message(response.body);
+  return kube::http_failure(response.status, response.body);
 }
 
 // exitCode (and signal) of the first container that terminated; 1 when none says.

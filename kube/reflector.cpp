@@ -138,8 +138,8 @@ std::vector<json> Reflector::list_pages(bool paged) {
       return list_pages(/*paged=*/false);
     }
     if (!response.ok()) {
-      throw std::runtime_error("list " + list_path_ + ": HTTP " + std::to_string(response.status) +
-                               ": " + status_message(response.body));
+      throw std::runtime_error("list " + list_path_ + ": " +
+                               http_failure(response.status, response.body));
     }
     json page = config::parse_bounded_json_or_discarded(response.body);
     if (!page.is_object())
@@ -185,8 +185,7 @@ Reflector::WatchOutcome Reflector::watch_once() {
     if (http_error.status == kGone) {
       outcome.expired = true;
     } else {
-      outcome.error =
-          "HTTP " + std::to_string(http_error.status) + ": " + status_message(http_error.body);
+      outcome.error = http_failure(http_error.status, http_error.body);
     }
   }
   return outcome;

@@ -14,4 +14,8 @@ std::string status_message(const std::string& body) {
   return support::text_excerpt(body);
 }
 
+std::string http_failure(int status, const std::string& body) {
+  return "HTTP " + std::to_string(status) + ": " + status_message(body);
+}
+
 }  // namespace gantry::kube
