@@ -10,6 +10,7 @@
 #include "actors/actor_messages.hpp"
 #include "actors/hub_actors.hpp"
 #include "actors/hub_io_metrics.hpp"
+#include "actors/job_history.hpp"
 #include "config/priority_class.hpp"
 
 namespace gantry::actors {
@@ -40,9 +41,9 @@ struct SchedulerSettings {
   std::chrono::milliseconds deleted_stop_grace{120'000};
   // Ended jobs are forgotten this long after their end at the latest.
   std::chrono::milliseconds keep_finished{7LL * 24 * 3'600'000};
-  // The store's directory: ended jobs are read from there once recorded
-  // (their names stay taken); empty: none are.
-  std::filesystem::path state_dir;
+  // Reads the ended jobs the store keeps (their names stay taken); empty:
+  // none are.
+  HistoryOpener open_history;
 };
 // Owns the one SchedulerCore. Prepares, commits and stops go to `dispatcher`;
 // dispatch records, cordons and job ends to `store`.

@@ -14,6 +14,7 @@
 #include "actors/hub_security.hpp"
 #include "actors/io_bridge.hpp"
 #include "actors/state_lock.hpp"
+#include "actors/store_choice.hpp"
 
 namespace gantry::actors {
 
@@ -49,7 +50,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   settings.cordoned = config.store->cordoned_clusters();
   settings.deleted_stop_grace = given.agents.lost_grace;
   settings.keep_finished = given.keep_finished;
-  settings.state_dir = config.store->path().parent_path();
+  settings.open_history = [store = config.store] { return store->open_history(); };
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store, sink, config.clock,
                              given.keep_finished, config.io_metrics);
@@ -81,7 +82,7 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   for (const StoredJob& job : unfinished) caf::anon_send(actors.queues.front(), job);
   if (!unfinished.empty()) {
     spdlog::info("re-queueing {} unfinished job(s) from {}", unfinished.size(),
-                 config.store->path().string());
+                 config.store->where());
   }
   return actors;
 }
@@ -238,7 +239,7 @@ struct Hub::Running {
   explicit Running(const HubOptions& options)
       : lock(options.state_dir),
         files(security_files(options)),
-        store(std::make_shared<JobStore>(options.state_dir)),
+        store(open_job_store(options)),
         io_metrics(std::make_shared<HubIoMetrics>()),
         bridge(BridgeEndpoints{options.agents_endpoint, options.admin_endpoint,
                                socket_limits(options)},
@@ -262,11 +263,12 @@ struct Hub::Running {
       throw;
     }
     spdlog::info("hub epoch {}; agents on {}, admin on {}, state in {}", actors_config.hub_epoch,
-                 bridge.agents_endpoint(), bridge.admin_endpoint(), store->path().string());
+                 bridge.agents_endpoint(), bridge.admin_endpoint(), store->where());
     if (!options.http.listen.empty()) {
       try {
-        http = std::make_unique<HubHttp>(options.http, options.state_dir, options.insecure, system,
-                                         actors.scheduler, io_metrics);
+        http = std::make_unique<HubHttp>(
+            options.http, options.state_dir, [store = store] { return store->open_history(); },
+            options.insecure, system, actors.scheduler, io_metrics);
       } catch (...) {
         stop();
         throw;

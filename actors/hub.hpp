@@ -25,6 +25,9 @@ struct HubOptions {
   std::string agents_endpoint = "tcp://127.0.0.1:7800";
   std::string admin_endpoint = "tcp://127.0.0.1:7801";
   std::filesystem::path state_dir = "./var";
+  // Where jobs are kept: "" for gantry.db in state_dir (SQLite), or
+  // etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (actors/etcd_job_store.hpp).
+  std::string store;
   HubSettings settings;
 
   // Security (docs/security.md). Empty paths: hub.key, access.yaml and

@@ -63,8 +63,8 @@ std::optional<std::string> job_page(caf::actor_system& system, const caf::actor&
 }  // namespace
 
 HubHttp::HubHttp(const HubHttpOptions& options, const std::filesystem::path& state_dir,
-                 bool insecure, caf::actor_system& system, const caf::actor& scheduler,
-                 std::shared_ptr<const HubIoMetrics> io_metrics) {
+                 HistoryOpener open_history, bool insecure, caf::actor_system& system,
+                 const caf::actor& scheduler, std::shared_ptr<const HubIoMetrics> io_metrics) {
   support::MetricsEndpointOptions endpoint{options, insecure};
   if (endpoint.http.token_file.empty()) endpoint.http.token_file = state_dir / "metrics.token";
   support::MetricsSources sources;
@@ -78,7 +78,7 @@ HubHttp::HubHttp(const HubHttpOptions& options, const std::filesystem::path& sta
     return text;
   };
   sources.not_ready = [&system, scheduler] { return ask(system, scheduler, ready_atom_v); };
-  history_ = std::make_unique<WebHistory>(state_dir, kEndedJobsShown);
+  history_ = std::make_unique<WebHistory>(std::move(open_history), kEndedJobsShown);
   web_ = std::make_unique<WebView>(
       WebSources{[&system, scheduler, history = history_.get()] {
                    return overview(system, scheduler, *history);

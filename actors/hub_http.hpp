@@ -22,10 +22,11 @@ namespace gantry::actors {
 class HubHttp {
  public:
   // Binds the address and starts serving; throws std::runtime_error naming
-  // what is wrong (the address, a certificate, the token file).
-  HubHttp(const HubHttpOptions& options, const std::filesystem::path& state_dir, bool insecure,
-          caf::actor_system& system, const caf::actor& scheduler,
-          std::shared_ptr<const HubIoMetrics> io_metrics);
+  // what is wrong (the address, a certificate, the token file). The web
+  // view reads ended jobs through `open_history`'s reader.
+  HubHttp(const HubHttpOptions& options, const std::filesystem::path& state_dir,
+          HistoryOpener open_history, bool insecure, caf::actor_system& system,
+          const caf::actor& scheduler, std::shared_ptr<const HubIoMetrics> io_metrics);
   ~HubHttp();  // stop()
   HubHttp(const HubHttp&) = delete;
   HubHttp& operator=(const HubHttp&) = delete;

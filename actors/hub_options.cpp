@@ -1,6 +1,7 @@
 #include "actors/hub_options.hpp"
 
 #include "actors/duration_text.hpp"
+#include "actors/etcd_job_store.hpp"
 #include "config/command_line.hpp"
 #include "config/http_endpoint_flags.hpp"
 #include "config/log_format_flag.hpp"
@@ -14,6 +15,16 @@ namespace gantry::actors {
 namespace {
 
 namespace cl = command_line;
+
+// Checked when parsed, so a wrong --store is a usage error, not a failed start.
+std::string etcd_store_url(const std::string& text) {
+  try {
+    parse_etcd_store_address(text);
+  } catch (const std::runtime_error& error) {
+    throw std::invalid_argument(error.what());
+  }
+  return text;
+}
 
 const cl::Wording kWording{"{}: missing value", "unknown flag \"{}\"",
                            "unexpected argument \"{}\""};
@@ -183,7 +194,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
   cl::configure(
       app,
       "usage: gantry-hub [--agents tcp://HOST:PORT] [--admin tcp://HOST:PORT] [--state DIR]\n"
-      "                  [--check]\n"
+      "                  [--store etcd://HOST:PORT[,HOST:PORT...][/PREFIX]] [--check]\n"
       "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
       "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
       "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
@@ -212,6 +223,10 @@ void define(CLI::App& app, HubCommandLine& parsed) {
   cl::add_read<std::filesystem::path>(app, "--state", options.state_dir, directory,
                                       "directory for gantry.db (default ./var, created if missing)")
       ->type_name("DIR");
+  cl::add_read<std::string>(app, "--store", options.store, etcd_store_url,
+                            "where jobs are kept: etcd://HOST:PORT[,HOST:PORT...][/PREFIX]\n"
+                            "for several hubs on one etcd (default: gantry.db in --state)")
+      ->type_name("URL");
   app.add_flag("--check", parsed.check,
                "check the state directory (lock holder, damage, SQLite's\n"
                "integrity check, counts) and exit: 0 when it is sound");

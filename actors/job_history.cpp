@@ -1,62 +1,14 @@
 #include "actors/job_history.hpp"
 
-#include <sqlite3.h>
-
-#include <algorithm>
 #include <msgpack.hpp>
-#include <stdexcept>
-
-#include "actors/job_store.hpp"
-#include "actors/sqlite_columns.hpp"
 
 namespace gantry::actors {
 
-namespace {
-
-constexpr const char* kEndedColumns =
-    "SELECT name, phase, submitted_ms, finished_ms, submitter, queue, started_ms, record "
-    "FROM jobs ";
-
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) {
-    if (sqlite3_prepare_v2(db, sql, -1, &statement_, nullptr) != SQLITE_OK) statement_ = nullptr;
-  }
-  ~Statement() { sqlite3_finalize(statement_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-  sqlite3_stmt* get() const { return statement_; }
-
- private:
-  sqlite3_stmt* statement_ = nullptr;
-};
-
-}  // namespace
-
-JobHistory::JobHistory(const std::filesystem::path& state_dir) : path_(state_dir / "gantry.db") {
-  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw std::runtime_error("cannot open " + path_.string() + ": " + why);
-  }
-  // A read that meets the store's lock (WAL recovery) waits as the store's writes do.
-  sqlite3_busy_timeout(db_, JobStore::kLockWaitLimitMs);
-}
-
-JobHistory::~JobHistory() {
-  sqlite3_finalize(ended_name_);
-  sqlite3_close(db_);
-}
-
-// A job's record as its end left it; a row without one (ended before the
-// store kept records, or refused when it came back from the store) shows
-// what the row itself holds.
-protocol::DescribeReply JobHistory::record_of(sqlite3_stmt* row) const {
+protocol::DescribeReply ended_reply(const EndedRow& row) {
   protocol::DescribeReply reply;
-  const std::string record = column_blob(row, 7);
-  if (!record.empty()) {
+  if (!row.record.empty()) {
     try {
-      msgpack::unpack(record.data(), record.size()).get().convert(reply);
+      msgpack::unpack(row.record.data(), row.record.size()).get().convert(reply);
     } catch (const std::exception&) {
       reply = {};  // unreadable: shown from the row
     }
@@ -64,77 +16,15 @@ protocol::DescribeReply JobHistory::record_of(sqlite3_stmt* row) const {
   reply.ok = true;
   protocol::JobInfo& job = reply.job;
   if (job.name.empty()) {
-    job.name = column_text(row, 0);
-    job.submitted_ms = sqlite3_column_int64(row, 2);
-    job.submitter = column_text(row, 4);
-    job.queue = column_text(row, 5);
-    job.started_ms = sqlite3_column_int64(row, 6);
+    job.name = row.name;
+    job.submitted_ms = row.submitted_ms;
+    job.submitter = row.submitter;
+    job.queue = row.queue;
+    job.started_ms = row.started_ms;
   }
-  job.phase = column_text(row, 1);
-  job.finished_ms = sqlite3_column_int64(row, 3);
+  job.phase = row.phase;
+  job.finished_ms = row.finished_ms;
   return reply;
-}
-
-std::vector<protocol::JobInfo> JobHistory::ended(const std::set<std::string>& listed) {
-  const std::string sql = std::string(kEndedColumns) + "WHERE phase IS NOT NULL ORDER BY row;";
-  Statement statement(db_, sql.c_str());
-  if (!statement.get()) fail("cannot read ended jobs from");
-  std::vector<protocol::JobInfo> jobs;
-  int status = SQLITE_ROW;
-  while ((status = sqlite3_step(statement.get())) == SQLITE_ROW) {
-    if (listed.count(column_text(statement.get(), 0))) continue;
-    jobs.push_back(std::move(record_of(statement.get()).job));
-  }
-  if (status != SQLITE_DONE) fail("cannot read ended jobs from");
-  return jobs;
-}
-
-std::vector<protocol::JobInfo> JobHistory::recent_ended(const std::set<std::string>& listed,
-                                                        std::size_t limit) {
-  const std::string sql =
-      std::string(kEndedColumns) + "WHERE phase IS NOT NULL ORDER BY row DESC LIMIT ?1;";
-  Statement statement(db_, sql.c_str());
-  if (!statement.get()) fail("cannot read ended jobs from");
-  // Listed ones are skipped after the read: read enough to skip them all.
-  sqlite3_bind_int64(statement.get(), 1, static_cast<sqlite3_int64>(limit + listed.size()));
-  std::vector<protocol::JobInfo> jobs;
-  int status = SQLITE_ROW;
-  while (jobs.size() < limit && (status = sqlite3_step(statement.get())) == SQLITE_ROW) {
-    if (listed.count(column_text(statement.get(), 0))) continue;
-    jobs.push_back(std::move(record_of(statement.get()).job));
-  }
-  if (status != SQLITE_DONE && status != SQLITE_ROW) fail("cannot read ended jobs from");
-  std::reverse(jobs.begin(), jobs.end());
-  return jobs;
-}
-
-std::optional<protocol::DescribeReply> JobHistory::describe(const std::string& name) {
-  const std::string sql = std::string(kEndedColumns) +
-                          "WHERE name = ?1 AND phase IS NOT NULL ORDER BY row DESC LIMIT 1;";
-  Statement statement(db_, sql.c_str());
-  if (!statement.get()) fail("cannot read ended jobs from");
-  sqlite3_bind_text(statement.get(), 1, name.data(), static_cast<int>(name.size()),
-                    SQLITE_TRANSIENT);
-  const int status = sqlite3_step(statement.get());
-  if (status == SQLITE_DONE) return std::nullopt;
-  if (status != SQLITE_ROW) fail("cannot read ended jobs from");
-  return record_of(statement.get());
-}
-
-bool JobHistory::holds_ended(std::string_view name) {
-  if (!ended_name_ &&
-      sqlite3_prepare_v2(db_, "SELECT 1 FROM jobs WHERE name = ?1 AND phase IS NOT NULL LIMIT 1;",
-                         -1, &ended_name_, nullptr) != SQLITE_OK)
-    fail("cannot read ended jobs from");
-  sqlite3_reset(ended_name_);
-  sqlite3_bind_text(ended_name_, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
-  const int status = sqlite3_step(ended_name_);
-  if (status != SQLITE_ROW && status != SQLITE_DONE) fail("cannot read ended jobs from");
-  return status == SQLITE_ROW;
-}
-
-void JobHistory::fail(const std::string& what) const {
-  throw std::runtime_error(what + " " + path_.string() + ": " + sqlite3_errmsg(db_));
 }
 
 }  // namespace gantry::actors

@@ -1,21 +1,19 @@
-// Durable record of accepted jobs: <state>/gantry.db (SQLite). A job is
-// written before its submission is acknowledged and marked with its terminal
-// phase when it ends, so after a restart the hub re-submits exactly the jobs
-// that had not ended. Each job's current dispatch is recorded before its
-// Prepares (and again before its Commits) leave, so a restarted hub knows
-// which parts it had committed; cordoned clusters stay cordoned.
+// The hub's durable record of accepted jobs, behind one seam with two
+// backends: SQLite in the state directory (SqliteJobStore, one machine) and
+// etcd (EtcdJobStore, several hubs). A job is written before its submission
+// is acknowledged and marked with its terminal phase when it ends, so after a
+// restart the hub re-submits exactly the jobs that had not ended. Each job's
+// current dispatch is recorded before its Prepares (and again before its
+// Commits) leave, so a restarted hub knows which parts it had committed;
+// cordoned clusters stay cordoned.
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
-#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-struct sqlite3;
-struct sqlite3_stmt;
 
 namespace gantry::actors {
 
@@ -62,123 +60,94 @@ struct StateSummary {
   std::int64_t jobs = 0;
   std::int64_t unfinished = 0;
   std::int64_t queues = 0;
-  std::string integrity;  // "" when SQLite's integrity check passes, else its first finding
+  std::string integrity;  // "" when the backend's check passes, else its first finding
 };
+
+class JobHistory;
 
 class JobStore {
  public:
-  // Creates `state_dir` if missing and opens (or creates) gantry.db in it.
-  // Throws std::runtime_error naming the path on failure, and refuses (never
-  // opens empty) a state that is damaged: a database missing where
-  // state.id says one was made, a WAL that lost committed writes, a database
-  // that fails SQLite's quick check, or a schema from a newer hub.
-  explicit JobStore(const std::filesystem::path& state_dir);
-  ~JobStore();
-  JobStore(const JobStore&) = delete;
-  JobStore& operator=(const JobStore&) = delete;
+  virtual ~JobStore() = default;
 
-  const std::filesystem::path& path() const { return path_; }
-  // A write that finds another connection's lock on the database (the
-  // history reader's, gantry-hub --check's) waits for it, up to
-  // kLockWaitLimitMs, instead of failing at once with "database is locked".
-  // `observer` is called on each wait (tests await it).
-  static constexpr int kLockWaitLimitMs = 5'000;
-  void observe_lock_waits(std::function<void()> observer) {
-    lock_wait_observer_ = std::move(observer);
-  }
+  // Where the store is, for messages: "/var/lib/gantry/gantry.db",
+  // "etcd http://10.0.0.1:2379 prefix /gantry/".
+  virtual std::string where() const = 0;
   // True when this opening made the store (a new or emptied state): what
   // agents still run is none of its jobs, and must not be stopped for that.
-  bool created() const { return created_; }
-  // The marker a made store leaves in its directory.
-  static std::filesystem::path marker_in(const std::filesystem::path& state_dir);
-  // What is wrong with the state in `state_dir` before SQLite opens it; "" if nothing.
-  static std::string damage_before_open(const std::filesystem::path& state_dir);
-  // Counts and SQLite's full integrity check, for gantry-hub --check.
-  StateSummary summary();
+  virtual bool created() const = 0;
+  // Counts and the backend's own check, for gantry-hub --check.
+  virtual StateSummary summary() = 0;
+  // A reader of the ended jobs for another thread: it does not wait on this
+  // store's writes.
+  virtual std::unique_ptr<JobHistory> open_history() const = 0;
 
   // Groups the writes between begin() and commit() in one transaction;
   // rollback() undoes them. Without begin(), each write commits on its own.
-  void begin();
-  void commit();
-  void rollback() noexcept;
+  virtual void begin() = 0;
+  virtual void commit() = 0;
+  virtual void rollback() noexcept = 0;
+  // True when the open transaction holds as much as one transaction may
+  // (etcd bounds its operations and bytes): commit it before writing more.
+  virtual bool transaction_full() const { return false; }
 
   // Returns the new row. Durable once committed; throws std::runtime_error on
   // failure.
-  std::int64_t add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms,
-                   std::string_view submitter, std::string_view spec = {});
+  virtual std::int64_t add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms,
+                           std::string_view submitter, std::string_view spec = {}) = 0;
   // Records how the job ended; it will not come back after a restart, and
   // stays listed (from its record) until it is forgotten.
-  void finish(const FinishedJob& job);
-  void finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms);
+  virtual void finish(const FinishedJob& job) = 0;
+  void finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms) {
+    finish(FinishedJob{row, std::string(phase), finished_ms, "", 0, 0, 0, ""});
+  }
   // The submitters of the ended jobs named `name` (none: no such ended job).
-  std::vector<std::string> ended_submitters(std::string_view name);
+  virtual std::vector<std::string> ended_submitters(std::string_view name) = 0;
   // Forgets the ended jobs named `name` (gantryctl delete job after a
   // restart, when only the store knows them).
-  void forget_ended(std::string_view name);
+  virtual void forget_ended(std::string_view name) = 0;
   // Forgets at most `limit` of the ended jobs whose ttl ran out by `now`, or
   // that ended at or before `ended_by`; returns how many. Inclusive as
   // next_expiry is: a wake-up at the expiry it gave finds the job due.
-  std::int64_t forget_expired(std::int64_t now, std::int64_t ended_by, std::int64_t limit);
+  virtual std::int64_t forget_expired(std::int64_t now, std::int64_t ended_by,
+                                      std::int64_t limit) = 0;
   // When the next ended job expires, given --keep-finished; nullopt: none.
-  std::optional<std::int64_t> next_expiry(std::int64_t keep_finished_ms);
+  virtual std::optional<std::int64_t> next_expiry(std::int64_t keep_finished_ms) = 0;
   // Removes a job's row and its dispatch record: a submission refused after
   // it was written, or a job deleted (gantryctl delete job, its ttl).
-  void forget(std::int64_t row);
+  virtual void forget(std::int64_t row) = 0;
   // The name the hub made for a job submitted with metadata.generateName,
   // so a restart brings it back under that name.
-  void rename(std::int64_t row, std::string_view name);
+  virtual void rename(std::int64_t row, std::string_view name) = 0;
   // Jobs without a terminal phase, oldest first, with their last dispatch.
-  std::vector<StoredJob> unfinished();
+  virtual std::vector<StoredJob> unfinished() = 0;
   // The job's current dispatch (one per job: replaces the one before).
-  void record_dispatch(std::int64_t row, const StoredDispatch& dispatch);
+  virtual void record_dispatch(std::int64_t row, const StoredDispatch& dispatch) = 0;
   // Cordoned clusters stay cordoned across restarts.
-  void set_cordoned(std::string_view cluster, bool cordoned);
-  std::vector<std::string> cordoned_clusters();  // by name
+  virtual void set_cordoned(std::string_view cluster, bool cordoned) = 0;
+  virtual std::vector<std::string> cordoned_clusters() = 0;  // by name
   // Applied Volcano Queue documents, so queues outlive a restart (their jobs
   // are re-submitted into them). Applying a name again replaces its document.
-  void save_queue(std::string_view name, std::string_view yaml);
-  void drop_queue(std::string_view name);
-  std::vector<std::string> queues();  // in the order they were first applied
+  virtual void save_queue(std::string_view name, std::string_view yaml) = 0;
+  virtual void drop_queue(std::string_view name) = 0;
+  virtual std::vector<std::string> queues() = 0;  // in the order they were first applied
   // Applied PriorityClass documents, by name, likewise.
-  void save_priority_class(std::string_view name, std::string_view yaml);
-  void drop_priority_class(std::string_view name);
-  std::vector<std::string> priority_classes();
+  virtual void save_priority_class(std::string_view name, std::string_view yaml) = 0;
+  virtual void drop_priority_class(std::string_view name) = 0;
+  virtual std::vector<std::string> priority_classes() = 0;
   // Counts hub starts on this state: one more each time, from 1 for a state
-  // that existed before state.id, from a random point for one made now.
-  // Dispatch ids carry it, so no id names two dispatches across restarts.
-  std::uint64_t start_generation();
+  // that existed before generations were kept, from a random point for one
+  // made now. Dispatch ids carry it, so no id names two dispatches across
+  // restarts.
+  virtual std::uint64_t start_generation() = 0;
   // The generation this state began with: dispatches of generations below
   // it, or above the current one, were handed out before this state was
   // made, by a hub whose state is lost.
-  std::uint64_t first_generation();
-
- private:
-  void open();
-  void close();
-  void check_existing();
-  std::string first_check_problem(const char* pragma);
-  int user_version();
-  std::int64_t table_count();
-  std::int64_t count(const char* sql);
-  void write_marker();
-  std::int64_t meta(const char* key);
-  void execute(const char* sql);
-  void add_column(const char* name, const char* type);
-  sqlite3_stmt* prepare(const char* sql);
-  [[noreturn]] void fail(std::string_view what) const;
-  static int wait_for_lock(void* store, int waits);
-
-  std::filesystem::path path_;
-  sqlite3* db_ = nullptr;
-  bool created_ = false;
-  sqlite3_stmt* insert_ = nullptr;
-  sqlite3_stmt* finish_ = nullptr;
-  sqlite3_stmt* forget_ = nullptr;
-  sqlite3_stmt* forget_dispatch_ = nullptr;
-  sqlite3_stmt* rename_ = nullptr;
-  sqlite3_stmt* unfinished_ = nullptr;
-  sqlite3_stmt* upsert_dispatch_ = nullptr;
-  std::function<void()> lock_wait_observer_;
+  virtual std::uint64_t first_generation() = 0;
 };
+
+// Generations of a new state start at a random point below 2^22, so that the
+// dispatch ids of a hub started on a lost or new state do not repeat those
+// of the runs agents may still hold from the state before.
+std::uint64_t random_first_generation();
 
 }  // namespace gantry::actors

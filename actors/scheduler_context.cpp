@@ -24,8 +24,8 @@ SchedulerContext::SchedulerContext(caf::event_based_actor* self, OutboundSink& s
   // Known before their agents say Hello, so nothing is placed there meanwhile.
   for (const std::string& cluster : settings.cordoned)
     core.set_cordoned(core.add_cluster(cluster), true);
-  if (!settings.state_dir.empty()) {
-    ended_ = std::make_unique<JobHistory>(settings.state_dir);
+  if (settings.open_history) {
+    ended_ = settings.open_history();
     core.set_names_held_elsewhere([this](std::string_view name) { return holds_ended(name); });
   }
   if (settings.state_first_dispatch_id != 0)

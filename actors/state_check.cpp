@@ -5,7 +5,7 @@
 #include <exception>
 #include <string>
 
-#include "actors/job_store.hpp"
+#include "actors/sqlite_job_store.hpp"
 #include "actors/state_lock.hpp"
 
 namespace gantry::actors {
@@ -15,14 +15,14 @@ int check_state_directory(const std::filesystem::path& state_dir, std::ostream& 
   out << "state directory: " << state_dir.string() << "\n";
   out << "held by: " << (holder.empty() ? "no hub" : holder) << "\n";
   if (!std::filesystem::exists(state_dir / "gantry.db") &&
-      JobStore::damage_before_open(state_dir).empty()) {
+      SqliteJobStore::damage_before_open(state_dir).empty()) {
     out << "store: none yet (a hub started here makes a new, empty state)\n";
     return 0;
   }
   try {
-    if (const std::string damage = JobStore::damage_before_open(state_dir); !damage.empty())
+    if (const std::string damage = SqliteJobStore::damage_before_open(state_dir); !damage.empty())
       throw std::runtime_error(damage);
-    JobStore store(state_dir);
+    SqliteJobStore store(state_dir);
     const StateSummary summary = store.summary();
     out << "store: " << store.path().string() << ", schema version " << summary.schema_version
         << "\n";

@@ -37,6 +37,9 @@ struct Write {
   // Kept and retried when it fails, like any write nobody waits on, but
   // answered true once it is committed at last.
   std::optional<caf::typed_response_promise<bool>> committed{};
+  // Its answer among StoreState::inserts or ::acks; -1: none.
+  std::int32_t insert = -1;
+  std::int32_t ack = -1;
 };
 
 constexpr auto kFirstRetry = std::chrono::milliseconds(500);
@@ -79,8 +82,10 @@ using StoreActor = caf::stateful_actor<StoreState>;
 // The flush request goes to the back of the mailbox, so every write already
 // queued joins this transaction.
 void queue_write(StoreActor* self, WriteFn write, bool answered = false,
-                 std::optional<caf::typed_response_promise<bool>> committed = std::nullopt) {
-  self->state.writes.push_back(Write{std::move(write), answered, std::move(committed)});
+                 std::optional<caf::typed_response_promise<bool>> committed = std::nullopt,
+                 std::int32_t insert = -1, std::int32_t ack = -1) {
+  self->state.writes.push_back(
+      Write{std::move(write), answered, std::move(committed), insert, ack});
   if (self->state.flush_queued) return;
   self->state.flush_queued = true;
   self->send(self, flush_atom_v);
@@ -89,7 +94,8 @@ void queue_write(StoreActor* self, WriteFn write, bool answered = false,
 // A write answered with "" once committed, or with why it was not.
 caf::typed_response_promise<std::string> acknowledged_write(StoreActor* self, WriteFn write) {
   self->state.acks.push_back(self->make_response_promise<std::string>());
-  queue_write(self, std::move(write), true);
+  queue_write(self, std::move(write), true, std::nullopt, -1,
+              static_cast<std::int32_t>(self->state.acks.size() - 1));
   return self->state.acks.back();
 }
 
@@ -120,33 +126,66 @@ void schedule_retry(StoreActor* self, const std::string& error) {
   state.retry_delay = std::min<std::chrono::milliseconds>(state.retry_delay * 2, kLastRetry);
 }
 
-// Commits every write taken so far. The flush message queue_write sent may
-// still come after an early flush; it then finds nothing to do.
+// Answers the writes in [first, last): their submissions and barriers with
+// `error` ("" once committed).
+void answer_writes(StoreState& state, std::size_t first, std::size_t last,
+                   const std::string& error) {
+  for (std::size_t i = first; i < last; ++i) {
+    Write& write = state.writes[i];
+    if (write.insert >= 0) {
+      StoreState::PendingInsert& insert = state.inserts[static_cast<std::size_t>(write.insert)];
+      insert.promise.deliver(error.empty() ? insert.row : std::int64_t{0}, error);
+    }
+    if (write.ack >= 0) state.acks[static_cast<std::size_t>(write.ack)].deliver(error);
+    if (error.empty() && write.committed) write.committed->deliver(true);
+  }
+}
+
+// Applies writes from `first` on, as many as one transaction of the store
+// takes, and commits them; returns the end of those, or sets `error`.
+std::size_t commit_slice(StoreState& state, std::size_t first, std::string& error) {
+  std::size_t last = first;
+  try {
+    const auto started = HubIoMetrics::Clock::now();
+    state.store->begin();
+    while (last < state.writes.size()) {
+      state.writes[last++].apply(*state.store);
+      if (state.store->transaction_full()) break;
+    }
+    state.store->commit();
+    if (state.metrics)
+      state.metrics->committed(
+          std::chrono::duration<double>(HubIoMetrics::Clock::now() - started).count(),
+          last - first);
+  } catch (const std::exception& e) {
+    error = e.what();
+    state.store->rollback();
+  }
+  return last;
+}
+
+// Commits every write taken so far, in as few transactions as the store
+// allows (one for SQLite). The flush message queue_write sent may still come
+// after an early flush; it then finds nothing to do.
 void flush(StoreActor* self) {
   StoreState& state = self->state;
   state.flush_queued = false;
   state.urgent_flush_queued = false;
   if (state.writes.empty()) return;
+  const std::size_t kept_before = state.kept;
   std::string error;
-  try {
-    const auto started = HubIoMetrics::Clock::now();
-    state.store->begin();
-    for (const Write& write : state.writes) write.apply(*state.store);
-    state.store->commit();
-    if (state.metrics)
-      state.metrics->committed(
-          std::chrono::duration<double>(HubIoMetrics::Clock::now() - started).count(),
-          state.writes.size());
-  } catch (const std::exception& e) {
-    error = e.what();
-    state.store->rollback();
+  std::size_t committed = 0;
+  while (committed < state.writes.size()) {
+    const std::size_t last = commit_slice(state, committed, error);
+    if (!error.empty()) break;
+    answer_writes(state, committed, last, "");
+    committed = last;
   }
-  for (StoreState::PendingInsert& insert : state.inserts) {
-    insert.promise.deliver(error.empty() ? insert.row : std::int64_t{0}, error);
-  }
-  for (auto& ack : state.acks) ack.deliver(error);
+  if (!error.empty()) answer_writes(state, committed, state.writes.size(), error);
   state.inserts.clear();
   state.acks.clear();
+  state.writes.erase(state.writes.begin(),
+                     state.writes.begin() + static_cast<std::ptrdiff_t>(committed));
   if (!error.empty()) {
     keep_unanswered(state);
     if (state.kept > 0)
@@ -155,14 +194,11 @@ void flush(StoreActor* self) {
       spdlog::error("job store: {} (the writes waited on were refused)", error);
     return;
   }
-  if (state.kept > 0) {
+  if (kept_before > 0) {
     // Told before it is logged: whoever reads the log and then asks hears no warning.
     if (state.told_of_health) self->send(state.told_of_health, degraded_atom_v, std::string());
-    spdlog::info("job store recovered: {} kept write(s) committed", state.kept);
+    spdlog::info("job store recovered: {} kept write(s) committed", kept_before);
   }
-  for (Write& write : state.writes)
-    if (write.committed) write.committed->deliver(true);
-  state.writes.clear();
   state.kept = 0;
   state.retry_delay = kFirstRetry;
 }
@@ -173,8 +209,7 @@ void record_dispatches(JobStore& store, const std::vector<DispatchRecord>& recor
 }
 
 JobHistory& history(StoreState& state) {
-  if (!state.history)
-    state.history = std::make_unique<JobHistory>(state.store->path().parent_path());
+  if (!state.history) state.history = state.store->open_history();
   return *state.history;
 }
 
@@ -247,7 +282,8 @@ void expire_ended(StoreActor* self, std::uint64_t wake) {
     if (forgotten > 0)
       spdlog::info("job store: forgot {} ended job(s) past their ttl or --keep-finished",
                    forgotten);
-    if (forgotten == kExpirySlice) wake_for_expiry(self, now);  // more wait: the next slice
+    // More wait: the next slice (a store whose transaction is full took fewer).
+    if (forgotten == kExpirySlice || store.transaction_full()) wake_for_expiry(self, now);
   });
   std::optional<std::int64_t> next;
   try {
@@ -285,7 +321,7 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
               state.inserts[index].row = store.add(name, yaml, submitted_ms, submitter,
                                                    std::string_view(packed.data(), packed.size()));
             },
-            true);
+            true, std::nullopt, static_cast<std::int32_t>(index));
         return state.inserts.back().promise;
       },
       // Commits: answers "" or the error once committed. Commit frames wait

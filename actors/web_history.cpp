@@ -8,11 +8,11 @@
 
 namespace gantry::actors {
 
-WebHistory::WebHistory(std::filesystem::path state_dir, std::size_t shown)
-    : state_dir_(std::move(state_dir)), shown_(shown) {}
+WebHistory::WebHistory(HistoryOpener open_history, std::size_t shown)
+    : open_history_(std::move(open_history)), shown_(shown) {}
 
 JobHistory& WebHistory::history() {
-  if (!history_) history_ = std::make_unique<JobHistory>(state_dir_);
+  if (!history_) history_ = open_history_();
   return *history_;
 }
 

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "etcd/key_range.hpp"
 #include "etcd/request_json.hpp"
 
 namespace gantry::etcd {
@@ -17,6 +18,21 @@ RangeResult Client::get(const std::string& key) {
 
 RangeResult Client::range(const std::string& prefix) {
   return transport_.call("/v3/kv/range", range_request(prefix, true), decode_range);
+}
+
+std::int64_t Client::scan(const std::string& prefix, std::int64_t page,
+                          const std::function<void(const KeyValue&)>& each) {
+  const std::string end = prefix_end(prefix);
+  std::string from = prefix;
+  std::int64_t revision = 0;
+  while (true) {
+    const RangeResult result = transport_.call(
+        "/v3/kv/range", range_page_request(from, end, page, revision), decode_range);
+    if (revision == 0) revision = result.revision;
+    for (const KeyValue& kv : result.kvs) each(kv);
+    if (!result.more || result.kvs.empty()) return revision;
+    from = result.kvs.back().key + std::string(1, '\0');  // the next key after it
+  }
 }
 
 std::int64_t Client::put(const std::string& key, const std::string& value, std::int64_t lease) {

@@ -49,6 +49,11 @@ class Client {
   // ("" for all keys), sorted by key.
   RangeResult get(const std::string& key);
   RangeResult range(const std::string& prefix);
+  // Every key with `prefix` (not ""), in key order, handed to `each`, read
+  // `page` keys per request and all at one revision, which it returns: a
+  // prefix too large for one answer is read whole and consistent.
+  std::int64_t scan(const std::string& prefix, std::int64_t page,
+                    const std::function<void(const KeyValue&)>& each);
   // Each returns the store's revision after the write.
   std::int64_t put(const std::string& key, const std::string& value, std::int64_t lease = 0);
   // The number of keys deleted.

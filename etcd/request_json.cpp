@@ -104,6 +104,15 @@ json range_request(const std::string& key, bool prefix) {
   return request;
 }
 
+json range_page_request(const std::string& key, const std::string& range_end, std::int64_t limit,
+                        std::int64_t revision) {
+  json request = {{"key", encode_base64(key)},
+                  {"range_end", encode_base64(range_end)},
+                  {"limit", int64_text(limit)}};
+  if (revision != 0) request["revision"] = int64_text(revision);
+  return request;
+}
+
 json put_request(const std::string& key, const std::string& value, std::int64_t lease) {
   json request = {{"key", encode_base64(key)}, {"value", encode_base64(value)}};
   if (lease != 0) request["lease"] = int64_text(lease);

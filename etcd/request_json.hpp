@@ -13,6 +13,9 @@ namespace gantry::etcd {
 
 // RangeRequest for one key, or for every key starting with `key` when `prefix`.
 nlohmann::json range_request(const std::string& key, bool prefix);
+// At most `limit` keys of [key, range_end), read at `revision` (0: the latest).
+nlohmann::json range_page_request(const std::string& key, const std::string& range_end,
+                                  std::int64_t limit, std::int64_t revision);
 nlohmann::json put_request(const std::string& key, const std::string& value, std::int64_t lease);
 nlohmann::json delete_request(const std::string& key, bool prefix);
 nlohmann::json txn_request(const std::vector<Compare>& compares, const std::vector<Op>& success,

@@ -142,7 +142,7 @@ std::int64_t header_revision(const json& response) {
 }
 
 RangeResult decode_range(const json& response) {
-  return RangeResult{header_revision(response), decode_kvs(response)};
+  return RangeResult{header_revision(response), decode_kvs(response), bool_at(response, "more")};
 }
 
 std::int64_t decode_deleted(const json& response) {

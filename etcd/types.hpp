@@ -22,6 +22,7 @@ struct KeyValue {
 struct RangeResult {
   std::int64_t revision = 0;
   std::vector<KeyValue> kvs;
+  bool more = false;  // a limited range left keys out
 };
 
 // One condition of a transaction: the key's `target` compared with a number

@@ -50,6 +50,8 @@ const TextFlag kTextFlags[] = {
      "the hub's --log-level (default warn; info logs 3 lines per job)"},
     {"--state", &E2eOptions::state_dir, "DIR",
      "the hub's --state (default: a fresh temporary directory)"},
+    {"--store", &E2eOptions::store, "URL",
+     "the hub's --store, e.g. etcd://127.0.0.1:2379 (default: gantry.db in --state)"},
     {"--trace", &E2eOptions::trace_file, "FILE",
      "write each job's submit/ack/commit times to FILE (CSV)"},
 };
@@ -60,9 +62,8 @@ void define(CLI::App& app, E2eOptions& options) {
       "usage: gantry-bench-e2e [--jobs N] [--clusters N] [--nodes N] [--gpus-per-node N]\n"
       "                        [--window N] [--rate R] [--hold-ms N] [--no-usage-reports]\n"
       "                        [--raw-messages N] [--hub PATH] [--hub-log-level LEVEL]\n"
-      "                        [--state DIR] [--trace FILE] [--heartbeat-ms N] "
-      "[--settle-seconds S]\n"
-      "                        [--scrape-ms N] [--web-stream]\n");
+      "                        [--state DIR] [--store URL] [--trace FILE] [--heartbeat-ms N]\n"
+      "                        [--settle-seconds S] [--scrape-ms N] [--web-stream]\n");
   for (const CountFlag& flag : kCountFlags)
     add_number(app, flag.name, options.*flag.field, false, "N", flag.description);
   add_number(app, "--rate", options.rate, true, "R",

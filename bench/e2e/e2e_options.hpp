@@ -25,6 +25,7 @@ struct E2eOptions {
   std::string hub_log_level = "warn";
   std::string trace_file;  // per-job CSV, when set
   std::string state_dir;   // default: a fresh temporary directory, removed after
+  std::string store;       // the hub's --store; "": gantry.db in the state directory
   bool help = false;
 };
 

@@ -103,7 +103,8 @@ void measure_hub(const E2eOptions& options, StateDir& state, E2eFigures& figures
                    state.path() / "hub.log",
                    options.hub_log_level,
                    static_cast<int>(options.heartbeat_ms),
-                   ""};
+                   "",
+                   options.store};
   const bool serves_http = options.scrape_ms > 0 || options.web_stream;
   const std::uint16_t http_port = serves_http ? support::free_loopback_port() : 0;
   if (http_port != 0) launch.http_listen = "127.0.0.1:" + std::to_string(http_port);

@@ -27,6 +27,10 @@ std::vector<std::string> hub_arguments(const HubLaunch& launch) {
                                 "--state",        launch.state_dir.string(),
                                 "--heartbeat-ms", std::to_string(launch.heartbeat_ms),
                                 "--log-level",    launch.log_level};
+  if (!launch.store.empty()) {
+    args.push_back("--store");
+    args.push_back(launch.store);
+  }
   if (!launch.http_listen.empty()) {
     args.push_back("--http-listen");
     args.push_back(launch.http_listen);

@@ -19,6 +19,7 @@ struct HubLaunch {
   std::string log_level = "warn";
   int heartbeat_ms = 1000;
   std::string http_listen;  // "": no --http-listen
+  std::string store;        // "": no --store (gantry.db in state_dir)
 };
 
 class HubProcess {

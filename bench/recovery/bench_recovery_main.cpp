@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "actors/job_store.hpp"
+#include "actors/sqlite_job_store.hpp"
 #include "bench/e2e/hub_process.hpp"
 #include "config/volcano_job.hpp"
 #include "protocol/messages.hpp"
@@ -26,7 +26,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using gantry::actors::FinishedJob;
-using gantry::actors::JobStore;
+using gantry::actors::SqliteJobStore;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -78,7 +78,7 @@ struct WriteRate {
 // under load), for `jobs` jobs.
 WriteRate measure_writes(const std::filesystem::path& dir, std::int64_t jobs, std::int64_t batch) {
   std::filesystem::remove_all(dir);
-  JobStore store(dir);
+  SqliteJobStore store(dir);
   const auto start = Clock::now();
   for (std::int64_t i = 0; i < jobs;) {
     store.begin();
@@ -93,7 +93,7 @@ WriteRate measure_writes(const std::filesystem::path& dir, std::int64_t jobs, st
 double fill(const std::filesystem::path& dir, std::int64_t jobs, std::int64_t unfinished) {
   std::filesystem::remove_all(dir);
   const auto start = Clock::now();
-  JobStore store(dir);
+  SqliteJobStore store(dir);
   store.start_generation();
   const std::int64_t ended = jobs - unfinished;
   // Ended over the last days, within --keep-finished's default week.

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "actors/hub_actors.hpp"
-#include "actors/job_store.hpp"
+#include "actors/sqlite_job_store.hpp"
 #include "test_support.hpp"
 
 namespace gantry::actors {
@@ -72,7 +72,7 @@ class HubActorsTest : public ::testing::Test {
     agents.lost_grace = kHeartbeat * kLostTicks;
     config.settings.prepare_timeout = kHeartbeat * kAnswerTicks;
     config.settings.scheduling.placement = *hub::find_placement_policy(placement);
-    config.store = std::make_shared<JobStore>(dir.path());
+    config.store = std::make_shared<SqliteJobStore>(dir.path());
     actors = spawn_hub_actors(system, config);
     router = std::make_unique<InboundRouter>(actors);
     if (run_now) sched.run();

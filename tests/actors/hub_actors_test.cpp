@@ -87,7 +87,7 @@ TEST_F(HubActorsTest, TheCommitIsRecordedBeforeAnyCommitLeaves) {
   std::vector<StoredDispatch> seen;
   sink.watch = [&](const OutboundFrame& frame) {
     if (testing::type_of(frame.frame) != protocol::MessageType::kCommit) return;
-    const std::vector<StoredJob> stored = JobStore(dir.path()).unfinished();
+    const std::vector<StoredJob> stored = SqliteJobStore(dir.path()).unfinished();
     seen.push_back(stored.empty() ? StoredDispatch{} : stored.front().dispatch);
   };
   ASSERT_TRUE(submit(job_yaml("train", 1, 8)).ok);
@@ -528,7 +528,7 @@ TEST_F(HubActorsTest, FrameFromPeerWithoutHelloIsAnsweredNotRegistered) {
 TEST_F(HubActorsTest, HelloListingDispatchesOfAnEarlierHubTheStateDoesNotKnowGetsThemStopped) {
   stop();  // a later hub on the same state
   start();
-  const std::uint64_t earlier = JobStore(dir.path()).first_generation() << 40;
+  const std::uint64_t earlier = SqliteJobStore(dir.path()).first_generation() << 40;
   from_agent("agent/east", protocol::Hello{"east",
                                            {},
                                            "test",

@@ -76,6 +76,15 @@ TEST(HubOptionsTest, BackfillReservationsOutOfRangeNamesTheFlagAndValue) {
             "--backfill-reservations: expected a whole number from 0 to 1000 (got \"-2\")");
 }
 
+TEST(HubOptionsTest, StoreIsSqliteByDefaultOrAnEtcdUrlAndABadOneIsNamed) {
+  EXPECT_EQ(parse_hub_command_line({}).options.store, "");
+  EXPECT_EQ(
+      parse_hub_command_line({"--store", "etcd://10.0.0.1:2379,10.0.0.2:2379/ml"}).options.store,
+      "etcd://10.0.0.1:2379,10.0.0.2:2379/ml");
+  EXPECT_EQ(refusal({"--store", "etcd://10.0.0.1"}),
+            "--store: \"10.0.0.1\" in etcd://10.0.0.1 is not HOST:PORT (got \"etcd://10.0.0.1\")");
+}
+
 TEST(HubOptionsTest, PlannedRuntimesAreLimitsOrLearnedAndABadOneIsNamed) {
   EXPECT_EQ(parse_hub_command_line({}).options.settings.scheduling.planned_runtimes,
             hub::PlannedRuntimes::kLimits);

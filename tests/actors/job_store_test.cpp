@@ -1,5 +1,3 @@
-#include "actors/job_store.hpp"
-
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -9,6 +7,7 @@
 #include <mutex>
 #include <set>
 
+#include "actors/sqlite_job_store.hpp"
 #include "test_support.hpp"
 
 namespace gantry::actors {
@@ -17,7 +16,7 @@ namespace {
 TEST(JobStoreTest, UnfinishedJobsSurviveReopeningInSubmissionOrder) {
   testing::TempDir dir;
   {
-    JobStore store(dir.path());
+    SqliteJobStore store(dir.path());
     const std::int64_t first = store.add("first", "yaml: 1", 1000, "alice");
     const std::int64_t done = store.add("done", "yaml: 2", 2000, "alice");
     const std::int64_t refused = store.add("refused", "yaml: 3", 3000, "alice");
@@ -26,7 +25,7 @@ TEST(JobStoreTest, UnfinishedJobsSurviveReopeningInSubmissionOrder) {
     store.finish(done, "Completed", 5000);
     store.forget(refused);
   }
-  JobStore reopened(dir.path());
+  SqliteJobStore reopened(dir.path());
   const std::vector<StoredJob> jobs = reopened.unfinished();
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].name, "first");
@@ -43,7 +42,7 @@ TEST(JobStoreTest, UnfinishedJobsSurviveReopeningInSubmissionOrder) {
 // refused with "database is locked" (gantry-bench-e2e saw 1 in 20,000).
 TEST(JobStoreTest, AWriteWaitsForAnotherConnectionsLockInsteadOfFailing) {
   testing::TempDir dir;
-  JobStore store(dir.path());
+  SqliteJobStore store(dir.path());
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open((dir.path() / "gantry.db").c_str(), &other), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE;", nullptr, nullptr, nullptr), SQLITE_OK);
@@ -86,7 +85,7 @@ TEST(JobStoreTest, AStoreFromBeforeSubmittersOpensAndItsJobsHaveNone) {
               SQLITE_OK);
     sqlite3_close(db);
   }
-  JobStore store(dir.path());
+  SqliteJobStore store(dir.path());
   store.add("new", "yaml: 2", 2000, "alice");
   const std::vector<StoredJob> jobs = store.unfinished();
   ASSERT_EQ(jobs.size(), 2u);
@@ -98,7 +97,7 @@ TEST(JobStoreTest, AStoreFromBeforeSubmittersOpensAndItsJobsHaveNone) {
 TEST(JobStoreTest, ABatchIsKeptWhenCommittedAndGoneWhenRolledBack) {
   testing::TempDir dir;
   {
-    JobStore store(dir.path());
+    SqliteJobStore store(dir.path());
     store.begin();
     store.add("kept-1", "yaml: 1", 1000, "alice");
     store.add("kept-2", "yaml: 2", 2000, "alice");
@@ -108,7 +107,7 @@ TEST(JobStoreTest, ABatchIsKeptWhenCommittedAndGoneWhenRolledBack) {
     store.rollback();
     store.rollback();  // nothing open: harmless
   }
-  JobStore reopened(dir.path());
+  SqliteJobStore reopened(dir.path());
   const std::vector<StoredJob> jobs = reopened.unfinished();
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].name, "kept-1");
@@ -118,7 +117,7 @@ TEST(JobStoreTest, ABatchIsKeptWhenCommittedAndGoneWhenRolledBack) {
 TEST(JobStoreTest, AJobsCurrentDispatchComesBackWithIt) {
   testing::TempDir dir;
   {
-    JobStore store(dir.path());
+    SqliteJobStore store(dir.path());
     const std::int64_t split = store.add("split", "yaml: 1", 1000, "alice");
     const std::int64_t single = store.add("single", "yaml: 2", 2000, "alice");
     store.add("never-placed", "yaml: 3", 3000, "alice");
@@ -132,7 +131,7 @@ TEST(JobStoreTest, AJobsCurrentDispatchComesBackWithIt) {
     store.record_dispatch(done, StoredDispatch{10, true, {"east"}, "", 0});
     store.finish(done, "Completed", 5000);
   }
-  JobStore reopened(dir.path());
+  SqliteJobStore reopened(dir.path());
   const std::vector<StoredJob> jobs = reopened.unfinished();
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs[0].dispatch.id, 7u);
@@ -151,7 +150,7 @@ TEST(JobStoreTest, AJobsCurrentDispatchComesBackWithIt) {
 TEST(JobStoreTest, CordonedClustersStayCordonedUntilUncordoned) {
   testing::TempDir dir;
   {
-    JobStore store(dir.path());
+    SqliteJobStore store(dir.path());
     store.set_cordoned("west", true);
     store.set_cordoned("east", true);
     store.set_cordoned("east", true);  // twice: still one
@@ -159,17 +158,17 @@ TEST(JobStoreTest, CordonedClustersStayCordonedUntilUncordoned) {
     store.set_cordoned("north", false);
     store.set_cordoned("never", false);
   }
-  JobStore reopened(dir.path());
+  SqliteJobStore reopened(dir.path());
   EXPECT_EQ(reopened.cordoned_clusters(), (std::vector<std::string>{"east", "west"}));
 }
 
 TEST(JobStoreTest, EveryOpeningStartsANewGenerationFromTheStatesFirst) {
   testing::TempDir dir;
-  const std::uint64_t first = JobStore(dir.path()).start_generation();
+  const std::uint64_t first = SqliteJobStore(dir.path()).start_generation();
   EXPECT_GE(first, 1u);
   EXPECT_LE(first, 1u << 22);
-  EXPECT_EQ(JobStore(dir.path()).start_generation(), first + 1);
-  JobStore store(dir.path());
+  EXPECT_EQ(SqliteJobStore(dir.path()).start_generation(), first + 1);
+  SqliteJobStore store(dir.path());
   EXPECT_EQ(store.start_generation(), first + 2);
   EXPECT_EQ(store.first_generation(), first);
 }
@@ -180,22 +179,22 @@ TEST(JobStoreTest, NewStatesStartAtDifferentGenerations) {
   std::set<std::uint64_t> firsts;
   for (int i = 0; i < 8; ++i) {
     testing::TempDir dir;
-    firsts.insert(JobStore(dir.path()).start_generation());
+    firsts.insert(SqliteJobStore(dir.path()).start_generation());
   }
   EXPECT_GT(firsts.size(), 1u);
 }
 
 TEST(JobStoreTest, AStoreIsCreatedOnceAndLeavesItsMarker) {
   testing::TempDir dir;
-  EXPECT_TRUE(JobStore(dir.path()).created());
-  EXPECT_TRUE(std::filesystem::exists(JobStore::marker_in(dir.path())));
-  EXPECT_FALSE(JobStore(dir.path()).created());
+  EXPECT_TRUE(SqliteJobStore(dir.path()).created());
+  EXPECT_TRUE(std::filesystem::exists(SqliteJobStore::marker_in(dir.path())));
+  EXPECT_FALSE(SqliteJobStore(dir.path()).created());
 }
 
 // What a test expects a refused state's error to name.
 void expect_refused(const std::filesystem::path& state, const std::string& names) {
   try {
-    JobStore store(state);
+    SqliteJobStore store(state);
     FAIL() << "opened a damaged state";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
@@ -204,16 +203,16 @@ void expect_refused(const std::filesystem::path& state, const std::string& names
 
 TEST(JobStoreTest, AMissingDatabaseWhereAStoreWasMadeIsRefusedNotStartedEmpty) {
   testing::TempDir dir;
-  JobStore(dir.path()).add("job", "yaml: 1", 1, "alice");
+  SqliteJobStore(dir.path()).add("job", "yaml: 1", 1, "alice");
   std::filesystem::remove(dir.path() / "gantry.db");
   expect_refused(dir.path(), "gantry.db is missing");
-  std::filesystem::remove(JobStore::marker_in(dir.path()));  // the operator's choice
-  EXPECT_TRUE(JobStore(dir.path()).created());
+  std::filesystem::remove(SqliteJobStore::marker_in(dir.path()));  // the operator's choice
+  EXPECT_TRUE(SqliteJobStore(dir.path()).created());
 }
 
 TEST(JobStoreTest, ASchemaFromANewerHubIsRefused) {
   testing::TempDir dir;
-  JobStore(dir.path()).add("job", "yaml: 1", 1, "alice");
+  SqliteJobStore(dir.path()).add("job", "yaml: 1", 1, "alice");
   {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open((dir.path() / "gantry.db").c_str(), &db), SQLITE_OK);
@@ -234,8 +233,8 @@ std::filesystem::path crashed_copy(const std::filesystem::path& live,
 }
 
 // A store with `jobs` jobs, each committed on its own, still open.
-std::unique_ptr<JobStore> store_with_jobs(const std::filesystem::path& dir, int jobs) {
-  auto store = std::make_unique<JobStore>(dir);
+std::unique_ptr<SqliteJobStore> store_with_jobs(const std::filesystem::path& dir, int jobs) {
+  auto store = std::make_unique<SqliteJobStore>(dir);
   for (int i = 0; i < jobs; ++i)
     store->add("job-" + std::to_string(i), std::string(2000, 'y'), i, "alice");
   return store;
@@ -249,7 +248,7 @@ TEST(JobStoreTest, AWholeCrashedStoreComesBackWithEveryJob) {
   testing::TempDir dir;
   const auto live = store_with_jobs(dir.path() / "live", 30);
   const auto copy = crashed_copy(dir.path() / "live", dir.path() / "copy");
-  EXPECT_EQ(JobStore(copy).unfinished().size(), 30u);
+  EXPECT_EQ(SqliteJobStore(copy).unfinished().size(), 30u);
 }
 
 TEST(JobStoreTest, AWalCutInHalfIsRefused) {
@@ -282,7 +281,7 @@ TEST(JobStoreTest, APartialFrameAfterTheLastCommitIsNoDamage) {
     std::ofstream wal(copy / "gantry.db-wal", std::ios::binary | std::ios::app);
     wal << std::string(24 + 100, '\x01');
   }
-  EXPECT_EQ(JobStore(copy).unfinished().size(), 30u);
+  EXPECT_EQ(SqliteJobStore(copy).unfinished().size(), 30u);
 }
 
 void flip_bytes(const std::filesystem::path& path, std::uintmax_t from, int count,
@@ -332,7 +331,7 @@ TEST(JobStoreTest, FlippedBytesInTheDatabaseAreRefused) {
 TEST(JobStoreTest, CreatesAMissingStateDirectory) {
   testing::TempDir dir;
   const auto nested = dir.path() / "a" / "b";
-  JobStore store(nested);
+  SqliteJobStore store(nested);
   EXPECT_TRUE(std::filesystem::exists(nested / "gantry.db"));
   EXPECT_TRUE(store.unfinished().empty());
 }
@@ -342,7 +341,7 @@ TEST(JobStoreTest, UnusableStateDirectoryIsAnErrorNamingThePath) {
   const auto file = dir.path() / "not-a-dir";
   { std::ofstream(file) << "x"; }
   try {
-    JobStore store(file / "state");
+    SqliteJobStore store(file / "state");
     FAIL() << "opened a store under a regular file";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("not-a-dir"), std::string::npos) << e.what();

@@ -92,7 +92,7 @@ TEST_F(TimeLimitTest, AStoredQueueThatNoLongerParsesIsLeftOutAtRestart) {
   apply_limited_queue();
   stop();
   {
-    JobStore store(dir.path());
+    SqliteJobStore store(dir.path());
     store.save_queue("broken",
                      "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata:\n"
                      "  name: broken\nspec:\n  weight: 0\n");

@@ -81,13 +81,17 @@ class Cluster:
         self.processes[name] = process
         return process
 
-    def _start_hub(self):
-        self._spawn("hub", [
+    def hub_argv(self, state_dir=None):
+        """The hub's command line; another state directory for a second hub on one store."""
+        return [
             os.path.join(BIN_DIR, "gantry-hub"), "--agents", self.agents_endpoint, "--admin",
-            self.admin_endpoint, "--state", self.state_dir, "--heartbeat-ms",
+            self.admin_endpoint, "--state", state_dir or self.state_dir, "--heartbeat-ms",
             str(self.heartbeat_ms), "--liveness", str(self.liveness), "--agent-lease",
             f"{self.agent_lease_ms}ms", "--lost-grace", f"{self.lost_grace_ms}ms",
-            *self.keys.hub_args(), *self.hub_args])
+            *self.keys.hub_args(), *self.hub_args]
+
+    def _start_hub(self):
+        self._spawn("hub", self.hub_argv())
         wait_until(lambda: self.ctl("get", "clusters", check=False).returncode == 0, "the hub to answer")
 
     def restart_hub(self):

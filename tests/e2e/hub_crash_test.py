@@ -65,12 +65,18 @@ class Submitter(threading.Thread):
 
 
 class HubCrash(unittest.TestCase):
+    jobs = JOBS
+
+    def store_args(self):
+        """The hub's --store: none here, gantry.db in its state directory."""
+        return []
+
     def setUp(self):
         # Production's proportions (lease 30 s, lost grace 2 m), scaled down: a
         # hub restart (about a second) stays well inside the agents' fence
         # timeout, so no run is fenced while its hub is away.
         self.gantry = Cluster(agent_lease_ms=2000, lost_grace_ms=20000,
-                              hub_args=["--recovery-grace-ms", "1000"])
+                              hub_args=["--recovery-grace-ms", "1000", *self.store_args()])
         self.addCleanup(self.gantry.close)  # runs even when setUp fails
         self.marks = os.path.join(self.gantry.workdir, "marks")
         os.makedirs(self.marks)
@@ -84,7 +90,7 @@ class HubCrash(unittest.TestCase):
         seed = int(os.environ.get("GANTRY_CRASH_SEED", str(random.randrange(1 << 30))))
         print(f"GANTRY_CRASH_SEED={seed}")
         chance = random.Random(seed)
-        submitter = Submitter(self.gantry, self.marks, JOBS)
+        submitter = Submitter(self.gantry, self.marks, self.jobs)
         submitter.start()
         kills = 0
         while kills < KILLS or (submitter.is_alive() and kills < MAX_KILLS):
@@ -96,7 +102,7 @@ class HubCrash(unittest.TestCase):
             # must when their hub is gone that long), which is not this test.
             self.gantry.wait_ready_clusters(len(CLUSTERS))
         submitter.join()
-        print(f"{kills} hub kills; {len(submitter.acknowledged)} of {JOBS} submissions acknowledged; "
+        print(f"{kills} hub kills; {len(submitter.acknowledged)} of {self.jobs} submissions acknowledged; "
               f"{submitter.failures} submit batches cut by a kill")
         self.assertGreaterEqual(kills, KILLS)
         self.assertEqual(len(submitter.acknowledged), len(set(submitter.acknowledged)))

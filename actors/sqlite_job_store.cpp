@@ -1,4 +1,4 @@
-#include "actors/job_store.hpp"
+#include "actors/sqlite_job_store.hpp"
 
 #include <sqlite3.h>
 
@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "actors/sqlite_columns.hpp"
+#include "actors/sqlite_job_history.hpp"
 #include "actors/sqlite_wal_check.hpp"
 #include "actors/utc_now.hpp"
 #include "support/random_hex.hpp"
@@ -60,14 +61,6 @@ constexpr const char* kSchema =
 // gpu_milli, expires_ms, record); jobs keep their validated spec.
 constexpr int kSchemaVersion = 2;
 
-// Generations of a new state start at a random point below 2^22, so that the
-// dispatch ids of a hub started on a lost or new state do not repeat those
-// of the runs agents may still hold from the state before.
-std::uint64_t random_first_generation() {
-  std::random_device random;
-  return 1 + std::uniform_int_distribution<std::uint64_t>(0, (1u << 22) - 1)(random);
-}
-
 bool non_empty_file(const std::filesystem::path& path) {
   std::error_code error;
   return std::filesystem::file_size(path, error) > 0 && !error;
@@ -109,7 +102,13 @@ std::vector<std::string> unpack_clusters(sqlite3_stmt* statement, int column) {
 
 }  // namespace
 
-JobStore::JobStore(const std::filesystem::path& state_dir) : path_(state_dir / "gantry.db") {
+std::uint64_t random_first_generation() {
+  std::random_device random;
+  return 1 + std::uniform_int_distribution<std::uint64_t>(0, (1u << 22) - 1)(random);
+}
+
+SqliteJobStore::SqliteJobStore(const std::filesystem::path& state_dir)
+    : path_(state_dir / "gantry.db") {
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
   if (ec) {
@@ -126,13 +125,13 @@ JobStore::JobStore(const std::filesystem::path& state_dir) : path_(state_dir / "
   }
 }
 
-std::filesystem::path JobStore::marker_in(const std::filesystem::path& state_dir) {
+std::filesystem::path SqliteJobStore::marker_in(const std::filesystem::path& state_dir) {
   return state_dir / "state.id";
 }
 
 // What SQLite would open silently wrong: a database gone where a store was
 // made, or a WAL that lost committed writes.
-std::string JobStore::damage_before_open(const std::filesystem::path& state_dir) {
+std::string SqliteJobStore::damage_before_open(const std::filesystem::path& state_dir) {
   const std::filesystem::path db = state_dir / "gantry.db";
   const std::filesystem::path wal = state_dir / "gantry.db-wal";
   const std::filesystem::path marker = marker_in(state_dir);
@@ -157,12 +156,12 @@ std::string JobStore::damage_before_open(const std::filesystem::path& state_dir)
          "-shm file aside (gantry-hub --state DIR --check then tells what is left)";
 }
 
-void JobStore::open() {
+void SqliteJobStore::open() {
   const bool existed = std::filesystem::exists(path_);
   if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK)
     fail("cannot open");
-  sqlite3_busy_handler(db_, &JobStore::wait_for_lock, this);
+  sqlite3_busy_handler(db_, &SqliteJobStore::wait_for_lock, this);
   // WAL with synchronous=NORMAL: a commit survives a crash of the hub process
   // (what a restart needs) without an fsync per submitted job.
   execute("PRAGMA journal_mode=WAL;");
@@ -206,20 +205,20 @@ void JobStore::open() {
 
 // SQLite's busy handler: true (1) to try again after a short wait, false
 // (0) once the waits add up to the limit.
-int JobStore::wait_for_lock(void* store, int waits) {
+int SqliteJobStore::wait_for_lock(void* store, int waits) {
   constexpr int kStepMs = 5;
   if (waits * kStepMs >= kLockWaitLimitMs) return 0;
-  const auto& observer = static_cast<JobStore*>(store)->lock_wait_observer_;
+  const auto& observer = static_cast<SqliteJobStore*>(store)->lock_wait_observer_;
   if (observer) observer();
   std::this_thread::sleep_for(std::chrono::milliseconds(kStepMs));
   return 1;
 }
 
-JobStore::~JobStore() {
+SqliteJobStore::~SqliteJobStore() {
   close();
 }
 
-void JobStore::close() {
+void SqliteJobStore::close() {
   for (sqlite3_stmt* statement :
        {insert_, finish_, forget_, unfinished_, upsert_dispatch_, forget_dispatch_, rename_}) {
     sqlite3_finalize(statement);
@@ -232,7 +231,7 @@ void JobStore::close() {
 
 // A store that SQLite finds damaged, or one a newer hub wrote, is refused:
 // loading what can be read of it would be a silent loss.
-void JobStore::check_existing() {
+void SqliteJobStore::check_existing() {
   const std::string check = first_check_problem("PRAGMA quick_check(1);");
   if (!check.empty()) {
     throw std::runtime_error(path_.string() + " fails SQLite's integrity check (" + check +
@@ -247,7 +246,7 @@ void JobStore::check_existing() {
   }
 }
 
-std::string JobStore::first_check_problem(const char* pragma) {
+std::string SqliteJobStore::first_check_problem(const char* pragma) {
   sqlite3_stmt* statement = prepare(pragma);
   std::string problem;
   int status = SQLITE_ROW;
@@ -261,7 +260,7 @@ std::string JobStore::first_check_problem(const char* pragma) {
   return problem;
 }
 
-int JobStore::user_version() {
+int SqliteJobStore::user_version() {
   sqlite3_stmt* statement = prepare("PRAGMA user_version;");
   const int status = sqlite3_step(statement);
   const int version = status == SQLITE_ROW ? sqlite3_column_int(statement, 0) : -1;
@@ -270,11 +269,11 @@ int JobStore::user_version() {
   return version;
 }
 
-std::int64_t JobStore::table_count() {
+std::int64_t SqliteJobStore::table_count() {
   return count("SELECT count(*) FROM sqlite_master WHERE type = 'table';");
 }
 
-std::int64_t JobStore::count(const char* sql) {
+std::int64_t SqliteJobStore::count(const char* sql) {
   sqlite3_stmt* statement = prepare(sql);
   const int status = sqlite3_step(statement);
   const std::int64_t n = status == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
@@ -285,7 +284,7 @@ std::int64_t JobStore::count(const char* sql) {
 
 // Made once the store exists: from then on, a missing database is a loss,
 // not a first start.
-void JobStore::write_marker() {
+void SqliteJobStore::write_marker() {
   const std::filesystem::path marker = marker_in(path_.parent_path());
   std::ofstream out(marker);
   out << "gantry-hub state " << support::random_hex(16) << " made " << utc_now_text() << "\n";
@@ -293,7 +292,7 @@ void JobStore::write_marker() {
   if (!out) throw std::runtime_error("cannot write " + marker.string());
 }
 
-StateSummary JobStore::summary() {
+StateSummary SqliteJobStore::summary() {
   StateSummary summary;
   summary.schema_version = user_version();
   summary.jobs = count("SELECT count(*) FROM jobs;");
@@ -303,22 +302,26 @@ StateSummary JobStore::summary() {
   return summary;
 }
 
-void JobStore::begin() {
+std::unique_ptr<JobHistory> SqliteJobStore::open_history() const {
+  return std::make_unique<SqliteJobHistory>(path_);
+}
+
+void SqliteJobStore::begin() {
   execute("BEGIN IMMEDIATE;");
 }
 
-void JobStore::commit() {
+void SqliteJobStore::commit() {
   execute("COMMIT;");
 }
 
-void JobStore::rollback() noexcept {
+void SqliteJobStore::rollback() noexcept {
   // Fails only when no transaction is open, which leaves nothing to undo.
   sqlite3_exec(db_, "ROLLBACK;", nullptr, nullptr, nullptr);
 }
 
 // Stores of an earlier schema get the columns added since, empty for their
 // jobs (a submitter of "": submitted when nobody was asked for a key).
-void JobStore::add_column(const char* name, const char* type) {
+void SqliteJobStore::add_column(const char* name, const char* type) {
   sqlite3_stmt* columns = prepare("SELECT 1 FROM pragma_table_info('jobs') WHERE name = ?1;");
   sqlite3_bind_text(columns, 1, name, -1, SQLITE_STATIC);
   const int status = sqlite3_step(columns);
@@ -328,7 +331,7 @@ void JobStore::add_column(const char* name, const char* type) {
   execute(("ALTER TABLE jobs ADD COLUMN " + std::string(name) + " " + type + ";").c_str());
 }
 
-std::int64_t JobStore::add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms,
+std::int64_t SqliteJobStore::add(std::string_view name, std::string_view yaml, std::int64_t submitted_ms,
                            std::string_view submitter, std::string_view spec) {
   StatementUse use(insert_);
   bind_text(insert_, 1, name);
@@ -342,7 +345,7 @@ std::int64_t JobStore::add(std::string_view name, std::string_view yaml, std::in
   return sqlite3_last_insert_rowid(db_);
 }
 
-void JobStore::finish(const FinishedJob& job) {
+void SqliteJobStore::finish(const FinishedJob& job) {
   StatementUse use(finish_);
   sqlite3_bind_int64(finish_, 1, job.row);
   bind_text(finish_, 2, job.phase);
@@ -358,11 +361,7 @@ void JobStore::finish(const FinishedJob& job) {
   if (sqlite3_step(finish_) != SQLITE_DONE) fail("cannot record the end of a job in");
 }
 
-void JobStore::finish(std::int64_t row, std::string_view phase, std::int64_t finished_ms) {
-  finish(FinishedJob{row, std::string(phase), finished_ms, "", 0, 0, 0, ""});
-}
-
-std::vector<std::string> JobStore::ended_submitters(std::string_view name) {
+std::vector<std::string> SqliteJobStore::ended_submitters(std::string_view name) {
   sqlite3_stmt* statement =
       prepare("SELECT submitter FROM jobs WHERE name = ?1 AND phase IS NOT NULL;");
   bind_text(statement, 1, name);
@@ -375,7 +374,7 @@ std::vector<std::string> JobStore::ended_submitters(std::string_view name) {
   return submitters;
 }
 
-void JobStore::forget_ended(std::string_view name) {
+void SqliteJobStore::forget_ended(std::string_view name) {
   sqlite3_stmt* statement = prepare(
       "DELETE FROM dispatches WHERE job_row IN (SELECT row FROM jobs WHERE name = ?1 AND phase IS "
       "NOT NULL);");
@@ -392,7 +391,7 @@ void JobStore::forget_ended(std::string_view name) {
 
 // Two index lookups (jobs_expiring, jobs_ended), not a scan of every ended
 // job: the store asks at every expiry.
-std::optional<std::int64_t> JobStore::next_expiry(std::int64_t keep_finished_ms) {
+std::optional<std::int64_t> SqliteJobStore::next_expiry(std::int64_t keep_finished_ms) {
   std::optional<std::int64_t> next;
   const auto earliest = [&](const char* sql, std::int64_t plus) {
     sqlite3_stmt* statement = prepare(sql);
@@ -409,7 +408,7 @@ std::optional<std::int64_t> JobStore::next_expiry(std::int64_t keep_finished_ms)
   return next;
 }
 
-std::int64_t JobStore::forget_expired(std::int64_t now, std::int64_t ended_by, std::int64_t limit) {
+std::int64_t SqliteJobStore::forget_expired(std::int64_t now, std::int64_t ended_by, std::int64_t limit) {
   // Each half through its index; a row in both is deleted once.
   sqlite3_stmt* statement = prepare(
       "DELETE FROM jobs WHERE row IN (SELECT row FROM jobs WHERE expires_ms IS NOT NULL AND "
@@ -432,7 +431,7 @@ std::int64_t JobStore::forget_expired(std::int64_t now, std::int64_t ended_by, s
   return static_cast<std::int64_t>(rows.size());
 }
 
-void JobStore::forget(std::int64_t row) {
+void SqliteJobStore::forget(std::int64_t row) {
   StatementUse use(forget_);
   sqlite3_bind_int64(forget_, 1, row);
   if (sqlite3_step(forget_) != SQLITE_DONE) fail("cannot remove a job from");
@@ -441,14 +440,14 @@ void JobStore::forget(std::int64_t row) {
   if (sqlite3_step(forget_dispatch_) != SQLITE_DONE) fail("cannot remove a dispatch from");
 }
 
-void JobStore::rename(std::int64_t row, std::string_view name) {
+void SqliteJobStore::rename(std::int64_t row, std::string_view name) {
   StatementUse use(rename_);
   sqlite3_bind_int64(rename_, 1, row);
   bind_text(rename_, 2, name);
   if (sqlite3_step(rename_) != SQLITE_DONE) fail("cannot name a job in");
 }
 
-std::vector<StoredJob> JobStore::unfinished() {
+std::vector<StoredJob> SqliteJobStore::unfinished() {
   std::vector<StoredJob> jobs;
   {
     StatementUse use(unfinished_);
@@ -472,7 +471,7 @@ std::vector<StoredJob> JobStore::unfinished() {
   return jobs;
 }
 
-void JobStore::record_dispatch(std::int64_t row, const StoredDispatch& dispatch) {
+void SqliteJobStore::record_dispatch(std::int64_t row, const StoredDispatch& dispatch) {
   msgpack::sbuffer clusters;
   msgpack::pack(clusters, dispatch.clusters);
   StatementUse use(upsert_dispatch_);
@@ -487,7 +486,7 @@ void JobStore::record_dispatch(std::int64_t row, const StoredDispatch& dispatch)
 }
 
 // Cordons are rare: plain statements, prepared per call.
-void JobStore::set_cordoned(std::string_view cluster, bool cordoned) {
+void SqliteJobStore::set_cordoned(std::string_view cluster, bool cordoned) {
   sqlite3_stmt* statement = prepare(cordoned ? "INSERT INTO clusters(name, cordoned) VALUES(?1, 1) "
                                                "ON CONFLICT(name) DO UPDATE SET cordoned = 1;"
                                              : "DELETE FROM clusters WHERE name = ?1;");
@@ -497,7 +496,7 @@ void JobStore::set_cordoned(std::string_view cluster, bool cordoned) {
   if (status != SQLITE_DONE) fail("cannot record a cordon in");
 }
 
-std::vector<std::string> JobStore::cordoned_clusters() {
+std::vector<std::string> SqliteJobStore::cordoned_clusters() {
   sqlite3_stmt* statement = prepare("SELECT name FROM clusters WHERE cordoned != 0 ORDER BY name;");
   std::vector<std::string> out;
   int status = SQLITE_ROW;
@@ -508,7 +507,7 @@ std::vector<std::string> JobStore::cordoned_clusters() {
 }
 
 // Queues are few and change rarely: plain statements, prepared per call.
-void JobStore::save_queue(std::string_view name, std::string_view yaml) {
+void SqliteJobStore::save_queue(std::string_view name, std::string_view yaml) {
   sqlite3_stmt* statement = prepare(
       "INSERT INTO queues(name, yaml, position) VALUES(?1, ?2, (SELECT COALESCE(MAX(position), 0) "
       "+ 1 "
@@ -520,7 +519,7 @@ void JobStore::save_queue(std::string_view name, std::string_view yaml) {
   if (status != SQLITE_DONE) fail("cannot record a queue in");
 }
 
-void JobStore::save_priority_class(std::string_view name, std::string_view yaml) {
+void SqliteJobStore::save_priority_class(std::string_view name, std::string_view yaml) {
   sqlite3_stmt* statement = prepare(
       "INSERT INTO priority_classes(name, yaml) VALUES(?1, ?2) ON CONFLICT(name) DO UPDATE SET "
       "yaml = excluded.yaml;");
@@ -531,7 +530,7 @@ void JobStore::save_priority_class(std::string_view name, std::string_view yaml)
   if (status != SQLITE_DONE) fail("cannot record a PriorityClass in");
 }
 
-void JobStore::drop_priority_class(std::string_view name) {
+void SqliteJobStore::drop_priority_class(std::string_view name) {
   sqlite3_stmt* statement = prepare("DELETE FROM priority_classes WHERE name = ?1;");
   sqlite3_bind_text(statement, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
   const int status = sqlite3_step(statement);
@@ -539,7 +538,7 @@ void JobStore::drop_priority_class(std::string_view name) {
   if (status != SQLITE_DONE) fail("cannot remove a PriorityClass from");
 }
 
-std::vector<std::string> JobStore::priority_classes() {
+std::vector<std::string> SqliteJobStore::priority_classes() {
   sqlite3_stmt* statement = prepare("SELECT yaml FROM priority_classes ORDER BY name;");
   std::vector<std::string> out;
   int status = SQLITE_ROW;
@@ -549,7 +548,7 @@ std::vector<std::string> JobStore::priority_classes() {
   return out;
 }
 
-void JobStore::drop_queue(std::string_view name) {
+void SqliteJobStore::drop_queue(std::string_view name) {
   sqlite3_stmt* statement = prepare("DELETE FROM queues WHERE name = ?1;");
   sqlite3_bind_text(statement, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
   const int status = sqlite3_step(statement);
@@ -557,7 +556,7 @@ void JobStore::drop_queue(std::string_view name) {
   if (status != SQLITE_DONE) fail("cannot remove a queue from");
 }
 
-std::vector<std::string> JobStore::queues() {
+std::vector<std::string> SqliteJobStore::queues() {
   sqlite3_stmt* statement = prepare("SELECT yaml FROM queues ORDER BY position;");
   std::vector<std::string> out;
   int status = SQLITE_ROW;
@@ -567,7 +566,7 @@ std::vector<std::string> JobStore::queues() {
   return out;
 }
 
-std::uint64_t JobStore::start_generation() {
+std::uint64_t SqliteJobStore::start_generation() {
   if (created_ && meta("generation") == 0) {
     const std::string first = std::to_string(random_first_generation());
     execute(("INSERT INTO hub_meta(key, value) VALUES('generation', " + first +
@@ -583,13 +582,13 @@ std::uint64_t JobStore::start_generation() {
   return static_cast<std::uint64_t>(generation);
 }
 
-std::uint64_t JobStore::first_generation() {
+std::uint64_t SqliteJobStore::first_generation() {
   const std::int64_t first = meta("first_generation");
   return first > 0 ? static_cast<std::uint64_t>(first) : 1;
 }
 
 // A hub_meta value, 0 when absent.
-std::int64_t JobStore::meta(const char* key) {
+std::int64_t SqliteJobStore::meta(const char* key) {
   sqlite3_stmt* statement = prepare("SELECT value FROM hub_meta WHERE key = ?1;");
   sqlite3_bind_text(statement, 1, key, -1, SQLITE_STATIC);
   const int status = sqlite3_step(statement);
@@ -599,7 +598,7 @@ std::int64_t JobStore::meta(const char* key) {
   return value;
 }
 
-void JobStore::execute(const char* sql) {
+void SqliteJobStore::execute(const char* sql) {
   char* message = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
     std::string text = message ? message : "unknown error";
@@ -608,13 +607,13 @@ void JobStore::execute(const char* sql) {
   }
 }
 
-sqlite3_stmt* JobStore::prepare(const char* sql) {
+sqlite3_stmt* SqliteJobStore::prepare(const char* sql) {
   sqlite3_stmt* statement = nullptr;
   if (sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr) != SQLITE_OK) fail("cannot prepare");
   return statement;
 }
 
-void JobStore::fail(std::string_view what) const {
+void SqliteJobStore::fail(std::string_view what) const {
   throw std::runtime_error(std::string(what) + " " + path_.string() + ": " +
                            (db_ ? sqlite3_errmsg(db_) : "out of memory"));
 }

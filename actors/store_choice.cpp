@@ -1,0 +1,56 @@
+#include "actors/store_choice.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "actors/etcd_job_store.hpp"
+#include "actors/sqlite_job_store.hpp"
+
+namespace gantry::actors {
+
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown-host";
+  return name;
+}
+
+// Ends the process at once: the claim's margin before its lease could lapse
+// is two seconds, too short for an orderly stop, and another hub may take the
+// store over then. Agents find this hub gone and connect again.
+[[noreturn]] void stop_on_lost_claim(const std::string& where, const std::string& why) {
+  spdlog::critical(
+      "the job store {} is no longer this hub's: {}; this hub stops now so that it "
+      "cannot schedule beside the hub that takes the store over",
+      where, why);
+  spdlog::default_logger()->flush();
+  std::_Exit(kLostStoreExitCode);
+}
+
+std::shared_ptr<JobStore> open_etcd_store(const HubOptions& options) {
+  EtcdStoreAddress address = parse_etcd_store_address(options.store);
+  WriterClaimOptions claim;
+  claim.identity = host_name() + " " + std::filesystem::absolute(options.state_dir).string();
+  const std::string where = options.store;
+  claim.on_lost = [where](const std::string& why) { stop_on_lost_claim(where, why); };
+  claim.on_wait = [where, ttl = claim.ttl_seconds](const std::string& holder) {
+    spdlog::warn(
+        "the job store {} is held by \"{}\": waiting until that hub stops (its claim "
+        "lapses {} s after it last renewed it)",
+        where, holder, ttl);
+  };
+  return std::make_shared<EtcdJobStore>(std::move(address), std::move(claim));
+}
+
+}  // namespace
+
+std::shared_ptr<JobStore> open_job_store(const HubOptions& options) {
+  if (options.store.empty()) return std::make_shared<SqliteJobStore>(options.state_dir);
+  return open_etcd_store(options);
+}
+
+}  // namespace gantry::actors

@@ -1,0 +1,19 @@
+// Opens the job store --store names: SQLite in the state directory, or etcd.
+#pragma once
+
+#include <memory>
+
+#include "actors/hub.hpp"
+#include "actors/job_store.hpp"
+
+namespace gantry::actors {
+
+// The exit status of a hub that lost its claim on the etcd store.
+inline constexpr int kLostStoreExitCode = 3;
+
+// Throws std::runtime_error saying what is wrong. On etcd, waits while
+// another hub holds the store, and ends this process (kLostStoreExitCode)
+// as soon as its claim is lost or may be: another hub may be scheduling then.
+std::shared_ptr<JobStore> open_job_store(const HubOptions& options);
+
+}  // namespace gantry::actors

@@ -1,0 +1,99 @@
+"""Issue 31, failover under load: two hubs on one real etcd (etcd_process.py),
+a load generator submitting through gantryctl. The first hub holds the store;
+the second waits for it (actors/etcd_writer_claim.hpp) without binding its
+sockets. The first is killed with kill -9: once its lease lapses the second
+claims the store, reads every job from etcd, binds the same addresses, and
+the agents and gantryctl carry on with it. Every acknowledged job exists once
+and completes, none ran twice (each replica's run log and its exclusive lock,
+as in hub_crash_test.py), and the old hub, restarted, waits as the standby.
+
+Agents keep production's lease (30 s; they fence their runs after two thirds
+of it): the handover (the lease's 10 s, then the standby's start) fits inside
+it, so the running replicas are taken back, not stopped."""
+
+import json
+import os
+import time
+import unittest
+
+from etcd_process import EtcdProcess
+from gantry_harness import SOURCE_DIR, Cluster, wait_until
+from hub_crash_test import Submitter
+
+JOBS = int(os.environ.get("GANTRY_FAILOVER_JOBS", "1500"))
+CLUSTERS = [f"failover-{i}" for i in range(3)]
+
+
+class HubFailover(unittest.TestCase):
+    def setUp(self):
+        self.etcd = EtcdProcess()
+        self.addCleanup(self.etcd.stop)
+        self.gantry = Cluster(agent_lease_ms=30000, lost_grace_ms=120000,
+                              hub_args=["--recovery-grace-ms", "1000",
+                                        "--store", self.etcd.store_url()])
+        self.addCleanup(self.gantry.close)
+        self.marks = os.path.join(self.gantry.workdir, "marks")
+        os.makedirs(self.marks)
+        os.chmod(self.marks, 0o777)  # the replicas run as nobody (--run-as) and write here
+        inventory = os.path.join(SOURCE_DIR, "examples", "inventories", "east.yaml")
+        for cluster in CLUSTERS:
+            self.gantry.start_agent(cluster, inventory, executor="process", extra_args=("--cluster", cluster))
+        self.gantry.wait_ready_clusters(len(CLUSTERS))
+
+    def start_standby(self, name, state_dir):
+        """A hub on the same store and addresses; returns once it says it waits."""
+        self.gantry._spawn(name, self.gantry.hub_argv(state_dir))
+        wait_until(lambda: "is held by" in self.gantry.log(name), f"{name} to wait for the store")
+
+    def phases(self):
+        jobs = json.loads(self.gantry.ctl("get", "jobs", "-o", "json").stdout)
+        phases = {}
+        for job in jobs:
+            self.assertNotIn(job["name"], phases, f"{job['name']} is listed twice")
+            phases[job["name"]] = job["phase"]
+        return phases
+
+    def test_the_standby_takes_over_and_every_acknowledged_job_completes_once(self):
+        self.start_standby("hub-b", os.path.join(self.gantry.workdir, "state-b"))
+        submitter = Submitter(self.gantry, self.marks, JOBS)
+        submitter.start()
+        wait_until(lambda: len(submitter.acknowledged) >= JOBS // 3, "a third of the jobs acknowledged",
+                   deadline_s=300)
+
+        killed = time.monotonic()
+        self.gantry.kill("hub")
+        wait_until(lambda: self.gantry.ctl("get", "clusters", check=False).returncode == 0,
+                   "the standby to answer", deadline_s=120, interval_s=0.2)
+        print(f"the standby answered {time.monotonic() - killed:.1f} s after the first hub was killed")
+        self.assertIn("re-queueing", self.gantry.log("hub-b"))
+        self.gantry.processes["hub"] = self.gantry.processes.pop("hub-b")
+        self.gantry.wait_ready_clusters(len(CLUSTERS))
+
+        submitter.join()
+        acknowledged = set(submitter.acknowledged)
+        self.assertEqual(len(submitter.acknowledged), len(acknowledged))
+        print(f"{len(acknowledged)} of {JOBS} submissions acknowledged; "
+              f"{submitter.failures} submit batches cut by the handover")
+
+        def all_completed():
+            phases = self.phases()
+            failed = {name: phase for name, phase in phases.items() if phase in ("Failed", "Aborted")}
+            self.assertEqual(failed, {}, "jobs that did not complete")
+            return all(phases.get(name) == "Completed" for name in acknowledged) and phases
+
+        phases = wait_until(all_completed, "every acknowledged job to complete", deadline_s=600, interval_s=1)
+        for name, phase in phases.items():
+            self.assertEqual(phase, "Completed", name)
+        self.assertFalse(os.path.exists(os.path.join(self.marks, "overlaps")),
+                         "a job found its own lock held: two copies ran at once")
+        for name in phases:
+            with open(os.path.join(self.marks, f"{name}.runs")) as f:
+                self.assertEqual(f.read().split(), ["run"], f"{name} ran more than once")
+
+        # The first hub, restarted on its own state, is now the one that waits.
+        self.start_standby("hub-a", self.gantry.state_dir)
+        self.assertIn("is held by", self.gantry.log("hub-a"))
+
+
+if __name__ == "__main__":
+    unittest.main()

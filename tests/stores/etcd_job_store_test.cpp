@@ -1,0 +1,177 @@
+// The etcd store's own behaviour on a real etcd: one writer at a time
+// (claim, wait, take-over, fencing), bounded transactions, and refusing what
+// it cannot read.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "actors/etcd_job_history.hpp"
+#include "store_backends.hpp"
+
+namespace gantry::actors {
+namespace {
+
+using testing::EtcdBackend;
+
+// Bounds a wait on something the test set in motion; not a timing check.
+constexpr auto kBound = std::chrono::seconds(60);
+
+TEST(EtcdStoreAddress, ParsesEndpointsAndPrefix) {
+  const EtcdStoreAddress one = parse_etcd_store_address("etcd://10.0.0.1:2379");
+  EXPECT_EQ(one.endpoints, (std::vector<std::string>{"http://10.0.0.1:2379"}));
+  EXPECT_EQ(one.prefix, "/gantry/");
+  const EtcdStoreAddress three = parse_etcd_store_address("etcd://a:1,b:2,c:3/teams/ml/");
+  EXPECT_EQ(three.endpoints, (std::vector<std::string>{"http://a:1", "http://b:2", "http://c:3"}));
+  EXPECT_EQ(three.prefix, "/teams/ml/");
+}
+
+TEST(EtcdStoreAddress, RefusesWhatIsNotOne) {
+  for (const char* text :
+       {"http://a:1", "etcd://", "etcd://a", "etcd://a:x", "etcd://a:1,", "etcd://a:1//"}) {
+    EXPECT_THROW(parse_etcd_store_address(text), std::runtime_error) << text;
+  }
+}
+
+TEST(EtcdJobStoreTest, ASecondHubWaitsUntilTheFirstLetsGoThenFindsItsJobs) {
+  EtcdBackend backend;
+  auto first = backend.open_as("hub-a");
+  first->add("job", "yaml: 1", 1000, "alice");
+  std::promise<std::string> waiting;
+  WriterClaimOptions claim;
+  claim.on_wait = [&](const std::string& holder) { waiting.set_value(holder); };
+  auto second = std::async(std::launch::async, [&] { return backend.open_as("hub-b", claim); });
+  auto told = waiting.get_future();
+  ASSERT_EQ(told.wait_for(kBound), std::future_status::ready);
+  EXPECT_EQ(told.get(), "hub-a");
+  first.reset();  // lets go: its lease is revoked
+  ASSERT_EQ(second.wait_for(kBound), std::future_status::ready);
+  const auto store = second.get();
+  ASSERT_EQ(store->unfinished().size(), 1u);
+  EXPECT_EQ(store->unfinished()[0].name, "job");
+}
+
+// A hub restarted after a crash finds its own claim, still on a lease that
+// would take its TTL to lapse, and takes it back at once.
+TEST(EtcdJobStoreTest, AHubTakesBackItsOwnClaimLeftByACrash) {
+  EtcdBackend backend;
+  etcd::Client client = backend.client();
+  const std::int64_t lease = client.grant_lease(3600);
+  client.put(backend.address().prefix + "writer", "hub-a", lease);
+  WriterClaimOptions claim;
+  bool waited = false;
+  claim.on_wait = [&](const std::string&) { waited = true; };
+  const auto store = backend.open_as("hub-a", claim);
+  EXPECT_FALSE(waited);
+  EXPECT_NE(store->claim().lease(), lease);
+}
+
+// Fencing: once its claim is gone, a hub's write is refused by etcd itself,
+// whatever the hub believes.
+TEST(EtcdJobStoreTest, AWriteAfterTheClaimIsGoneIsRefusedAndLeavesNothing) {
+  EtcdBackend backend;
+  auto store = backend.open_as("hub-a");
+  etcd::Client client = backend.client();
+  client.remove(backend.address().prefix + "writer");
+  try {
+    store->add("late", "yaml: 1", 1000, "alice");
+    FAIL() << "the write was not refused";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("writer claim"), std::string::npos) << error.what();
+  }
+  EXPECT_TRUE(client.range(backend.address().prefix + "jobs/").kvs.empty());
+  EXPECT_TRUE(store->open_history()->ended({}).empty());
+}
+
+TEST(EtcdJobStoreTest, AHubIsToldWhenItsLeaseEnds) {
+  EtcdBackend backend;
+  std::promise<std::string> lost;
+  WriterClaimOptions claim;
+  claim.ttl_seconds = 3;
+  claim.on_lost = [&](const std::string& why) { lost.set_value(why); };
+  auto store = backend.open_as("hub-a", claim);
+  backend.client().revoke(store->claim().lease());
+  auto told = lost.get_future();
+  ASSERT_EQ(told.wait_for(kBound), std::future_status::ready);
+  EXPECT_NE(told.get().find("lapsed"), std::string::npos);
+  EXPECT_TRUE(store->claim().lost());
+}
+
+// etcd refuses a transaction of more than --max-txn-ops (128) operations:
+// the store says when one is full, and each commits.
+TEST(EtcdJobStoreTest, ATransactionIsFullBeforeEtcdsLimitsAndEachCommits) {
+  EtcdBackend backend;
+  auto store = backend.open();
+  int added = 0;
+  for (int batch = 0; batch < 3; ++batch) {
+    store->begin();
+    while (!store->transaction_full())
+      store->add("job-" + std::to_string(added++), "yaml: 1", 1000, "alice");
+    store->commit();
+  }
+  EXPECT_GT(added, 3 * 90);
+  store.reset();
+  EXPECT_EQ(backend.open()->unfinished().size(), static_cast<std::size_t>(added));
+}
+
+// A pass's dispatch records are one write of the store actor, however many.
+TEST(EtcdJobStoreTest, AWriteOfMoreKeysThanOneTransactionTakesIsSentInSeveral) {
+  EtcdBackend backend;
+  auto store = backend.open();
+  std::vector<std::int64_t> rows;
+  for (int i = 0; i < 300; ++i)
+    rows.push_back(store->add("job-" + std::to_string(i), "yaml: 1", 1000, "alice"));
+  store->begin();
+  for (const std::int64_t row : rows)
+    store->record_dispatch(row, StoredDispatch{9, true, {"a"}, "", 0});
+  store->commit();
+  store.reset();
+  const std::vector<StoredJob> jobs = backend.open()->unfinished();
+  ASSERT_EQ(jobs.size(), rows.size());
+  for (const StoredJob& job : jobs) EXPECT_EQ(job.dispatch.id, 9u) << job.name;
+}
+
+TEST(EtcdJobStoreTest, ABigJobFillsATransactionByItsBytes) {
+  EtcdBackend backend;
+  auto store = backend.open();
+  store->begin();
+  store->add("big", std::string(EtcdJobStore::kMaxTransactionBytes, 'x'), 1000, "alice");
+  EXPECT_TRUE(store->transaction_full());
+  store->rollback();
+}
+
+TEST(EtcdJobStoreTest, ADamagedRecordIsRefusedNotSkipped) {
+  EtcdBackend backend;
+  backend.open()->add("job", "yaml: 1", 1000, "alice");
+  backend.client().put(backend.address().prefix + "jobs/" + EtcdKeys::row_text(7), "\xc1garbage");
+  try {
+    backend.open();
+    FAIL() << "a damaged store was opened";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("jobs/0000000000000007"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(EtcdJobStoreTest, AStoreFromANewerHubIsRefused) {
+  EtcdBackend backend;
+  backend.open();
+  backend.client().put(backend.address().prefix + "meta/schema", "99");
+  EXPECT_THROW(backend.open(), std::runtime_error);
+}
+
+TEST(EtcdJobStoreTest, StoresUnderOtherPrefixesAreSeparate) {
+  EtcdBackend backend;
+  backend.open()->add("mine", "yaml: 1", 1000, "alice");
+  EtcdStoreAddress other = backend.address();
+  other.prefix = "/other/";
+  WriterClaimOptions claim;
+  claim.identity = "hub-b";
+  EtcdJobStore elsewhere(other, claim);
+  EXPECT_TRUE(elsewhere.created());
+  EXPECT_TRUE(elsewhere.unfinished().empty());
+}
+
+}  // namespace
+}  // namespace gantry::actors
