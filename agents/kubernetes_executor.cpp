@@ -811,6 +811,12 @@ std::string KubernetesExecutor::check(const protocol::JobSpec& job) const {
 std::string KubernetesExecutor::check_split(const protocol::JobSpec& job,
                                             std::int32_t parts) const {
   if (parts <= 1) return "";
+  // In either mode: its workers join the head by a name only its cluster resolves.
+  if (job.plugins.contains("ray")) {
+    return "a gang split over " + std::to_string(parts) +
+           " clusters cannot use Volcano's ray plugin: every worker joins the head by its "
+           "name, which resolves only in the head's cluster";
+  }
   if (volcano_) {
     for (const char* plugin : {"pytorch", "tensorflow", "mpi"}) {
       if (!job.plugins.contains(plugin)) continue;

@@ -287,6 +287,12 @@ TEST_F(KubernetesExecutorTest, SplitPartsAreRefusedWithoutACrossClusterRendezvou
                                       .mode = Mode::kPods,
                                       .cross_cluster_rendezvous = true});
   EXPECT_EQ(across.check_split(job_, 2), "");
+  protocol::JobSpec ray = ddp_job();
+  ray.tasks[0].name = "head";
+  ray.plugins = {{"ray", {}}};
+  EXPECT_TRUE(contains(across.check_split(ray, 2), "cannot use Volcano's ray plugin"))
+      << "its workers join the head by a name no other cluster resolves";
+  EXPECT_EQ(across.check_split(ray, 1), "");
 }
 
 TEST_F(KubernetesExecutorTest, EndedRunsLoseTheirObjectsOnceNewerOnesEnded) {

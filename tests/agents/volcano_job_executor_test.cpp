@@ -351,6 +351,9 @@ TEST_F(VolcanoJobExecutorTest, AGangSplitOverClustersCannotUseVolcanosFrameworkP
   EXPECT_EQ(executor.check_split(job_, 1), "");
   EXPECT_TRUE(contains(executor.check_split(job_, 2), "cannot use Volcano's pytorch plugin"));
   EXPECT_EQ(executor.check_split(ddp_job(), 2), "") << "no plugin: meets at part 0's agent";
+  protocol::JobSpec ray = ddp_job();
+  ray.plugins = {{"ray", {"--head=worker"}}};
+  EXPECT_TRUE(contains(executor.check_split(ray, 2), "cannot use Volcano's ray plugin"));
 }
 
 }  // namespace
