@@ -59,6 +59,14 @@ const std::vector<PluginSpec>& plugin_specs() {
        {{"master", FlagKind::kString, "master"},
         {"worker", FlagKind::kString, "worker"},
         {"port", FlagKind::kPort, "22"}}},
+      {"ray",
+       {{"head", FlagKind::kString, "head"},
+        {"headContainer", FlagKind::kString, "head"},
+        {"worker", FlagKind::kString, "worker"},
+        {"workerContainer", FlagKind::kString, "worker"},
+        {"port", FlagKind::kPort, "6379"},
+        {"dashboardPort", FlagKind::kPort, "8265"},
+        {"clientPort", FlagKind::kPort, "10001"}}},
   };
   return specs;
 }
@@ -153,7 +161,7 @@ std::string parse_args(const std::string& name, const std::vector<std::string>& 
   const PluginSpec* plugin = find_plugin(name);
   if (plugin == nullptr) {
     return "spec.plugins." + name +
-           ": unknown job plugin; one of env, mpi, pytorch, ssh, svc, tensorflow";
+           ": unknown job plugin; one of env, mpi, pytorch, ray, ssh, svc, tensorflow";
   }
   for (const FlagSpec& flag : plugin->flags) values[std::string(flag.name)] = flag.fallback;
   std::size_t at = 0;
@@ -330,6 +338,59 @@ void mpi_plugin(const PluginReplica& replica, const ReplicaHosts& hosts, PluginO
   add(out, "MPI_HOST", join(hosts[worker], ","));
 }
 
+// Volcano's error, word for word: its controller makes no pod of such a job.
+std::string ray_head_missing(const protocol::JobSpec& job, const FlagValues& args) {
+  if (task_named(job, args.at("head")) >= 0) return "";
+  return "spec.plugins.ray: job " + job.name + " doesn't have head task " + args.at("head");
+}
+
+// The one change per container: a later plugin's command wins, ports add up.
+ContainerChange& change_of(PluginOutput& out, const std::string& container) {
+  for (ContainerChange& change : out.containers)
+    if (change.container == container) return change;
+  out.containers.push_back(ContainerChange{container, {}, {}});
+  return out.containers.back();
+}
+
+// Replica 0 of the head task; Volcano names it even when the task has no replica.
+std::string ray_head_host(const protocol::JobSpec& job, const ReplicaHosts& hosts,
+                          const std::string& head) {
+  const auto task = static_cast<std::size_t>(task_named(job, head));
+  if (!hosts[task].empty()) return hosts[task].front();
+  return job.name + "-" + head + "-0." + job.name;
+}
+
+std::uint16_t port_value(const FlagValues& args, const char* name) {
+  return static_cast<std::uint16_t>(std::stoi(args.at(name)));
+}
+
+// The head's container runs a blocking head node on the plugin's ports and
+// opens them; the workers' join replica 0 of the head task. Volcano checks
+// the head role before the worker role, so a container named by both runs
+// the worker's command.
+void ray_plugin(const PluginReplica& replica, const ReplicaHosts& hosts, PluginOutput& out) {
+  const protocol::JobSpec& job = *replica.job;
+  const FlagValues args = args_of(job, "ray");
+  if (std::string why = ray_head_missing(job, args); !why.empty()) throw std::invalid_argument(why);
+  const std::string& own = job.tasks[replica.task].name;
+  if (own == args.at("head")) {
+    ContainerChange& head = change_of(out, args.at("headContainer"));
+    head.command = {"sh", "-c",
+                    "ray start --head --block --dashboard-host=0.0.0.0 --port=" + args.at("port") +
+                        " --dashboard-port=" + args.at("dashboardPort") +
+                        " --ray-client-server-port=" + args.at("clientPort")};
+    head.ports.push_back({"gcs", port_value(args, "port")});
+    head.ports.push_back({"dashboard", port_value(args, "dashboardPort")});
+    head.ports.push_back({"client-server", port_value(args, "clientPort")});
+  }
+  if (own == args.at("worker")) {
+    change_of(out, args.at("workerContainer")).command = {
+        "sh", "-c",
+        "ray start --block --address=" + ray_head_host(job, hosts, args.at("head")) + ":" +
+            args.at("port")};
+  }
+}
+
 bool active(const std::vector<std::string>& plugins, std::string_view name) {
   return std::find(plugins.begin(), plugins.end(), name) != plugins.end();
 }
@@ -398,6 +459,8 @@ std::string check_plugins(const protocol::JobSpec& job) {
   for (const auto& [name, args] : job.plugins) {
     FlagValues values;
     if (std::string why = parse_args(name, args, values); !why.empty()) return why;
+    if (name == "ray")
+      if (std::string why = ray_head_missing(job, values); !why.empty()) return why;
   }
   return "";
 }
@@ -405,9 +468,9 @@ std::string check_plugins(const protocol::JobSpec& job) {
 std::vector<std::string> active_plugins(const protocol::JobSpec& job) {
   std::vector<std::string> plugins;
   const auto has = [&](const char* name) { return job.plugins.count(name) != 0; };
-  const bool framework = has("pytorch") || has("tensorflow") || has("mpi");
+  const bool framework = has("pytorch") || has("tensorflow") || has("mpi") || has("ray");
   // A fixed order, so that every replica's env reads the same.
-  for (const char* name : {"env", "svc", "ssh", "pytorch", "tensorflow", "mpi"}) {
+  for (const char* name : {"env", "svc", "ssh", "pytorch", "tensorflow", "mpi", "ray"}) {
     const std::string_view plugin(name);
     const bool forced = (plugin == "svc" && framework) || (plugin == "ssh" && has("mpi"));
     if (has(name) || forced) plugins.emplace_back(name);
@@ -438,7 +501,24 @@ PluginOutput plugin_output(const PluginReplica& replica, const SshKeyPair* keys)
   if (active(plugins, "pytorch")) pytorch_plugin(replica, hosts, out);
   if (active(plugins, "tensorflow")) tensorflow_plugin(replica, hosts, out);
   if (active(plugins, "mpi")) mpi_plugin(replica, hosts, out);
+  if (active(plugins, "ray")) ray_plugin(replica, hosts, out);
   return out;
+}
+
+bool plugin_sets_command(const protocol::JobSpec& job, std::uint32_t task,
+                         const std::string& container) {
+  if (!job.plugins.contains("ray")) return false;
+  const FlagValues args = args_of(job, "ray");
+  const std::string& name = job.tasks.at(task).name;
+  return (name == args.at("head") && container == args.at("headContainer")) ||
+         (name == args.at("worker") && container == args.at("workerContainer"));
+}
+
+const ContainerChange* change_for(const std::vector<ContainerChange>& changes,
+                                  const std::string& container) {
+  for (const ContainerChange& change : changes)
+    if (change.container == container) return &change;
+  return nullptr;
 }
 
 ReplicaHosts volcano_hosts(const protocol::JobSpec& job) {

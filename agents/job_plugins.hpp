@@ -1,8 +1,9 @@
 // Volcano's job plugins (spec.plugins: env, svc, ssh, pytorch, tensorflow,
-// mpi) as a pure function: from the job, one replica and where every replica
-// of every task is reached, the environment variables and files Volcano's
-// controller would give that replica's containers. The executors decide where
-// the files go and which host names to use (docs/plugins.md).
+// mpi, ray) as a pure function: from the job, one replica and where every
+// replica of every task is reached, the environment variables, files and
+// container commands Volcano's controller would give that replica's
+// containers. The executors decide where the files go and which host names to
+// use (docs/plugins.md).
 #pragma once
 
 #include <cstdint>
@@ -48,28 +49,57 @@ struct PluginReplica {
   std::uint16_t distinct_ports_from = 0;
 };
 
+// A container port a plugin opens, as Volcano's ContainerPort (TCP).
+struct PluginPort {
+  std::string name;  // "gcs", "dashboard", ...
+  std::uint16_t number = 0;
+  bool operator==(const PluginPort&) const = default;
+};
+
+// What a plugin changes in the replica's container of that name (ray: the
+// head's and the workers' `ray start`). Volcano replaces the command and
+// keeps the container's args; a port is added unless the container already
+// has one of that number.
+struct ContainerChange {
+  std::string container;
+  std::vector<std::string> command;
+  std::vector<PluginPort> ports;
+  bool operator==(const ContainerChange&) const = default;
+};
+
 struct PluginOutput {
   std::vector<protocol::EnvVar> env;
   std::vector<PluginFile> files;  // identical for every replica of a job
+  std::vector<ContainerChange> containers;  // at most one per container name
 };
 
 // Why the job's plugin arguments cannot be honoured ("" when they can): an
 // unknown plugin, or an argument its plugin does not take, or a bad value,
 // named as "spec.plugins.<plugin>: ...". Arguments are Go flags, as Volcano
-// parses them: -name=value, --name=value, --name value, --bool.
+// parses them: -name=value, --name=value, --name value, --bool. Also a ray
+// job without its head task, which Volcano's controller makes no pod for.
 std::string check_plugins(const protocol::JobSpec& job);
 
-// The plugins that run: the job's own, plus svc under pytorch, tensorflow and
-// mpi, and ssh under mpi, as Volcano's admission turns them on.
+// The plugins that run: the job's own, plus svc under pytorch, tensorflow,
+// mpi and ray, and ssh under mpi, as Volcano's admission turns them on.
 std::vector<std::string> active_plugins(const protocol::JobSpec& job);
 bool needs_ssh_keys(const protocol::JobSpec& job);
 // Where the ssh plugin's files go in a container: its --ssh-key-file-path
 // (default /root/.ssh). The job's plugin arguments must have passed check_plugins().
 std::string ssh_key_dir(const protocol::JobSpec& job);
 
-// Env and files for one replica; without `keys` the ssh plugin writes nothing.
-// The job's plugin arguments must have passed check_plugins().
+// Env, files and container changes for one replica; without `keys` the ssh
+// plugin writes nothing. The job's plugins must have passed check_plugins().
 PluginOutput plugin_output(const PluginReplica& replica, const SshKeyPair* keys);
+
+// Whether the job's plugins give the task's container of that name a command
+// (ray's head and workers), so that it needs none of its own.
+bool plugin_sets_command(const protocol::JobSpec& job, std::uint32_t task,
+                         const std::string& container);
+
+// The change for the container of that name in `changes`, or nullptr.
+const ContainerChange* change_for(const std::vector<ContainerChange>& changes,
+                                  const std::string& container);
 
 // Volcano's names for every replica: "<job>-<task>-<index>.<job>".
 ReplicaHosts volcano_hosts(const protocol::JobSpec& job);

@@ -374,22 +374,42 @@ void place(json& spec, const KubernetesExecutorOptions& options, const ReplicaLa
   if (!selector.empty()) spec["nodeSelector"] = std::move(selector);
 }
 
-// A bare Pod gets the env Volcano's plugins would give it, always with the
-// svc plugin's VC_<TASK>_HOSTS / VC_<TASK>_NUM (the pods' names resolve
-// through the job's headless Service); nothing mounts the plugins' files.
-// `with_svc` and `hosts`: the run's job with svc on and every replica's name
-// (KubernetesExecutor::gang_names, made once per run).
-void add_plugin_env(const ReplicaLaunch& launch, const protocol::JobSpec& with_svc,
-                    const ReplicaHosts& hosts, Identity& identity) {
+// What Volcano's plugins give a bare Pod, always with the svc plugin's
+// VC_<TASK>_HOSTS / VC_<TASK>_NUM (the pods' names resolve through the job's
+// headless Service). `with_svc` and `hosts`: the run's job with svc on and
+// every replica's name (KubernetesExecutor::gang_names, made once per run).
+PluginOutput replica_plugins(const ReplicaLaunch& launch, const protocol::JobSpec& with_svc,
+                             const ReplicaHosts& hosts) {
   PluginReplica replica;
   replica.job = &with_svc;
   replica.task = launch.task;
   replica.index = launch.index;
   replica.hosts = &hosts;
   replica.master_port = launch.master_port;
-  for (protocol::EnvVar& var : plugin_output(replica, nullptr).env) {
+  return plugin_output(replica, nullptr);
+}
+
+// After Gantry's identity, replacing a name both set: Volcano appends its env.
+void add_plugin_env(std::vector<protocol::EnvVar> env, Identity& identity) {
+  for (protocol::EnvVar& var : env) {
     std::erase_if(identity, [&](const auto& entry) { return entry.first == var.name; });
     identity.emplace_back(std::move(var.name), std::move(var.value));
+  }
+}
+
+// A plugin's command and ports (ray's), as Volcano's OnPodCreate sets them:
+// the command replaced, the args kept, a port added unless one of its
+// number is there.
+void apply_container_change(json& container, const ContainerChange& change) {
+  if (!change.command.empty()) container["command"] = change.command;
+  if (change.ports.empty()) return;
+  json& ports = container["ports"];
+  if (!ports.is_array()) ports = json::array();
+  for (const PluginPort& port : change.ports) {
+    const bool open = std::any_of(ports.begin(), ports.end(), [&](const json& own) {
+      return own.is_object() && own.value("containerPort", -1) == port.number;
+    });
+    if (!open) ports.push_back({{"name", port.name}, {"containerPort", port.number}});
   }
 }
 
@@ -400,9 +420,14 @@ void add_plugin_env(const ReplicaLaunch& launch, const protocol::JobSpec& with_s
 json pod_spec(const KubernetesExecutorOptions& options, const ReplicaLaunch& launch, json spec,
               const protocol::JobSpec& with_svc, const ReplicaHosts& hosts) {
   Identity identity = identity_environment(launch, host_name(*launch.job, 0, 0));
-  add_plugin_env(launch, with_svc, hosts, identity);
+  PluginOutput plugins = replica_plugins(launch, with_svc, hosts);
+  add_plugin_env(std::move(plugins.env), identity);
   if (json& containers = spec["containers"]; containers.is_array()) {
-    for (json& container : containers) add_identity(container, identity);
+    for (json& container : containers) {
+      add_identity(container, identity);
+      if (const ContainerChange* change = change_for(plugins.containers, text(container, "name")))
+        apply_container_change(container, *change);
+    }
   }
   spec["restartPolicy"] = "Never";
   place(spec, options, launch);
@@ -786,6 +811,12 @@ std::string KubernetesExecutor::check(const protocol::JobSpec& job) const {
 std::string KubernetesExecutor::check_split(const protocol::JobSpec& job,
                                             std::int32_t parts) const {
   if (parts <= 1) return "";
+  // In either mode: its workers join the head by a name only its cluster resolves.
+  if (job.plugins.contains("ray")) {
+    return "a gang split over " + std::to_string(parts) +
+           " clusters cannot use Volcano's ray plugin: every worker joins the head by its "
+           "name, which resolves only in the head's cluster";
+  }
   if (volcano_) {
     for (const char* plugin : {"pytorch", "tensorflow", "mpi"}) {
       if (!job.plugins.contains(plugin)) continue;

@@ -154,7 +154,8 @@ std::string ProcessExecutor::check(const protocol::JobSpec& job) const {
       return field + ".template.spec.containers: the process executor needs a container to run";
     }
     const protocol::ContainerSpec& container = task.containers.front();
-    if (container.command.empty() && container.args.empty()) {
+    if (container.command.empty() && container.args.empty() &&
+        !plugin_sets_command(job, static_cast<std::uint32_t>(t), container.name)) {
       return field + ".template.spec.containers[0].command: the process executor needs a command";
     }
   }
@@ -188,7 +189,7 @@ std::filesystem::path ProcessExecutor::plugin_dir(const ReplicaLaunch& launch) c
 // Host names are this machine's address (the launch's replica_hosts); the
 // ports a TF_CONFIG lists follow the gang's rendezvous port, one per
 // replica, since every replica listens on this one machine.
-std::vector<protocol::EnvVar> ProcessExecutor::plugin_env(const ReplicaLaunch& launch) {
+PluginOutput ProcessExecutor::replica_plugins(const ReplicaLaunch& launch) {
   if (launch.job->plugins.empty()) return {};
   const DispatchId dispatch = launch.key.dispatch;
   const bool fresh = part_plugins_.count(dispatch) == 0;
@@ -220,7 +221,7 @@ std::vector<protocol::EnvVar> ProcessExecutor::plugin_env(const ReplicaLaunch& l
     output.env.push_back({"GANTRY_VOLCANO_DIR", plugin_subdir(dir, PluginDir::kVolcano).string()});
   if (has(PluginDir::kSsh))
     output.env.push_back({"GANTRY_SSH_DIR", plugin_subdir(dir, PluginDir::kSsh).string()});
-  return std::move(output.env);
+  return output;
 }
 
 void ProcessExecutor::forget_part_if_gone(DispatchId dispatch) {
@@ -252,7 +253,8 @@ int ProcessExecutor::open_log(const std::filesystem::path& log) const {
 }
 
 void ProcessExecutor::start(const ReplicaLaunch& launch, TimeMs) {
-  std::vector<std::string> argv = replica_argv(launch);
+  const PluginOutput plugins = replica_plugins(launch);
+  std::vector<std::string> argv = replica_argv(launch, plugins.containers);
   if (argv.empty()) throw std::runtime_error("the container has no command");
   std::vector<std::string> base;  // the agent's environment, as the replica's user
   if (user_) base = environment_for_user(*user_, environ);
@@ -260,7 +262,7 @@ void ProcessExecutor::start(const ReplicaLaunch& launch, TimeMs) {
   for (const std::string& entry : base) base_c.push_back(entry.c_str());
   base_c.push_back(nullptr);
   std::vector<std::string> env =
-      replica_environment(launch, user_ ? base_c.data() : environ, plugin_env(launch));
+      replica_environment(launch, user_ ? base_c.data() : environ, plugins.env);
   const protocol::TaskSpec& task = launch.job->tasks.at(launch.task);
   queued_.push_back(
       QueuedStart{RunRecord{launch.key, launch.job->name, task.name, launch.node, launch.part,

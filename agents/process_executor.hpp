@@ -109,7 +109,9 @@ class ProcessExecutor final : public Executor {
     SshKeyPair keys;
   };
 
-  std::vector<protocol::EnvVar> plugin_env(const ReplicaLaunch& launch);
+  // The replica's plugin env (with where its part's files are) and the
+  // commands its plugins give its containers.
+  PluginOutput replica_plugins(const ReplicaLaunch& launch);
   void forget_part_if_gone(DispatchId dispatch);
   // Opens (appending) the replica's log, owned by the replica's user.
   int open_log(const std::filesystem::path& log) const;

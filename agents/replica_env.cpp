@@ -46,10 +46,12 @@ std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const 
   return out;
 }
 
-std::vector<std::string> replica_argv(const ReplicaLaunch& launch) {
+std::vector<std::string> replica_argv(const ReplicaLaunch& launch,
+                                      const std::vector<ContainerChange>& changes) {
   std::vector<std::string> argv;
   if (const protocol::ContainerSpec* container = first_container(launch)) {
-    argv = container->command;
+    const ContainerChange* change = change_for(changes, container->name);
+    argv = change != nullptr && !change->command.empty() ? change->command : container->command;
     argv.insert(argv.end(), container->args.begin(), container->args.end());
   }
   return argv;

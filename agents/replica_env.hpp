@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agents/executor.hpp"
+#include "agents/job_plugins.hpp"
 
 namespace gantry::agents {
 
@@ -23,7 +24,10 @@ namespace gantry::agents {
 std::vector<std::string> replica_environment(const ReplicaLaunch& launch, const char* const* base,
                                              const std::vector<protocol::EnvVar>& plugin_env = {});
 
-// argv for a replica: the first container's command followed by its args.
-std::vector<std::string> replica_argv(const ReplicaLaunch& launch);
+// argv for a replica: the first container's command followed by its args;
+// the command a plugin gives that container (`changes`) replaces its own, as
+// Volcano sets a container's command and leaves its args.
+std::vector<std::string> replica_argv(const ReplicaLaunch& launch,
+                                      const std::vector<ContainerChange>& changes = {});
 
 }  // namespace gantry::agents

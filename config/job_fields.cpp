@@ -12,7 +12,7 @@ using hub::FieldError;
 namespace {
 
 // The job plugins Volcano's controller has.
-const std::set<std::string> kPlugins{"env", "svc", "ssh", "pytorch", "tensorflow", "mpi"};
+const std::set<std::string> kPlugins{"env", "svc", "ssh", "pytorch", "tensorflow", "mpi", "ray"};
 
 std::string task_field(std::size_t index) { return "spec.tasks[" + std::to_string(index) + "]"; }
 
@@ -39,7 +39,8 @@ std::map<std::string, std::vector<std::string>> read_plugins(const YAML::Node& n
     const std::string name = entry.first.as<std::string>();
     const std::string item = field + "." + name;
     if (!kPlugins.count(name))
-      throw FieldError(item, name, "unknown job plugin; one of env, mpi, pytorch, ssh, svc, tensorflow");
+      throw FieldError(item, name,
+                       "unknown job plugin; one of env, mpi, pytorch, ray, ssh, svc, tensorflow");
     plugins[name] = string_list(entry.second, item);
   }
   return plugins;

@@ -32,10 +32,12 @@ inline constexpr const char* kSourceLabel = protocol::kSourceLabel;
 inline constexpr const char* kSourceValue = protocol::kKarmadaSource;
 
 // Volcano Job plugins that give every pod the job's whole world (pytorch's
-// MASTER_ADDR/WORLD_SIZE, tensorflow's TF_CONFIG, mpi's hostfile) from the
-// job's own tasks: a member's Volcano would give each part of a split a world
-// of its own share, and Karmada mode offers no cross-cluster rendezvous.
-inline constexpr const char* kWholeWorldPlugins[] = {"pytorch", "tensorflow", "mpi"};
+// MASTER_ADDR/WORLD_SIZE, tensorflow's TF_CONFIG, mpi's hostfile, ray's head
+// address) from the job's own tasks: a member's Volcano would give each part
+// of a split a world of its own share (a part without the head would have its
+// workers join a head that is not there), and Karmada mode offers no
+// cross-cluster rendezvous.
+inline constexpr const char* kWholeWorldPlugins[] = {"pytorch", "tensorflow", "mpi", "ray"};
 // On the Gantry job of a workload that asked to be split but cannot be
 // (shown by `gantryctl describe job`): the reason, split_refusal().
 inline constexpr const char* kSplitRefusedAnnotation = "gantry.io/split-refused";

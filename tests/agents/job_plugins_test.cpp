@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -225,6 +226,86 @@ TEST(JobPlugins, MpiGivesTheMasterItsWorkersAndTurnsOnSshAndSvc) {
   EXPECT_EQ(env_of(output_for(job, 1, 0, nullptr, &keys)).count("MPI_HOST"), 0u);
 }
 
+const std::string kRayHead =
+    "ray start --head --block --dashboard-host=0.0.0.0 --port=6379 --dashboard-port=8265 "
+    "--ray-client-server-port=10001";
+
+TEST(JobPlugins, RayStartsTheHeadOnItsPortsAndWorkersJoinHeadReplicaZero) {
+  const auto job = job_with("rc", {{"head", 1}, {"worker", 2}}, {{"ray", {}}});
+  const PluginOutput head = output_for(job, 0, 0);
+  ASSERT_EQ(head.containers.size(), 1u);
+  EXPECT_EQ(head.containers[0].container, "head");
+  EXPECT_EQ(head.containers[0].command, (std::vector<std::string>{"sh", "-c", kRayHead}));
+  EXPECT_EQ(
+      head.containers[0].ports,
+      (std::vector<PluginPort>{{"gcs", 6379}, {"dashboard", 8265}, {"client-server", 10001}}));
+  const PluginOutput worker = output_for(job, 1, 1);
+  ASSERT_EQ(worker.containers.size(), 1u);
+  EXPECT_EQ(worker.containers[0],
+            (ContainerChange{
+                "worker", {"sh", "-c", "ray start --block --address=rc-head-0.rc:6379"}, {}}));
+  EXPECT_TRUE(worker.env.size() > 0 && env_of(worker).at("VC_HEAD_HOSTS") == "rc-head-0.rc")
+      << "svc comes with it";
+  EXPECT_EQ(active_plugins(job), (std::vector<std::string>{"svc", "ray"}));
+  EXPECT_FALSE(needs_ssh_keys(job));
+}
+
+TEST(JobPlugins, RayTakesTaskAndContainerNamesAndPorts) {
+  const auto job = job_with(
+      "rc", {{"driver", 1}, {"node", 2}, {"other", 1}},
+      {{"ray",
+        {"--head=driver", "--headContainer=main", "--worker", "node", "-workerContainer=ray",
+         "--port=7000", "--dashboardPort=7001", "--clientPort=7002"}}});
+  const ReplicaHosts hosts = {{"10.0.0.5"}, {"10.0.0.6", "10.0.0.7"}, {"10.0.0.8"}};
+  const PluginOutput head = output_for(job, 0, 0, &hosts);
+  ASSERT_EQ(head.containers.size(), 1u);
+  EXPECT_EQ(head.containers[0].container, "main");
+  EXPECT_EQ(head.containers[0].command.at(2),
+            "ray start --head --block --dashboard-host=0.0.0.0 --port=7000 --dashboard-port=7001 "
+            "--ray-client-server-port=7002");
+  EXPECT_EQ(head.containers[0].ports,
+            (std::vector<PluginPort>{{"gcs", 7000}, {"dashboard", 7001}, {"client-server", 7002}}));
+  const PluginOutput worker = output_for(job, 1, 0, &hosts);
+  ASSERT_EQ(worker.containers.size(), 1u);
+  EXPECT_EQ(worker.containers[0].container, "ray");
+  EXPECT_EQ(worker.containers[0].command.at(2), "ray start --block --address=10.0.0.5:7000")
+      << "the head's host as the executor reaches it";
+  EXPECT_TRUE(output_for(job, 2, 0, &hosts).containers.empty()) << "neither head nor worker";
+
+  EXPECT_TRUE(plugin_sets_command(job, 0, "main"));
+  EXPECT_TRUE(plugin_sets_command(job, 1, "ray"));
+  EXPECT_FALSE(plugin_sets_command(job, 0, "head")) << "not the head's container";
+  EXPECT_FALSE(plugin_sets_command(job, 2, "ray"));
+}
+
+TEST(JobPlugins, RayWorkersJoinTheHeadsVolcanoNameWhenItHasNoReplica) {
+  const auto job = job_with("rc", {{"head", 0}, {"worker", 1}}, {{"ray", {}}});
+  EXPECT_EQ(output_for(job, 1, 0).containers.at(0).command.at(2),
+            "ray start --block --address=rc-head-0.rc:6379");
+}
+
+TEST(JobPlugins, RayWithoutItsHeadTaskIsRefusedWithVolcanosMessage) {
+  const auto job = job_with("rc", {{"worker", 2}}, {{"ray", {}}});
+  EXPECT_EQ(check_plugins(job), "spec.plugins.ray: job rc doesn't have head task head");
+  EXPECT_EQ(check_plugins(job_with("rc", {{"worker", 2}}, {{"ray", {"--head=boss"}}})),
+            "spec.plugins.ray: job rc doesn't have head task boss");
+  EXPECT_EQ(check_plugins(job_with("rc", {{"boss", 1}}, {{"ray", {"--head=boss"}}})), "");
+  EXPECT_THROW(output_for(job, 0, 0), std::invalid_argument);
+}
+
+TEST(JobPlugins, RayArgumentsAreCheckedAsGoFlags) {
+  const auto refusal = [](std::vector<std::string> args) {
+    return check_plugins(job_with("j", {{"head", 1}}, {{"ray", std::move(args)}}));
+  };
+  EXPECT_EQ(refusal({"--clientServerPort=1"}),
+            "spec.plugins.ray: argument \"--clientServerPort=1\" is not an argument of the ray "
+            "plugin; it takes --head, --headContainer, --worker, --workerContainer, --port, "
+            "--dashboardPort, --clientPort");
+  EXPECT_EQ(refusal({"--dashboardPort=0"}),
+            "spec.plugins.ray: argument \"--dashboardPort=0\": \"0\" is not a port (1-65535)");
+  EXPECT_EQ(refusal({"--head"}), "spec.plugins.ray: argument \"--head\" needs a value");
+}
+
 TEST(JobPlugins, ArgumentsArePlainGoFlags) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"--master=a"}, {"-master=a"}, {"--master", "a", "-port", "99"}, {"--worker=b", "--"}}) {
@@ -260,7 +341,7 @@ TEST(JobPlugins, UnknownOrBadArgumentsAreRefusedNamingPluginAndArgument) {
   EXPECT_NE(refusal("mpi", {"--", "--port=1"}).find("\"--port=1\" is not a flag"),
             std::string::npos);
   EXPECT_EQ(refusal("horovod", {}),
-            "spec.plugins.horovod: unknown job plugin; one of env, mpi, pytorch, ssh, svc, "
+            "spec.plugins.horovod: unknown job plugin; one of env, mpi, pytorch, ray, ssh, svc, "
             "tensorflow");
 }
 
@@ -273,6 +354,21 @@ TEST(JobPlugins, TheProcessExecutorRefusesBadArgumentsAtAdmission) {
             std::string::npos);
   job.plugins["mpi"] = {"--worker=a"};
   EXPECT_EQ(executor.check(job), "");
+}
+
+// Volcano's ray plugin gives the head's and workers' containers their
+// command, so they need none of their own; any other container does.
+TEST(JobPlugins, TheProcessExecutorTakesRaysCommandForTheContainersItNames) {
+  const support::TempDir work("gantry-plugins-");
+  ProcessExecutor executor(work.path());
+  auto job = job_with("rc", {{"head", 1}, {"worker", 2}}, {{"ray", {}}});
+  job.tasks[0].containers.push_back(protocol::ContainerSpec{"head", "", {}, {}, {}, {}, {}});
+  job.tasks[1].containers.push_back(protocol::ContainerSpec{"worker", "", {}, {}, {}, {}, {}});
+  EXPECT_EQ(executor.check(job), "");
+  job.tasks[1].containers[0].name = "main";
+  EXPECT_EQ(executor.check(job),
+            "spec.tasks[1].template.spec.containers[0].command: the process executor needs a "
+            "command");
 }
 
 // Real replicas: each checks the files and env its plugins gave it, on this
@@ -305,6 +401,46 @@ TEST(JobPlugins, ProcessReplicasFindTheirPartsFilesAndLocalHosts) {
   EXPECT_EQ(updates.back().phase, protocol::phase::kCompleted) << updates.back().message;
   EXPECT_FALSE(std::filesystem::exists(work.path() / "mpi-job" / "plugins-7"))
       << "the part's files go with its last replica";
+}
+
+// Real replicas run ray's commands: a stand-in `ray` first on PATH writes
+// the arguments each replica ran it with; workers join the head on this
+// machine's address.
+TEST(JobPlugins, ProcessReplicasRunRaysHeadAndWorkerCommands) {
+  const support::TempDir work("gantry-plugins-");
+  const std::filesystem::path bin = work.path() / "bin";
+  std::filesystem::create_directories(bin);
+  {
+    std::ofstream ray(bin / "ray");
+    ray << "#!/bin/sh\nprintf '%s\\n' \"$*\" > "
+           "\"$RAY_ARGS_DIR/$GANTRY_TASK-$GANTRY_REPLICA_INDEX\"\n";
+  }
+  std::filesystem::permissions(bin / "ray", std::filesystem::perms::owner_all);
+  ProcessExecutor executor(work.path() / "agent");
+  AgentCore core("test", testing::small_inventory(), executor);
+  auto prepare =
+      testing::make_prepare(8, "rc", {{.name = "head"}, {.name = "worker", .replicas = 2}});
+  prepare.job.plugins["ray"] = {};
+  for (protocol::TaskSpec& task : prepare.job.tasks) {
+    task.containers[0].env = {{"PATH", bin.string() + ":/usr/bin:/bin"},
+                              {"RAY_ARGS_DIR", work.path().string()}};
+  }
+  Outbox out;
+  ASSERT_TRUE(testing::prepare_and_commit(core, prepare, 0, out));
+  const auto deadline = testing::deadline_in(60s);
+  while (core.find_run(8) != nullptr) {
+    ASSERT_TRUE(testing::executor_turn(executor, core, out, 0, deadline));
+  }
+  const auto updates = testing::messages_of<protocol::StatusUpdate>(out);
+  ASSERT_FALSE(updates.empty());
+  EXPECT_EQ(updates.back().phase, protocol::phase::kCompleted) << updates.back().message;
+  const auto ran = [&](const std::string& replica) {
+    std::ifstream file(work.path() / replica);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+  };
+  EXPECT_EQ(ran("head-0"), kRayHead.substr(4) + "\n");
+  EXPECT_EQ(ran("worker-0"), "start --block --address=127.0.0.1:6379\n");
+  EXPECT_EQ(ran("worker-1"), "start --block --address=127.0.0.1:6379\n");
 }
 
 }  // namespace

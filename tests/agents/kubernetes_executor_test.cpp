@@ -176,6 +176,62 @@ TEST_F(KubernetesExecutorTest, PluginFilesAreMountedFromARunsConfigMapAndSshSecr
       << "one key pair per run, not per replica";
 }
 
+// As Volcano's ray plugin: the head's container runs a head node and opens
+// its ports (one already there is kept, not doubled), the workers' join head
+// replica 0 by its name; args and other containers are left alone.
+TEST_F(KubernetesExecutorTest, RaySetsTheHeadsAndWorkersCommandsAndTheHeadsPorts) {
+  const protocol::JobSpec job = config::parse_volcano_job(R"(
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: rc}
+spec:
+  plugins: {ray: ["--dashboardPort=9000"]}
+  tasks:
+  - name: head
+    replicas: 1
+    template:
+      spec:
+        containers:
+        - name: head
+          image: rayproject/ray:2.49.0
+          args: [--verbose]
+          ports: [{containerPort: 6379, name: redis}]
+        - {name: sidecar, image: busybox, command: [sleep, infinity]}
+  - name: worker
+    replicas: 2
+    template:
+      spec:
+        containers:
+        - {name: worker, image: rayproject/ray:2.49.0}
+)");
+  auto executor = make_executor(Mode::kPods);
+  ASSERT_EQ(executor->check(job), "");
+  ReplicaLaunch head = launch_of(job, 0);
+  executor->start(head, 0);
+  ReplicaLaunch worker = launch_of(job, 1);
+  worker.task = 1;
+  worker.index = 1;
+  executor->start(worker, 0);
+
+  const json head_pod = get(kPods + "/rc-7-0");
+  const json& ray_head = head_pod["spec"]["containers"][0];
+  EXPECT_EQ(ray_head["command"],
+            json::array({"sh", "-c",
+                         "ray start --head --block --dashboard-host=0.0.0.0 --port=6379 "
+                         "--dashboard-port=9000 --ray-client-server-port=10001"}));
+  EXPECT_EQ(ray_head["args"], json::array({"--verbose"}));
+  EXPECT_EQ(ray_head["ports"], json::parse(R"([{"containerPort": 6379, "name": "redis"},
+                                              {"containerPort": 9000, "name": "dashboard"},
+                                              {"containerPort": 10001, "name": "client-server"}])"));
+  EXPECT_EQ(head_pod["spec"]["containers"][1]["command"], json::array({"sleep", "infinity"}));
+  EXPECT_FALSE(head_pod["spec"]["containers"][1].contains("ports"));
+  const json ray_worker = get(kPods + "/rc-7-1")["spec"]["containers"][0];
+  EXPECT_EQ(ray_worker["command"],
+            json::array({"sh", "-c", "ray start --block --address=rc-head-0.rc:6379"}));
+  EXPECT_FALSE(ray_worker.contains("ports"));
+  EXPECT_EQ(env_of(ray_worker).at("VC_HEAD_HOSTS"), "rc-head-0.rc") << "svc comes with ray";
+}
+
 TEST_F(KubernetesExecutorTest, APendingPodSaysWhyItWaitsAndARunningOneThatItRuns) {
   auto executor = make_executor();
   executor->start(launch_of(job_, 0), 0);
@@ -231,6 +287,12 @@ TEST_F(KubernetesExecutorTest, SplitPartsAreRefusedWithoutACrossClusterRendezvou
                                       .mode = Mode::kPods,
                                       .cross_cluster_rendezvous = true});
   EXPECT_EQ(across.check_split(job_, 2), "");
+  protocol::JobSpec ray = ddp_job();
+  ray.tasks[0].name = "head";
+  ray.plugins = {{"ray", {}}};
+  EXPECT_TRUE(contains(across.check_split(ray, 2), "cannot use Volcano's ray plugin"))
+      << "its workers join the head by a name no other cluster resolves";
+  EXPECT_EQ(across.check_split(ray, 1), "");
 }
 
 TEST_F(KubernetesExecutorTest, EndedRunsLoseTheirObjectsOnceNewerOnesEnded) {

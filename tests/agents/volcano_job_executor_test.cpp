@@ -1,8 +1,8 @@
 // The kubernetes executor in Volcano Job mode, against the fixture API server
 // playing a member that runs Volcano (--volcano-controller: Volcano's job
-// admission and controller, its env / svc / pytorch plugins). The part's Job
-// keeps the job's own tasks, so that Volcano's plugins find them; the pods
-// Volcano makes map back to replicas by task and index.
+// admission and controller, its env / svc / pytorch / ray plugins). The
+// part's Job keeps the job's own tasks, so that Volcano's plugins find them;
+// the pods Volcano makes map back to replicas by task and index.
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -171,6 +171,28 @@ TEST_F(VolcanoJobExecutorTest, ThePartsJobKeepsTheJobsTasksAndPassesItsPluginsTh
   EXPECT_EQ(worker_1["spec"]["subdomain"], kJob) << "Volcano's svc plugin names it";
   EXPECT_EQ(get("/api/v1/namespaces/default/configmaps/ddp-7-svc")["data"]["worker.host"],
             "ddp-7-worker-0.ddp-7\nddp-7-worker-1.ddp-7");
+}
+
+// Volcano's ray plugin runs on the member: the part's Job passes it through,
+// and the pods Volcano makes run the head and join it by the Job's names.
+TEST_F(VolcanoJobExecutorTest, RayIsVolcanosToApplyToThePodsItMakes) {
+  protocol::JobSpec job = pytorch_job();
+  job.plugins = {
+      {"ray", {"--head=master", "--headContainer=trainer", "--workerContainer=trainer"}}};
+  auto executor = make_executor();
+  start_part(*executor, job);
+  EXPECT_EQ(get(kVolcanoJobs + "/" + kJob)["spec"]["plugins"]["ray"],
+            json::array({"--head=master", "--headContainer=trainer", "--workerContainer=trainer"}));
+  const json head = await_pod("ddp-7-master-0")["spec"]["containers"][0];
+  EXPECT_EQ(head["command"],
+            json::array({"sh", "-c",
+                         "ray start --head --block --dashboard-host=0.0.0.0 --port=6379 "
+                         "--dashboard-port=8265 --ray-client-server-port=10001"}));
+  const json worker = await_pod("ddp-7-worker-1")["spec"]["containers"][0];
+  EXPECT_EQ(worker["command"],
+            json::array({"sh", "-c", "ray start --block --address=ddp-7-master-0.ddp-7:6379"}));
+  const json head_service = get("/api/v1/namespaces/default/services/ddp-7-head-svc");
+  EXPECT_EQ(head_service["spec"]["selector"]["volcano.sh/task-spec"], "master");
 }
 
 TEST_F(VolcanoJobExecutorTest, WithoutAFrameworkPluginGantryNamesWhereTheGangMeets) {
@@ -351,6 +373,9 @@ TEST_F(VolcanoJobExecutorTest, AGangSplitOverClustersCannotUseVolcanosFrameworkP
   EXPECT_EQ(executor.check_split(job_, 1), "");
   EXPECT_TRUE(contains(executor.check_split(job_, 2), "cannot use Volcano's pytorch plugin"));
   EXPECT_EQ(executor.check_split(ddp_job(), 2), "") << "no plugin: meets at part 0's agent";
+  protocol::JobSpec ray = ddp_job();
+  ray.plugins = {{"ray", {"--head=worker"}}};
+  EXPECT_TRUE(contains(executor.check_split(ray, 2), "cannot use Volcano's ray plugin"));
 }
 
 }  // namespace

@@ -129,6 +129,12 @@ TEST(JobFields, PluginsKeepTheirArguments) {
   EXPECT_EQ(refused_field(job_with("  plugins: {horovod: []}\n")), "spec.plugins.horovod");
 }
 
+TEST(JobFields, RayIsAJobPluginWithItsArguments) {
+  const protocol::JobSpec job = parse_volcano_job(
+      job_with("  plugins:\n    ray: [\"--head=master\", \"--port\", \"6380\"]\n"));
+  EXPECT_EQ(job.plugins.at("ray"), (std::vector<std::string>{"--head=master", "--port", "6380"}));
+}
+
 TEST(JobFields, DependsOnMustNameOtherTasksWithoutACycle) {
   const protocol::JobSpec job =
       parse_volcano_job(job_with("", "      dependsOn: {name: [master], iteration: any}\n"));

@@ -6,6 +6,10 @@ processes only: a hub, a process agent and gantryctl on loopback.
   on this machine at distinct ports; a mismatch exits non-zero (job Failed).
 - mpi: the master reads the worker hostfile Volcano's svc plugin mounts
   (here under $GANTRY_VOLCANO_DIR) and MPI_HOST, and checks they list every worker.
+- ray: the head and the workers run the `ray start` commands Volcano's ray
+  plugin gives their containers (which have no command of their own), the
+  workers joining the head on this machine; a stand-in `ray` first on PATH
+  prints the arguments it was run with.
 - dependsOn: the dependent task comes first in spec order, yet its replica
   finds the task it depends on already running (its process, found by a
   per-test marker), then lets it finish.
@@ -13,6 +17,7 @@ processes only: a hub, a process agent and gantryctl on loopback.
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -103,6 +108,26 @@ def task_yaml(name, replicas, argv, extra=""):
 """
 
 
+# Stands in for Ray's CLI: says which replica ran it, with which arguments.
+FAKE_RAY = """#!/bin/sh
+echo "ray ran by $GANTRY_TASK-$GANTRY_REPLICA_INDEX: $*"
+"""
+
+
+def ray_task_yaml(name, replicas, container, path):
+    return f"""    - name: {name}
+      replicas: {replicas}
+      template:
+        spec:
+          containers:
+            - name: {container}
+              image: none
+              env: [{{name: PATH, value: {json.dumps(path)}}}]
+              resources:
+                requests: {{cpu: "1"}}
+"""
+
+
 def job_manifest(name, plugins, tasks):
     plugin_lines = "".join(f"    {plugin}: {json.dumps(args)}\n" for plugin, args in plugins.items())
     text = f"""apiVersion: batch.volcano.sh/v1alpha1
@@ -142,6 +167,36 @@ class Plugins(unittest.TestCase):
             task_yaml("mpimaster", 1, [sys.executable, "-c", MPI_MASTER_CHECK]),
             task_yaml("mpiworker", 3, ["sh", "-c", 'test -s "$GANTRY_SSH_DIR/authorized_keys"'])]))
         self.expect_completed("mpi")
+
+    def test_ray_head_and_workers_run_the_commands_the_plugin_gives_them(self):
+        bin_dir = tempfile.mkdtemp(prefix="gantry-e2e-ray-")
+        self.addCleanup(shutil.rmtree, bin_dir, True)
+        os.chmod(bin_dir, 0o755)  # the replicas run as nobody (--run-as)
+        with open(os.path.join(bin_dir, "ray"), "w") as script:
+            script.write(FAKE_RAY)
+        os.chmod(os.path.join(bin_dir, "ray"), 0o755)
+        path = f"{bin_dir}:/usr/local/bin:/usr/bin:/bin"
+        self.gantry.submit(job_manifest("rc", {"ray": ["--dashboardPort=18265"]}, [
+            ray_task_yaml("head", 1, "head", path), ray_task_yaml("worker", 2, "worker", path)]))
+        self.expect_completed("rc")
+        logs = os.path.join(self.gantry.workdir, "agent-pool", "rc")
+        ran = {}
+        for replica in ("head-0", "worker-0", "worker-1"):
+            with open(os.path.join(logs, f"{replica}.log")) as log:
+                ran[replica] = [line for line in log.read().splitlines() if line.startswith("ray ran")]
+        self.assertEqual(ran, {
+            "head-0": ["ray ran by head-0: start --head --block --dashboard-host=0.0.0.0 --port=6379 "
+                       "--dashboard-port=18265 --ray-client-server-port=10001"],
+            "worker-0": ["ray ran by worker-0: start --block --address=127.0.0.1:6379"],
+            "worker-1": ["ray ran by worker-1: start --block --address=127.0.0.1:6379"]})
+
+    def test_a_ray_job_without_its_head_task_is_refused_with_volcanos_words(self):
+        self.gantry.submit(job_manifest("headless", {"ray": []}, [
+            task_yaml("worker", 1, ["true"])]))
+        job = wait_until(lambda: (j := self.gantry.job("headless"))["reason"] and "spec.plugins" in j["reason"] and j,
+                         "the refusal")
+        self.assertIn("spec.plugins.ray: job headless doesn't have head task head", job["reason"])
+        self.assertNotEqual(job["phase"], "Completed")
 
     def test_a_dependent_task_starts_once_the_task_it_names_runs(self):
         marker = f"gantry-e2e-server-{uuid.uuid4().hex}"

@@ -300,7 +300,7 @@ TEST(BindingJob, WorkloadSplitAnnotationOverridesDividedPlacement) {
 // cross-cluster rendezvous in Karmada mode): such a job stays whole, whatever
 // the placement or the workload asks, and says why.
 TEST(BindingJob, JobsWhosePluginsNeedOneWorldAreNeverSplitWhateverThePolicySays) {
-  for (const std::string plugin : {"pytorch", "tensorflow", "mpi"}) {
+  for (const std::string plugin : {"pytorch", "tensorflow", "mpi", "ray"}) {
     for (const bool workload_asks : {false, true}) {
       json workload = volcano_workload();
       workload["spec"]["plugins"] = json{{plugin, json::array()}};
