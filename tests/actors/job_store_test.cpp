@@ -10,32 +10,10 @@
 #include "actors/sqlite_job_store.hpp"
 #include "test_support.hpp"
 
+// The SQLite store's own behaviour: its lock waits, old schemas, damaged
+// files. What both backends do is in tests/stores/store_contract_test.cpp.
 namespace gantry::actors {
 namespace {
-
-TEST(JobStoreTest, UnfinishedJobsSurviveReopeningInSubmissionOrder) {
-  testing::TempDir dir;
-  {
-    SqliteJobStore store(dir.path());
-    const std::int64_t first = store.add("first", "yaml: 1", 1000, "alice");
-    const std::int64_t done = store.add("done", "yaml: 2", 2000, "alice");
-    const std::int64_t refused = store.add("refused", "yaml: 3", 3000, "alice");
-    store.add("last", "yaml: 4", 4000, "bob");
-    EXPECT_GT(first, 0);
-    store.finish(done, "Completed", 5000);
-    store.forget(refused);
-  }
-  SqliteJobStore reopened(dir.path());
-  const std::vector<StoredJob> jobs = reopened.unfinished();
-  ASSERT_EQ(jobs.size(), 2u);
-  EXPECT_EQ(jobs[0].name, "first");
-  EXPECT_EQ(jobs[0].yaml, "yaml: 1");
-  EXPECT_EQ(jobs[0].submitted_ms, 1000);
-  EXPECT_EQ(jobs[0].submitter, "alice");
-  EXPECT_EQ(jobs[1].name, "last");
-  EXPECT_EQ(jobs[1].submitter, "bob");
-  EXPECT_LT(jobs[0].row, jobs[1].row);
-}
 
 // Another connection holding the write lock (a reader recovering the WAL,
 // gantry-hub --check) makes a write wait for it; before, the submission was
@@ -92,85 +70,6 @@ TEST(JobStoreTest, AStoreFromBeforeSubmittersOpensAndItsJobsHaveNone) {
   EXPECT_EQ(jobs[0].name, "old");
   EXPECT_EQ(jobs[0].submitter, "");
   EXPECT_EQ(jobs[1].submitter, "alice");
-}
-
-TEST(JobStoreTest, ABatchIsKeptWhenCommittedAndGoneWhenRolledBack) {
-  testing::TempDir dir;
-  {
-    SqliteJobStore store(dir.path());
-    store.begin();
-    store.add("kept-1", "yaml: 1", 1000, "alice");
-    store.add("kept-2", "yaml: 2", 2000, "alice");
-    store.commit();
-    store.begin();
-    store.add("undone", "yaml: 3", 3000, "alice");
-    store.rollback();
-    store.rollback();  // nothing open: harmless
-  }
-  SqliteJobStore reopened(dir.path());
-  const std::vector<StoredJob> jobs = reopened.unfinished();
-  ASSERT_EQ(jobs.size(), 2u);
-  EXPECT_EQ(jobs[0].name, "kept-1");
-  EXPECT_EQ(jobs[1].name, "kept-2");
-}
-
-TEST(JobStoreTest, AJobsCurrentDispatchComesBackWithIt) {
-  testing::TempDir dir;
-  {
-    SqliteJobStore store(dir.path());
-    const std::int64_t split = store.add("split", "yaml: 1", 1000, "alice");
-    const std::int64_t single = store.add("single", "yaml: 2", 2000, "alice");
-    store.add("never-placed", "yaml: 3", 3000, "alice");
-    const std::int64_t done = store.add("done", "yaml: 4", 4000, "alice");
-    store.record_dispatch(split, StoredDispatch{7, false, {"east", "west"}, "", 0});
-    // The commit replaces the prepare's record, with the rendezvous.
-    store.record_dispatch(split, StoredDispatch{7, true, {"east", "west"}, "10.0.0.5", 29500});
-    store.record_dispatch(single, StoredDispatch{8, true, {"north", "south"}, "", 0});
-    // Placed again: one current dispatch per job, fewer parts this time.
-    store.record_dispatch(single, StoredDispatch{9, false, {"west"}, "", 0});
-    store.record_dispatch(done, StoredDispatch{10, true, {"east"}, "", 0});
-    store.finish(done, "Completed", 5000);
-  }
-  SqliteJobStore reopened(dir.path());
-  const std::vector<StoredJob> jobs = reopened.unfinished();
-  ASSERT_EQ(jobs.size(), 3u);
-  EXPECT_EQ(jobs[0].dispatch.id, 7u);
-  EXPECT_TRUE(jobs[0].dispatch.committed);
-  EXPECT_EQ(jobs[0].dispatch.clusters, (std::vector<std::string>{"east", "west"}));
-  EXPECT_EQ(jobs[0].dispatch.rendezvous_host, "10.0.0.5");
-  EXPECT_EQ(jobs[0].dispatch.rendezvous_port, 29500);
-  EXPECT_EQ(jobs[1].dispatch.id, 9u);
-  EXPECT_FALSE(jobs[1].dispatch.committed);
-  EXPECT_EQ(jobs[1].dispatch.clusters, std::vector<std::string>{"west"});
-  EXPECT_EQ(jobs[2].name, "never-placed");
-  EXPECT_EQ(jobs[2].dispatch.id, 0u);
-  EXPECT_TRUE(jobs[2].dispatch.clusters.empty());
-}
-
-TEST(JobStoreTest, CordonedClustersStayCordonedUntilUncordoned) {
-  testing::TempDir dir;
-  {
-    SqliteJobStore store(dir.path());
-    store.set_cordoned("west", true);
-    store.set_cordoned("east", true);
-    store.set_cordoned("east", true);  // twice: still one
-    store.set_cordoned("north", true);
-    store.set_cordoned("north", false);
-    store.set_cordoned("never", false);
-  }
-  SqliteJobStore reopened(dir.path());
-  EXPECT_EQ(reopened.cordoned_clusters(), (std::vector<std::string>{"east", "west"}));
-}
-
-TEST(JobStoreTest, EveryOpeningStartsANewGenerationFromTheStatesFirst) {
-  testing::TempDir dir;
-  const std::uint64_t first = SqliteJobStore(dir.path()).start_generation();
-  EXPECT_GE(first, 1u);
-  EXPECT_LE(first, 1u << 22);
-  EXPECT_EQ(SqliteJobStore(dir.path()).start_generation(), first + 1);
-  SqliteJobStore store(dir.path());
-  EXPECT_EQ(store.start_generation(), first + 2);
-  EXPECT_EQ(store.first_generation(), first);
 }
 
 // Two states made apart (one lost, one new) do not start at the same

@@ -64,6 +64,33 @@ class Submitter(threading.Thread):
                 self.failures += 1
 
 
+def assert_completed_once(test, gantry, marks, acknowledged):
+    """Waits until every acknowledged job completed; asserts that every listed job
+    completed, is listed once, and ran once (its run log, its lock). Returns the
+    listed jobs' phases by name."""
+    def all_completed():
+        jobs = json.loads(gantry.ctl("get", "jobs", "-o", "json").stdout)
+        phases = {}
+        for job in jobs:
+            test.assertNotIn(job["name"], phases, f"{job['name']} is listed twice")
+            phases[job["name"]] = job["phase"]
+        failed = {name: phase for name, phase in phases.items() if phase in ("Failed", "Aborted")}
+        test.assertEqual(failed, {}, "jobs that did not complete")
+        return all(phases.get(name) == "Completed" for name in acknowledged) and phases
+
+    phases = wait_until(all_completed, "every acknowledged job to complete", deadline_s=600, interval_s=1)
+    # Unacknowledged submissions may be there (stored, then the hub died
+    # before it answered) but then whole: completed like the others.
+    for name, phase in phases.items():
+        test.assertEqual(phase, "Completed", name)
+    test.assertFalse(os.path.exists(os.path.join(marks, "overlaps")),
+                     "a job found its own lock held: two copies ran at once")
+    for name in phases:
+        with open(os.path.join(marks, f"{name}.runs")) as f:
+            test.assertEqual(f.read().split(), ["run"], f"{name} ran more than once")
+    return phases
+
+
 class HubCrash(unittest.TestCase):
     jobs = JOBS
 
@@ -107,29 +134,7 @@ class HubCrash(unittest.TestCase):
         self.assertGreaterEqual(kills, KILLS)
         self.assertEqual(len(submitter.acknowledged), len(set(submitter.acknowledged)))
 
-        acknowledged = set(submitter.acknowledged)
-
-        def all_completed():
-            jobs = json.loads(self.gantry.ctl("get", "jobs", "-o", "json").stdout)
-            phases = {}
-            for job in jobs:
-                self.assertNotIn(job["name"], phases, f"{job['name']} is listed twice")
-                phases[job["name"]] = job["phase"]
-            failed = {name: phase for name, phase in phases.items() if phase in ("Failed", "Aborted")}
-            self.assertEqual(failed, {}, "jobs that did not complete")
-            return all(phases.get(name) == "Completed" for name in acknowledged) and phases
-
-        phases = wait_until(all_completed, "every acknowledged job to complete", deadline_s=600, interval_s=1)
-        # Unacknowledged submissions may be there (stored, then the hub died
-        # before it answered) but then whole: completed like the others.
-        for name, phase in phases.items():
-            self.assertEqual(phase, "Completed", name)
-
-        self.assertFalse(os.path.exists(os.path.join(self.marks, "overlaps")),
-                         "a job found its own lock held: two copies ran at once")
-        for name in phases:
-            with open(os.path.join(self.marks, f"{name}.runs")) as f:
-                self.assertEqual(f.read().split(), ["run"], f"{name} ran more than once")
+        phases = assert_completed_once(self, self.gantry, self.marks, set(submitter.acknowledged))
 
         # Still listed after one more restart.
         self.gantry.restart_hub()

@@ -11,14 +11,13 @@ Agents keep production's lease (30 s; they fence their runs after two thirds
 of it): the handover (the lease's 10 s, then the standby's start) fits inside
 it, so the running replicas are taken back, not stopped."""
 
-import json
 import os
 import time
 import unittest
 
 from etcd_process import EtcdProcess
 from gantry_harness import SOURCE_DIR, Cluster, wait_until
-from hub_crash_test import Submitter
+from hub_crash_test import Submitter, assert_completed_once
 
 JOBS = int(os.environ.get("GANTRY_FAILOVER_JOBS", "1500"))
 CLUSTERS = [f"failover-{i}" for i in range(3)]
@@ -45,14 +44,6 @@ class HubFailover(unittest.TestCase):
         self.gantry._spawn(name, self.gantry.hub_argv(state_dir))
         wait_until(lambda: "is held by" in self.gantry.log(name), f"{name} to wait for the store")
 
-    def phases(self):
-        jobs = json.loads(self.gantry.ctl("get", "jobs", "-o", "json").stdout)
-        phases = {}
-        for job in jobs:
-            self.assertNotIn(job["name"], phases, f"{job['name']} is listed twice")
-            phases[job["name"]] = job["phase"]
-        return phases
-
     def test_the_standby_takes_over_and_every_acknowledged_job_completes_once(self):
         self.start_standby("hub-b", os.path.join(self.gantry.workdir, "state-b"))
         submitter = Submitter(self.gantry, self.marks, JOBS)
@@ -75,20 +66,7 @@ class HubFailover(unittest.TestCase):
         print(f"{len(acknowledged)} of {JOBS} submissions acknowledged; "
               f"{submitter.failures} submit batches cut by the handover")
 
-        def all_completed():
-            phases = self.phases()
-            failed = {name: phase for name, phase in phases.items() if phase in ("Failed", "Aborted")}
-            self.assertEqual(failed, {}, "jobs that did not complete")
-            return all(phases.get(name) == "Completed" for name in acknowledged) and phases
-
-        phases = wait_until(all_completed, "every acknowledged job to complete", deadline_s=600, interval_s=1)
-        for name, phase in phases.items():
-            self.assertEqual(phase, "Completed", name)
-        self.assertFalse(os.path.exists(os.path.join(self.marks, "overlaps")),
-                         "a job found its own lock held: two copies ran at once")
-        for name in phases:
-            with open(os.path.join(self.marks, f"{name}.runs")) as f:
-                self.assertEqual(f.read().split(), ["run"], f"{name} ran more than once")
+        assert_completed_once(self, self.gantry, self.marks, acknowledged)
 
         # The first hub, restarted on its own state, is now the one that waits.
         self.start_standby("hub-a", self.gantry.state_dir)
