@@ -46,6 +46,13 @@ class EtcdProcess:
     def store_url(self, prefix="/gantry/"):
         return f"etcd://{self.endpoint}{prefix.rstrip('/')}"
 
+    def pause(self):
+        """SIGSTOP: connections stay open but nothing answers, as behind a partition."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self):
+        os.kill(self.process.pid, signal.SIGCONT)
+
     def log(self):
         with open(os.path.join(self.dir, "etcd.log"), errors="replace") as f:
             return f.read()

@@ -7,6 +7,10 @@ the agents and gantryctl carry on with it. Every acknowledged job exists once
 and completes, none ran twice (each replica's run log and its exclusive lock,
 as in hub_crash_test.py), and the old hub, restarted, waits as the standby.
 
+Partition: etcd stops answering (SIGSTOP); the hub that holds the store
+stops by itself (exit status 3) before its lease could lapse, and the waiting
+hub takes over once etcd answers again.
+
 Agents keep production's lease (30 s; they fence their runs after two thirds
 of it): the handover (the lease's 10 s, then the standby's start) fits inside
 it, so the running replicas are taken back, not stopped."""
@@ -16,7 +20,7 @@ import time
 import unittest
 
 from etcd_process import EtcdProcess
-from gantry_harness import SOURCE_DIR, Cluster, wait_until
+from gantry_harness import SOURCE_DIR, Cluster, job_yaml, wait_until
 from hub_crash_test import Submitter, assert_completed_once
 
 JOBS = int(os.environ.get("GANTRY_FAILOVER_JOBS", "1500"))
@@ -71,6 +75,28 @@ class HubFailover(unittest.TestCase):
         # The first hub, restarted on its own state, is now the one that waits.
         self.start_standby("hub-a", self.gantry.state_dir)
         self.assertIn("is held by", self.gantry.log("hub-a"))
+
+
+    def test_a_hub_cut_off_from_etcd_stops_and_the_standby_takes_over(self):
+        """Partition: etcd stops answering (SIGSTOP). The hub cannot renew its lease and
+        stops (exit status 3) before the lease could lapse at etcd; once etcd answers
+        again, the lease lapses and the waiting hub takes over."""
+        self.start_standby("hub-b", os.path.join(self.gantry.workdir, "state-b"))
+        submitted = self.gantry.ctl("submit", "-f", "-", input_text=job_yaml(
+            "before-partition", [("worker", 1, {"cpu": 1}, ["sleep", "0.2"], None)])).stdout.split()
+        self.assertEqual(submitted, ["before-partition"])
+        self.etcd.pause()
+        try:
+            hub = self.gantry.processes.pop("hub")
+            self.assertEqual(hub.wait(timeout=120), 3)
+        finally:
+            self.etcd.resume()
+        self.assertIn("is no longer this hub's", self.gantry.log("hub"))
+        wait_until(lambda: self.gantry.ctl("get", "clusters", check=False).returncode == 0,
+                   "the standby to answer", deadline_s=120, interval_s=0.2)
+        self.gantry.processes["hub"] = self.gantry.processes.pop("hub-b")
+        wait_until(lambda: {j["name"]: j["phase"] for j in self.gantry.get("jobs")}.get("before-partition")
+                   == "Completed", "the job submitted before the partition to complete")
 
 
 if __name__ == "__main__":

@@ -102,6 +102,14 @@ bool EtcdServer::healthy() const {
   }
 }
 
+void EtcdServer::pause() {
+  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+
+void EtcdServer::resume() {
+  if (pid_ > 0) ::kill(pid_, SIGCONT);
+}
+
 void EtcdServer::kill() {
   if (pid_ <= 0) return;
   ::kill(pid_, SIGKILL);  // its data is thrown away: no graceful stop needed

@@ -22,6 +22,10 @@ class EtcdServer {
 
   // "http://127.0.0.1:<client port>"
   std::string endpoint() const;
+  // Stops and continues the process (SIGSTOP / SIGCONT): connections stay
+  // open but nothing answers, as behind a partition.
+  void pause();
+  void resume();
 
  private:
   // False when etcd exited before it was healthy (another process took one

@@ -98,6 +98,24 @@ TEST(EtcdJobStoreTest, AHubIsToldWhenItsLeaseEnds) {
   EXPECT_TRUE(store->claim().lost());
 }
 
+// Cut off from etcd (it answers nothing), a hub is told before its lease
+// could lapse at etcd: it must stop scheduling while no other hub can
+// have claimed the store yet.
+TEST(EtcdJobStoreTest, AHubCutOffFromEtcdIsToldItsClaimIsLost) {
+  EtcdBackend backend;
+  std::promise<std::string> lost;
+  WriterClaimOptions claim;
+  claim.ttl_seconds = 5;
+  claim.on_lost = [&](const std::string& why) { lost.set_value(why); };
+  auto store = backend.open_as("hub-a", claim);
+  backend.server().pause();
+  auto told = lost.get_future();
+  const bool in_time = told.wait_for(kBound) == std::future_status::ready;
+  backend.server().resume();
+  ASSERT_TRUE(in_time);
+  EXPECT_NE(told.get().find("could not be renewed"), std::string::npos);
+}
+
 // etcd refuses a transaction of more than --max-txn-ops (128) operations:
 // the store says when one is full, and each commits.
 TEST(EtcdJobStoreTest, ATransactionIsFullBeforeEtcdsLimitsAndEachCommits) {

@@ -43,6 +43,7 @@ class EtcdBackend : public StoreBackend {
   }
   EtcdStoreAddress address() const { return {{etcd_.endpoint()}, "/gantry-test/"}; }
   etcd::Client client() const { return etcd::Client({etcd_.endpoint()}); }
+  etcd::testing::EtcdServer& server() { return etcd_; }
 
  private:
   etcd::testing::EtcdServer etcd_;
