@@ -4,6 +4,7 @@
 
 #include "console/command_line.hpp"
 #include "console/command_table.hpp"
+#include "console/hub_client.hpp"
 
 namespace gantry::console {
 
@@ -12,12 +13,15 @@ namespace {
 // Where a command's summary starts in the help.
 constexpr std::size_t kSummaryColumn = 34;
 
-std::string checked_endpoint(const std::string& endpoint, const std::string& source) {
-  if (endpoint.find("://") == std::string::npos || endpoint.ends_with("://")) {
-    throw UsageError(source + ": \"" + endpoint +
-                     "\" is not a ZeroMQ endpoint (expected e.g. tcp://127.0.0.1:7801)");
+// One endpoint, or several hubs on one store separated by commas.
+std::string checked_endpoint(const std::string& endpoints, const std::string& source) {
+  for (const std::string& endpoint : HubClient::split_endpoints(endpoints)) {
+    if (endpoint.find("://") == std::string::npos || endpoint.ends_with("://")) {
+      throw UsageError(source + ": \"" + endpoint +
+                       "\" is not a ZeroMQ endpoint (expected e.g. tcp://127.0.0.1:7801)");
+    }
   }
-  return endpoint;
+  return endpoints;
 }
 
 // The command found on the line, or nullptr.
@@ -195,7 +199,8 @@ std::string usage_text(std::string_view topic) {
          "Commands:\n" +
          command_lines() + R"(
 Flags:
-  --hub ENDPOINT          hub admin endpoint (default $GANTRY_HUB, else tcp://127.0.0.1:7801)
+  --hub ENDPOINT[,...]    hub admin endpoint, or the hubs sharing one store: the one that
+                          holds it answers (default $GANTRY_HUB, else tcp://127.0.0.1:7801)
   --hub-key FILE          the hub's public key (default $GANTRY_HUB_KEY, else CONFIG/hub.pub)
   --key FILE              gantryctl's keypair (default $GANTRY_KEY, else CONFIG/gantryctl.key)
   --insecure              plaintext, no keys: only for a hub started with --insecure

@@ -33,10 +33,31 @@ HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout,
       socket_->monitored = true;
     }
   }
-  try {
-    socket_->dealer.connect(endpoint_);
-  } catch (const zmq::error_t& e) {
-    throw HubUnavailable("cannot connect to hub at " + endpoint_ + ": " + e.what());
+  const std::vector<std::string> endpoints = split_endpoints(endpoint_);
+  if (endpoints.size() > 1) {
+    // Several hubs on one store: only the one holding it has bound its
+    // socket, so a request waits for a connection that completed (immediate)
+    // and goes there, never to a hub that is only standing by.
+    socket_->dealer.set(zmq::sockopt::immediate, 1);
+    socket_->dealer.set(zmq::sockopt::sndtimeo, static_cast<int>(timeout_.count()));
+  }
+  for (const std::string& one : endpoints) {
+    try {
+      socket_->dealer.connect(one);
+    } catch (const zmq::error_t& e) {
+      throw HubUnavailable("cannot connect to hub at " + one + ": " + e.what());
+    }
+  }
+}
+
+std::vector<std::string> HubClient::split_endpoints(const std::string& endpoints) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = endpoints.find(',', start);
+    out.push_back(endpoints.substr(start, comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
   }
 }
 
@@ -81,10 +102,17 @@ protocol::Envelope HubClient::exchange(const std::string& frame, std::uint64_t s
   return receive(seq, timeout_);
 }
 
+// One hub: queued at once, before the connection completes. Several: the
+// send waits (up to the timeout) for one of them to be connected.
 void HubClient::send(const std::string& frame) {
-  if (!socket_->dealer.send(zmq::buffer(frame), zmq::send_flags::dontwait)) {
-    throw HubUnavailable("cannot queue a request for hub at " + endpoint_);
-  }
+  const bool several = endpoint_.find(',') != std::string::npos;
+  if (socket_->dealer.send(zmq::buffer(frame),
+                           several ? zmq::send_flags::none : zmq::send_flags::dontwait))
+    return;
+  if (several)
+    throw HubUnavailable("none of the hubs at " + endpoint_ + " answered within " +
+                         format_duration(timeout_));
+  throw HubUnavailable("cannot queue a request for hub at " + endpoint_);
 }
 
 protocol::Envelope HubClient::receive(std::uint64_t seq, std::chrono::milliseconds timeout) {

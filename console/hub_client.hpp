@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "protocol/envelope.hpp"
 #include "support/curve_socket.hpp"
@@ -35,6 +36,8 @@ class HubClient {
   // With `keys` the socket is a CurveZMQ client of the hub's key; without, it
   // speaks plaintext (a hub started with --insecure).
   // Throws HubUnavailable when `endpoint` is not a valid ZeroMQ endpoint.
+  // `endpoint` may list several hubs sharing one store ("a,b,c"): requests
+  // go to the one that has bound its socket, the one holding the store.
   HubClient(std::string endpoint, std::chrono::milliseconds timeout,
             std::optional<support::CurveClientKeys> keys);
   ~HubClient();
@@ -72,6 +75,8 @@ class HubClient {
   }
 
   const std::string& endpoint() const { return endpoint_; }
+  // "a,b,c" as its endpoints.
+  static std::vector<std::string> split_endpoints(const std::string& endpoints);
 
  private:
   struct Socket;

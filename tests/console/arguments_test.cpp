@@ -40,6 +40,13 @@ TEST(Arguments, HubComesFromTheFlagThenTheEnvironment) {
   EXPECT_EQ(parse({"get", "jobs"}, "").hub, "tcp://127.0.0.1:7801");
 }
 
+TEST(Arguments, HubMayListSeveralEndpointsEachOfThemChecked) {
+  EXPECT_EQ(parse({"--hub", "tcp://a:1,tcp://b:2", "get", "jobs"}).hub, "tcp://a:1,tcp://b:2");
+  EXPECT_EQ(parse({"get", "jobs"}, "tcp://a:1,tcp://b:2").hub, "tcp://a:1,tcp://b:2");
+  EXPECT_THROW(parse({"--hub", "tcp://a:1,b:2", "get", "jobs"}), UsageError);
+  EXPECT_THROW(parse({"--hub", "tcp://a:1,", "get", "jobs"}), UsageError);
+}
+
 TEST(Arguments, ParsesEveryCommand) {
   const Invocation submit = parse({"submit", "-f", "job.yaml"});
   EXPECT_EQ(submit.file, "job.yaml");

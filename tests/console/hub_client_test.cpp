@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/free_port.hpp"
 #include "tests/console/fake_hub.hpp"
 
 namespace gantry::console {
@@ -51,6 +52,31 @@ TEST(HubClient, IgnoresRepliesCarryingAnotherSeq) {
   });
   HubClient client(hub.endpoint(), milliseconds(10000), hub.client_keys());
   EXPECT_EQ(client.call<protocol::ListReply>(protocol::ListRequest{"jobs"}).error, "fresh");
+}
+
+// Hubs sharing one store: only the one holding it has bound its socket, and
+// every request goes there, whatever the order of the list.
+TEST(HubClient, GivenSeveralHubsEveryRequestGoesToTheOneListening) {
+  FakeHub hub(testing::always_reply(canned_list()));
+  const std::string silent = "tcp://127.0.0.1:" + std::to_string(support::free_loopback_port());
+  HubClient client(silent + "," + hub.endpoint(), milliseconds(10000), hub.client_keys());
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(client.call<protocol::ListReply>(protocol::ListRequest{"clusters"}).clusters.size(),
+              1u);
+  EXPECT_EQ(hub.requests().size(), 5u);
+}
+
+TEST(HubClient, GivenSeveralHubsOfWhichNoneListensItIsATimeoutNamingThem) {
+  const std::string a = "tcp://127.0.0.1:" + std::to_string(support::free_loopback_port());
+  const std::string b = "tcp://127.0.0.1:" + std::to_string(support::free_loopback_port());
+  HubClient client(a + "," + b, milliseconds(100), std::nullopt);
+  try {
+    client.call<protocol::ListReply>(protocol::ListRequest{"jobs"});
+    ADD_FAILURE() << "no hub listens, yet a reply came";
+  } catch (const HubUnavailable& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "none of the hubs at " + a + "," + b + " answered within 100ms");
+  }
 }
 
 TEST(HubClient, HubThatNeverAnswersIsATimeoutNamingTheHub) {

@@ -15,12 +15,14 @@ Agents keep production's lease (30 s; they fence their runs after two thirds
 of it): the handover (the lease's 10 s, then the standby's start) fits inside
 it, so the running replicas are taken back, not stopped."""
 
+import json
 import os
+import subprocess
 import time
 import unittest
 
 from etcd_process import EtcdProcess
-from gantry_harness import SOURCE_DIR, Cluster, job_yaml, wait_until
+from gantry_harness import BIN_DIR, SOURCE_DIR, Cluster, free_port, job_yaml, wait_until
 from hub_crash_test import Submitter, assert_completed_once
 
 JOBS = int(os.environ.get("GANTRY_FAILOVER_JOBS", "1500"))
@@ -97,6 +99,36 @@ class HubFailover(unittest.TestCase):
         self.gantry.processes["hub"] = self.gantry.processes.pop("hub-b")
         wait_until(lambda: {j["name"]: j["phase"] for j in self.gantry.get("jobs")}.get("before-partition")
                    == "Completed", "the job submitted before the partition to complete")
+
+
+    def test_gantryctl_given_both_hubs_asks_the_one_that_holds_the_store(self):
+        """Hubs on other addresses: gantryctl --hub A,B (or GANTRY_HUB) reaches whichever
+        holds the store, before and after a failover, without being told which."""
+        other_admin = f"tcp://127.0.0.1:{free_port()}"
+        argv = self.gantry.hub_argv(os.path.join(self.gantry.workdir, "state-b"))
+        argv[argv.index("--admin") + 1] = other_admin
+        argv[argv.index("--agents") + 1] = f"tcp://127.0.0.1:{free_port()}"
+        self.gantry._spawn("hub-b", argv)
+        wait_until(lambda: "is held by" in self.gantry.log("hub-b"), "hub-b to wait for the store")
+        both = f"{other_admin},{self.gantry.admin_endpoint}"
+
+        def ctl(*args, input_text=None):
+            return subprocess.run([os.path.join(BIN_DIR, "gantryctl"), "--hub", both, *args],
+                                  input=input_text, capture_output=True, text=True, timeout=60,
+                                  env={**os.environ, **self.gantry.keys.ctl_env()})
+
+        submitted = ctl("submit", "-f", "-", input_text=job_yaml(
+            "asked-through-both", [("worker", 1, {"cpu": 1}, ["sleep", "0.2"], None)]))
+        self.assertEqual(submitted.stdout.split(), ["asked-through-both"], submitted.stderr)
+        self.gantry.kill("hub")
+
+        def listed_by_the_standby():
+            result = ctl("get", "jobs", "-o", "json")
+            return result.returncode == 0 and [job["name"] for job in json.loads(result.stdout)]
+        names = wait_until(listed_by_the_standby, "hub-b to answer through the list", deadline_s=120,
+                           interval_s=0.2)
+        self.assertEqual(names, ["asked-through-both"])
+        self.assertIn("re-queueing 1 unfinished job(s)", self.gantry.log("hub-b"))
 
 
 if __name__ == "__main__":
