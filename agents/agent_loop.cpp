@@ -8,6 +8,7 @@
 #include <zmq.hpp>
 
 #include "agents/loop_extension.hpp"
+#include "support/comma_list.hpp"
 #include "support/log_fields.hpp"
 #include "support/random_hex.hpp"
 
@@ -76,6 +77,7 @@ std::int64_t wall_now_ms() {
 
 AgentLoop::AgentLoop(LoopConfig config, AgentCore& core, Executor& executor)
     : config_(std::move(config)),
+      hubs_(support::comma_list(config_.hub_endpoint)),
       core_(core),
       executor_(executor),
       session_(config_.timing, steady_now_ms()),
@@ -193,6 +195,15 @@ void AgentLoop::act_on_session(TimeMs now) {
   // A loop that stalled (starting many replicas) reads what came meanwhile
   // before it judges the hub silent.
   if (socket_ && session_.due(now) == HubSession::Action::kDisconnect) receive_frames(now);
+  // Several hubs: a silent one may have died and another taken its store
+  // over; the runs are kept, and the next hub takes them back.
+  if (socket_ && hubs_.size() > 1 && session_.silent_for_own_liveness(now)) {
+    receive_frames(now);
+    if (session_.silent_for_own_liveness(now)) {
+      drop_session(now, "the hub is silent");
+      return;
+    }
+  }
   switch (session_.due(now)) {
     case HubSession::Action::kNone:
       break;
@@ -223,11 +234,11 @@ void AgentLoop::open_socket(TimeMs now) {
     watch_for_refusal();
   }
   try {
-    socket_->connect(config_.hub_endpoint);
+    socket_->connect(hub());
   } catch (const zmq::error_t& e) {
-    throw std::runtime_error("--hub " + config_.hub_endpoint + ": " + e.what());
+    throw std::runtime_error("--hub " + hub() + ": " + e.what());
   }
-  spdlog::info("connecting to hub {} as cluster {}", config_.hub_endpoint, core_.cluster());
+  spdlog::info("connecting to hub {} as cluster {}", hub(), core_.cluster());
   send(protocol::encode(core_.hello(kAgentVersion), next_seq_++));
   session_.connected(now);
 }
@@ -250,7 +261,7 @@ void AgentLoop::on_key_refused(TimeMs now) {
   spdlog::error(
       "the hub at {} refused this agent's key {}: the hub's access.yaml must list it "
       "under agents, for cluster {}",
-      config_.hub_endpoint, config_.hub_keys->own.public_key, core_.cluster());
+      hub(), config_.hub_keys->own.public_key, core_.cluster());
   drop_session(now, "the hub refused this agent's key");
 }
 
@@ -261,8 +272,16 @@ void AgentLoop::close_socket() {
 
 // A fresh socket per session: the old one may hold frames for a hub that is
 // gone, and ZeroMQ would otherwise keep reconnecting it underneath us.
+// Several hubs on one store: the next session tries the next one, so that an
+// agent whose hub died finds the one that took the store over (the others
+// have bound nothing, and are silent).
 void AgentLoop::drop_session(TimeMs now, const char* why) {
-  spdlog::warn("hub session lost ({}); reconnecting", why);
+  if (hubs_.size() > 1) {
+    hub_index_ = (hub_index_ + 1) % hubs_.size();
+    spdlog::warn("hub session lost ({}); trying hub {} next", why, hub());
+  } else {
+    spdlog::warn("hub session lost ({}); reconnecting", why);
+  }
   close_socket();
   session_.lost(now);
   logs_.clear();

@@ -30,6 +30,8 @@ inline constexpr const char* kAgentVersion = "gantry-agent/0.1.0";
 class LoopExtension;
 
 struct LoopConfig {
+  // One hub, or several sharing one store ("a,b,c"): tried in turn, a
+  // session at a time, until one answers.
   std::string hub_endpoint;
   SessionTiming timing;
   TestFaults faults = {};  // tests only
@@ -104,7 +106,11 @@ class AgentLoop {
   template <class T>
   std::optional<T> decode_or_answer(const protocol::Envelope& envelope);
 
+  const std::string& hub() const { return hubs_[hub_index_]; }
+
   LoopConfig config_;
+  std::vector<std::string> hubs_;  // config_.hub_endpoint's list
+  std::size_t hub_index_ = 0;      // the one this session talks to
   AgentCore& core_;
   Executor& executor_;
   HubSession session_;

@@ -212,7 +212,8 @@ void define(CLI::App& app, AgentOptions& options) {
       "                     [--metrics-token-file FILE]]\n"
       "       gantry-agent --version\n");
   cl::add_text(app, "--hub", options.hub_endpoint,
-               "where the hub listens for agents (required but for --role node)")
+               "where the hub listens for agents (required but for --role node);\n"
+               "several hubs sharing one store: A,B,... tried in turn")
       ->type_name("tcp://HOST:PORT");
   cl::add_text(app, "--inventory", options.inventory_path,
                "standalone: the cluster's nodes: .yaml inventory or openb .csv (required)")

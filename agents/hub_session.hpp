@@ -61,6 +61,14 @@ class HubSession {
   // The fence timeout the hub's Welcome gave (heartbeat x liveness): runs
   // are fenced once the confirmed contact is older (protocol/lease_timing.hpp).
   TimeMs fence_after_ms() const { return silence_limit_ms(); }
+  // Connecting or registered, and nothing heard for this agent's own
+  // heartbeat x liveness (its flags, not the hub's fence timeout): with
+  // several hubs to choose from, time to try another rather than wait for
+  // the fence.
+  bool silent_for_own_liveness(TimeMs now) const {
+    return state_ != State::kDisconnected &&
+           now - last_heard_ >= static_cast<TimeMs>(timing_.heartbeat_ms) * timing_.liveness;
+  }
   // The session is over (silence, epoch change, not_registered): the first
   // retry after a working session is immediate, later ones back off.
   void lost(TimeMs now);

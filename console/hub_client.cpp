@@ -5,6 +5,7 @@
 #include <zmq.hpp>
 
 #include "console/duration.hpp"
+#include "support/comma_list.hpp"
 
 namespace gantry::console {
 
@@ -51,16 +52,8 @@ HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout,
 }
 
 std::vector<std::string> HubClient::split_endpoints(const std::string& endpoints) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = endpoints.find(',', start);
-    out.push_back(endpoints.substr(start, comma - start));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
+  return support::comma_list(endpoints);
 }
-
 HubClient::~HubClient() = default;
 
 namespace {

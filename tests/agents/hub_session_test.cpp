@@ -50,6 +50,21 @@ TEST(HubSession, SilenceForIntervalTimesLivenessMeansTheHubIsGone) {
   EXPECT_EQ(session.due(650), Action::kDisconnect);
 }
 
+// The hub's Welcome makes the session's silence limit its fence timeout
+// (long); an agent with several hubs moves on after its own, short one.
+TEST(HubSession, SilentForItsOwnLivenessWhateverTheHubsFenceTimeout) {
+  HubSession session(timing(), 0);  // 100 ms x 3 of its own
+  EXPECT_FALSE(session.silent_for_own_liveness(1000));  // not connected: nothing to judge
+  session.connected(0);
+  EXPECT_FALSE(session.silent_for_own_liveness(299));
+  EXPECT_TRUE(session.silent_for_own_liveness(300));
+  session.welcomed(protocol::Welcome{1, 200, 500}, 100);  // the hub's: 200 ms x 500
+  session.heard(1000);
+  EXPECT_FALSE(session.silent_for_own_liveness(1299));
+  EXPECT_TRUE(session.silent_for_own_liveness(1300));
+  EXPECT_NE(session.due(1300), Action::kDisconnect);  // the session itself is not over
+}
+
 TEST(HubSession, WelcomeThatNeverComesAlsoCountsAsSilence) {
   HubSession session(timing(), 0);
   session.connected(0);

@@ -101,15 +101,24 @@ class HubFailover(unittest.TestCase):
                    == "Completed", "the job submitted before the partition to complete")
 
 
-    def test_gantryctl_given_both_hubs_asks_the_one_that_holds_the_store(self):
-        """Hubs on other addresses: gantryctl --hub A,B (or GANTRY_HUB) reaches whichever
-        holds the store, before and after a failover, without being told which."""
+    def test_agents_and_gantryctl_given_both_hubs_follow_the_one_that_holds_the_store(self):
+        """Hubs on other addresses: an agent given --hub A,B and gantryctl given --hub A,B (or
+        GANTRY_HUB) reach whichever hub holds the store, before and after a failover, without
+        being told which."""
         other_admin = f"tcp://127.0.0.1:{free_port()}"
+        other_agents = f"tcp://127.0.0.1:{free_port()}"
         argv = self.gantry.hub_argv(os.path.join(self.gantry.workdir, "state-b"))
         argv[argv.index("--admin") + 1] = other_admin
-        argv[argv.index("--agents") + 1] = f"tcp://127.0.0.1:{free_port()}"
+        argv[argv.index("--agents") + 1] = other_agents
         self.gantry._spawn("hub-b", argv)
         wait_until(lambda: "is held by" in self.gantry.log("hub-b"), "hub-b to wait for the store")
+        first_agents = self.gantry.agents_endpoint
+        self.gantry.agents_endpoint = f"{other_agents},{first_agents}"  # the agent's --hub
+        try:
+            self.gantry.start_agent("both", "east.yaml", executor="process")
+        finally:
+            self.gantry.agents_endpoint = first_agents
+        self.gantry.wait_ready_clusters(len(CLUSTERS) + 1)
         both = f"{other_admin},{self.gantry.admin_endpoint}"
 
         def ctl(*args, input_text=None):
@@ -117,18 +126,25 @@ class HubFailover(unittest.TestCase):
                                   input=input_text, capture_output=True, text=True, timeout=60,
                                   env={**os.environ, **self.gantry.keys.ctl_env()})
 
+        # Only the agent given both hubs may run it: the others reach the first hub alone,
+        # and a job placed there would wait for them at hub-b (their --lost-grace).
+        for cluster in CLUSTERS:
+            self.assertIn("cordoned", ctl("cordon", "cluster", cluster).stdout)
         submitted = ctl("submit", "-f", "-", input_text=job_yaml(
             "asked-through-both", [("worker", 1, {"cpu": 1}, ["sleep", "0.2"], None)]))
         self.assertEqual(submitted.stdout.split(), ["asked-through-both"], submitted.stderr)
         self.gantry.kill("hub")
 
-        def listed_by_the_standby():
-            result = ctl("get", "jobs", "-o", "json")
-            return result.returncode == 0 and [job["name"] for job in json.loads(result.stdout)]
-        names = wait_until(listed_by_the_standby, "hub-b to answer through the list", deadline_s=120,
-                           interval_s=0.2)
-        self.assertEqual(names, ["asked-through-both"])
-        self.assertIn("re-queueing 1 unfinished job(s)", self.gantry.log("hub-b"))
+        def at_the_standby(kind):
+            result = ctl("get", kind, "-o", "json")
+            return json.loads(result.stdout) if result.returncode == 0 else None
+
+        wait_until(lambda: any(c["name"] == "both" and c["ready"] for c in at_the_standby("clusters") or []),
+                   "the agent given both hubs to be ready at hub-b", deadline_s=120, interval_s=0.2)
+        wait_until(lambda: [(j["name"], j["phase"]) for j in at_the_standby("jobs") or []]
+                   == [("asked-through-both", "Completed")], "the job to complete", deadline_s=120)
+        self.assertIn("re-queueing", self.gantry.log("hub-b"))
+        self.assertIn(f"trying hub {other_agents} next", self.gantry.log("agent-both"))
 
 
 if __name__ == "__main__":
