@@ -85,7 +85,23 @@ EtcdJobStore::EtcdJobStore(EtcdStoreAddress address, WriterClaimOptions claim)
   if (created_) {
     put(keys_.meta("schema"), std::to_string(kEtcdSchemaVersion));
     end_of_write();
+    schema_ = kEtcdSchemaVersion;
   }
+}
+
+EtcdJobStore::EtcdJobStore(EtcdStoreAddress address)
+    : address_(std::move(address)),
+      keys_{address_.prefix},
+      client_(std::make_shared<etcd::Client>(address_.endpoints)),
+      ended_names_(std::make_shared<EndedNames>()) {
+  load();
+}
+
+StateSummary EtcdJobStore::inspect(const EtcdStoreAddress& address, std::string& holder) {
+  EtcdJobStore store(address);
+  const etcd::RangeResult writer = store.client_->get(store.keys_.writer());
+  holder = writer.kvs.empty() ? "" : writer.kvs.front().value;
+  return store.summary();
 }
 
 EtcdJobStore::~EtcdJobStore() = default;
@@ -152,7 +168,7 @@ void EtcdJobStore::load_meta(const etcd::KeyValue& kv) {
 
 StateSummary EtcdJobStore::summary() {
   StateSummary summary;
-  summary.schema_version = static_cast<int>(created_ ? kEtcdSchemaVersion : schema_);
+  summary.schema_version = static_cast<int>(schema_);  // 0: nothing stored under the prefix
   summary.unfinished = static_cast<std::int64_t>(live_.size());
   summary.jobs = summary.unfinished + static_cast<std::int64_t>(ended_.size());
   summary.queues = static_cast<std::int64_t>(queue_positions_.size());

@@ -98,6 +98,12 @@ class EtcdJobStore final : public JobStore {
   // The claim this store writes under (tests end it to see fencing work).
   const EtcdWriterClaim& claim() const { return *claim_; }
 
+  // gantry-hub --store URL --check: every record read and counted, without
+  // claiming the store or writing anything; the hub that holds it ("" when
+  // none) in `holder`. Throws std::runtime_error, as opening would, for a
+  // damaged or newer store.
+  static StateSummary inspect(const EtcdStoreAddress& address, std::string& holder);
+
  private:
   struct LiveJob {
     std::string name;
@@ -112,6 +118,8 @@ class EtcdJobStore final : public JobStore {
     std::int64_t expires_ms = 0;
   };
 
+  // Reads without claiming (inspect): nothing may be written through it.
+  explicit EtcdJobStore(EtcdStoreAddress address);
   void load();
   void load_key(const etcd::KeyValue& kv);
   void load_meta(const etcd::KeyValue& kv);

@@ -229,7 +229,8 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       ->type_name("URL");
   app.add_flag("--check", parsed.check,
                "check the state directory (lock holder, damage, SQLite's\n"
-               "integrity check, counts) and exit: 0 when it is sound");
+               "integrity check, counts), or the --store etcd://... (holder,\n"
+               "every record read, counts), and exit: 0 when it is sound");
   cl::add_read(app, "--heartbeat-ms", agents.heartbeat_interval, milliseconds(),
                "heartbeat interval sent to agents (default 1000)")
       ->type_name("N");

@@ -40,7 +40,11 @@ int main(int argc, char** argv) {
     return *exit_code;
   spdlog::set_level(spdlog::level::from_str(command_line.log_level));
   gantry::support::use_log_format(command_line.log_format);
-  if (command_line.check) return check_state_directory(command_line.options.state_dir, std::cout);
+  if (command_line.check) {
+    const HubOptions& options = command_line.options;
+    return options.store.empty() ? check_state_directory(options.state_dir, std::cout)
+                                 : check_etcd_store(options.store, std::cout);
+  }
 
   gantry::actors::keep_large_buffers_out_of_the_heap();
   const sigset_t signals = stop_signals();

@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include "actors/etcd_job_store.hpp"
 #include "actors/sqlite_job_store.hpp"
 #include "actors/state_lock.hpp"
 
@@ -36,6 +37,29 @@ int check_state_directory(const std::filesystem::path& state_dir, std::ostream& 
     return 0;
   } catch (const std::exception& e) {
     out << "damaged: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int check_etcd_store(const std::string& url, std::ostream& out) {
+  try {
+    const EtcdStoreAddress address = parse_etcd_store_address(url);
+    std::string holder;
+    const StateSummary summary = EtcdJobStore::inspect(address, holder);
+    if (summary.schema_version == 0) {
+      out << "store: " << url << ", prefix " << address.prefix
+          << ": none yet (a hub started on it makes a new, empty state)\n";
+      return 0;
+    }
+    out << "store: " << url << ", prefix " << address.prefix << ", schema version "
+        << summary.schema_version << "\n";
+    out << "held by: " << (holder.empty() ? "no hub" : holder) << "\n";
+    out << "jobs: " << summary.jobs << " (" << summary.unfinished << " unfinished)\n";
+    out << "queues: " << summary.queues << "\n";
+    out << "records: every one read\n";
+    return 0;
+  } catch (const std::exception& e) {
+    out << "damaged or unreachable: " << e.what() << "\n";
     return 1;
   }
 }

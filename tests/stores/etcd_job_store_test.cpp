@@ -179,6 +179,29 @@ TEST(EtcdJobStoreTest, AStoreFromANewerHubIsRefused) {
   EXPECT_THROW(backend.open(), std::runtime_error);
 }
 
+// gantry-hub --store URL --check: what a hub would find, read while another
+// hub holds the store, and nothing written.
+TEST(EtcdJobStoreTest, InspectingReadsEveryRecordWithoutClaimingOrWriting) {
+  EtcdBackend backend;
+  std::string holder;
+  EXPECT_EQ(EtcdJobStore::inspect(backend.address(), holder).schema_version, 0);
+  EXPECT_EQ(holder, "");
+  auto store = backend.open_as("hub-a");
+  store->finish(store->add("done", "yaml: 1", 1000, "alice"), "Completed", 2000);
+  store->add("pending", "yaml: 2", 3000, "alice");
+  store->save_queue("q", "name: q");
+  const std::int64_t revision = backend.client().get("/").revision;
+  const StateSummary summary = EtcdJobStore::inspect(backend.address(), holder);
+  EXPECT_EQ(holder, "hub-a");
+  EXPECT_EQ(summary.schema_version, kEtcdSchemaVersion);
+  EXPECT_EQ(summary.jobs, 2);
+  EXPECT_EQ(summary.unfinished, 1);
+  EXPECT_EQ(summary.queues, 1);
+  EXPECT_EQ(backend.client().get("/").revision, revision);  // nothing written
+  backend.client().put(backend.address().prefix + "ended/" + EtcdKeys::row_text(9), "\xc1");
+  EXPECT_THROW(EtcdJobStore::inspect(backend.address(), holder), std::runtime_error);
+}
+
 TEST(EtcdJobStoreTest, StoresUnderOtherPrefixesAreSeparate) {
   EtcdBackend backend;
   backend.open()->add("mine", "yaml: 1", 1000, "alice");
