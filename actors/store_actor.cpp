@@ -116,11 +116,13 @@ void schedule_retry(StoreActor* self, const std::string& error) {
                std::to_string(state.kept) + " write(s) (job ends, dispatch records, queues) are " +
                    "kept in memory, not stored yet (" + error +
                    "); the hub retries them and refuses submissions meanwhile");
+  // Logged once per retry: every flush in between (each new write) fails the
+  // same way, and would otherwise log it again, every few milliseconds.
+  if (state.retry_queued) return;
   spdlog::error(
       "job store degraded: {}; {} write(s) nobody waits on (job ends, dispatch records, "
       "queues) are kept in memory and retried in {} ms; submissions are refused meanwhile",
       error, state.kept, state.retry_delay.count());
-  if (state.retry_queued) return;
   state.retry_queued = true;
   self->delayed_send(self, state.retry_delay, flush_atom_v);
   state.retry_delay = std::min<std::chrono::milliseconds>(state.retry_delay * 2, kLastRetry);
