@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "actors/etcd_job_history.hpp"
+#include "support/comma_list.hpp"
 
 namespace gantry::actors {
 
@@ -54,12 +55,8 @@ EtcdStoreAddress parse_etcd_store_address(const std::string& text) {
     address.prefix = std::string(prefix) + "/";
     rest = rest.substr(0, slash);
   }
-  while (true) {
-    const std::size_t comma = rest.find(',');
-    address.endpoints.push_back(endpoint_url(rest.substr(0, comma), text));
-    if (comma == std::string_view::npos) break;
-    rest = rest.substr(comma + 1);
-  }
+  for (const std::string& host_port : support::comma_list(rest))
+    address.endpoints.push_back(endpoint_url(host_port, text));
   return address;
 }
 

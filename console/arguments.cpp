@@ -4,7 +4,7 @@
 
 #include "console/command_line.hpp"
 #include "console/command_table.hpp"
-#include "console/hub_client.hpp"
+#include "support/comma_list.hpp"
 
 namespace gantry::console {
 
@@ -15,7 +15,7 @@ constexpr std::size_t kSummaryColumn = 34;
 
 // One endpoint, or several hubs on one store separated by commas.
 std::string checked_endpoint(const std::string& endpoints, const std::string& source) {
-  for (const std::string& endpoint : HubClient::split_endpoints(endpoints)) {
+  for (const std::string& endpoint : support::comma_list(endpoints)) {
     if (endpoint.find("://") == std::string::npos || endpoint.ends_with("://")) {
       throw UsageError(source + ": \"" + endpoint +
                        "\" is not a ZeroMQ endpoint (expected e.g. tcp://127.0.0.1:7801)");

@@ -34,8 +34,9 @@ HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout,
       socket_->monitored = true;
     }
   }
-  const std::vector<std::string> endpoints = split_endpoints(endpoint_);
-  if (endpoints.size() > 1) {
+  const std::vector<std::string> endpoints = support::comma_list(endpoint_);
+  several_hubs_ = endpoints.size() > 1;
+  if (several_hubs_) {
     // Several hubs on one store: only the one holding it has bound its
     // socket, so a request waits for a connection that completed (immediate)
     // and goes there, never to a hub that is only standing by.
@@ -51,9 +52,6 @@ HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout,
   }
 }
 
-std::vector<std::string> HubClient::split_endpoints(const std::string& endpoints) {
-  return support::comma_list(endpoints);
-}
 HubClient::~HubClient() = default;
 
 namespace {
@@ -98,11 +96,10 @@ protocol::Envelope HubClient::exchange(const std::string& frame, std::uint64_t s
 // One hub: queued at once, before the connection completes. Several: the
 // send waits (up to the timeout) for one of them to be connected.
 void HubClient::send(const std::string& frame) {
-  const bool several = endpoint_.find(',') != std::string::npos;
   if (socket_->dealer.send(zmq::buffer(frame),
-                           several ? zmq::send_flags::none : zmq::send_flags::dontwait))
+                           several_hubs_ ? zmq::send_flags::none : zmq::send_flags::dontwait))
     return;
-  if (several)
+  if (several_hubs_)
     throw HubUnavailable("none of the hubs at " + endpoint_ + " answered within " +
                          format_duration(timeout_));
   throw HubUnavailable("cannot queue a request for hub at " + endpoint_);

@@ -75,8 +75,6 @@ class HubClient {
   }
 
   const std::string& endpoint() const { return endpoint_; }
-  // "a,b,c" as its endpoints.
-  static std::vector<std::string> split_endpoints(const std::string& endpoints);
 
  private:
   struct Socket;
@@ -89,6 +87,7 @@ class HubClient {
   HubUnavailable unreadable_reply(const protocol::DecodeError& error) const;
 
   std::string endpoint_;
+  bool several_hubs_ = false;  // endpoint_ lists several hubs sharing one store
   std::chrono::milliseconds timeout_;
   std::unique_ptr<Socket> socket_;
   std::string client_public_key_;  // empty in plaintext
