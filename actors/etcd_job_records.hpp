@@ -13,6 +13,8 @@
 //   <prefix>queues/<name>      an applied Queue (EtcdQueue)
 //   <prefix>priorityclasses/<name>  an applied PriorityClass's YAML
 //   <prefix>cordoned/<name>    a cordoned cluster
+//   <prefix>hubs/<name>        a hub on the store, leader or standby, on its
+//                              own lease (EtcdHubPresence; JSON)
 //
 // <row> is 16 hex digits, so that key order is submission order.
 #pragma once
@@ -32,6 +34,8 @@ struct EtcdKeys {
   std::string prefix;  // ends with '/'
 
   std::string writer() const { return prefix + "writer"; }
+  std::string hubs() const { return prefix + "hubs/"; }
+  std::string hub(std::string_view name) const { return hubs() + std::string(name); }
   std::string meta(std::string_view name) const { return prefix + "meta/" + std::string(name); }
   std::string jobs() const { return prefix + "jobs/"; }
   std::string job(std::int64_t row) const { return jobs() + row_text(row); }

@@ -71,12 +71,18 @@ void EndedNames::change(const std::string& name, int by) {
   if (count <= 0) counts_.erase(name);
 }
 
-EtcdJobStore::EtcdJobStore(EtcdStoreAddress address, WriterClaimOptions claim)
+EtcdJobStore::EtcdJobStore(EtcdStoreAddress address, WriterClaimOptions claim,
+                           EtcdHubPresenceOptions presence)
     : address_(std::move(address)),
       keys_{address_.prefix},
       client_(std::make_shared<etcd::Client>(address_.endpoints)),
-      claim_(
-          std::make_unique<EtcdWriterClaim>(address_.endpoints, keys_.writer(), std::move(claim))),
+      presence_(presence.self.name.empty()
+                    ? nullptr
+                    : std::make_unique<EtcdHubPresence>(
+                          address_.endpoints, keys_.hub(presence.self.name), presence.self)),
+      claim_(std::make_unique<EtcdWriterClaim>(
+          address_.endpoints, keys_.writer(),
+          telling_standby(std::move(claim), std::move(presence.on_standby)))),
       ended_names_(std::make_shared<EndedNames>()) {
   load();
   if (created_) {
@@ -84,6 +90,47 @@ EtcdJobStore::EtcdJobStore(EtcdStoreAddress address, WriterClaimOptions claim)
     end_of_write();
     schema_ = kEtcdSchemaVersion;
   }
+}
+
+WriterClaimOptions EtcdJobStore::telling_standby(
+    WriterClaimOptions claim, std::function<void(const protocol::HubInfo&)> on_standby) {
+  if (!on_standby) return claim;
+  claim.on_wait = [this, on_wait = std::move(claim.on_wait),
+                   on_standby = std::move(on_standby)](const std::string& holder) {
+    if (on_wait) on_wait(holder);
+    on_standby(presence_of_hub(holder));
+  };
+  return claim;
+}
+
+protocol::HubInfo EtcdJobStore::presence_of_hub(const std::string& name) {
+  const etcd::RangeResult found = client_->get(keys_.hub(name));
+  std::optional<protocol::HubInfo> hub;
+  if (!found.kvs.empty()) hub = presence_of(found.kvs.front().value);
+  if (!hub) hub.emplace().name = name;  // from a hub that keeps no presence record
+  return *hub;
+}
+
+std::vector<protocol::HubInfo> EtcdJobStore::hubs() {
+  const protocol::HubInfo& self = self_;
+  const etcd::RangeResult writer = client_->get(keys_.writer());
+  const std::string holder = writer.kvs.empty() ? "" : writer.kvs.front().value;
+  protocol::HubInfo leader = self;
+  leader.role = holder == self.name ? "leader" : "deposed";
+  leader.store = where();
+  std::vector<protocol::HubInfo> hubs{leader};
+  for (const etcd::KeyValue& kv : client_->range(keys_.hubs()).kvs) {
+    std::optional<protocol::HubInfo> hub = presence_of(kv.value);
+    if (!hub) {
+      spdlog::warn("etcd key {} is not a hub's presence record; not listed", kv.key);
+      continue;
+    }
+    if (hub->name == self.name) continue;
+    hub->role = hub->name == holder ? "leader" : "standby";
+    hub->store = where();
+    hubs.push_back(std::move(*hub));
+  }
+  return hubs;
 }
 
 EtcdJobStore::EtcdJobStore(EtcdStoreAddress address)

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/etcd_hub_presence.hpp"
 #include "actors/etcd_job_records.hpp"
 #include "actors/etcd_writer_claim.hpp"
 #include "actors/job_store.hpp"
@@ -51,6 +53,15 @@ class EndedNames {
   std::map<std::string, int, std::less<>> counts_;
 };
 
+// How a hub shows itself to the others on the store: its presence record
+// (no name: none), and what it is told while it waits for the store.
+struct EtcdHubPresenceOptions {
+  protocol::HubInfo self;
+  // Each time it finds another hub holding the store: that hub, as its
+  // presence record says (only its name when it has none).
+  std::function<void(const protocol::HubInfo& leader)> on_standby;
+};
+
 class EtcdJobStore final : public JobStore {
  public:
   static constexpr std::size_t kMaxOpsPerTransaction = 100;
@@ -59,7 +70,8 @@ class EtcdJobStore final : public JobStore {
   // Claims the prefix (waiting while another hub holds it), then reads it.
   // Throws std::runtime_error when etcd cannot be reached or holds a
   // damaged or newer store.
-  EtcdJobStore(EtcdStoreAddress address, WriterClaimOptions claim);
+  EtcdJobStore(EtcdStoreAddress address, WriterClaimOptions claim,
+               EtcdHubPresenceOptions presence = {});
   ~EtcdJobStore() override;
 
   std::string where() const override;
@@ -94,6 +106,8 @@ class EtcdJobStore final : public JobStore {
   std::vector<std::string> priority_classes() override;
   std::uint64_t start_generation() override;
   std::uint64_t first_generation() override { return first_generation_; }
+  // Every hub with a presence record, this one (the leader) first.
+  std::vector<protocol::HubInfo> hubs() override;
 
   // The claim this store writes under (tests end it to see fencing work).
   const EtcdWriterClaim& claim() const { return *claim_; }
@@ -120,6 +134,9 @@ class EtcdJobStore final : public JobStore {
 
   // Reads without claiming (inspect): nothing may be written through it.
   explicit EtcdJobStore(EtcdStoreAddress address);
+  WriterClaimOptions telling_standby(WriterClaimOptions claim,
+                                     std::function<void(const protocol::HubInfo&)> on_standby);
+  protocol::HubInfo presence_of_hub(const std::string& name);
   void load();
   void load_key(const etcd::KeyValue& kv);
   void load_meta(const etcd::KeyValue& kv);
@@ -136,6 +153,7 @@ class EtcdJobStore final : public JobStore {
   const EtcdStoreAddress address_;
   const EtcdKeys keys_;
   std::shared_ptr<etcd::Client> client_;
+  std::unique_ptr<EtcdHubPresence> presence_;  // before the claim: listed while it waits
   std::unique_ptr<EtcdWriterClaim> claim_;
   std::shared_ptr<EndedNames> ended_names_;
   bool created_ = false;

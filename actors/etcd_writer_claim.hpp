@@ -25,6 +25,9 @@
 
 namespace gantry::actors {
 
+// Calls that end within a second: a renewal must not hang past the margin.
+etcd::TransportOptions quick_etcd_calls();
+
 struct WriterClaimOptions {
   std::int64_t ttl_seconds = 10;
   // Who claims: "<host> <state directory>". A claim left by the same

@@ -11,7 +11,9 @@
 #include "actors/actor_spawn.hpp"
 #include "actors/fd_limit.hpp"
 #include "actors/hub_http.hpp"
+#include "actors/hub_identity.hpp"
 #include "actors/hub_security.hpp"
+#include "actors/hub_standby.hpp"
 #include "actors/io_bridge.hpp"
 #include "actors/state_lock.hpp"
 #include "actors/store_choice.hpp"
@@ -40,7 +42,11 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   const std::vector<std::string> queues = config.store->queues();
   SchedulerSettings settings;
   settings.core = given.scheduling;
-  settings.core.first_dispatch_id = (config.store->start_generation() << kDispatchSerialBits) + 1;
+  const std::uint64_t generation = config.store->start_generation();
+  settings.core.first_dispatch_id = (generation << kDispatchSerialBits) + 1;
+  protocol::HubInfo self = config.self;
+  self.generation = static_cast<std::int64_t>(generation);
+  config.store->describe_self(std::move(self));
   settings.state_first_dispatch_id = (config.store->first_generation() << kDispatchSerialBits) + 1;
   settings.later_generations_from =
       settings.core.first_dispatch_id - 1 + (hub::DispatchId{1} << kDispatchSerialBits);
@@ -127,8 +133,10 @@ class InboundRoutes {
   void operator()(protocol::DeleteRequest& body) { to(actors_.queues.front(), body); }
 
   // Questions about jobs, clusters and queues: the scheduler holds the answers.
-  // PriorityClasses live with the queue actors; the rest with the scheduler.
+  // PriorityClasses live with the queue actors, the hubs on the store with
+  // the store; the rest with the scheduler.
   void operator()(protocol::ListRequest& body) {
+    if (body.kind == "hubs") return to(actors_.store, body);
     to(body.kind == "priorityclasses" ? actors_.queues.front() : actors_.scheduler, body);
   }
   void operator()(protocol::DescribeRequest& body) { to(actors_.scheduler, body); }
@@ -239,7 +247,8 @@ struct Hub::Running {
   explicit Running(const HubOptions& options)
       : lock(options.state_dir),
         files(security_files(options)),
-        store(open_job_store(options)),
+        self(hub_self(options, wall_clock_ms())),
+        store(open_store(options)),
         io_metrics(std::make_shared<HubIoMetrics>()),
         bridge(BridgeEndpoints{options.agents_endpoint, options.admin_endpoint,
                                socket_limits(options)},
@@ -253,6 +262,7 @@ struct Hub::Running {
     actors_config.store = store;
     actors_config.detached_store = true;
     actors_config.io_metrics = io_metrics;
+    actors_config.self = self;
     actors = spawn_hub_actors(system, actors_config);
     try {
       router = std::make_unique<InboundRouter>(actors);
@@ -276,6 +286,20 @@ struct Hub::Running {
     }
   }
 
+  // The store, once this hub holds it. While another hub holds an etcd
+  // store, this one stands by (actors/hub_standby.hpp) on its admin and
+  // HTTP addresses, closed again before the hub binds them for itself.
+  std::shared_ptr<JobStore> open_store(const HubOptions& options) {
+    std::shared_ptr<JobStore> opened =
+        open_job_store(options, self, [&](const protocol::HubInfo& leader) {
+          if (!standby)
+            standby = std::make_unique<HubStandby>(options, bridge_security(options, files, keys));
+          standby->leader_is(leader);
+        });
+    standby.reset();
+    return opened;
+  }
+
   void stop() {
     if (stopped) return;
     stopped = true;
@@ -291,6 +315,8 @@ struct Hub::Running {
   HubSecurityFiles files;
   support::CurveKeyPair keys;  // filled by bridge_security(), before `bridge`
   bool insecure = false;
+  protocol::HubInfo self;
+  std::unique_ptr<HubStandby> standby;  // only while another hub holds the store
   std::shared_ptr<JobStore> store;
   std::shared_ptr<HubIoMetrics> io_metrics;  // the bridge's, the store's, read by `http`
   IoBridge bridge;

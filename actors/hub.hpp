@@ -28,6 +28,9 @@ struct HubOptions {
   // Where jobs are kept: "" for gantry.db in state_dir (SQLite), or
   // etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (actors/etcd_job_store.hpp).
   std::string store;
+  // The host put in the endpoints this hub advertises to the others on its
+  // store when it binds a wildcard address; "" for the host name.
+  std::string advertise_host;
   HubSettings settings;
 
   // Security (docs/security.md). Empty paths: hub.key, access.yaml and

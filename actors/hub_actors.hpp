@@ -45,6 +45,8 @@ struct HubActorsConfig {
   std::size_t submission_validators = 2;
   // The store's commits are timed here (docs/metrics.md); nullptr: not.
   std::shared_ptr<HubIoMetrics> io_metrics;
+  // This hub as gantryctl get hubs shows it (its generation is set here).
+  protocol::HubInfo self;
 };
 
 struct HubActors {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
+#include "actors/hub_identity.hpp"
 #include "actors/web_json.hpp"
 
 namespace gantry::actors {
@@ -70,9 +71,10 @@ HubHttp::HubHttp(const HubHttpOptions& options, const std::filesystem::path& sta
   support::MetricsSources sources;
   sources.metrics = [&system, scheduler, io_metrics] {
     std::optional<std::string> text = ask(system, scheduler, metrics_atom_v);
-    if (text && io_metrics) {
+    if (text) {
       support::PrometheusText more;
-      io_metrics->render(more);
+      if (io_metrics) io_metrics->render(more);
+      render_leader_gauge(more, true);
       *text += more.text();
     }
     return text;

@@ -227,6 +227,11 @@ void define(CLI::App& app, HubCommandLine& parsed) {
                             "where jobs are kept: etcd://HOST:PORT[,HOST:PORT...][/PREFIX]\n"
                             "for several hubs on one etcd (default: gantry.db in --state)")
       ->type_name("URL");
+  app.add_option("--advertise-host", options.advertise_host,
+                 "with --store etcd://: the host the other hubs tell clients to\n"
+                 "try for this one, put in place of a wildcard --admin, --agents\n"
+                 "or --http-listen address (default: the host name)")
+      ->type_name("HOST");
   app.add_flag("--check", parsed.check,
                "check the state directory (lock holder, damage, SQLite's\n"
                "integrity check, counts), or the --store etcd://... (holder,\n"

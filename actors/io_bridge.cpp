@@ -104,7 +104,8 @@ IoBridge::IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security,
   // Each guard watches its socket from before it can accept a connection.
   agents_guard_.emplace(context_, agents_, "agents", limits_);
   admin_guard_.emplace(context_, admin_, "admin", limits_);
-  agents_endpoint_ = bind_router(agents_, endpoints.agents, "--agents", limits_);
+  if (!endpoints.agents.empty())
+    agents_endpoint_ = bind_router(agents_, endpoints.agents, "--agents", limits_);
   admin_endpoint_ = bind_router(admin_, endpoints.admin, "--admin", limits_);
   const std::string wake_endpoint =
       "inproc://gantry-bridge-wake-" + std::to_string(reinterpret_cast<std::uintptr_t>(this));

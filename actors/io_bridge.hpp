@@ -48,7 +48,8 @@ struct BridgeSecurity {
 
 class IoBridge final : public OutboundSink {
  public:
-  // Binds both sockets (an endpoint may end in ":*" for a free port). Throws
+  // Binds both sockets (an endpoint may end in ":*" for a free port; an
+  // empty agents endpoint is not bound: a standing-by hub's). Throws
   // std::runtime_error naming the endpoint when a bind fails.
   // `metrics`: admin requests are counted and timed there; nullptr: not.
   IoBridge(const BridgeEndpoints& endpoints, BridgeSecurity security,

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/messages.hpp"
+
 namespace gantry::actors {
 
 // A job's current dispatch as recorded: enough for a restarted hub to tell a
@@ -143,6 +145,22 @@ class JobStore {
   // it, or above the current one, were handed out before this state was
   // made, by a hub whose state is lost.
   virtual std::uint64_t first_generation() = 0;
+
+  // Who this hub is (its generation included), for hubs(): set before the
+  // store actor runs.
+  void describe_self(protocol::HubInfo self) { self_ = std::move(self); }
+  // gantryctl get hubs: the hubs on this store, this one (which holds it)
+  // first, with their roles and the store filled in. One machine's store has
+  // only the one hub.
+  virtual std::vector<protocol::HubInfo> hubs() {
+    protocol::HubInfo leader = self_;
+    leader.role = "leader";
+    leader.store = where();
+    return {leader};
+  }
+
+ protected:
+  protocol::HubInfo self_;
 };
 
 // Generations of a new state start at a random point below 2^22, so that the

@@ -390,6 +390,17 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
       [self](history_atom, const ReplyTo& to, const protocol::DeleteRequest& request) {
         answer(self->state, to, delete_ended(self->state, to, request.name));
       },
+      // gantryctl get hubs: a read of the store (etcd's presence records).
+      [self](const ReplyTo& to, const protocol::ListRequest&) {
+        protocol::ListReply reply;
+        try {
+          reply.hubs = self->state.store->hubs();
+        } catch (const std::exception& e) {
+          reply.ok = false;
+          reply.error = std::string("the hubs on the store cannot be read: ") + e.what();
+        }
+        answer(self->state, to, reply);
+      },
       [self](history_atom, const ReplyTo& to, protocol::ListReply& reply) {
         add_ended_jobs(self->state, reply);
         answer(self->state, to, reply);

@@ -1,10 +1,8 @@
 #include "actors/store_choice.hpp"
 
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 
 #include "actors/etcd_job_store.hpp"
 #include "actors/sqlite_job_store.hpp"
@@ -12,12 +10,6 @@
 namespace gantry::actors {
 
 namespace {
-
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown-host";
-  return name;
-}
 
 // Ends the process at once: the claim's margin before its lease could lapse
 // is two seconds, too short for an orderly stop, and another hub may take the
@@ -31,10 +23,11 @@ std::string host_name() {
   std::_Exit(kLostStoreExitCode);
 }
 
-std::shared_ptr<JobStore> open_etcd_store(const HubOptions& options) {
+std::shared_ptr<JobStore> open_etcd_store(const HubOptions& options,
+                                          EtcdHubPresenceOptions presence) {
   EtcdStoreAddress address = parse_etcd_store_address(options.store);
   WriterClaimOptions claim;
-  claim.identity = host_name() + " " + std::filesystem::absolute(options.state_dir).string();
+  claim.identity = presence.self.name;
   const std::string where = options.store;
   claim.on_lost = [where](const std::string& why) { stop_on_lost_claim(where, why); };
   claim.on_wait = [where, ttl = claim.ttl_seconds](const std::string& holder) {
@@ -43,14 +36,16 @@ std::shared_ptr<JobStore> open_etcd_store(const HubOptions& options) {
         "lapses {} s after it last renewed it)",
         where, holder, ttl);
   };
-  return std::make_shared<EtcdJobStore>(std::move(address), std::move(claim));
+  return std::make_shared<EtcdJobStore>(std::move(address), std::move(claim), std::move(presence));
 }
 
 }  // namespace
 
-std::shared_ptr<JobStore> open_job_store(const HubOptions& options) {
+std::shared_ptr<JobStore> open_job_store(
+    const HubOptions& options, const protocol::HubInfo& self,
+    std::function<void(const protocol::HubInfo& leader)> on_standby) {
   if (options.store.empty()) return std::make_shared<SqliteJobStore>(options.state_dir);
-  return open_etcd_store(options);
+  return open_etcd_store(options, EtcdHubPresenceOptions{self, std::move(on_standby)});
 }
 
 }  // namespace gantry::actors

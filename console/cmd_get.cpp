@@ -7,6 +7,7 @@
 #include "console/commands.hpp"
 #include "console/duration.hpp"
 #include "console/event_views.hpp"
+#include "console/hub_views.hpp"
 #include "console/job_filters.hpp"
 #include "console/job_phase.hpp"
 #include "console/job_views.hpp"
@@ -43,6 +44,10 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
     return {reply.events.size(),
             json ? render_events_json(reply.events) : render_events_table(reply.events)};
   }
+  if (invocation.kind == "hubs") {
+    return {reply.hubs.size(),
+            json ? render_hubs_json(reply.hubs) : render_hubs_table(reply.hubs, now_ms)};
+  }
   if (invocation.kind == "priorityclasses") {
     return {reply.priority_classes.size(),
             json ? render_priority_classes_json(reply.priority_classes)
@@ -54,7 +59,7 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
 
 void add_get(CLI::App& command, Invocation& invocation) {
   add_kind_operand(command, invocation.kind,
-                   {"jobs", "clusters", "queues", "priorityclasses", "usage", "events"});
+                   {"jobs", "clusters", "queues", "priorityclasses", "usage", "events", "hubs"});
   command.add_flag("-w,--watch", invocation.watch,
                    "after the list, print what changes as it changes (jobs, clusters, queues, "
                    "events)");
@@ -132,7 +137,8 @@ int run_get(CommandContext& context) {
   const Invocation& invocation = context.invocation;
   if (!invocation.job.empty() && invocation.kind != "events")
     throw UsageError("--job: only get events takes it");
-  if (invocation.watch && (invocation.kind == "usage" || invocation.kind == "priorityclasses"))
+  if (invocation.watch && (invocation.kind == "usage" || invocation.kind == "priorityclasses" ||
+                           invocation.kind == "hubs"))
     throw UsageError("-w: get " + invocation.kind + " cannot be watched");
   const protocol::ListRequest request = list_request(invocation, context.now_ms());
   if (request.watch) return watch(context, request);
@@ -156,14 +162,15 @@ int run_get(CommandContext& context) {
 
 extern const CommandSpec kGetCommand{
     "get",
-    "get jobs|clusters|queues|priorityclasses|usage|events [--phase PHASE] [--since DURATION] "
-    "[--job NAME] [-w]",
+    "get jobs|clusters|queues|priorityclasses|usage|events|hubs [--phase PHASE] "
+    "[--since DURATION] [--job NAME] [-w]",
     "list, as a table (-o wide: more columns) or with -o json as a JSON array;\n"
     "jobs: --phase keeps one phase, --since the jobs not ended or ended within it\n"
     "(e.g. 24h, 7d); usage: per queue, the jobs that ran, GPU-hours and waits\n"
     "over --since (default: everything the hub keeps); events: what happened to\n"
-    "jobs, oldest first (--job: one job's, --since: within it); -w: then print\n"
-    "changes as they happen, until interrupted",
+    "jobs, oldest first (--job: one job's, --since: within it); hubs: the hubs on\n"
+    "the job store, the leader and those standing by; -w: then print changes as\n"
+    "they happen, until interrupted",
     add_get, run_get};
 
 }  // namespace gantry::console

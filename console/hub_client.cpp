@@ -1,5 +1,6 @@
 #include "console/hub_client.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 #include <zmq.hpp>
@@ -35,6 +36,7 @@ HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout,
     }
   }
   const std::vector<std::string> endpoints = support::comma_list(endpoint_);
+  connected_ = endpoints;
   several_hubs_ = endpoints.size() > 1;
   if (several_hubs_) {
     // Several hubs on one store: only the one holding it has bound its
@@ -96,6 +98,8 @@ protocol::Envelope HubClient::exchange(const std::string& frame, std::uint64_t s
 // One hub: queued at once, before the connection completes. Several: the
 // send waits (up to the timeout) for one of them to be connected.
 void HubClient::send(const std::string& frame) {
+  last_frame_ = frame;
+  followed_ = 0;
   if (socket_->dealer.send(zmq::buffer(frame),
                            several_hubs_ ? zmq::send_flags::none : zmq::send_flags::dontwait))
     return;
@@ -138,11 +142,41 @@ protocol::Envelope HubClient::receive(std::uint64_t seq, std::chrono::millisecon
     // the seq; this socket has only our request outstanding, so it is the answer.
     if (envelope->seq != seq && !(is_error && envelope->seq == 0)) continue;  // stale reply
     if (is_error) {
+      const auto refusal = protocol::decode_payload<protocol::ErrorReply>(*envelope, error);
+      if (refusal && refusal->code == "not_leader" && follow_leader(*refusal)) continue;
       throw HubRefusal("hub at " + endpoint_ +
                        " refused the request: " + describe_error_reply(*envelope));
     }
     return *envelope;
   }
+}
+
+bool HubClient::follow_leader(const protocol::ErrorReply& refusal) {
+  // Each listed hub and the named one once: past that, hubs disagree about
+  // who leads (a handover in progress), and the refusal says so.
+  if (followed_ > static_cast<int>(connected_.size())) return false;
+  const bool known =
+      std::find(connected_.begin(), connected_.end(), refusal.leader) != connected_.end();
+  if (!refusal.leader.empty() && !known) {
+    try {
+      if (!several_hubs_) {
+        socket_->dealer.disconnect(connected_.front());
+        connected_.clear();
+        endpoint_ = refusal.leader;
+      }
+      socket_->dealer.connect(refusal.leader);
+      connected_.push_back(refusal.leader);
+    } catch (const zmq::error_t&) {
+      return false;  // not an endpoint this client can connect to
+    }
+  } else if (!several_hubs_) {
+    return false;  // the one hub it knows stands by and names no other
+  }
+  const std::string frame = last_frame_;
+  const int followed = followed_;
+  send(frame);  // several hubs: the socket takes turns, so this goes to another
+  followed_ = followed + 1;
+  return true;
 }
 
 HubUnavailable HubClient::unreadable_reply(const protocol::DecodeError& error) const {

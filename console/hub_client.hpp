@@ -36,8 +36,10 @@ class HubClient {
   // With `keys` the socket is a CurveZMQ client of the hub's key; without, it
   // speaks plaintext (a hub started with --insecure).
   // Throws HubUnavailable when `endpoint` is not a valid ZeroMQ endpoint.
-  // `endpoint` may list several hubs sharing one store ("a,b,c"): requests
-  // go to the one that has bound its socket, the one holding the store.
+  // `endpoint` may list several hubs sharing one store ("a,b,c"). A hub
+  // standing by for the store answers "not_leader" with the admin endpoint of
+  // the one holding it: the request is sent again, there (one hub given) or
+  // to the next of those listed.
   HubClient(std::string endpoint, std::chrono::milliseconds timeout,
             std::optional<support::CurveClientKeys> keys);
   ~HubClient();
@@ -85,6 +87,9 @@ class HubClient {
   void send(const std::string& frame);
   protocol::Envelope receive(std::uint64_t seq, std::chrono::milliseconds timeout);
   HubUnavailable unreadable_reply(const protocol::DecodeError& error) const;
+  // A standby's "not_leader": true once the last request was sent on to the
+  // hub it names (or the next listed), false when there is none left to try.
+  bool follow_leader(const protocol::ErrorReply& refusal);
 
   std::string endpoint_;
   bool several_hubs_ = false;  // endpoint_ lists several hubs sharing one store
@@ -92,6 +97,9 @@ class HubClient {
   std::unique_ptr<Socket> socket_;
   std::string client_public_key_;  // empty in plaintext
   std::uint64_t next_seq_ = 1;     // 0 is what a hub answers when it could not read the seq
+  std::vector<std::string> connected_;  // the endpoints the socket connects to
+  std::string last_frame_;              // sent again to the leader a standby names
+  int followed_ = 0;                    // "not_leader" answers followed for it
 };
 
 }  // namespace gantry::console

@@ -525,7 +525,10 @@ struct Resized {
 struct ErrorReply {
   std::string code;  // "bad_version", "unknown_type", "bad_payload", "not_registered", ...
   std::string message;
-  GANTRY_WIRE_FIELDS(ErrorReply, code, message);
+  // code "not_leader" (a hub standing by for the store): the admin endpoint
+  // of the hub that holds it, "" when it is not known; gantryctl asks it.
+  std::string leader{};
+  GANTRY_WIRE_FIELDS(ErrorReply, code, message, leader);
 };
 
 // ---------------------------------------------------------------- console <-> hub
@@ -543,7 +546,7 @@ struct SubmitJobReply {
 
 // What gantryctl get ... lists.
 struct ListRequest {
-  std::string kind;  // "jobs" | "clusters" | "queues" | "priorityclasses" | "events"
+  std::string kind;  // "jobs" | "clusters" | "queues" | "priorityclasses" | "events" | "hubs"
   // events: only this job's ("" every job's), and only those at or after
   // since_ms (0: every one the hub keeps).
   std::string job{};
@@ -687,6 +690,20 @@ struct EventInfo {
   GANTRY_WIRE_FIELDS(EventInfo, at_ms, job, queue, message);
 };
 
+// A hub on the job store (gantryctl get hubs): the one holding it leads,
+// the others stand by to take it over (docs/state.md, "On etcd").
+struct HubInfo {
+  std::string name;   // "<host> <state directory>": who holds the store's claim
+  std::string role;   // "leader" | "standby"
+  std::string admin;  // the endpoints it advertises
+  std::string agents;
+  std::string http;             // "" without --http-listen
+  std::string store;            // where its state is
+  std::int64_t generation = 0;  // the leader's start generation (the store's); 0 for a standby
+  std::int64_t started_ms = 0;
+  GANTRY_WIRE_FIELDS(HubInfo, name, role, admin, agents, http, store, generation, started_ms);
+};
+
 struct ListReply {
   bool ok = true;
   std::string error;
@@ -699,8 +716,9 @@ struct ListReply {
   // kubectl prints an API server's warnings.
   std::vector<std::string> warnings{};
   std::vector<EventInfo> events{};  // oldest first
+  std::vector<HubInfo> hubs{};      // leader first
   GANTRY_WIRE_FIELDS(ListReply, ok, error, jobs, clusters, queues, priority_classes, warnings,
-                     events);
+                     events, hubs);
 };
 
 struct DescribeRequest {

@@ -17,9 +17,12 @@ it, so the running replicas are taken back, not stopped."""
 
 import json
 import os
+import signal
 import subprocess
 import time
 import unittest
+import urllib.error
+import urllib.request
 
 from etcd_process import EtcdProcess
 from gantry_harness import BIN_DIR, SOURCE_DIR, Cluster, free_port, job_yaml, wait_until
@@ -145,6 +148,77 @@ class HubFailover(unittest.TestCase):
                    == [("asked-through-both", "Completed")], "the job to complete", deadline_s=120)
         self.assertIn("re-queueing", self.gantry.log("hub-b"))
         self.assertIn(f"trying hub {other_agents} next", self.gantry.log("agent-both"))
+
+    def test_a_standby_answers_not_leader_and_gantryctl_follows_it_to_the_leader(self):
+        """A hub standing by serves /healthz but not /readyz, and answers gantryctl "not
+        leader" with the leader's admin endpoint, which gantryctl follows; get hubs lists
+        leader and standby, and after a failover the new leader. SIGTERM ends a standby."""
+        other_admin = f"tcp://127.0.0.1:{free_port()}"
+        http_port = free_port()
+        state_b = os.path.join(self.gantry.workdir, "state-b")
+        argv = self.gantry.hub_argv(state_b)
+        argv[argv.index("--admin") + 1] = other_admin
+        self.gantry._spawn("hub-b", [*argv, "--http-listen", f"127.0.0.1:{http_port}"])
+        wait_until(lambda: "is held by" in self.gantry.log("hub-b"), "hub-b to wait for the store")
+
+        def http(path, token=None):
+            request = urllib.request.Request(f"http://127.0.0.1:{http_port}{path}")
+            if token:
+                request.add_header("Authorization", f"Bearer {token}")
+            try:
+                with urllib.request.urlopen(request, timeout=10) as answer:
+                    return answer.status, answer.read().decode()
+            except urllib.error.HTTPError as refused:
+                return refused.code, refused.read().decode()
+            except OSError:
+                return None, ""
+
+        wait_until(lambda: http("/healthz")[0] == 200, "the standby to serve /healthz")
+        status, why = http("/readyz")
+        self.assertEqual(status, 503)
+        self.assertIn("not leader", why)
+        self.assertIn(self.gantry.admin_endpoint, why)
+        with open(os.path.join(state_b, "metrics.token")) as token_file:
+            token = token_file.read().strip()
+        self.assertIn("gantry_hub_leader 0", http("/metrics", token)[1])
+
+        def ctl(hub, *args):
+            return subprocess.run([os.path.join(BIN_DIR, "gantryctl"), "--hub", hub, *args],
+                                  capture_output=True, text=True, timeout=60,
+                                  env={**os.environ, **self.gantry.keys.ctl_env()})
+
+        def hubs(at):
+            result = ctl(at, "get", "hubs", "-o", "json")
+            return json.loads(result.stdout) if result.returncode == 0 else []
+
+        # Asked at the standby alone, gantryctl gets its answer from the leader.
+        listed = ctl(other_admin, "get", "clusters", "-o", "json")
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        self.assertEqual(sorted(c["name"] for c in json.loads(listed.stdout)), CLUSTERS)
+        both = hubs(other_admin)
+        self.assertEqual([(h["role"], h["admin"]) for h in both],
+                         [("leader", self.gantry.admin_endpoint), ("standby", other_admin)])
+        self.assertTrue(all(h["store"] == both[0]["store"] and h["store"].startswith("etcd ")
+                            for h in both), both)
+        self.assertGreater(both[0]["generation"], 0)
+        self.assertEqual(both[1]["generation"], 0)
+        table = ctl(self.gantry.admin_endpoint, "get", "hubs").stdout.splitlines()
+        self.assertEqual(table[0].split(), ["NAME", "ROLE", "ADMIN", "STORE", "GENERATION", "AGE"])
+        self.assertEqual([("leader" in row, "standby" in row) for row in table[1:]],
+                         [(True, False), (False, True)])
+
+        self.gantry.kill("hub")
+        wait_until(lambda: [(h["role"], h["admin"]) for h in hubs(other_admin)]
+                   == [("leader", other_admin)], "hub-b to lead alone", deadline_s=120, interval_s=0.2)
+        wait_until(lambda: "gantry_hub_leader 1" in http("/metrics", token)[1],
+                   "hub-b's own metrics", deadline_s=60)
+
+        # The first hub, restarted, stands by; SIGTERM ends it cleanly.
+        self.start_standby("hub-a", self.gantry.state_dir)
+        self.gantry.processes["hub-a"].send_signal(signal.SIGTERM)
+        self.assertEqual(self.gantry.processes["hub-a"].wait(timeout=60), 0)
+        self.assertIn("received SIGTERM while standing by", self.gantry.log("hub-a"))
+        self.gantry.processes["hub"] = self.gantry.processes.pop("hub-b")
 
 
 if __name__ == "__main__":
