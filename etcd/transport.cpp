@@ -121,6 +121,11 @@ kube::HttpRequest Transport::make_request(const Endpoint& endpoint, const std::s
   request.set(http::field::host, endpoint.url.host_header);
   request.set(http::field::user_agent, "gantry");
   request.set(http::field::content_type, "application/json");
+  // The gateway passes Accept on as metadata "grpcgateway-accept", by which
+  // etcd (--client-cert-auth) knows a request came through the gateway: without
+  // it, a request without a token would be taken as coming from the user the
+  // gateway's own certificate names (its CommonName).
+  request.set(http::field::accept, "application/json");
   // etcd reads the token from gRPC metadata "authorization", which the
   // gateway makes of this header (etcd's clients send it as "token").
   if (!token.empty()) request.set(http::field::authorization, token);
@@ -172,8 +177,15 @@ void Transport::keep_idle(Channel channel) {
 void Transport::fail(const Channel& channel, const std::string& path,
                      const beast::error_code& error, const std::atomic<bool>* stop) {
   if (stop != nullptr && stop->load()) throw kube::StoppedError();
+  std::string hint;
+  // An etcd serving only https drops a plaintext request unanswered.
+  if (!endpoints_[channel.endpoint].url.tls && closed_while_idle(error)) {
+    hint =
+        " (etcd closed the connection without an answer: if it serves https only, give "
+        "https:// endpoints and its CA)";
+  }
   throw std::runtime_error("etcd endpoint " + endpoints_[channel.endpoint].text + ": POST " + path +
-                           ": " + error_text(error));
+                           ": " + error_text(error) + hint);
 }
 
 bool Transport::refuses_token(std::string_view message) {

@@ -130,5 +130,17 @@ TEST(EtcdAuthOverTls, BothTogetherReadAndWrite) {
   EXPECT_EQ(client.range("jobs/").kvs.size(), 1u);
 }
 
+// The gateway reaches etcd with etcd's own certificate (CN=etcd-server here):
+// a request without a token must not be taken as that user's.
+TEST(EtcdAuthOverTls, TheCertificateAloneIsNoUser) {
+  testing::EtcdServer server({.tls = true});
+  server.enable_auth("etcd-server", kPassword);
+  TransportOptions options;
+  options.access = server.client_access();
+  Client client({server.endpoint()}, options);
+  EXPECT_THAT([&] { client.put("jobs/a", "one"); },
+              ThrowsMessage<GrpcError>(HasSubstr("user name is empty")));
+}
+
 }  // namespace
 }  // namespace gantry::etcd

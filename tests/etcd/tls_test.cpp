@@ -121,6 +121,15 @@ TEST_F(EtcdTls, APlainHttpEndpointIsNotTalkedToWithTlsFiles) {
                   AllOf(HasSubstr(plain), HasSubstr("TLS files given for a plain http://"))));
 }
 
+TEST_F(EtcdTls, PlainHttpToAnEtcdServingHttpsOnlyIsNamedAsThePossibleCause) {
+  std::string plain = server_.endpoint();
+  plain.replace(0, 5, "http");  // https:// -> http://
+  Client client({plain});
+  EXPECT_THAT([&] { client.get("jobs/a"); },
+              ThrowsMessage<std::runtime_error>(AllOf(HasSubstr("etcd endpoint " + plain),
+                                                      HasSubstr("if it serves https only"))));
+}
+
 TEST_F(EtcdTls, UnreadableOrBadFilesAreNamed) {
   Access access = server_.client_access();
   access.tls.ca_file = "/nonexistent/ca.crt";
