@@ -16,4 +16,9 @@ inline constexpr int kLostStoreExitCode = 3;
 // as soon as its claim is lost or may be: another hub may be scheduling then.
 std::shared_ptr<JobStore> open_job_store(const HubOptions& options);
 
+// Why the etcd store at `store` is exposed when reached with `access` (plain
+// http, no credentials), naming the flags that fix it; "" when it is not.
+// The hub logs it as a warning when it opens the store.
+std::string etcd_store_exposure(const std::string& store, const etcd::Access& access);
+
 }  // namespace gantry::actors
