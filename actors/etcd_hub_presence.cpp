@@ -36,9 +36,10 @@ std::optional<protocol::HubInfo> presence_of(const std::string& value) {
   return hub;
 }
 
-EtcdHubPresence::EtcdHubPresence(const std::vector<std::string>& endpoints, std::string key,
+EtcdHubPresence::EtcdHubPresence(const std::vector<std::string>& endpoints,
+                                 const etcd::Access& access, std::string key,
                                  const protocol::HubInfo& hub, std::int64_t ttl_seconds)
-    : client_(endpoints, quick_etcd_calls()),
+    : client_(endpoints, quick_etcd_calls(access)),
       key_(std::move(key)),
       value_(presence_value(hub)),
       ttl_seconds_(ttl_seconds) {

@@ -28,8 +28,8 @@ std::optional<protocol::HubInfo> presence_of(const std::string& value);
 class EtcdHubPresence {
  public:
   // Puts the key now; throws std::runtime_error when etcd cannot be reached.
-  EtcdHubPresence(const std::vector<std::string>& endpoints, std::string key,
-                  const protocol::HubInfo& hub, std::int64_t ttl_seconds = 10);
+  EtcdHubPresence(const std::vector<std::string>& endpoints, const etcd::Access& access,
+                  std::string key, const protocol::HubInfo& hub, std::int64_t ttl_seconds = 10);
   ~EtcdHubPresence();  // revokes the lease: the key goes at once
   EtcdHubPresence(const EtcdHubPresence&) = delete;
   EtcdHubPresence& operator=(const EtcdHubPresence&) = delete;

@@ -30,23 +30,30 @@ std::int64_t number_in(const etcd::KeyValue& kv) {
   return number;
 }
 
-std::string endpoint_url(std::string_view host_port, const std::string& text) {
+std::string endpoint_url(std::string_view host_port, const std::string& text, bool tls) {
   const std::size_t colon = host_port.rfind(':');
   const std::string_view port = colon == std::string_view::npos ? "" : host_port.substr(colon + 1);
   if (colon == 0 || port.empty() ||
       !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
     throw std::runtime_error("\"" + std::string(host_port) + "\" in " + text + " is not HOST:PORT");
-  return "http://" + std::string(host_port);
+  return (tls ? "https://" : "http://") + std::string(host_port);
+}
+
+etcd::TransportOptions transport_options(const etcd::Access& access) {
+  etcd::TransportOptions options;
+  options.access = access;
+  return options;
 }
 
 }  // namespace
 
-EtcdStoreAddress parse_etcd_store_address(const std::string& text) {
+EtcdStoreAddress parse_etcd_store_address(const std::string& text, const etcd::Access& access) {
   constexpr std::string_view kScheme = "etcd://";
   if (!starts_with(text, kScheme))
     throw std::runtime_error("expected etcd://HOST:PORT[,HOST:PORT...][/PREFIX], not " + text);
   std::string_view rest = std::string_view(text).substr(kScheme.size());
   EtcdStoreAddress address;
+  address.access = access;
   const std::size_t slash = rest.find('/');
   if (slash != std::string_view::npos) {
     std::string_view prefix = rest.substr(slash);
@@ -56,7 +63,7 @@ EtcdStoreAddress parse_etcd_store_address(const std::string& text) {
     rest = rest.substr(0, slash);
   }
   for (const std::string& host_port : support::comma_list(rest))
-    address.endpoints.push_back(endpoint_url(host_port, text));
+    address.endpoints.push_back(endpoint_url(host_port, text, access.tls.any()));
   return address;
 }
 
@@ -75,13 +82,14 @@ EtcdJobStore::EtcdJobStore(EtcdStoreAddress address, WriterClaimOptions claim,
                            EtcdHubPresenceOptions presence)
     : address_(std::move(address)),
       keys_{address_.prefix},
-      client_(std::make_shared<etcd::Client>(address_.endpoints)),
-      presence_(presence.self.name.empty()
-                    ? nullptr
-                    : std::make_unique<EtcdHubPresence>(
-                          address_.endpoints, keys_.hub(presence.self.name), presence.self)),
+      client_(
+          std::make_shared<etcd::Client>(address_.endpoints, transport_options(address_.access))),
+      presence_(presence.self.name.empty() ? nullptr
+                                           : std::make_unique<EtcdHubPresence>(
+                                                 address_.endpoints, address_.access,
+                                                 keys_.hub(presence.self.name), presence.self)),
       claim_(std::make_unique<EtcdWriterClaim>(
-          address_.endpoints, keys_.writer(),
+          address_.endpoints, address_.access, keys_.writer(),
           telling_standby(std::move(claim), std::move(presence.on_standby)))),
       ended_names_(std::make_shared<EndedNames>()) {
   load();
@@ -136,7 +144,8 @@ std::vector<protocol::HubInfo> EtcdJobStore::hubs() {
 EtcdJobStore::EtcdJobStore(EtcdStoreAddress address)
     : address_(std::move(address)),
       keys_{address_.prefix},
-      client_(std::make_shared<etcd::Client>(address_.endpoints)),
+      client_(
+          std::make_shared<etcd::Client>(address_.endpoints, transport_options(address_.access))),
       ended_names_(std::make_shared<EndedNames>()) {
   load();
 }

@@ -32,13 +32,16 @@
 
 namespace gantry::actors {
 
-// Where --store etcd://HOST:PORT[,HOST:PORT...][/PREFIX] points.
+// Where --store etcd://HOST:PORT[,HOST:PORT...][/PREFIX] points, and how
+// every client of the store reaches it (--store-cacert, --store-user, ...).
 struct EtcdStoreAddress {
-  std::vector<std::string> endpoints;  // http://HOST:PORT each
+  std::vector<std::string> endpoints;  // http://HOST:PORT each, https:// with TLS files
   std::string prefix = "/gantry/";     // ends with '/'
+  etcd::Access access{};
 };
-// Throws std::runtime_error saying what is wrong with `text` (not naming the flag).
-EtcdStoreAddress parse_etcd_store_address(const std::string& text);
+// Throws std::runtime_error saying what is wrong with `text` (not naming the
+// flag). The endpoints are https:// when `access` has TLS files.
+EtcdStoreAddress parse_etcd_store_address(const std::string& text, const etcd::Access& access = {});
 
 // The names of the ended jobs, shared with the store's history readers so
 // that a name check (one per submission) is a lookup, not a range over etcd.

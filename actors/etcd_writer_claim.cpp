@@ -19,16 +19,20 @@ constexpr std::chrono::seconds kRetry{1};
 
 }  // namespace
 
-etcd::TransportOptions quick_etcd_calls() {
+etcd::TransportOptions quick_etcd_calls(const etcd::Access& access) {
   etcd::TransportOptions options;
   options.connect_timeout = std::chrono::milliseconds(500);
   options.request_timeout = std::chrono::milliseconds(1000);
+  options.access = access;
   return options;
 }
 
-EtcdWriterClaim::EtcdWriterClaim(const std::vector<std::string>& endpoints, std::string key,
+EtcdWriterClaim::EtcdWriterClaim(const std::vector<std::string>& endpoints,
+                                 const etcd::Access& access, std::string key,
                                  WriterClaimOptions options)
-    : client_(endpoints, quick_etcd_calls()), key_(std::move(key)), options_(std::move(options)) {
+    : client_(endpoints, quick_etcd_calls(access)),
+      key_(std::move(key)),
+      options_(std::move(options)) {
   while (!try_claim()) {
   }
   renewing_ = std::thread([this] { keep_alive(); });

@@ -26,7 +26,7 @@
 namespace gantry::actors {
 
 // Calls that end within a second: a renewal must not hang past the margin.
-etcd::TransportOptions quick_etcd_calls();
+etcd::TransportOptions quick_etcd_calls(const etcd::Access& access);
 
 struct WriterClaimOptions {
   std::int64_t ttl_seconds = 10;
@@ -45,10 +45,12 @@ class EtcdWriterClaim {
   // Waits until the key is free (another hub's claim ends when its lease
   // lapses or it lets go), then claims it. Throws std::runtime_error when
   // etcd cannot be reached.
-  // Renews through a client of its own whose calls end within a second,
-  // so that a hung call cannot outlast the margin before the lease lapses.
-  EtcdWriterClaim(const std::vector<std::string>& endpoints, std::string key,
-                  WriterClaimOptions options);
+  // Renews through a client of its own (on the same endpoints, with the
+  // same TLS files and credentials as the store's) whose calls end within a
+  // second, so that a hung call cannot outlast the margin before the lease
+  // lapses.
+  EtcdWriterClaim(const std::vector<std::string>& endpoints, const etcd::Access& access,
+                  std::string key, WriterClaimOptions options);
   // Lets go: the lease is revoked, so a standing-by hub takes over at once.
   ~EtcdWriterClaim();
   EtcdWriterClaim(const EtcdWriterClaim&) = delete;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actors/hub_settings.hpp"
+#include "etcd/access.hpp"
 #include "support/curve_keys.hpp"
 #include "support/metrics_endpoint.hpp"
 
@@ -28,6 +29,9 @@ struct HubOptions {
   // Where jobs are kept: "" for gantry.db in state_dir (SQLite), or
   // etcd://HOST:PORT[,HOST:PORT...][/PREFIX] (actors/etcd_job_store.hpp).
   std::string store;
+  // How every client of an etcd store reaches it: TLS files (https://
+  // endpoints) and etcd credentials (--store-cacert, --store-user, ...).
+  etcd::Access store_access;
   // The host put in the endpoints this hub advertises to the others on its
   // store when it binds a wildcard address; "" for the host name.
   std::string advertise_host;

@@ -1,5 +1,9 @@
 #include "actors/hub_options.hpp"
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "actors/duration_text.hpp"
 #include "actors/etcd_job_store.hpp"
 #include "config/command_line.hpp"
@@ -24,6 +28,44 @@ std::string etcd_store_url(const std::string& text) {
     throw std::invalid_argument(error.what());
   }
   return text;
+}
+
+// A file the hub will read: refused now when it cannot be, not at start.
+std::string readable_file(const std::string& text) {
+  if (text.empty()) throw std::invalid_argument("expected a file");
+  if (!std::ifstream(text)) throw std::invalid_argument("cannot read the file");
+  return text;
+}
+
+// etcdctl's --user takes NAME:PASSWORD; here the password is only ever read
+// from a file, never from the command line, where ps shows it.
+std::string etcd_user(const std::string& text) {
+  if (text.empty() || text.find(':') != std::string::npos)
+    throw std::invalid_argument(
+        "expected an etcd user name (its password goes in --store-password-file)");
+  return text;
+}
+
+// The file's content less its trailing newline(s).
+std::string store_password(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || in.bad())
+    throw std::invalid_argument("--store-password-file: cannot read the file (got \"" + file +
+                                "\")");
+  std::string password = text.str();
+  while (!password.empty() && (password.back() == '\n' || password.back() == '\r'))
+    password.pop_back();
+  if (password.empty())
+    throw std::invalid_argument("--store-password-file: the file is empty (got \"" + file + "\")");
+  try {
+    (void)nlohmann::json(password).dump();  // sent to etcd as a JSON string
+  } catch (const nlohmann::json::exception&) {
+    throw std::invalid_argument("--store-password-file: the password is not UTF-8 text (got \"" +
+                                file + "\")");
+  }
+  return password;
 }
 
 const cl::Wording kWording{"{}: missing value", "unknown flag \"{}\"",
@@ -190,11 +232,67 @@ void define_security(CLI::App& app, HubOptions& options) {
                "may run jobs and administer the hub (tests on loopback only)");
 }
 
+// etcdctl's --cacert, --cert, --key and --user for the etcd store
+// (docs/state.md, "On etcd"); every etcd client of the hub uses them.
+void define_store_access(CLI::App& app, HubCommandLine& parsed) {
+  etcd::Access& access = parsed.options.store_access;
+  cl::add_read<std::string>(app, "--store-cacert", access.tls.ca_file, readable_file,
+                            "reach the etcd store over https, its certificate verified\n"
+                            "with this CA (PEM)")
+      ->type_name("FILE");
+  cl::add_read<std::string>(app, "--store-cert", access.tls.cert_file, readable_file,
+                            "the hub's client certificate (PEM) for etcd's\n"
+                            "--client-cert-auth (https; without --store-cacert etcd's\n"
+                            "certificate is verified with the system's CAs)")
+      ->type_name("FILE");
+  cl::add_read<std::string>(app, "--store-key", access.tls.key_file, readable_file,
+                            "the --store-cert certificate's private key (PEM)")
+      ->type_name("FILE");
+  cl::add_read<std::string>(app, "--store-user", access.auth.user, etcd_user,
+                            "authenticate to etcd (its auth enabled) as this user")
+      ->type_name("NAME");
+  cl::add_read<std::string>(app, "--store-password-file", parsed.store_password_file, readable_file,
+                            "the --store-user's password: the file's content less its\n"
+                            "trailing newline")
+      ->type_name("FILE");
+}
+
+// Throws std::invalid_argument naming the flag: half a client certificate or
+// of the credentials, or a flag that means nothing without an etcd --store.
+void check_store_access(HubCommandLine& parsed) {
+  etcd::Access& access = parsed.options.store_access;
+  const std::pair<const char*, const std::string*> flags[] = {
+      {"--store-cacert", &access.tls.ca_file},
+      {"--store-cert", &access.tls.cert_file},
+      {"--store-key", &access.tls.key_file},
+      {"--store-user", &access.auth.user},
+      {"--store-password-file", &parsed.store_password_file}};
+  for (const auto& [flag, value] : flags) {
+    if (!value->empty() && parsed.options.store.empty())
+      throw std::invalid_argument(std::string(flag) + ": only with --store etcd://... (got \"" +
+                                  *value + "\")");
+  }
+  const auto both = [](const char* flag, const std::string& value, const char* other,
+                       const std::string& other_value) {
+    if (!value.empty() && other_value.empty())
+      throw std::invalid_argument(std::string(flag) + ": needs " + other + " (got \"" + value +
+                                  "\")");
+  };
+  both("--store-cert", access.tls.cert_file, "--store-key", access.tls.key_file);
+  both("--store-key", access.tls.key_file, "--store-cert", access.tls.cert_file);
+  both("--store-user", access.auth.user, "--store-password-file", parsed.store_password_file);
+  both("--store-password-file", parsed.store_password_file, "--store-user", access.auth.user);
+  if (!parsed.store_password_file.empty())
+    access.auth.password = store_password(parsed.store_password_file);
+}
+
 void define(CLI::App& app, HubCommandLine& parsed) {
   cl::configure(
       app,
       "usage: gantry-hub [--agents tcp://HOST:PORT] [--admin tcp://HOST:PORT] [--state DIR]\n"
       "                  [--store etcd://HOST:PORT[,HOST:PORT...][/PREFIX]] [--check]\n"
+      "                  [--store-cacert FILE] [--store-cert FILE --store-key FILE]\n"
+      "                  [--store-user NAME --store-password-file FILE]\n"
       "                  [--heartbeat-ms N] [--liveness N] [--recovery-grace-ms N]\n"
       "                  [--placement POLICY] [--agent-lease DURATION] [--lost-grace DURATION]\n"
       "                  [--prepare-timeout DURATION] [--backfill-reservations N]\n"
@@ -227,6 +325,7 @@ void define(CLI::App& app, HubCommandLine& parsed) {
                             "where jobs are kept: etcd://HOST:PORT[,HOST:PORT...][/PREFIX]\n"
                             "for several hubs on one etcd (default: gantry.db in --state)")
       ->type_name("URL");
+  define_store_access(app, parsed);
   app.add_option("--advertise-host", options.advertise_host,
                  "with --store etcd://: the host the other hubs tell clients to\n"
                  "try for this one, put in place of a wildcard --admin, --agents\n"
@@ -350,6 +449,7 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
           .value_or(karmada.kubeconfig.empty() ? std::chrono::milliseconds(0) : kKarmadaMinRuntime)
           .count();
   cl::check_http_endpoint_flags(options.http);
+  check_store_access(parsed);
   if (!karmada.webhook_listen.empty() &&
       (karmada.webhook_cert.empty() || karmada.webhook_key.empty()))
     throw std::invalid_argument("--webhook-listen: needs --webhook-cert and --webhook-key (got \"" +

@@ -39,6 +39,8 @@ struct HubCommandLine {
   std::optional<std::chrono::milliseconds> min_runtime;
   std::string log_level = "info";
   support::LogFormat log_format = support::LogFormat::kText;
+  // --store-password-file as given; its content is in options.store_access.
+  std::string store_password_file;
   bool check = false;  // --check: verify the state directory and exit
   bool help = false;
 };

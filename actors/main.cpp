@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   if (command_line.check) {
     const HubOptions& options = command_line.options;
     return options.store.empty() ? check_state_directory(options.state_dir, std::cout)
-                                 : check_etcd_store(options.store, std::cout);
+                                 : check_etcd_store(options.store, options.store_access, std::cout);
   }
 
   gantry::actors::keep_large_buffers_out_of_the_heap();

@@ -41,9 +41,9 @@ int check_state_directory(const std::filesystem::path& state_dir, std::ostream& 
   }
 }
 
-int check_etcd_store(const std::string& url, std::ostream& out) {
+int check_etcd_store(const std::string& url, const etcd::Access& access, std::ostream& out) {
   try {
-    const EtcdStoreAddress address = parse_etcd_store_address(url);
+    const EtcdStoreAddress address = parse_etcd_store_address(url, access);
     std::string holder;
     const StateSummary summary = EtcdJobStore::inspect(address, holder);
     if (summary.schema_version == 0) {

@@ -6,13 +6,16 @@
 #include <ostream>
 #include <string>
 
+#include "etcd/access.hpp"
+
 namespace gantry::actors {
 
 // Writes what it finds to `out`; returns 0 when the state is sound (or new),
 // 1 when a hub would refuse it.
 int check_state_directory(const std::filesystem::path& state_dir, std::ostream& out);
-// The same for --store etcd://...: its holder, counts, and whether every
+// The same for --store etcd://..., reached with `access` (the hub's
+// --store-cacert, --store-user, ...): its holder, counts, and whether every
 // record reads; neither claims the store nor writes to it.
-int check_etcd_store(const std::string& url, std::ostream& out);
+int check_etcd_store(const std::string& url, const etcd::Access& access, std::ostream& out);
 
 }  // namespace gantry::actors

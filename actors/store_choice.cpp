@@ -23,9 +23,39 @@ namespace {
   std::_Exit(kLostStoreExitCode);
 }
 
+}  // namespace
+
+std::string etcd_store_exposure(const std::string& store, const etcd::Access& access) {
+  const bool tls = access.tls.any();
+  const bool authenticated = !access.auth.user.empty() || !access.tls.cert_file.empty();
+  if (!tls && !authenticated)
+    return "the job store " + store +
+           " is reached over plaintext http and unauthenticated: anyone who can reach etcd "
+           "can read every job and change what this hub schedules. Secure etcd and give "
+           "--store-cacert FILE (https), --store-cert FILE --store-key FILE (etcd's "
+           "--client-cert-auth) and --store-user NAME --store-password-file FILE (etcd's auth)";
+  if (!tls)
+    return "the job store " + store +
+           " is reached over plaintext http: the etcd password and every job cross the "
+           "network readable by anyone on the way. Give --store-cacert FILE (https), with "
+           "--store-cert FILE --store-key FILE when etcd asks for client certificates";
+  if (!authenticated)
+    return "the job store " + store +
+           " is reached over https but unauthenticated: anyone who can reach etcd can read "
+           "every job and change what this hub schedules. Give --store-user NAME "
+           "--store-password-file FILE (etcd's auth) or --store-cert FILE --store-key FILE "
+           "(etcd's --client-cert-auth)";
+  return "";
+}
+
+namespace {
+
 std::shared_ptr<JobStore> open_etcd_store(const HubOptions& options,
                                           EtcdHubPresenceOptions presence) {
-  EtcdStoreAddress address = parse_etcd_store_address(options.store);
+  if (const std::string exposure = etcd_store_exposure(options.store, options.store_access);
+      !exposure.empty())
+    spdlog::warn("INSECURE: {}", exposure);
+  EtcdStoreAddress address = parse_etcd_store_address(options.store, options.store_access);
   WriterClaimOptions claim;
   claim.identity = presence.self.name;
   const std::string where = options.store;

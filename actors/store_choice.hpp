@@ -20,4 +20,9 @@ std::shared_ptr<JobStore> open_job_store(
     const HubOptions& options, const protocol::HubInfo& self,
     std::function<void(const protocol::HubInfo& leader)> on_standby);
 
+// Why the etcd store at `store` is exposed when reached with `access` (plain
+// http, no credentials), naming the flags that fix it; "" when it is not.
+// The hub logs it as a warning when it opens the store.
+std::string etcd_store_exposure(const std::string& store, const etcd::Access& access);
+
 }  // namespace gantry::actors

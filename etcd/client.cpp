@@ -10,7 +10,7 @@ namespace gantry::etcd {
 using nlohmann::json;
 
 Client::Client(std::vector<std::string> endpoints, TransportOptions options)
-    : transport_(std::move(endpoints), options) {}
+    : transport_(std::move(endpoints), std::move(options)) {}
 
 RangeResult Client::get(const std::string& key) {
   return transport_.call("/v3/kv/range", range_request(key, false), decode_range);

@@ -4,7 +4,9 @@
 // on it. It speaks etcd's gRPC JSON gateway (/v3/...) over HTTP/1.1, which
 // etcd serves on its client port next to gRPC, so that Gantry needs no gRPC or
 // protobuf stack. Tested against etcd 3.4.23 (Debian bookworm's etcd-server);
-// the /v3 gateway paths are the same in 3.5. Plain http:// endpoints only.
+// the /v3 gateway paths are the same in 3.5. Endpoints are http:// or, with
+// etcd's TLS, https://; with credentials every call is authenticated
+// (etcd/access.hpp).
 //
 // Thread-safe. Every call throws std::runtime_error (GrpcError when etcd
 // answered with an error) whose message starts with "etcd endpoint <url>:"
@@ -41,8 +43,9 @@ struct WatchResult {
 
 class Client {
  public:
-  // `endpoints`: "http://host:port" each, tried in order when one cannot be
-  // connected. Throws std::runtime_error when one is not such a URL.
+  // `endpoints`: "http://host:port" or "https://host:port" each, tried in
+  // order when one cannot be connected. Throws std::runtime_error when one is
+  // not such a URL, or options.access's TLS files cannot be read or used.
   explicit Client(std::vector<std::string> endpoints, TransportOptions options = {});
 
   // The key (kvs empty when it does not exist), or every key with the prefix
@@ -78,12 +81,17 @@ class Client {
   // Streams the changes of every key with `prefix` from `from_revision` (0:
   // from now on) to on_events, one call per etcd answer, in revision order,
   // until `stop` rises (checked every 200 ms) or the stream ends. Throws like
-  // every call when the watch cannot be set up, or what on_events throws.
+  // every call when the watch cannot be set up, or what on_events throws. A
+  // watch etcd refuses for its token is set up again once with a fresh one.
   WatchResult watch(const std::string& prefix, std::int64_t from_revision,
                     const std::function<void(const WatchBatch&)>& on_events,
                     const std::atomic<bool>& stop);
 
  private:
+  WatchResult watch_once(const std::string& prefix, std::int64_t from_revision,
+                         const std::function<void(const WatchBatch&)>& on_events,
+                         const std::atomic<bool>& stop, const std::string& token);
+
   Transport transport_;
 };
 

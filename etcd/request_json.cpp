@@ -151,4 +151,8 @@ json compaction_request(std::int64_t revision) {
   return {{"revision", int64_text(revision)}, {"physical", true}};
 }
 
+json authenticate_request(const std::string& user, const std::string& password) {
+  return {{"name", user}, {"password", password}};
+}
+
 }  // namespace gantry::etcd

@@ -25,5 +25,7 @@ nlohmann::json watch_create_request(const std::string& prefix, std::int64_t from
 nlohmann::json lease_grant_request(std::int64_t ttl_seconds);
 nlohmann::json lease_id_request(std::int64_t lease);
 nlohmann::json compaction_request(std::int64_t revision);
+// AuthenticateRequest: a user's name and password, for a token.
+nlohmann::json authenticate_request(const std::string& user, const std::string& password);
 
 }  // namespace gantry::etcd

@@ -167,6 +167,16 @@ std::int64_t decode_ttl(const json& response) {
   return int64_at(response, "TTL");
 }
 
+std::string decode_token(const json& response) {
+  std::string token = string_at(response, "token");
+  if (token.empty()) bad("authenticate answer without a token");
+  // It goes into a header: simple tokens and JWTs are printable ASCII.
+  for (const char c : token) {
+    if (c <= ' ' || c > '~') bad("authenticate answer with a token that is not printable ASCII");
+  }
+  return token;
+}
+
 WatchMessage decode_watch(const json& result) {
   WatchMessage message;
   message.created = bool_at(result, "created");

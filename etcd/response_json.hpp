@@ -46,6 +46,8 @@ TxnResult decode_txn(const nlohmann::json& response);
 // LeaseGrantResponse's ID; LeaseKeepAliveResponse's TTL (0: the lease is gone).
 std::int64_t decode_lease_id(const nlohmann::json& response);
 std::int64_t decode_ttl(const nlohmann::json& response);
+// AuthenticateResponse's token (never "").
+std::string decode_token(const nlohmann::json& response);
 
 // One WatchResponse.
 struct WatchMessage {

@@ -44,9 +44,33 @@ const char* to_string(WatchEnd end) {
   return "unknown";
 }
 
+// etcd checks a watch's token when it creates the watch: a token it no
+// longer knows cancels it at once (or, before the stream, fails the call),
+// with no event delivered, so setting it up again with a fresh one is safe.
 WatchResult Client::watch(const std::string& prefix, std::int64_t from_revision,
                           const std::function<void(const WatchBatch&)>& on_events,
                           const std::atomic<bool>& stop) {
+  const std::string token = transport_.token();
+  if (token.empty()) return watch_once(prefix, from_revision, on_events, stop, token);
+  bool delivered = false;
+  const auto count = [&](const WatchBatch& batch) {
+    delivered = true;
+    on_events(batch);
+  };
+  try {
+    WatchResult result = watch_once(prefix, from_revision, count, stop, token);
+    if (result.end != WatchEnd::kCanceled || delivered || !Transport::refuses_token(result.reason))
+      return result;
+  } catch (const GrpcError& error) {
+    if (delivered || !Transport::refuses_token(error.what())) throw;
+  }
+  transport_.token_refused(token);
+  return watch_once(prefix, from_revision, on_events, stop, transport_.token());
+}
+
+WatchResult Client::watch_once(const std::string& prefix, std::int64_t from_revision,
+                               const std::function<void(const WatchBatch&)>& on_events,
+                               const std::atomic<bool>& stop, const std::string& token) {
   static const std::string kPath = "/v3/watch";
   std::string endpoint;
   std::vector<WatchMessage> parsed;  // lines of the last piece, not yet handled
@@ -74,8 +98,8 @@ WatchResult Client::watch(const std::string& prefix, std::int64_t from_revision,
   };
   bool clean = false;
   try {
-    clean = transport_.stream(kPath, watch_create_request(prefix, from_revision), on_data, stop,
-                              endpoint);
+    clean = transport_.stream(kPath, watch_create_request(prefix, from_revision), token, on_data,
+                              stop, endpoint);
   } catch (const kube::StoppedError&) {
     return WatchResult{WatchEnd::kStopped, 0, {}};
   }

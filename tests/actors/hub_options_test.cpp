@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "actors/store_choice.hpp"
+#include "support/temp_dir.hpp"
+
 namespace gantry::actors {
 namespace {
 
@@ -83,6 +86,83 @@ TEST(HubOptionsTest, StoreIsSqliteByDefaultOrAnEtcdUrlAndABadOneIsNamed) {
       "etcd://10.0.0.1:2379,10.0.0.2:2379/ml");
   EXPECT_EQ(refusal({"--store", "etcd://10.0.0.1"}),
             "--store: \"10.0.0.1\" in etcd://10.0.0.1 is not HOST:PORT (got \"etcd://10.0.0.1\")");
+}
+
+// etcdctl's --cacert, --cert, --key and --user, for the etcd store; the
+// password only from a file.
+TEST(HubOptionsTest, StoreTlsAndCredentialsAreReadAndThePasswordComesFromItsFile) {
+  const support::TempDir dir;
+  const std::string ca = dir.write("ca.pem", "CA").string();
+  const std::string cert = dir.write("hub.pem", "CERT").string();
+  const std::string key = dir.write("hub-key.pem", "KEY").string();
+  const std::string password = dir.write("password", "pass word\n").string();
+  const HubCommandLine parsed = parse_hub_command_line(
+      {"--store", "etcd://10.0.0.1:2379", "--store-cacert", ca, "--store-cert", cert, "--store-key",
+       key, "--store-user", "gantry-hub", "--store-password-file", password});
+  const etcd::Access& access = parsed.options.store_access;
+  EXPECT_EQ(access.tls.ca_file, ca);
+  EXPECT_EQ(access.tls.cert_file, cert);
+  EXPECT_EQ(access.tls.key_file, key);
+  EXPECT_EQ(access.auth.user, "gantry-hub");
+  EXPECT_EQ(access.auth.password, "pass word") << "the trailing newline is not part of it";
+  EXPECT_EQ(
+      parse_hub_command_line({"--store", "etcd://10.0.0.1:2379"}).options.store_access.tls.any(),
+      false);
+}
+
+TEST(HubOptionsTest, StoreTlsAndCredentialFlagsAreRefusedWhenTheyCannotWork) {
+  const support::TempDir dir;
+  const std::string file = dir.write("hub.pem", "CERT").string();
+  const std::string empty = dir.write("empty", "\n").string();
+  const std::string store[] = {"--store", "etcd://10.0.0.1:2379"};
+  const auto with_store = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), std::begin(store), std::end(store));
+    return refusal(args);
+  };
+  EXPECT_EQ(refusal({"--store-cacert", file}),
+            "--store-cacert: only with --store etcd://... (got \"" + file + "\")");
+  EXPECT_EQ(refusal({"--store-user", "gantry"}),
+            "--store-user: only with --store etcd://... (got \"gantry\")");
+  EXPECT_EQ(with_store({"--store-cert", file}),
+            "--store-cert: needs --store-key (got \"" + file + "\")");
+  EXPECT_EQ(with_store({"--store-key", file}),
+            "--store-key: needs --store-cert (got \"" + file + "\")");
+  EXPECT_EQ(with_store({"--store-user", "gantry"}),
+            "--store-user: needs --store-password-file (got \"gantry\")");
+  EXPECT_EQ(with_store({"--store-password-file", file}),
+            "--store-password-file: needs --store-user (got \"" + file + "\")");
+  EXPECT_EQ(with_store({"--store-user", "gantry", "--store-password-file", empty}),
+            "--store-password-file: the file is empty (got \"" + empty + "\")");
+  EXPECT_EQ(with_store({"--store-user", "gantry", "--store-password-file", "/nonexistent/pw"}),
+            "--store-password-file: cannot read the file (got \"/nonexistent/pw\")");
+  EXPECT_EQ(with_store({"--store-cacert", "/nonexistent/ca.pem"}),
+            "--store-cacert: cannot read the file (got \"/nonexistent/ca.pem\")");
+  EXPECT_EQ(with_store({"--store-user", "gantry:secret"}),
+            "--store-user: expected an etcd user name (its password goes in "
+            "--store-password-file) (got \"gantry:secret\")");
+}
+
+// Secure by default: a store anyone on the way can read or write is named
+// in a warning with the flags that fix it.
+TEST(HubOptionsTest, AnExposedEtcdStoreIsNamedWithTheFlagsThatFixIt) {
+  const std::string store = "etcd://10.0.0.1:2379";
+  etcd::Access access;
+  const std::string open = etcd_store_exposure(store, access);
+  EXPECT_NE(open.find("plaintext http and unauthenticated"), std::string::npos) << open;
+  for (const char* flag :
+       {"--store-cacert", "--store-cert", "--store-key", "--store-user", "--store-password-file"})
+    EXPECT_NE(open.find(flag), std::string::npos) << flag;
+  access.auth = etcd::Credentials{"gantry", "secret"};
+  const std::string plaintext = etcd_store_exposure(store, access);
+  EXPECT_NE(plaintext.find("plaintext http: the etcd password"), std::string::npos) << plaintext;
+  access.tls.ca_file = "ca.pem";
+  EXPECT_EQ(etcd_store_exposure(store, access), "");
+  access.auth = {};
+  EXPECT_NE(etcd_store_exposure(store, access).find("https but unauthenticated"),
+            std::string::npos);
+  access.tls.cert_file = "hub.pem";
+  access.tls.key_file = "hub-key.pem";
+  EXPECT_EQ(etcd_store_exposure(store, access), "");
 }
 
 TEST(HubOptionsTest, PlannedRuntimesAreLimitsOrLearnedAndABadOneIsNamed) {

@@ -35,11 +35,13 @@ TEST(EtcdFailover, NoReachableEndpointIsAnErrorNamingEachOne) {
                   HasSubstr("etcd endpoint " + second), HasSubstr("connect"))));
 }
 
-TEST(EtcdFailover, EndpointsMustBeHttpUrls) {
-  EXPECT_THAT([] { Client({"https://127.0.0.1:2379"}); },
-              ThrowsMessage<std::runtime_error>(HasSubstr("\"https://127.0.0.1:2379\"")));
+TEST(EtcdFailover, EndpointsMustBeHttpOrHttpsUrls) {
+  EXPECT_NO_THROW(Client({"https://127.0.0.1:2379"}));
+  EXPECT_THAT([] { Client({"grpc://127.0.0.1:2379"}); },
+              ThrowsMessage<std::runtime_error>(HasSubstr("\"grpc://127.0.0.1:2379\"")));
   EXPECT_THAT([] { Client({"127.0.0.1:2379"}); },
-              ThrowsMessage<std::runtime_error>(HasSubstr("not an http://host:port URL")));
+              ThrowsMessage<std::runtime_error>(
+                  HasSubstr("not an http://host:port or https://host:port URL")));
   EXPECT_THAT([] { Client(std::vector<std::string>{}); },
               ThrowsMessage<std::runtime_error>(HasSubstr("no endpoints")));
 }

@@ -7,6 +7,7 @@
 #include "etcd/request_json.hpp"
 #include "etcd/response_json.hpp"
 #include "etcd/stream_lines.hpp"
+#include "etcd/transport.hpp"
 
 namespace gantry::etcd {
 namespace {
@@ -58,6 +59,29 @@ TEST(EtcdWire, GarbageIsRefusedWithAnExcerpt) {
               ThrowsMessage<std::runtime_error>(HasSubstr("not a JSON object")));
   EXPECT_THAT([] { parse_answer(""); },
               ThrowsMessage<std::runtime_error>(HasSubstr("not a JSON object")));
+}
+
+TEST(EtcdWire, AuthenticationSendsNameAndPasswordAndTakesOnlyAPrintableToken) {
+  EXPECT_EQ(authenticate_request("gantry", "pass word"),
+            json({{"name", "gantry"}, {"password", "pass word"}}));
+  EXPECT_EQ(decode_token(json({{"header", json::object()}, {"token", "sXkIYlpZlGbsDiHQ.14"}})),
+            "sXkIYlpZlGbsDiHQ.14");
+  EXPECT_THAT([] { decode_token(json::object()); },
+              ThrowsMessage<std::runtime_error>(HasSubstr("without a token")));
+  EXPECT_THAT(
+      [] {
+        decode_token(json({{"token", "a\r\nX-Injected: 1"}}));
+      },
+      ThrowsMessage<std::runtime_error>(HasSubstr("not printable ASCII")));
+}
+
+TEST(EtcdWire, OnlyATokenEtcdNoLongerKnowsIsSentAgain) {
+  EXPECT_TRUE(Transport::refuses_token("etcdserver: invalid auth token"));
+  EXPECT_TRUE(Transport::refuses_token(
+      "rpc error: code = Unauthenticated desc = etcdserver: invalid auth token"));
+  EXPECT_TRUE(Transport::refuses_token("etcdserver: revision of auth store is old"));
+  EXPECT_FALSE(Transport::refuses_token("etcdserver: permission denied"));
+  EXPECT_FALSE(Transport::refuses_token("etcdserver: user name is empty"));
 }
 
 TEST(EtcdWire, GatewayErrorsOfBothShapesAreGrpcErrors) {

@@ -33,17 +33,23 @@ void make_ca(const std::filesystem::path& dir, const std::string& name) {
                    " -addext keyUsage=critical,keyCertSign,cRLSign");
 }
 
-// A leaf certificate `name` signed by `ca`.crt with the extensions in `extensions`.
+// A leaf certificate `name` (CN=name) signed by `ca`.crt with the extensions in `extensions`.
 void make_leaf(const std::filesystem::path& dir, const std::string& name,
                const std::string& extensions, const std::string& ca = "ca") {
-  std::ofstream(dir / (name + ".ext")) << extensions;
-  openssl(dir, std::string("req ") + kNewEcKey + " -keyout " + name + ".key -out " + name +
-                   ".csr -subj /CN=" + name);
-  openssl(dir, "x509 -req -in " + name + ".csr -CA " + ca + ".crt -CAkey " + ca +
-                   ".key -CAcreateserial -out " + name + ".crt -days 2 -extfile " + name + ".ext");
+  make_test_leaf(dir, name, "/CN=" + name, extensions, ca);
 }
 
 }  // namespace
+
+void make_test_leaf(const std::filesystem::path& dir, const std::string& name,
+                    const std::string& subject, const std::string& extensions,
+                    const std::string& ca) {
+  std::ofstream(dir / (name + ".ext")) << extensions;
+  openssl(dir, std::string("req ") + kNewEcKey + " -keyout " + name + ".key -out " + name +
+                   ".csr -subj " + subject);
+  openssl(dir, "x509 -req -in " + name + ".csr -CA " + ca + ".crt -CAkey " + ca +
+                   ".key -CAcreateserial -out " + name + ".crt -days 2 -extfile " + name + ".ext");
+}
 
 TestPki make_test_pki(const std::filesystem::path& dir) {
   make_ca(dir, "ca");

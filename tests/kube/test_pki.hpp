@@ -33,4 +33,11 @@ struct TestPki {
 // output when a command fails.
 TestPki make_test_pki(const std::filesystem::path& dir);
 
+// One more leaf certificate in `dir` (a make_test_pki folder): `name`.crt and
+// `name`.key, with `subject` ("/CN=x", "/O=x") and the openssl extension lines
+// in `extensions`, signed by `ca` ("ca" or "other-ca").
+void make_test_leaf(const std::filesystem::path& dir, const std::string& name,
+                    const std::string& subject, const std::string& extensions,
+                    const std::string& ca = "ca");
+
 }  // namespace gantry::kube::testing

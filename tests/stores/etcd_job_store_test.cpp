@@ -27,6 +27,19 @@ TEST(EtcdStoreAddress, ParsesEndpointsAndPrefix) {
   EXPECT_EQ(three.prefix, "/teams/ml/");
 }
 
+TEST(EtcdStoreAddress, EndpointsAreHttpsWithTlsFilesAndTheAccessTravelsWithThem) {
+  etcd::Access access;
+  access.tls.ca_file = "/etc/gantry/etcd-ca.pem";
+  access.auth = etcd::Credentials{"gantry-hub", "secret"};
+  const EtcdStoreAddress address = parse_etcd_store_address("etcd://a:1,b:2/ml", access);
+  EXPECT_EQ(address.endpoints, (std::vector<std::string>{"https://a:1", "https://b:2"}));
+  EXPECT_EQ(address.access.tls.ca_file, "/etc/gantry/etcd-ca.pem");
+  EXPECT_EQ(address.access.auth.user, "gantry-hub");
+  access.tls = {};
+  EXPECT_EQ(parse_etcd_store_address("etcd://a:1", access).endpoints,
+            (std::vector<std::string>{"http://a:1"}));
+}
+
 TEST(EtcdStoreAddress, RefusesWhatIsNotOne) {
   for (const char* text :
        {"http://a:1", "etcd://", "etcd://a", "etcd://a:x", "etcd://a:1,", "etcd://a:1//"}) {
@@ -200,6 +213,44 @@ TEST(EtcdJobStoreTest, InspectingReadsEveryRecordWithoutClaimingOrWriting) {
   EXPECT_EQ(backend.client().get("/").revision, revision);  // nothing written
   backend.client().put(backend.address().prefix + "ended/" + EtcdKeys::row_text(9), "\xc1");
   EXPECT_THROW(EtcdJobStore::inspect(backend.address(), holder), std::runtime_error);
+}
+
+// The hub's --store-cacert, --store-cert, --store-key, --store-user and
+// --store-password-file reach every client of the store: its own, the writer
+// claim's renewing one (the claim is taken and let go through it), and
+// --check's. A token etcd forgot is replaced on the way.
+TEST(EtcdJobStoreTest, OverTlsWithAPasswordAStoreClaimsWritesAndReadsBack) {
+  EtcdBackend backend(EtcdBackend::Security::kSecured);
+  ASSERT_EQ(backend.address().endpoints.at(0).rfind("https://", 0), 0u);
+  auto first = backend.open_as("hub-a");
+  EXPECT_TRUE(first->created());
+  first->save_queue("q", "name: q");
+  first->finish(first->add("done", "yaml: 1", 1000, "alice"), "Completed", 2000);
+  backend.server().drop_tokens();
+  first->add("pending", "yaml: 2", 3000, "alice");
+
+  std::string holder;
+  EXPECT_EQ(EtcdJobStore::inspect(backend.address(), holder).jobs, 2);
+  EXPECT_EQ(holder, "hub-a");
+  EtcdStoreAddress without_password = backend.address();
+  without_password.access.auth = {};
+  EXPECT_THROW(EtcdJobStore::inspect(without_password, holder), std::runtime_error);
+  EtcdStoreAddress without_certificate = backend.address();
+  without_certificate.access.tls.cert_file.clear();
+  without_certificate.access.tls.key_file.clear();
+  EXPECT_THROW(EtcdJobStore::inspect(without_certificate, holder), std::runtime_error);
+
+  first.reset();  // lets go through the claim's client: the next hub need not wait
+  WriterClaimOptions claim;
+  bool waited = false;
+  claim.on_wait = [&](const std::string&) { waited = true; };
+  const auto second = backend.open_as("hub-b", claim);
+  EXPECT_FALSE(waited);
+  EXPECT_FALSE(second->created());
+  ASSERT_EQ(second->unfinished().size(), 1u);
+  EXPECT_EQ(second->unfinished()[0].name, "pending");
+  EXPECT_EQ(second->queues(), (std::vector<std::string>{"name: q"}));
+  EXPECT_EQ(second->ended_submitters("done"), (std::vector<std::string>{"alice"}));
 }
 
 TEST(EtcdJobStoreTest, StoresUnderOtherPrefixesAreSeparate) {

@@ -34,6 +34,20 @@ class SqliteBackend : public StoreBackend {
 
 class EtcdBackend : public StoreBackend {
  public:
+  // kSecured: etcd serves https and asks for a client certificate
+  // (--client-cert-auth), its authentication on; the store gives both.
+  enum class Security { kPlain, kSecured };
+  static constexpr const char* kUser = "gantry-hub";
+  static constexpr const char* kPassword = "hub-secret";
+
+  explicit EtcdBackend(Security security = Security::kPlain)
+      : etcd_({.tls = security == Security::kSecured}), access_(etcd_.client_access()) {
+    if (security == Security::kSecured) {
+      etcd_.enable_auth(kUser, kPassword);
+      access_.auth = etcd::Credentials{kUser, kPassword};
+    }
+  }
+
   std::unique_ptr<JobStore> open() override { return open_as("test-hub"); }
 
   std::unique_ptr<EtcdJobStore> open_as(const std::string& identity,
@@ -41,12 +55,17 @@ class EtcdBackend : public StoreBackend {
     claim.identity = identity;
     return std::make_unique<EtcdJobStore>(address(), std::move(claim));
   }
-  EtcdStoreAddress address() const { return {{etcd_.endpoint()}, "/gantry-test/"}; }
-  etcd::Client client() const { return etcd::Client({etcd_.endpoint()}); }
+  EtcdStoreAddress address() const { return {{etcd_.endpoint()}, "/gantry-test/", access_}; }
+  etcd::Client client() const {
+    etcd::TransportOptions options;
+    options.access = access_;
+    return etcd::Client({etcd_.endpoint()}, options);
+  }
   etcd::testing::EtcdServer& server() { return etcd_; }
 
  private:
   etcd::testing::EtcdServer etcd_;
+  etcd::Access access_;
 };
 
 }  // namespace gantry::actors::testing
