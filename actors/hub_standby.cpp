@@ -31,10 +31,16 @@ std::string standby_metrics() {
 
 }  // namespace
 
-HubStandby::HubStandby(const HubOptions& options, BridgeSecurity security)
-    : bridge_(admin_only(options), std::move(security)) {
-  bridge_.start(*this);
+// An address already bound (the holder on the same machine and addresses)
+// is left to it: this hub then stands by without answering there.
+HubStandby::HubStandby(const HubOptions& options, BridgeSecurity security) {
   signals_ = std::thread([this] { stop_on_signal(); });
+  try {
+    bridge_ = std::make_unique<IoBridge>(admin_only(options), std::move(security));
+    bridge_->start(*this);
+  } catch (const std::exception& e) {
+    spdlog::warn("standing by without answering gantryctl: {}", e.what());
+  }
   if (options.http.listen.empty()) return;
   support::MetricsEndpointOptions endpoint{options.http, options.insecure};
   if (endpoint.http.token_file.empty())
@@ -50,11 +56,8 @@ HubStandby::HubStandby(const HubOptions& options, BridgeSecurity security)
   };
   try {
     http_ = std::make_unique<support::MetricsEndpoint>(endpoint, std::move(sources));
-  } catch (...) {
-    stopping_ = true;
-    signals_.join();
-    bridge_.stop();
-    throw;
+  } catch (const std::exception& e) {
+    spdlog::warn("standing by without serving --http-listen: {}", e.what());
   }
 }
 
@@ -62,7 +65,7 @@ HubStandby::~HubStandby() {
   stopping_ = true;
   signals_.join();
   if (http_) http_->stop();
-  bridge_.stop();
+  if (bridge_) bridge_->stop();
 }
 
 void HubStandby::stop_on_signal() {
@@ -101,8 +104,8 @@ std::string HubStandby::not_leader_text() const {
 void HubStandby::on_message(InboundMessage message) {
   if (message.channel != Channel::kAdmin) return;
   protocol::ErrorReply reply{"not_leader", not_leader_text(), leader().admin};
-  bridge_.send(OutboundFrame{Channel::kAdmin, std::move(message.peer),
-                             protocol::encode(reply, message.seq)});
+  bridge_->send(OutboundFrame{Channel::kAdmin, std::move(message.peer),
+                              protocol::encode(reply, message.seq)});
 }
 
 }  // namespace gantry::actors

@@ -26,8 +26,8 @@ namespace gantry::actors {
 
 class HubStandby final : private InboundHandler {
  public:
-  // Binds --admin and --http-listen; throws std::runtime_error naming what
-  // could not be bound.
+  // Binds --admin and --http-listen, each where it can (an address the
+  // holder bound on this machine is left to it, with a warning).
   HubStandby(const HubOptions& options, BridgeSecurity security);
   ~HubStandby() override;
   HubStandby(const HubStandby&) = delete;
@@ -45,7 +45,7 @@ class HubStandby final : private InboundHandler {
 
   mutable std::mutex mutex_;
   protocol::HubInfo leader_;
-  IoBridge bridge_;
+  std::unique_ptr<IoBridge> bridge_;  // none when --admin is bound already
   std::unique_ptr<support::MetricsEndpoint> http_;
   std::atomic<bool> stopping_{false};
   std::thread signals_;

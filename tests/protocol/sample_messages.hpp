@@ -284,7 +284,7 @@ inline Cancel sample<Cancel>() {
 }
 template <>
 inline ErrorReply sample<ErrorReply>() {
-  return ErrorReply{"not_registered", "say Hello first"};
+  return ErrorReply{"not_leader", "this hub stands by", "tcp://hub-0:7801"};
 }
 template <>
 inline SubmitJobRequest sample<SubmitJobRequest>() {
@@ -300,15 +300,18 @@ inline ListRequest sample<ListRequest>() {
 }
 template <>
 inline ListReply sample<ListReply>() {
-  return ListReply{false,
-                   "partial",
-                   {sample_job_info()},
-                   {sample_cluster_info()},
-                   {sample_queue_info()},
-                   {sample_priority_class_info()},
-                   {"the job store is degraded"},
-                   {EventInfo{1714550400000, "llm-pretrain", "research",
-                              "dispatched to east (worker x4); scores: east 870"}}};
+  return ListReply{
+      false,
+      "partial",
+      {sample_job_info()},
+      {sample_cluster_info()},
+      {sample_queue_info()},
+      {sample_priority_class_info()},
+      {"the job store is degraded"},
+      {EventInfo{1714550400000, "llm-pretrain", "research",
+                 "dispatched to east (worker x4); scores: east 870"}},
+      {HubInfo{"hub-0 /var/lib/gantry", "leader", "tcp://hub-0:7801", "tcp://hub-0:7800",
+               "hub-0:7802", "etcd http://etcd:2379 prefix /gantry/", 3, 1714550400000}}};
 }
 template <>
 inline DescribeRequest sample<DescribeRequest>() {

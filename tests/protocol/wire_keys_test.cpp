@@ -37,7 +37,7 @@ const std::vector<ExpectedMessage> kMessages = {
      8,
      {"dispatch_id", "job", "phase", "tasks", "message", "event", "task", "replica", "exit_code"}},
     {"Cancel", 9, {"dispatch_id", "job"}},
-    {"ErrorReply", 10, {"code", "message"}},
+    {"ErrorReply", 10, {"code", "message", "leader"}},
     {"Prepare",
      11,
      {"dispatch_id", "part", "parts", "epoch", "job", "gang", "task_replicas", "nodes",
@@ -58,7 +58,8 @@ const std::vector<ExpectedMessage> kMessages = {
     {"ListRequest", 102, {"kind", "job", "since_ms", "watch"}},
     {"ListReply",
      103,
-     {"ok", "error", "jobs", "clusters", "queues", "priority_classes", "warnings", "events"}},
+     {"ok", "error", "jobs", "clusters", "queues", "priority_classes", "warnings", "events",
+      "hubs"}},
     {"DescribeRequest", 104, {"kind", "name"}},
     {"DescribeReply",
      105,
@@ -206,6 +207,8 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
   expect_keys<PriorityClassInfo>(
       {"name", "value", "global_default", "preemption_policy", "description", "built_in"});
   expect_keys<EventInfo>({"at_ms", "job", "queue", "message"});
+  expect_keys<HubInfo>(
+      {"name", "role", "admin", "agents", "http", "store", "generation", "started_ms"});
 }
 
 // The direction of each message decides which hub socket and which agent accept
