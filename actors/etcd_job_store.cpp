@@ -100,13 +100,15 @@ EtcdJobStore::EtcdJobStore(EtcdStoreAddress address, WriterClaimOptions claim,
   }
 }
 
+// While it waits, a standby keeps a copy of the store warm (first, so that
+// whoever is told it waits may count on the copy) and says who leads.
 WriterClaimOptions EtcdJobStore::telling_standby(
     WriterClaimOptions claim, std::function<void(const protocol::HubInfo&)> on_standby) {
-  if (!on_standby) return claim;
   claim.on_wait = [this, on_wait = std::move(claim.on_wait),
                    on_standby = std::move(on_standby)](const std::string& holder) {
+    keep_warm_copy();
     if (on_wait) on_wait(holder);
-    on_standby(presence_of_hub(holder));
+    if (on_standby) on_standby(presence_of_hub(holder));
   };
   return claim;
 }
@@ -168,14 +170,52 @@ std::string EtcdJobStore::where() const {
 
 std::vector<etcd::KeyValue> EtcdJobStore::scan(const std::string& prefix) const {
   std::vector<etcd::KeyValue> kvs;
+  if (startup_copy_) {
+    for (auto at = startup_copy_->lower_bound(prefix);
+         at != startup_copy_->end() && starts_with(at->first, prefix); ++at)
+      kvs.push_back(at->second);
+    return kvs;
+  }
   client_->scan(prefix, kScanPage, [&](const etcd::KeyValue& kv) { kvs.push_back(kv); });
   return kvs;
+}
+
+// While another hub holds the store: a standby keeps a copy of it warm.
+void EtcdJobStore::keep_warm_copy() {
+  if (warm_) return;
+  try {
+    warm_ = std::make_unique<EtcdWarmCopy>(client_, address_.prefix);
+  } catch (const std::exception& error) {
+    spdlog::warn("standing by without a copy of the store ({}): it is read at take-over",
+                 error.what());
+  }
+}
+
+// The copy kept while standing by, caught up with the claim; else a scan.
+EtcdWarmCopy::Keys EtcdJobStore::read_all() {
+  if (warm_ && claim_) {
+    std::optional<EtcdWarmCopy::Keys> copy =
+        warm_->take(claim_->revision(), std::chrono::seconds(5));
+    warm_.reset();
+    if (copy) {
+      loaded_warm_ = true;
+      spdlog::info("read the store's {} key(s) from the copy kept while standing by",
+                   copy->size());
+      return std::move(*copy);
+    }
+    spdlog::warn("the copy kept while standing by did not catch up: reading the store");
+  }
+  EtcdWarmCopy::Keys keys;
+  client_->scan(address_.prefix, kScanPage,
+                [&keys](const etcd::KeyValue& kv) { keys.emplace(kv.key, kv); });
+  return keys;
 }
 
 // Every record is read once here, so a damaged one stops the hub before it
 // schedules anything.
 void EtcdJobStore::load() {
-  client_->scan(address_.prefix, kScanPage, [this](const etcd::KeyValue& kv) { load_key(kv); });
+  startup_copy_ = read_all();
+  for (const auto& [key, kv] : *startup_copy_) load_key(kv);
   if (schema_ > kEtcdSchemaVersion)
     throw std::runtime_error(where() + " has schema version " + std::to_string(schema_) +
                              ", written by a newer gantry-hub; this one knows versions up to " +
@@ -242,11 +282,13 @@ bool EtcdJobStore::transaction_full() const {
 }
 
 void EtcdJobStore::put(const std::string& key, std::string value) {
+  startup_copy_.reset();  // the store changes from here on
   pending_bytes_ += key.size() + value.size();
   pending_[key] = std::move(value);
 }
 
 void EtcdJobStore::remove(const std::string& key) {
+  startup_copy_.reset();
   pending_bytes_ += key.size();
   pending_[key] = std::nullopt;
 }

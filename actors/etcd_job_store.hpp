@@ -26,6 +26,7 @@
 
 #include "actors/etcd_hub_presence.hpp"
 #include "actors/etcd_job_records.hpp"
+#include "actors/etcd_warm_copy.hpp"
 #include "actors/etcd_writer_claim.hpp"
 #include "actors/job_store.hpp"
 #include "etcd/client.hpp"
@@ -114,6 +115,8 @@ class EtcdJobStore final : public JobStore {
 
   // The claim this store writes under (tests end it to see fencing work).
   const EtcdWriterClaim& claim() const { return *claim_; }
+  // Whether it read the store from the copy it kept while standing by.
+  bool loaded_warm() const { return loaded_warm_; }
 
   // gantry-hub --store URL --check: every record read and counted, without
   // claiming the store or writing anything; the hub that holds it ("" when
@@ -140,6 +143,8 @@ class EtcdJobStore final : public JobStore {
   WriterClaimOptions telling_standby(WriterClaimOptions claim,
                                      std::function<void(const protocol::HubInfo&)> on_standby);
   protocol::HubInfo presence_of_hub(const std::string& name);
+  void keep_warm_copy();
+  EtcdWarmCopy::Keys read_all();
   void load();
   void load_key(const etcd::KeyValue& kv);
   void load_meta(const etcd::KeyValue& kv);
@@ -157,7 +162,12 @@ class EtcdJobStore final : public JobStore {
   const EtcdKeys keys_;
   std::shared_ptr<etcd::Client> client_;
   std::unique_ptr<EtcdHubPresence> presence_;  // before the claim: listed while it waits
+  std::unique_ptr<EtcdWarmCopy> warm_;         // kept while it waits; taken by load()
   std::unique_ptr<EtcdWriterClaim> claim_;
+  // Every key as load() read it, for the reads of the hub's start (its
+  // unfinished jobs, queues, ...) until the first write: one read, not two.
+  std::optional<EtcdWarmCopy::Keys> startup_copy_;
+  bool loaded_warm_ = false;
   std::shared_ptr<EndedNames> ended_names_;
   bool created_ = false;
   std::int64_t schema_ = 0;

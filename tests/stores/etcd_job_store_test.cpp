@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "actors/etcd_job_history.hpp"
@@ -63,6 +64,53 @@ TEST(EtcdJobStoreTest, ASecondHubWaitsUntilTheFirstLetsGoThenFindsItsJobs) {
   const auto store = second.get();
   ASSERT_EQ(store->unfinished().size(), 1u);
   EXPECT_EQ(store->unfinished()[0].name, "job");
+}
+
+// Issue 31: a standby keeps a copy of the store warm while it waits, so
+// what the holder wrote meanwhile (added, forgotten, cordoned, applied) is
+// there when it takes over, read from that copy rather than from etcd.
+TEST(EtcdJobStoreTest, AStandbyTakesOverWithTheCopyItKeptWarmWhileItWaited) {
+  EtcdBackend backend;
+  auto first = backend.open_as("hub-a");
+  first->add("kept", "yaml: 1", 1000, "alice");
+  const std::int64_t gone = first->add("gone", "yaml: 2", 1001, "alice");
+  std::promise<void> waiting;
+  std::once_flag told;
+  WriterClaimOptions claim;
+  claim.on_wait = [&](const std::string&) { std::call_once(told, [&] { waiting.set_value(); }); };
+  auto second = std::async(std::launch::async, [&] { return backend.open_as("hub-b", claim); });
+  ASSERT_EQ(waiting.get_future().wait_for(kBound), std::future_status::ready);
+  // Written after the standby's copy was read: they reach it on its watch.
+  first->add("later", "yaml: 3", 1002, "bob");
+  first->forget(gone);
+  first->set_cordoned("east", true);
+  first->save_queue("research", "kind: Queue");
+  first.reset();  // lets go: its lease is revoked
+  ASSERT_EQ(second.wait_for(kBound), std::future_status::ready);
+  const auto store = second.get();
+  EXPECT_TRUE(store->loaded_warm());
+  std::vector<std::string> names;
+  for (const StoredJob& job : store->unfinished()) names.push_back(job.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"kept", "later"}));
+  EXPECT_EQ(store->cordoned_clusters(), (std::vector<std::string>{"east"}));
+  EXPECT_EQ(store->queues(), (std::vector<std::string>{"kind: Queue"}));
+  // And it writes as any holder does: a hub after it finds its job.
+  store->add("after", "yaml: 4", 1003, "bob");
+  const auto names_after = [&] {
+    std::vector<std::string> found;
+    for (const StoredJob& job : store->unfinished()) found.push_back(job.name);
+    return found;
+  }();
+  EXPECT_EQ(names_after, (std::vector<std::string>{"kept", "later", "after"}));
+}
+
+// A hub that finds the store free reads it from etcd: no copy was kept.
+TEST(EtcdJobStoreTest, AHubThatDidNotWaitReadsTheStore) {
+  EtcdBackend backend;
+  backend.open_as("hub-a")->add("job", "yaml: 1", 1000, "alice");
+  const auto store = backend.open_as("hub-a");
+  EXPECT_FALSE(store->loaded_warm());
+  ASSERT_EQ(store->unfinished().size(), 1u);
 }
 
 // A hub restarted after a crash finds its own claim, still on a lease that
