@@ -21,12 +21,19 @@ struct HubClient::Socket {
 
 HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout,
                      std::optional<support::CurveClientKeys> keys)
-    : endpoint_(std::move(endpoint)), timeout_(timeout), socket_(std::make_unique<Socket>()) {
+    : endpoint_(std::move(endpoint)), timeout_(timeout), keys_(std::move(keys)) {
+  if (keys_) client_public_key_ = keys_->own.public_key;
+  open_socket(support::comma_list(endpoint_));
+}
+
+// A new socket (and context) for `endpoints`: following a leader starts
+// afresh, since a disconnected pipe may still take a request and lose it.
+void HubClient::open_socket(const std::vector<std::string>& endpoints) {
+  socket_ = std::make_unique<Socket>();
   // linger 0: an unanswered request must not keep gantryctl from exiting.
   socket_->dealer.set(zmq::sockopt::linger, 0);
-  if (keys) {
-    support::make_curve_client(socket_->dealer, *keys);
-    client_public_key_ = keys->own.public_key;
+  if (keys_) {
+    support::make_curve_client(socket_->dealer, *keys_);
     const char* monitor = "inproc://gantryctl-handshake";
     if (zmq_socket_monitor(socket_->dealer.handle(), monitor, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) ==
         0) {
@@ -35,13 +42,12 @@ HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout,
       socket_->monitored = true;
     }
   }
-  const std::vector<std::string> endpoints = support::comma_list(endpoint_);
   connected_ = endpoints;
   several_hubs_ = endpoints.size() > 1;
   if (several_hubs_) {
-    // Several hubs on one store: only the one holding it has bound its
-    // socket, so a request waits for a connection that completed (immediate)
-    // and goes there, never to a hub that is only standing by.
+    // Several hubs on one store: a request waits for a connection that
+    // completed (immediate) and goes over one of those; a standby answers it
+    // with the leader, followed then on a socket of its own.
     socket_->dealer.set(zmq::sockopt::immediate, 1);
     socket_->dealer.set(zmq::sockopt::sndtimeo, static_cast<int>(timeout_.count()));
   }
@@ -110,11 +116,11 @@ void HubClient::send(const std::string& frame) {
 }
 
 protocol::Envelope HubClient::receive(std::uint64_t seq, std::chrono::milliseconds timeout) {
-  zmq::socket_t& dealer = socket_->dealer;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
+    zmq::socket_t& dealer = socket_->dealer;  // a new one once a leader is followed
     std::vector<zmq::pollitem_t> items{{dealer.handle(), 0, ZMQ_POLLIN, 0}};
     if (socket_->monitored) {
       items.push_back({socket_->handshake_events.handle(), 0, ZMQ_POLLIN, 0});
@@ -155,26 +161,19 @@ bool HubClient::follow_leader(const protocol::ErrorReply& refusal) {
   // Each listed hub and the named one once: past that, hubs disagree about
   // who leads (a handover in progress), and the refusal says so.
   if (followed_ > static_cast<int>(connected_.size())) return false;
-  const bool known =
-      std::find(connected_.begin(), connected_.end(), refusal.leader) != connected_.end();
-  if (!refusal.leader.empty() && !known) {
+  if (!refusal.leader.empty()) {
     try {
-      if (!several_hubs_) {
-        socket_->dealer.disconnect(connected_.front());
-        connected_.clear();
-        endpoint_ = refusal.leader;
-      }
-      socket_->dealer.connect(refusal.leader);
-      connected_.push_back(refusal.leader);
-    } catch (const zmq::error_t&) {
+      open_socket({refusal.leader});  // only the leader from now on
+    } catch (const HubUnavailable&) {
       return false;  // not an endpoint this client can connect to
     }
+    endpoint_ = refusal.leader;
   } else if (!several_hubs_) {
     return false;  // the one hub it knows stands by and names no other
   }
   const std::string frame = last_frame_;
   const int followed = followed_;
-  send(frame);  // several hubs: the socket takes turns, so this goes to another
+  send(frame);  // several hubs and no leader named: the socket takes turns
   followed_ = followed + 1;
   return true;
 }

@@ -90,10 +90,12 @@ class HubClient {
   // A standby's "not_leader": true once the last request was sent on to the
   // hub it names (or the next listed), false when there is none left to try.
   bool follow_leader(const protocol::ErrorReply& refusal);
+  void open_socket(const std::vector<std::string>& endpoints);
 
   std::string endpoint_;
   bool several_hubs_ = false;  // endpoint_ lists several hubs sharing one store
   std::chrono::milliseconds timeout_;
+  std::optional<support::CurveClientKeys> keys_;
   std::unique_ptr<Socket> socket_;
   std::string client_public_key_;  // empty in plaintext
   std::uint64_t next_seq_ = 1;     // 0 is what a hub answers when it could not read the seq

@@ -132,7 +132,8 @@ class HubFailover(unittest.TestCase):
         # Only the agent given both hubs may run it: the others reach the first hub alone,
         # and a job placed there would wait for them at hub-b (their --lost-grace).
         for cluster in CLUSTERS:
-            self.assertIn("cordoned", ctl("cordon", "cluster", cluster).stdout)
+            cordoned = ctl("cordon", "cluster", cluster)
+            self.assertIn("cordoned", cordoned.stdout, cordoned.stderr)
         submitted = ctl("submit", "-f", "-", input_text=job_yaml(
             "asked-through-both", [("worker", 1, {"cpu": 1}, ["sleep", "0.2"], None)]))
         self.assertEqual(submitted.stdout.split(), ["asked-through-both"], submitted.stderr)
