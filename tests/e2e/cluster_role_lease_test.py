@@ -12,10 +12,8 @@ until the renew deadline, when it stops as having lost the Lease (status 4)."""
 import os
 import tempfile
 import unittest
-import urllib.error
-import urllib.request
 
-from gantry_harness import BIN_DIR, Cluster, free_port, job_yaml, wait_until
+from gantry_harness import BIN_DIR, Cluster, free_port, http_get, job_yaml, wait_until
 from karmada_harness import KarmadaFixture
 
 NODES = "/api/v1/nodes"
@@ -29,19 +27,6 @@ def node(name, gpus):
             "spec": {},
             "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": str(gpus), "pods": "110"},
                        "conditions": [{"type": "Ready", "status": "True"}]}}
-
-
-def http_get(port, path, token_file=None):
-    """(status, body) of GET http://127.0.0.1:port/path, with the bearer token of token_file."""
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
-    if token_file:
-        with open(token_file, encoding="utf-8") as token:
-            request.add_header("Authorization", f"Bearer {token.read().strip()}")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
 
 
 def pod(name, node_name, gpus):

@@ -11,6 +11,8 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 
 from gantry_keys import KeyRing
 
@@ -28,6 +30,22 @@ def processes_with(marker):
     """Pids of this machine's processes whose command line holds `marker` (never this test's)."""
     result = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
     return [line for line in result.stdout.split() if line and int(line) != os.getpid()]
+
+
+def http_get(port, path, token_file=None):
+    """(status, body) of GET http://127.0.0.1:port/path, with the bearer token of token_file;
+    (None, "") while nothing listens there."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
+    if token_file:
+        with open(token_file, encoding="utf-8") as token:
+            request.add_header("Authorization", f"Bearer {token.read().strip()}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+    except OSError:
+        return None, ""
 
 
 def wait_until(condition, what, deadline_s=60.0, interval_s=0.05):

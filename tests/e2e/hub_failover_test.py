@@ -21,11 +21,9 @@ import signal
 import subprocess
 import time
 import unittest
-import urllib.error
-import urllib.request
 
 from etcd_process import EtcdProcess
-from gantry_harness import BIN_DIR, SOURCE_DIR, Cluster, free_port, job_yaml, wait_until
+from gantry_harness import BIN_DIR, SOURCE_DIR, Cluster, free_port, http_get, job_yaml, wait_until
 from hub_crash_test import Submitter, assert_completed_once
 
 JOBS = int(os.environ.get("GANTRY_FAILOVER_JOBS", "1500"))
@@ -162,25 +160,15 @@ class HubFailover(unittest.TestCase):
         self.gantry._spawn("hub-b", [*argv, "--http-listen", f"127.0.0.1:{http_port}"])
         wait_until(lambda: "is held by" in self.gantry.log("hub-b"), "hub-b to wait for the store")
 
-        def http(path, token=None):
-            request = urllib.request.Request(f"http://127.0.0.1:{http_port}{path}")
-            if token:
-                request.add_header("Authorization", f"Bearer {token}")
-            try:
-                with urllib.request.urlopen(request, timeout=10) as answer:
-                    return answer.status, answer.read().decode()
-            except urllib.error.HTTPError as refused:
-                return refused.code, refused.read().decode()
-            except OSError:
-                return None, ""
+        def http(path, token_file=None):
+            return http_get(http_port, path, token_file)
 
         wait_until(lambda: http("/healthz")[0] == 200, "the standby to serve /healthz")
         status, why = http("/readyz")
         self.assertEqual(status, 503)
         self.assertIn("not leader", why)
         self.assertIn(self.gantry.admin_endpoint, why)
-        with open(os.path.join(state_b, "metrics.token")) as token_file:
-            token = token_file.read().strip()
+        token = os.path.join(state_b, "metrics.token")
         self.assertIn("gantry_hub_leader 0", http("/metrics", token)[1])
 
         def ctl(hub, *args):
