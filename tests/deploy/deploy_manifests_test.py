@@ -330,12 +330,17 @@ def with_scratch_file(name, text, check):
         check(path)
 
 
+def expect_kustomization_builds(directory, manifests, objects, what):
+    """`kubectl kustomize DIRECTORY` lists `manifests` and builds exactly `objects`."""
+    result = run(["kubectl", "kustomize", str(directory)])
+    expect(result.returncode == 0, f"{what}:\n{result.stderr}")
+    (kustomization,) = documents(directory / "kustomization.yaml")
+    expect_equal(kustomization["resources"], manifests, f"{what}: kustomization resources")
+    expect_same_objects(by_key(load_documents(result.stdout)), objects, what)
+
+
 def check_kustomize_builds():
-    result = run(["kubectl", "kustomize", str(KUBERNETES)])
-    expect(result.returncode == 0, f"kubectl kustomize:\n{result.stderr}")
-    (kustomization,) = documents(KUBERNETES / "kustomization.yaml")
-    expect_equal(kustomization["resources"], MANIFESTS, "kustomization resources")
-    expect_same_objects(by_key(load_documents(result.stdout)), manifest_objects(), "kubectl kustomize")
+    expect_kustomization_builds(KUBERNETES, MANIFESTS, manifest_objects(), "kubectl kustomize")
 
 
 def check_tools_catch_bad_input():
@@ -575,11 +580,7 @@ def check_hub():
 
 
 def check_ha_kustomize_builds():
-    result = run(["kubectl", "kustomize", str(HA)])
-    expect(result.returncode == 0, f"kubectl kustomize ha:\n{result.stderr}")
-    (kustomization,) = documents(HA / "kustomization.yaml")
-    expect_equal(kustomization["resources"], HA_MANIFESTS, "ha kustomization resources")
-    expect_same_objects(by_key(load_documents(result.stdout)), ha_objects(), "kubectl kustomize ha")
+    expect_kustomization_builds(HA, HA_MANIFESTS, ha_objects(), "kubectl kustomize ha")
 
 
 def pod_spec(workload):
