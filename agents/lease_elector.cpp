@@ -1,10 +1,7 @@
 #include "agents/lease_elector.hpp"
 
 #include <spdlog/spdlog.h>
-#include <time.h>
 
-#include <charconv>
-#include <ctime>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -50,45 +47,6 @@ std::string resource_version_of(const json& lease) {
   return found != metadata.end() && found->is_string() ? found->get<std::string>() : "";
 }
 
-// Number of `digits` decimal digits at text[at]; false when they are not.
-bool read_digits(const std::string& text, std::size_t at, std::size_t digits, int& out) {
-  if (at + digits > text.size()) return false;
-  const char* first = text.data() + at;
-  const auto [end, error] = std::from_chars(first, first + digits, out);
-  return error == std::errc() && end == first + digits;
-}
-
-bool separator_at(const std::string& text, std::size_t at, char expected) {
-  return at < text.size() && text[at] == expected;
-}
-
-// Fractional seconds after the '.' at text[at], as microseconds (digits
-// beyond the sixth are dropped); `at` moves past them.
-bool read_fraction(const std::string& text, std::size_t& at, std::int64_t& micros) {
-  micros = 0;
-  if (!separator_at(text, at, '.')) return true;
-  std::size_t digits = 0;
-  for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, ++digits) {
-    if (digits < 6) micros = micros * 10 + (text[at] - '0');
-  }
-  for (std::size_t d = digits; d < 6; ++d) micros *= 10;
-  return digits > 0;
-}
-
-// "Z" or "+hh:mm" / "-hh:mm" ending the text, as seconds east of UTC.
-bool read_offset(const std::string& text, std::size_t at, int& offset_s) {
-  offset_s = 0;
-  if (text.size() == at + 1 && (text[at] == 'Z' || text[at] == 'z')) return true;
-  if (text.size() != at + 6 || (text[at] != '+' && text[at] != '-')) return false;
-  int hours = 0, minutes = 0;
-  if (!read_digits(text, at + 1, 2, hours) || !separator_at(text, at + 3, ':') ||
-      !read_digits(text, at + 4, 2, minutes)) {
-    return false;
-  }
-  offset_s = (text[at] == '-' ? -1 : 1) * (hours * 3600 + minutes * 60);
-  return true;
-}
-
 }  // namespace
 
 std::string format_micro_time(Clock::time_point time) {
@@ -96,23 +54,9 @@ std::string format_micro_time(Clock::time_point time) {
 }
 
 Clock::time_point parse_micro_time(const std::string& text, const std::string& field) {
-  std::tm utc{};
-  std::size_t at = 19;  // after "YYYY-MM-DDTHH:MM:SS"
-  std::int64_t micros = 0;
-  int offset_s = 0;
-  const bool parsed = read_digits(text, 0, 4, utc.tm_year) && separator_at(text, 4, '-') &&
-                      read_digits(text, 5, 2, utc.tm_mon) && separator_at(text, 7, '-') &&
-                      read_digits(text, 8, 2, utc.tm_mday) &&
-                      (separator_at(text, 10, 'T') || separator_at(text, 10, 't')) &&
-                      read_digits(text, 11, 2, utc.tm_hour) && separator_at(text, 13, ':') &&
-                      read_digits(text, 14, 2, utc.tm_min) && separator_at(text, 16, ':') &&
-                      read_digits(text, 17, 2, utc.tm_sec) && read_fraction(text, at, micros) &&
-                      read_offset(text, at, offset_s);
-  if (!parsed) throw hub::FieldError(field, text, "not an RFC 3339 time");
-  utc.tm_year -= 1900;
-  utc.tm_mon -= 1;
-  const std::time_t seconds = ::timegm(&utc) - offset_s;
-  return Clock::time_point(std::chrono::seconds(seconds)) + std::chrono::microseconds(micros);
+  const std::optional<Clock::time_point> time = support::parse_rfc3339(text);
+  if (!time) throw hub::FieldError(field, text, "not an RFC 3339 time");
+  return *time;
 }
 
 LeaseElector::LeaseElector(kube::Client& client, LeaseOptions options)

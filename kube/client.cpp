@@ -9,6 +9,7 @@
 
 #include "kube/connection.hpp"
 #include "kube/event_lines.hpp"
+#include "kube/exec_credential.hpp"
 #include "kube/query.hpp"
 #include "kube/server_url.hpp"
 #include "kube/tls_context.hpp"
@@ -73,16 +74,31 @@ struct Client::Impl {
       : access(std::move(access_in)),
         url(parse_server_url(access.server)),
         tls(url.tls ? make_tls_context(access) : nullptr),
-        token(access.bearer_token, access.bearer_token_file) {}
+        token(access.bearer_token, access.bearer_token_file),
+        exec_token(access.exec ? std::make_unique<ExecTokenSource>(*access.exec) : nullptr) {}
 
   HttpRequest make_request(http::verb verb, const std::string& path) {
     HttpRequest request(verb, url.base_path + path, 11);
     request.set(http::field::host, url.host_header);
     request.set(http::field::user_agent, "gantry");
     request.set(http::field::accept, "application/json");
-    const std::string bearer = token.token();
-    if (!bearer.empty()) request.set(http::field::authorization, "Bearer " + bearer);
+    authorize(request);
     return request;
+  }
+
+  void authorize(HttpRequest& request) {
+    const std::string bearer = exec_token ? exec_token->token() : token.token();
+    if (!bearer.empty()) request.set(http::field::authorization, "Bearer " + bearer);
+  }
+
+  // A 401 to an exec plugin's token: client-go runs the plugin again and
+  // resends once. True when it did (`request` carries the new token).
+  bool renew_refused_token(HttpRequest& request) {
+    if (!exec_token) return false;
+    const std::string sent(request[http::field::authorization]);
+    exec_token->refused(sent.substr(std::string("Bearer ").size()));
+    authorize(request);
+    return true;
   }
 
   std::unique_ptr<Connection> open(Clock::time_point deadline, const std::atomic<bool>* stop) {
@@ -112,6 +128,13 @@ struct Client::Impl {
   }
 
   Response exchange(HttpRequest request, const std::atomic<bool>* stop) {
+    Response response = exchange_once(request, stop);
+    if (response.status == 401 && renew_refused_token(request))
+      response = exchange_once(request, stop);
+    return response;
+  }
+
+  Response exchange_once(HttpRequest& request, const std::atomic<bool>* stop) {
     request.prepare_payload();
     const auto deadline = Clock::now() + kRequestTimeout;
     for (bool first_try = true;; first_try = false) {
@@ -156,6 +179,7 @@ struct Client::Impl {
   const ServerUrl url;
   const std::unique_ptr<asio::ssl::context> tls;
   TokenSource token;
+  std::unique_ptr<ExecTokenSource> exec_token;  // instead of `token` when the kubeconfig has one
   std::mutex pool_mutex;
   std::vector<std::unique_ptr<Connection>> idle;
 };

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
+
+#include "kube/exec_credential.hpp"
 
 namespace gantry::kube {
 
@@ -19,11 +22,15 @@ struct ClusterAccess {
   // projected service-account tokens are rotated by the kubelet.
   std::string bearer_token_file{};
   bool insecure_skip_tls_verify = false;
+  // A credential plugin (users[].user.exec) whose token is sent instead.
+  std::optional<ExecPlugin> exec{};
 };
 
 // Reads a kubeconfig: `context`, or its current-context when empty; the
 // cluster's server, certificate-authority(-data), insecure-skip-tls-verify; the
-// user's client-certificate(-data), client-key(-data), token, tokenFile. Data
+// user's client-certificate(-data), client-key(-data), token, tokenFile, exec
+// (kube/exec_credential.hpp; auth-provider is refused: client-go dropped it
+// for exec plugins). Data
 // fields win over their file variants, and relative file paths resolve against
 // the kubeconfig's folder. Throws std::runtime_error naming the file and the
 // field, e.g. "kubeconfig /x: contexts[name=foo]: not found".

@@ -1,13 +1,14 @@
 // load_kubeconfig: the subset of client-go's kubeconfig that names a server
-// and static credentials (no exec / auth-provider plugins).
+// and its credentials: static ones, or an exec plugin (no auth-provider).
 #include <yaml-cpp/yaml.h>
 
 #include <stdexcept>
+#include <vector>
 
 #include "config/yaml_guard.hpp"
-#include "support/base64.hpp"
 #include "kube/cluster_access.hpp"
 #include "kube/read_file.hpp"
+#include "support/base64.hpp"
 
 namespace gantry::kube {
 namespace {
@@ -74,11 +75,63 @@ class KubeconfigReader {
       access.bearer_token_file = path.string();
     }
     const bool has_credentials = !access.client_cert_pem.empty() || !access.bearer_token.empty();
-    for (const char* plugin : {"exec", "auth-provider"}) {
-      if (!has_credentials && user[plugin]) {
-        fail(field + "." + plugin, "not supported (give a token, tokenFile or client certificate)");
-      }
+    if (!has_credentials && user["exec"])
+      access.exec = read_exec(user["exec"], field + ".exec", access);
+    if (!has_credentials && !access.exec && user["auth-provider"]) {
+      fail(field + ".auth-provider",
+           "not supported (client-go replaced auth providers with exec plugins: give an exec, "
+           "token, tokenFile or client certificate)");
     }
+  }
+
+  // users[].user.exec, as client-go's ExecConfig.
+  ExecPlugin read_exec(const YAML::Node& exec, const std::string& field,
+                       const ClusterAccess& access) const {
+    if (!exec.IsMap()) fail(field, "not a mapping");
+    ExecPlugin plugin;
+    plugin.command = scalar(exec["command"], field + ".command");
+    if (plugin.command.empty()) fail(field + ".command", "missing");
+    // As client-go: a command with a path separator is the kubeconfig's folder's.
+    if (plugin.command.find('/') != std::string::npos)
+      plugin.command = resolve(plugin.command).string();
+    plugin.api_version = scalar(exec["apiVersion"], field + ".apiVersion");
+    if (plugin.api_version != "client.authentication.k8s.io/v1" &&
+        plugin.api_version != "client.authentication.k8s.io/v1beta1") {
+      fail(field + ".apiVersion", "must be client.authentication.k8s.io/v1 or /v1beta1 (got \"" +
+                                      plugin.api_version + "\")");
+    }
+    for (const YAML::Node& arg : list(exec["args"], field + ".args"))
+      plugin.args.push_back(scalar(arg, field + ".args[]"));
+    for (const YAML::Node& variable : list(exec["env"], field + ".env")) {
+      const std::string name = scalar(variable["name"], field + ".env[].name");
+      if (name.empty()) fail(field + ".env[].name", "missing");
+      plugin.env.emplace_back(name,
+                              scalar(variable["value"], field + ".env[name=" + name + "].value"));
+    }
+    plugin.install_hint = scalar(exec["installHint"], field + ".installHint");
+    const std::string mode = scalar(exec["interactiveMode"], field + ".interactiveMode");
+    if (mode == "Always")
+      fail(field + ".interactiveMode",
+           "Always: the plugin needs a terminal, and Gantry runs without one (IfAvailable or "
+           "Never)");
+    if (!mode.empty() && mode != "Never" && mode != "IfAvailable")
+      fail(field + ".interactiveMode",
+           "must be Never, IfAvailable or Always (got \"" + mode + "\")");
+    if (mode.empty() && plugin.api_version == "client.authentication.k8s.io/v1")
+      fail(field + ".interactiveMode", "missing (client.authentication.k8s.io/v1 requires it)");
+    plugin.provide_cluster_info =
+        boolean(exec["provideClusterInfo"], field + ".provideClusterInfo");
+    plugin.server = access.server;
+    plugin.ca_pem = access.ca_pem;
+    plugin.insecure_skip_tls_verify = access.insecure_skip_tls_verify;
+    return plugin;
+  }
+
+  // A list's entries (none when absent).
+  std::vector<YAML::Node> list(const YAML::Node& node, const std::string& field) const {
+    if (!node || node.IsNull()) return {};
+    if (!node.IsSequence()) fail(field, "not a list");
+    return std::vector<YAML::Node>(node.begin(), node.end());
   }
 
   // `<key>-data` (base64) or the file `<key>` (relative to the kubeconfig).

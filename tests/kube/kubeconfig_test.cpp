@@ -209,15 +209,65 @@ contexts: [{name: c, context: {cluster: c}}]
   EXPECT_THAT(error, HasSubstr("maybe"));
 }
 
-TEST(Kubeconfig, ExecPluginAloneIsRefusedByName) {
+std::string exec_kubeconfig(const std::string& exec) {
+  return R"(
+current-context: c
+clusters: [{name: c, cluster: {server: "https://c:6443", certificate-authority-data: Q0EgUEVN}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+users: [{name: u, user: {exec: )" +
+         exec + "}}]\n";
+}
+
+// An EKS kubeconfig's user, as `aws eks update-kubeconfig` writes it.
+TEST(Kubeconfig, AnExecPluginIsReadAsClientGoReadsIt) {
   support::TempDir dir;
-  const auto file = dir.write("config", R"(
+  const auto file = dir.write("config", exec_kubeconfig(R"({
+    apiVersion: client.authentication.k8s.io/v1beta1, command: aws,
+    args: [--region, eu-west-1, eks, get-token, --cluster-name, ml],
+    env: [{name: AWS_PROFILE, value: training}], installHint: "install the AWS CLI",
+    provideClusterInfo: true})"));
+  const ClusterAccess access = load_kubeconfig(file);
+  ASSERT_TRUE(access.exec);
+  const ExecPlugin& plugin = *access.exec;
+  EXPECT_EQ(plugin.command, "aws");  // a bare name: looked up on PATH
+  EXPECT_EQ(plugin.args, (std::vector<std::string>{"--region", "eu-west-1", "eks", "get-token",
+                                                   "--cluster-name", "ml"}));
+  EXPECT_EQ(plugin.env,
+            (std::vector<std::pair<std::string, std::string>>{{"AWS_PROFILE", "training"}}));
+  EXPECT_EQ(plugin.api_version, "client.authentication.k8s.io/v1beta1");
+  EXPECT_EQ(plugin.install_hint, "install the AWS CLI");
+  EXPECT_TRUE(plugin.provide_cluster_info);
+  EXPECT_EQ(plugin.server, "https://c:6443");
+  EXPECT_EQ(plugin.ca_pem, "CA PEM");
+  EXPECT_TRUE(access.bearer_token.empty());
+
+  const auto relative = dir.write("relative", exec_kubeconfig(R"({
+    apiVersion: client.authentication.k8s.io/v1, command: ./bin/get-token, interactiveMode: Never})"));
+  EXPECT_EQ(load_kubeconfig(relative).exec->command, (dir.path() / "./bin/get-token").string());
+}
+
+TEST(Kubeconfig, AnExecPluginGantryCannotRunIsRefusedByName) {
+  support::TempDir dir;
+  const auto error_with = [&](const std::string& exec) {
+    return error_of(dir.write("config", exec_kubeconfig(exec)));
+  };
+  EXPECT_THAT(error_with("{command: gke-gcloud-auth-plugin}"),
+              HasSubstr("users[name=u].user.exec.apiVersion: must be "
+                        "client.authentication.k8s.io/v1 or /v1beta1"));
+  EXPECT_THAT(error_with("{apiVersion: client.authentication.k8s.io/v1, command: kubelogin}"),
+              HasSubstr("users[name=u].user.exec.interactiveMode: missing"));
+  EXPECT_THAT(error_with("{apiVersion: client.authentication.k8s.io/v1, command: kubelogin, "
+                         "interactiveMode: Always}"),
+              HasSubstr("the plugin needs a terminal, and Gantry runs without one"));
+  EXPECT_THAT(error_with("{apiVersion: client.authentication.k8s.io/v1beta1}"),
+              HasSubstr("users[name=u].user.exec.command: missing"));
+  const auto provider = dir.write("provider", R"(
 current-context: c
 clusters: [{name: c, cluster: {server: "https://c"}}]
 contexts: [{name: c, context: {cluster: c, user: u}}]
-users: [{name: u, user: {exec: {command: aws, args: [eks, get-token]}}}]
+users: [{name: u, user: {auth-provider: {name: gcp}}}]
 )");
-  EXPECT_THAT(error_of(file), HasSubstr("users[name=u].user.exec: not supported"));
+  EXPECT_THAT(error_of(provider), HasSubstr("users[name=u].user.auth-provider: not supported"));
 }
 
 TEST(Kubeconfig, MissingFileIsNamed) {

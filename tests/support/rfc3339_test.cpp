@@ -38,3 +38,23 @@ TEST(Rfc3339, ATimeNoCalendarHoldsIsEmpty) {
 
 }  // namespace
 }  // namespace gantry::support
+
+namespace gantry::support {
+namespace {
+
+TEST(Rfc3339, ReadsWhatItWritesAndAnyOffset) {
+  using std::chrono::system_clock;
+  const system_clock::time_point t0 = system_clock::from_time_t(1714550400);  // 2024-05-01T08:00Z
+  EXPECT_EQ(parse_rfc3339("2024-05-01T08:00:00Z"), t0);
+  EXPECT_EQ(parse_rfc3339("2024-05-01T10:00:00.25+02:00"), t0 + std::chrono::milliseconds(250));
+  EXPECT_EQ(parse_rfc3339("2024-05-01t07:30:00.1234567-00:30"),
+            t0 + std::chrono::microseconds(123456));
+  const auto later = t0 + std::chrono::microseconds(42);
+  EXPECT_EQ(parse_rfc3339(rfc3339_utc(later, SecondFraction::kMicros)), later);
+  for (const char* bad : {"", "2024-05-01", "2024-05-01T08:00:00", "2024-05-01T08:00:00.Z",
+                          "2024-05-01 08:00:00Z", "2024-05-01T08:00:00+0200"})
+    EXPECT_FALSE(parse_rfc3339(bad)) << bad;
+}
+
+}  // namespace
+}  // namespace gantry::support
