@@ -199,8 +199,7 @@ EtcdWarmCopy::Keys EtcdJobStore::read_all() {
     warm_.reset();
     if (copy) {
       loaded_warm_ = true;
-      spdlog::info("read the store's {} key(s) from the copy kept while standing by",
-                   copy->size());
+      spdlog::info("read the store's {} key(s) from the copy kept while standing by", copy->size());
       return std::move(*copy);
     }
     spdlog::warn("the copy kept while standing by did not catch up: reading the store");
@@ -269,7 +268,7 @@ StateSummary EtcdJobStore::summary() {
 }
 
 std::unique_ptr<JobHistory> EtcdJobStore::open_history() const {
-  return std::make_unique<EtcdJobHistory>(client_, keys_, ended_names_);
+  return std::make_unique<EtcdJobHistory>(client_, keys_, ended_names_, ended_listing_);
 }
 
 void EtcdJobStore::begin() {
@@ -308,10 +307,12 @@ void EtcdJobStore::commit() {
   in_transaction_ = false;
   if (!pending_.empty()) send_pending();
   for (const auto& [name, by] : name_changes_) ended_names_->change(name, by);
+  ended_listing_->apply(listing_changes_);
   pending_.clear();
   pending_bytes_ = 0;
   undo_.clear();
   name_changes_.clear();
+  listing_changes_.clear();
 }
 
 // The store actor commits when transaction_full() says so, which keeps a
@@ -373,6 +374,7 @@ void EtcdJobStore::rollback() noexcept {
   pending_bytes_ = 0;
   undo_.clear();
   name_changes_.clear();
+  listing_changes_.clear();
 }
 
 std::int64_t EtcdJobStore::add(std::string_view name, std::string_view yaml,
@@ -413,6 +415,9 @@ void EtcdJobStore::finish(const FinishedJob& job) {
   ended.expires_ms = job.expires_ms;
   ended.record = job.record;
   put(keys_.ended_job(job.row), pack_record(ended));
+  listing_changes_.push_back(
+      {job.row, EndedRow{ended.name, ended.phase, ended.submitted_ms, ended.finished_ms,
+                         ended.submitter, ended.queue, ended.started_ms, std::move(ended.record)}});
   const auto before = ended_.find(job.row);
   undo([this, row = job.row,
         was = before == ended_.end() ? std::nullopt : std::optional<EndedJob>(before->second)] {
@@ -438,6 +443,7 @@ void EtcdJobStore::forget_ended_row(std::int64_t row) {
   if (ended == ended_.end()) return;
   remove(keys_.ended_job(row));
   name_changes_.emplace_back(ended->second.name, -1);
+  listing_changes_.push_back({row, std::nullopt});
   undo([this, row, was = ended->second] { ended_[row] = was; });
   ended_.erase(ended);
 }

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/etcd_ended_listing.hpp"
 #include "actors/etcd_hub_presence.hpp"
 #include "actors/etcd_job_records.hpp"
 #include "actors/etcd_warm_copy.hpp"
@@ -169,6 +170,7 @@ class EtcdJobStore final : public JobStore {
   std::optional<EtcdWarmCopy::Keys> startup_copy_;
   bool loaded_warm_ = false;
   std::shared_ptr<EndedNames> ended_names_;
+  std::shared_ptr<EtcdEndedListing> ended_listing_ = std::make_shared<EtcdEndedListing>();
   bool created_ = false;
   std::int64_t schema_ = 0;
   std::int64_t generation_ = 0;
@@ -180,12 +182,14 @@ class EtcdJobStore final : public JobStore {
   std::map<std::string, std::int64_t, std::less<>> queue_positions_;
 
   // The open transaction: the last value (nullopt: deleted) of each key it
-  // writes, how to undo its index changes, and the ended names it changes.
+  // writes, how to undo its index changes, and the ended names and rows it
+  // changes (told to their readers once it has committed).
   bool in_transaction_ = false;
   std::map<std::string, std::optional<std::string>> pending_;
   std::size_t pending_bytes_ = 0;
   std::vector<std::function<void()>> undo_;
   std::vector<std::pair<std::string, int>> name_changes_;
+  std::vector<EtcdEndedListing::Change> listing_changes_;
 };
 
 }  // namespace gantry::actors

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "actors/etcd_job_history.hpp"
 #include "store_backends.hpp"
@@ -175,6 +178,58 @@ TEST(EtcdJobStoreTest, AHubCutOffFromEtcdIsToldItsClaimIsLost) {
   backend.server().resume();
   ASSERT_TRUE(in_time);
   EXPECT_NE(told.get().find("could not be renewed"), std::string::npos);
+}
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> names_and_phases(
+    const std::vector<protocol::JobInfo>& jobs) {
+  std::vector<std::pair<std::string, std::string>> listed;
+  for (const protocol::JobInfo& job : jobs) listed.emplace_back(job.name, job.phase);
+  return listed;
+}
+
+}  // namespace
+
+// get jobs lists the ended jobs from memory once they were read: what later
+// transactions committed (an end, a forget, on any reader) is listed, what
+// was rolled back is not, and etcd is not asked (it is stopped meanwhile).
+TEST(EtcdJobStoreTest, EndedJobsOnceReadAreListedFromMemoryAsCommittedTransactionsLeftThem) {
+  EtcdBackend backend;
+  auto store = backend.open();
+  const std::int64_t a = store->add("a", "yaml: 1", 1000, "alice");
+  const std::int64_t b = store->add("b", "yaml: 2", 1001, "alice");
+  const std::int64_t c = store->add("c", "yaml: 3", 1002, "alice");
+  store->finish(a, "Completed", 2000);
+  const auto web_feed = store->open_history();  // another thread's reader
+  EXPECT_EQ(names_and_phases(web_feed->ended({})),
+            (std::vector<std::pair<std::string, std::string>>{{"a", "Completed"}}));
+
+  store->finish(b, "Failed", 2001);
+  store->forget_ended("a");
+  store->begin();
+  store->finish(c, "Completed", 2002);
+  store->rollback();
+  const auto history = store->open_history();
+  backend.server().pause();
+  auto listed = std::async(std::launch::async, [&] { return history->ended({}); });
+  const bool answered = listed.wait_for(kBound) == std::future_status::ready;
+  backend.server().resume();
+  ASSERT_TRUE(answered) << "the listing waited for etcd";
+  EXPECT_EQ(names_and_phases(listed.get()),
+            (std::vector<std::pair<std::string, std::string>>{{"b", "Failed"}}));
+  EXPECT_EQ(names_and_phases(web_feed->ended({"b"})),
+            (std::vector<std::pair<std::string, std::string>>{}));
+
+  const std::optional<protocol::DescribeReply> described = history->describe("b");
+  ASSERT_TRUE(described);
+  EXPECT_EQ(described->job.phase, "Failed");
+  EXPECT_FALSE(history->describe("a"));
+  EXPECT_FALSE(history->describe("c"));
+  // A hub opened afterwards reads the same from etcd.
+  store.reset();
+  EXPECT_EQ(names_and_phases(backend.open()->open_history()->ended({})),
+            (std::vector<std::pair<std::string, std::string>>{{"b", "Failed"}}));
 }
 
 // etcd refuses a transaction of more than --max-txn-ops (128) operations:
