@@ -148,6 +148,14 @@ std::string read_affinity(const YAML::Node& node) {
 
 void read_spec(const YAML::Node& spec, hub::QueueSpec& queue) {
   require_map(spec, "spec");
+  // Volcano's DRA quotas count ResourceClaim devices per DeviceClass; Gantry
+  // schedules device-plugin resources, so it says how to write the same quota.
+  if (spec["dra"])
+    throw hub::FieldError("spec.dra", "",
+                          "Volcano's DRA quotas (devices per DeviceClass) are not scheduled by "
+                          "Gantry; give devices as extended resources in spec.capability, "
+                          "spec.deserved or spec.guarantee.resource, e.g. "
+                          "guarantee: {resource: {nvidia.com/gpu: 8}}");
   reject_unknown(spec, kSpecFields, "spec");
   queue.weight = optional_int(spec, "weight", "spec", 1);
   queue.priority = optional_int(spec, "priority", "spec", 0);
@@ -155,7 +163,14 @@ void read_spec(const YAML::Node& spec, hub::QueueSpec& queue) {
   queue.deserved = read_bound(spec["deserved"], "spec.deserved");
   if (const YAML::Node guarantee = spec["guarantee"]) {
     require_map(guarantee, "spec.guarantee");
-    reject_unknown(guarantee, {"resource"}, "spec.guarantee");
+    for (const auto& entry : guarantee) {
+      const std::string key = entry.first.as<std::string>();
+      if (key != "resource")
+        throw hub::FieldError("spec.guarantee." + key, "",
+                              "unknown field; a guarantee lists its resources under resource: "
+                              "(spec.guarantee.resource." +
+                                  key + ")");
+    }
     queue.guarantee = read_bound(guarantee["resource"], "spec.guarantee.resource");
   }
   queue.reclaimable = read_bool(spec, "reclaimable", "spec", true);

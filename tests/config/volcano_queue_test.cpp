@@ -151,5 +151,19 @@ TEST(VolcanoQueue, BadInputNamesTheFieldAndValue) {
       "metadata.annotations.sla-waiting-time");
 }
 
+// Shapes a Volcano user may bring, refused with the shape Gantry reads.
+TEST(VolcanoQueue, AMisplacedGuaranteeOrADraQuotaSaysWhatToWriteInstead) {
+  const hub::FieldError flat = error_of(queue_with_spec("  guarantee: {cpu: 4}\n"));
+  EXPECT_EQ(std::string(flat.what()),
+            "spec.guarantee.cpu: unknown field; a guarantee lists its resources under resource: "
+            "(spec.guarantee.resource.cpu)");
+  const hub::FieldError dra = error_of(
+      queue_with_spec("  dra:\n    guarantee:\n      gpu.example.com:\n        count: 10\n"));
+  EXPECT_EQ(dra.field(), "spec.dra");
+  EXPECT_NE(std::string(dra.what()).find("guarantee: {resource: {nvidia.com/gpu: 8}}"),
+            std::string::npos)
+      << dra.what();
+}
+
 }  // namespace
 }  // namespace gantry::config
