@@ -43,7 +43,10 @@ Role role_needed(const InboundBody& body) {
   return std::visit(
       [](const auto& message) {
         using Message = std::decay_t<decltype(message)>;
-        if constexpr (is<protocol::ListRequest, Message> || is<protocol::DescribeRequest, Message>)
+        // The web view shows what get and describe answer: a viewer's view.
+        if constexpr (is<protocol::ListRequest, Message> ||
+                      is<protocol::DescribeRequest, Message> ||
+                      is<protocol::WebLoginRequest, Message>)
           return Role::kViewer;
         else if constexpr (is<protocol::SubmitJobRequest, Message> ||
                            is<protocol::CancelRequest, Message> ||
@@ -84,6 +87,8 @@ std::optional<AuditedAction> audited_action(const InboundBody& body) {
           return AuditedAction{"apply", "", ""};
         else if constexpr (is<protocol::ClusterActionRequest, Message>)
           return AuditedAction{message.action, "cluster", message.name};
+        else if constexpr (is<protocol::WebLoginRequest, Message>)  // a door opened: recorded
+          return AuditedAction{"ticket", "web", ""};
         else
           return std::nullopt;
       },

@@ -20,7 +20,8 @@ Role role_needed(const InboundBody& body);
 std::string refusal(Channel channel, const Principal& who, const InboundBody& body);
 
 // A request as the audit log records it. Reads (get, describe) are not
-// actions and are not recorded.
+// actions and are not recorded; a web login ticket is ("ticket web"), and
+// the hub records its use ("login web") when a browser redeems it.
 struct AuditedAction {
   std::string action;  // "submit", "cancel", "apply", "delete", "cordon", ...
   std::string kind;    // "job", "queue", "cluster", ... ("" when only the answer says)

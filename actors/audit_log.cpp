@@ -43,6 +43,12 @@ Outcome outcome_of(std::string_view frame) {
                    reply->ok ? reply->message : reply->error};
       }
       break;
+    case protocol::MessageType::kWebLoginReply:  // the URL holds the ticket: never written
+      if (auto reply = protocol::decode_payload<protocol::WebLoginReply>(*envelope, error)) {
+        outcome = {true, reply->ok ? "ok" : "refused", "",
+                   reply->ok ? "a one-time web login ticket" : reply->error};
+      }
+      break;
     case protocol::MessageType::kErrorReply:
       if (auto reply = protocol::decode_payload<protocol::ErrorReply>(*envelope, error)) {
         outcome = {true, "error", "", reply->code + ": " + reply->message};
@@ -96,8 +102,13 @@ void AuditLog::answered(const std::string& peer, std::string_view frame, std::in
 
 void AuditLog::refused(const Principal& who, const AuditedAction& action, std::string_view why,
                        std::int64_t now_ms) {
+  record(who, action, "forbidden", why, now_ms);
+}
+
+void AuditLog::record(const Principal& who, const AuditedAction& action, std::string_view result,
+                      std::string_view message, std::int64_t now_ms) {
   std::lock_guard lock(mutex_);
-  write(Pending{who.name, who.role, action}, "forbidden", "", why, now_ms);
+  write(Pending{who.name, who.role, action}, result, "", message, now_ms);
 }
 
 void AuditLog::write(const Pending& entry, std::string_view result, std::string_view object_name,

@@ -34,6 +34,9 @@ class AuditLog {
   // An action refused before it reached the hub's actors.
   void refused(const Principal& who, const AuditedAction& action, std::string_view why,
                std::int64_t now_ms);
+  // An action done outside the admin socket (a web login at /login).
+  void record(const Principal& who, const AuditedAction& action, std::string_view result,
+              std::string_view message, std::int64_t now_ms);
 
   const std::filesystem::path& path() const { return path_; }
 

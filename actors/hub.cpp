@@ -17,6 +17,8 @@
 #include "actors/io_bridge.hpp"
 #include "actors/state_lock.hpp"
 #include "actors/store_choice.hpp"
+#include "actors/web_login_desk.hpp"
+#include "support/web_sessions.hpp"
 
 namespace gantry::actors {
 
@@ -60,8 +62,8 @@ HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& con
   HubActors actors;
   actors.store = spawn_store(system, config.store, config.detached_store, sink, config.clock,
                              given.keep_finished, config.io_metrics);
-  actors.dispatcher = spawn_dispatcher(system, sink, config.clock,
-                                       given.agents.heartbeat_interval, given.prepare_timeout);
+  actors.dispatcher = spawn_dispatcher(system, sink, config.clock, given.agents.heartbeat_interval,
+                                       given.prepare_timeout);
   actors.scheduler =
       spawn_scheduler(system, sink, config.clock, actors.dispatcher, actors.store, settings);
   caf::anon_send(actors.dispatcher, connect_atom_v, actors.scheduler);
@@ -108,8 +110,8 @@ namespace {
 // no catch-all, so a new inbound message without a route does not compile.
 class InboundRoutes {
  public:
-  InboundRoutes(const HubActors& actors, std::size_t& next_queue, ReplyTo from)
-      : actors_(actors), next_queue_(next_queue), from_(std::move(from)) {}
+  InboundRoutes(const HubActors& actors, WebLoginDesk* web, std::size_t& next_queue, ReplyTo from)
+      : actors_(actors), web_(web), next_queue_(next_queue), from_(std::move(from)) {}
 
   // Agent traffic: the registry knows the sessions.
   void operator()(protocol::Hello& body) { to(actors_.registry, body); }
@@ -145,6 +147,11 @@ class InboundRoutes {
   void operator()(protocol::ClusterActionRequest& body) { to(actors_.scheduler, body); }
   // The scheduler knows which cluster runs the replica; it asks that agent.
   void operator()(protocol::LogsRequest& body) { to(actors_.scheduler, body); }
+  // A web login ticket: no actor holds the web view's sessions.
+  void operator()(protocol::WebLoginRequest& body) {
+    if (web_ == nullptr) return spdlog::warn("a web login request dropped: this hub has no desk");
+    web_->answer(from_.peer, from_.seq, from_.key, body);
+  }
 
  private:
   template <class Body>
@@ -153,6 +160,7 @@ class InboundRoutes {
   }
 
   const HubActors& actors_;
+  WebLoginDesk* web_;
   std::size_t& next_queue_;
   ReplyTo from_;
 };
@@ -161,7 +169,7 @@ class InboundRoutes {
 
 void InboundRouter::on_message(InboundMessage message) {
   Sender& sender = message.sender;
-  std::visit(InboundRoutes{actors_, next_queue_,
+  std::visit(InboundRoutes{actors_, web_, next_queue_,
                            ReplyTo{std::move(message.peer), message.seq, std::move(sender.key),
                                    sender.role, std::move(sender.queues)}},
              message.body);
@@ -265,25 +273,34 @@ struct Hub::Running {
     actors_config.self = self;
     actors = spawn_hub_actors(system, actors_config);
     try {
-      router = std::make_unique<InboundRouter>(actors);
+      // The HTTP endpoint first: gantryctl web's answers name its address.
+      if (!options.http.listen.empty()) start_http(options);
+      web_desk = std::make_unique<WebLoginDesk>(web_login_desk_options(options), bridge);
+      router = std::make_unique<InboundRouter>(actors, web_desk.get());
       bridge.start(*router);
     } catch (...) {
-      stop_hub_actors(actors);  // else ~actor_system waits for them forever
-      system.await_all_actors_done();
+      stop();  // else ~actor_system waits for the actors forever
       throw;
     }
     spdlog::info("hub epoch {}; agents on {}, admin on {}, state in {}", actors_config.hub_epoch,
                  bridge.agents_endpoint(), bridge.admin_endpoint(), store->where());
-    if (!options.http.listen.empty()) {
-      try {
-        http = std::make_unique<HubHttp>(
-            options.http, options.state_dir, [store = store] { return store->open_history(); },
-            options.insecure, system, actors.scheduler, io_metrics);
-      } catch (...) {
-        stop();
-        throw;
-      }
-    }
+  }
+
+  std::function<std::shared_ptr<const AccessList>()> access_in_force() {
+    return [this] { return bridge.current_access(); };
+  }
+
+  void start_http(const HubOptions& options) {
+    http = std::make_unique<HubHttp>(
+        options.http, options.state_dir, [store = store] { return store->open_history(); },
+        options.insecure, system, actors.scheduler, io_metrics,
+        WebAccess{web_sessions, access_in_force(), bridge.audit_log()});
+  }
+
+  WebLoginDeskOptions web_login_desk_options(const HubOptions& options) {
+    const std::string host = options.advertise_host.empty() ? host_name() : options.advertise_host;
+    return WebLoginDeskOptions{http ? http->url(host) : "", options.insecure, web_sessions,
+                               access_in_force(), wall_clock_ms};
   }
 
   // The store, once this hub holds it. While another hub holds an etcd
@@ -323,8 +340,12 @@ struct Hub::Running {
   caf::actor_system_config config;
   caf::actor_system system;
   HubActors actors;
-  std::unique_ptr<InboundRouter> router;
+  // gantryctl web's tickets and the browsers' sessions: the desk issues, the
+  // HTTP endpoint redeems.
+  std::shared_ptr<support::WebSessions> web_sessions = std::make_shared<support::WebSessions>();
   std::unique_ptr<HubHttp> http;
+  std::unique_ptr<WebLoginDesk> web_desk;
+  std::unique_ptr<InboundRouter> router;
   bool stopped = false;
 };
 

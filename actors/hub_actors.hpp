@@ -66,15 +66,21 @@ void register_hub_message_types(caf::actor_system_config& config);
 HubActors spawn_hub_actors(caf::actor_system& system, const HubActorsConfig& config);
 void stop_hub_actors(const HubActors& actors);
 
-// Hands each decoded inbound message to the actor that handles it.
+class WebLoginDesk;
+
+// Hands each decoded inbound message to the actor that handles it; gantryctl
+// web to `web`, which answers on the spot (nullptr: a test's router, which
+// drops them).
 class InboundRouter final : public InboundHandler {
  public:
-  explicit InboundRouter(HubActors actors) : actors_(std::move(actors)) {}
+  explicit InboundRouter(HubActors actors, WebLoginDesk* web = nullptr)
+      : actors_(std::move(actors)), web_(web) {}
   void on_message(InboundMessage message) override;
   void on_undeliverable(const OutboundFrame& frame, std::string_view why) override;
 
  private:
   HubActors actors_;
+  WebLoginDesk* web_;
   std::size_t next_queue_ = 0;  // round-robin over actors_.queues for submissions
 };
 

@@ -65,7 +65,9 @@ std::optional<std::string> job_page(caf::actor_system& system, const caf::actor&
 
 HubHttp::HubHttp(const HubHttpOptions& options, const std::filesystem::path& state_dir,
                  HistoryOpener open_history, bool insecure, caf::actor_system& system,
-                 const caf::actor& scheduler, std::shared_ptr<const HubIoMetrics> io_metrics) {
+                 const caf::actor& scheduler, std::shared_ptr<const HubIoMetrics> io_metrics,
+                 WebAccess web_access)
+    : listen_(options.listen), https_(!options.cert_pem_file.empty()) {
   support::MetricsEndpointOptions endpoint{options, insecure};
   if (endpoint.http.token_file.empty()) endpoint.http.token_file = state_dir / "metrics.token";
   support::MetricsSources sources;
@@ -88,8 +90,17 @@ HubHttp::HubHttp(const HubHttpOptions& options, const std::filesystem::path& sta
                  [&system, scheduler, history = history_.get()](const std::string& name) {
                    return job_page(system, scheduler, *history, name);
                  }});
-  sources.web = [web = web_.get()](const support::HttpRequest& request) {
-    return web->route(request);
+  WebGateOptions gate{insecure,
+                      https_,
+                      std::move(web_access.sessions),
+                      std::move(web_access.access),
+                      std::move(web_access.audit),
+                      wall_clock_ms};
+  gate_ = std::make_unique<WebGate>(
+      std::move(gate),
+      [web = web_.get()](const support::HttpRequest& request) { return web->route(request); });
+  sources.web = [gate = gate_.get()](const support::HttpRequest& request, bool bearer) {
+    return gate->route(request, bearer);
   };
   endpoint_ = std::make_unique<support::MetricsEndpoint>(endpoint, std::move(sources));
 }
@@ -98,6 +109,11 @@ HubHttp::~HubHttp() = default;
 
 std::uint16_t HubHttp::port() const {
   return endpoint_->port();
+}
+
+std::string HubHttp::url(const std::string& host) const {
+  const std::string bound = listen_.substr(0, listen_.rfind(':')) + ":" + std::to_string(port());
+  return (https_ ? "https://" : "http://") + advertised_endpoint(bound, host);
 }
 
 void HubHttp::stop() {

@@ -48,7 +48,7 @@ HubStandby::HubStandby(const HubOptions& options, BridgeSecurity security) {
   support::MetricsSources sources;
   sources.metrics = [] { return std::optional<std::string>(standby_metrics()); };
   sources.not_ready = [this] { return std::optional<std::string>(not_leader_text()); };
-  sources.web = [this](const support::HttpRequest&) {
+  sources.web = [this](const support::HttpRequest&, bool) {
     const protocol::HubInfo holder = leader();
     return support::text_reply(
         503, not_leader_text() +

@@ -70,6 +70,10 @@ class IoBridge final : public OutboundSink {
   // A new access list (SIGHUP): connections stay; every later frame is
   // checked against it. Thread-safe.
   void set_access(std::shared_ptr<const AccessList> access);
+  // The list in force now. Thread-safe.
+  std::shared_ptr<const AccessList> current_access();
+  // nullptr when there is none.
+  const std::shared_ptr<AuditLog>& audit_log() const { return audit_; }
 
   void send(OutboundFrame frame) override;
   void send_batch(std::vector<OutboundFrame> frames) override;
@@ -82,7 +86,6 @@ class IoBridge final : public OutboundSink {
   void serve_zap_requests();
   void sweep_connections(Clock::time_point now);
   ConnectionGuard& guard_of(Channel channel);
-  std::shared_ptr<const AccessList> current_access();
   void refuse(Channel channel, std::string peer, std::uint64_t seq, std::string code,
               std::string message);
   void flush_outbound();

@@ -110,7 +110,7 @@ void SchedulerAdmin::cancel(const ReplyTo& to, const protocol::CancelRequest& re
     ctx_.reply(to, protocol::AdminResult{false, "", std::move(refusal)});
     return;
   }
-  ctx_.reply(to, protocol::AdminResult{true, "job \"" + request.name + "\" cancelled", ""});
+  ctx_.reply(to, protocol::AdminResult{true, "job/" + request.name + " cancelled", ""});
 }
 
 // "" once cancelled, else why not.

@@ -19,8 +19,12 @@ constexpr std::string_view kIndexHtml = R"html(<!DOCTYPE html>
 <header>
   <h1><a href="#/">Gantry</a></h1>
   <span id="live" class="live off">connecting</span>
+  <span id="who"></span>
+  <button id="logout" type="button" hidden>log out</button>
 </header>
 <main>
+<p id="logged-out" hidden>Logged out, or this key may no longer see the hub: run
+  <code>gantryctl web</code> and open the URL it prints.</p>
 <section id="overview">
   <h2>Clusters</h2>
   <table id="clusters">
@@ -74,6 +78,8 @@ header { display: flex; align-items: center; gap: 1em; padding: 0.5em 1.5em;
   background: #1d2430; color: #fff; }
 header h1 { font-size: 1.2em; margin: 0; }
 header a { color: #fff; text-decoration: none; }
+#who { margin-left: auto; font-size: 0.9em; }
+#logged-out { background: #fff3e0; padding: 0.6em 1em; border-left: 4px solid #b26a00; }
 main { padding: 0 1.5em 2em; }
 h2 { margin-top: 1.5em; }
 table { border-collapse: collapse; background: #fff; min-width: 50%; }
@@ -329,10 +335,55 @@ function showPage() {
 // How long to wait before opening the stream again once the hub refused it
 // (a 503 when 32 are open) or went away: EventSource gives up on those.
 const RECONNECT_MS = 5000;
+let stream = null;
+
+// Who the page is shown to (a key logged in with gantryctl web), in the header.
+async function showWho() {
+  try {
+    const response = await fetch("/api/session", { cache: "no-store" });
+    if (!response.ok) return;
+    const session = await response.json();
+    if (session.via !== "login") return;
+    document.getElementById("who").textContent = session.key + " (" + session.role + ")";
+    document.getElementById("logout").hidden = false;
+  } catch (error) {
+    // the stream says whether the hub is there
+  }
+}
+
+function showLoggedOut() {
+  if (stream) stream.close();
+  const live = document.getElementById("live");
+  live.textContent = "logged out";
+  live.className = "live off";
+  document.getElementById("who").textContent = "";
+  document.getElementById("logout").hidden = true;
+  document.getElementById("logged-out").hidden = false;
+}
+
+// A refused stream: the login ended (401), or the hub is busy or away.
+async function reconnectOrLogOut() {
+  let status = 0;
+  try {
+    status = (await fetch("/api/session", { cache: "no-store" })).status;
+  } catch (error) {
+    status = 0;
+  }
+  if (status === 401) return showLoggedOut();
+  setTimeout(connect, RECONNECT_MS);
+}
+
+async function logOut() {
+  try {
+    await fetch("/logout", { method: "POST" });
+  } finally {
+    showLoggedOut();
+  }
+}
 
 function connect() {
   const live = document.getElementById("live");
-  const stream = new EventSource("/api/stream");
+  stream = new EventSource("/api/stream");
   stream.addEventListener("overview", (event) => {
     overview = JSON.parse(event.data);
     renderOverview();
@@ -347,14 +398,16 @@ function connect() {
   stream.onerror = () => {
     live.textContent = "reconnecting";
     live.className = "live off";
-    if (stream.readyState === EventSource.CLOSED) setTimeout(connect, RECONNECT_MS);
+    if (stream.readyState === EventSource.CLOSED) reconnectOrLogOut();
   };
 }
 
 document.getElementById("job-filter").addEventListener("input", renderOverview);
 document.getElementById("phase-filter").addEventListener("change", renderOverview);
+document.getElementById("logout").addEventListener("click", logOut);
 window.addEventListener("hashchange", showPage);
 showPage();
+showWho();
 connect();
 )js";
 

@@ -28,17 +28,21 @@ struct Invocation {
   std::string key_file;           // --key
   bool insecure = false;          // --insecure: plaintext, no keys
   std::chrono::milliseconds request_timeout{5000};  // per request to the hub
-  std::string command;     // a name in command_table(); "help" when none is given
-  std::string help_topic;  // help: the command it is about ("" for all)
-  std::string kind;        // get: jobs|clusters|queues; describe: job|queue|cluster; ...
-  std::string name;        // describe / cancel / wait / delete
-  std::string file;        // -f FILE ("-" = stdin)
-  bool json = false;       // -o json
-  bool wide = false;       // -o wide: get clusters adds GPU usage and OCM score columns
-  std::string wait_phase;  // wait --for phase=PHASE, canonical case ("Running")
+  std::string command;      // a name in command_table(); "help" when none is given
+  std::string help_topic;   // help: the command it is about ("" for all)
+  std::string kind;         // get: jobs|clusters|queues; describe: job|queue|cluster; ...
+  std::string name;         // describe / cancel / wait / delete; get: one object ("": all)
+  std::string file;         // -f FILE ("-" = stdin)
+  bool json = false;        // -o json
+  bool wide = false;        // -o wide: get clusters adds GPU usage and OCM score columns
+  bool yaml = false;        // get -o yaml
+  bool names_only = false;  // get -o name
+  std::string wait_phase;   // wait --for phase=PHASE, canonical case ("Running")
   std::chrono::milliseconds wait_timeout{30000};
-  std::string key_dir = ".";  // keys generate --dir DIR
-  std::string phase_filter;   // get jobs --phase PHASE, canonical case
+  std::string key_dir = ".";                       // keys generate --dir DIR
+  std::string phase_filter;                        // get jobs --phase PHASE, canonical case
+  std::string queue_filter;                        // get jobs --queue QUEUE
+  std::string cluster_filter;                      // get jobs --cluster CLUSTER
   std::optional<std::chrono::milliseconds> since;  // get jobs|usage|events --since DURATION
   bool watch = false;                              // get -w: print changes as they happen
   std::string job;                                 // get events --job NAME

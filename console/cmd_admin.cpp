@@ -28,7 +28,7 @@ int run_cancel(CommandContext& context) {
   const Invocation& invocation = context.invocation;
   const auto result = context.hub().call<protocol::AdminResult>(
       protocol::CancelRequest{invocation.kind, invocation.name});
-  return print_admin_result(context, result, "job " + invocation.name + " cancelled");
+  return print_admin_result(context, result, "job/" + invocation.name + " cancelled");
 }
 
 // Each document of the file is applied on its own, as with kubectl apply -f.
@@ -51,7 +51,7 @@ int run_delete(CommandContext& context) {
   const Invocation& invocation = context.invocation;
   const auto result = context.hub().call<protocol::AdminResult>(
       protocol::DeleteRequest{invocation.kind, invocation.name});
-  return print_admin_result(context, result, invocation.kind + " " + invocation.name + " deleted");
+  return print_admin_result(context, result, invocation.kind + "/" + invocation.name + " deleted");
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ void add_cluster_action(CLI::App& command, Invocation& invocation) {
 
 // What the hub did, when its answer does not say: "cluster east drained".
 std::string done_text(const Invocation& invocation) {
-  return "cluster " + invocation.name + " " + invocation.command + "ed";
+  return "cluster/" + invocation.name + " " + invocation.command + "ed";
 }
 
 int run_cluster_action(CommandContext& context) {

@@ -55,7 +55,7 @@ namespace {
 int run_wait(CommandContext& context) {
   const Invocation& invocation = context.invocation;
   const auto deadline = std::chrono::steady_clock::now() + invocation.wait_timeout;
-  const std::string job = "job " + invocation.name;
+  const std::string job = "job/" + invocation.name;
   for (;;) {
     const auto reply = context.hub().call<protocol::DescribeReply>(
         protocol::DescribeRequest{"job", invocation.name});
@@ -92,7 +92,8 @@ int run_wait(CommandContext& context) {
 
 extern const CommandSpec kWaitCommand{
     "wait", "wait job NAME --for phase=PHASE [--timeout 30s]",
-    "wait until the job reaches PHASE (Pending, Running,\nRestarting, Completed, Failed, Aborted)",
+    "wait until the job reaches PHASE: Pending, Running,\nRestarting, Completing, Aborting, "
+    "Terminating,\nCompleted, Failed, Aborted or Terminated (exit 1\nif it ends in another)",
     add_wait, run_wait};
 
 }  // namespace gantry::console

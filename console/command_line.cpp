@@ -9,12 +9,18 @@
 
 namespace gantry::console {
 
+std::string singular_kind(std::string_view plural) {
+  const std::size_t cut = plural.ends_with("sses") ? 2 : plural.ends_with('s') ? 1 : 0;
+  return std::string(plural.substr(0, plural.size() - cut));
+}
+
 namespace {
 
-// "jobs" <-> "job": both spellings name the same kind.
-std::string twin(std::string_view kind) {
-  return kind.ends_with('s') ? std::string(kind.substr(0, kind.size() - 1))
-                             : std::string(kind) + "s";
+// "jobs" <-> "job", "priorityclasses" <-> "priorityclass": both spellings
+// name the same kind.
+bool same_kind(std::string_view value, std::string_view canonical) {
+  return value == canonical || singular_kind(value) == canonical ||
+         singular_kind(canonical) == value;
 }
 
 // "jobs, clusters or queues".
@@ -56,7 +62,7 @@ void add_kind_operand(CLI::App& command, std::string& kind,
       command, "KIND",
       [&kind, canonical, expected, name = command.get_name()](const std::string& value) {
         for (const std::string& accepted : canonical) {
-          if (value == accepted || value == twin(accepted)) {
+          if (same_kind(value, accepted)) {
             kind = accepted;
             return;
           }

@@ -26,6 +26,9 @@ void add_operand(CLI::App& command, const std::string& name, ApplyValue apply);
 void add_value_flag(CLI::App& command, const std::string& names, const std::string& value_name,
                     ApplyValue apply, bool required = false);
 
+// "jobs" -> "job", "priorityclasses" -> "priorityclass" (a singular stays).
+std::string singular_kind(std::string_view plural);
+
 // KIND, one of `kinds` (canonical spellings such as "jobs" or "job"); the
 // singular or plural twin of each is accepted and stored canonical.
 void add_kind_operand(CLI::App& command, std::string& kind,

@@ -8,14 +8,15 @@ namespace gantry::console {
 // Each spec is defined with its command, in cmd_<name>.cpp.
 extern const CommandSpec kSubmitCommand, kGetCommand, kDescribeCommand, kLogsCommand,
     kCancelCommand, kWaitCommand, kApplyCommand, kDeleteCommand, kCordonCommand, kUncordonCommand,
-    kDrainCommand, kKeysCommand, kVersionCommand, kHelpCommand;
+    kDrainCommand, kKeysCommand, kWebCommand, kCompletionCommand, kVersionCommand, kHelpCommand;
 
 namespace {
 
 constexpr std::array kCommands{
-    &kSubmitCommand, &kGetCommand,   &kDescribeCommand, &kLogsCommand,   &kCancelCommand,
-    &kWaitCommand,   &kApplyCommand, &kDeleteCommand,   &kCordonCommand, &kUncordonCommand,
-    &kDrainCommand,  &kKeysCommand,  &kVersionCommand,  &kHelpCommand,
+    &kSubmitCommand, &kGetCommand,        &kDescribeCommand, &kLogsCommand,
+    &kCancelCommand, &kWaitCommand,       &kApplyCommand,    &kDeleteCommand,
+    &kCordonCommand, &kUncordonCommand,   &kDrainCommand,    &kKeysCommand,
+    &kWebCommand,    &kCompletionCommand, &kVersionCommand,  &kHelpCommand,
 };
 
 }  // namespace

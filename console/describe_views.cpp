@@ -113,7 +113,7 @@ std::string render_resource_columns(
     std::vector<std::string> row{name};
     for (const auto& column : columns) {
       const auto it = column.second->find(name);
-      row.push_back(it == column.second->end() ? "-" : hub::format_quantity(name, it->second));
+      row.push_back(it == column.second->end() ? "-" : format_quantity_readable(name, it->second));
     }
     table.add_row(std::move(row));
   }

@@ -13,10 +13,13 @@ namespace gantry::console {
 struct HubClient::Socket {
   zmq::context_t context{1};
   zmq::socket_t dealer{context, zmq::socket_type::dealer};
-  // With CURVE: the dealer's handshake failures (libzmq's socket monitor), so
-  // a hub that refuses our key is reported at once, not as a timeout.
-  zmq::socket_t handshake_events{context, zmq::socket_type::pair};
+  // The dealer's connection events (libzmq's socket monitor): a hub that
+  // refuses our key is reported at once, not as a timeout; an address where
+  // nothing listens (connection refused) is named when the wait ends.
+  zmq::socket_t connection_events{context, zmq::socket_type::pair};
   bool monitored = false;
+  bool ever_connected = false;
+  bool refused_connection = false;  // connects failed, and none ever succeeded
 };
 
 HubClient::HubClient(std::string endpoint, std::chrono::milliseconds timeout,
@@ -32,15 +35,14 @@ void HubClient::open_socket(const std::vector<std::string>& endpoints) {
   socket_ = std::make_unique<Socket>();
   // linger 0: an unanswered request must not keep gantryctl from exiting.
   socket_->dealer.set(zmq::sockopt::linger, 0);
-  if (keys_) {
-    support::make_curve_client(socket_->dealer, *keys_);
-    const char* monitor = "inproc://gantryctl-handshake";
-    if (zmq_socket_monitor(socket_->dealer.handle(), monitor, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) ==
-        0) {
-      socket_->handshake_events.set(zmq::sockopt::linger, 0);
-      socket_->handshake_events.connect(monitor);
-      socket_->monitored = true;
-    }
+  if (keys_) support::make_curve_client(socket_->dealer, *keys_);
+  const char* monitor = "inproc://gantryctl-handshake";
+  if (zmq_socket_monitor(
+          socket_->dealer.handle(), monitor,
+          ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_CONNECT_RETRIED | ZMQ_EVENT_CONNECTED) == 0) {
+    socket_->connection_events.set(zmq::sockopt::linger, 0);
+    socket_->connection_events.connect(monitor);
+    socket_->monitored = true;
   }
   connected_ = endpoints;
   several_hubs_ = endpoints.size() > 1;
@@ -76,15 +78,24 @@ std::string receive_frame(zmq::socket_t& socket) {
   return frame;
 }
 
-// The ZAP status code of a HANDSHAKE_FAILED_AUTH event (400: key not allowed).
-std::uint32_t refusal_status(zmq::socket_t& events) {
+// A monitor event: its id and value (HANDSHAKE_FAILED_AUTH's value is the
+// ZAP status code, 400: key not allowed).
+struct MonitorEvent {
+  std::uint16_t id = 0;
+  std::uint32_t value = 0;
+};
+
+MonitorEvent next_event(zmq::socket_t& events) {
   zmq::message_t event;
   zmq::message_t endpoint;
   (void)events.recv(event, zmq::recv_flags::none);
   (void)events.recv(endpoint, zmq::recv_flags::none);
-  std::uint32_t status = 0;
-  if (event.size() >= 6) std::memcpy(&status, event.data<char>() + 2, sizeof status);
-  return status;
+  MonitorEvent read;
+  if (event.size() >= 6) {
+    std::memcpy(&read.id, event.data<char>(), sizeof read.id);
+    std::memcpy(&read.value, event.data<char>() + 2, sizeof read.value);
+  }
+  return read;
 }
 
 std::string describe_error_reply(const protocol::Envelope& envelope) {
@@ -123,20 +134,19 @@ protocol::Envelope HubClient::receive(std::uint64_t seq, std::chrono::millisecon
     zmq::socket_t& dealer = socket_->dealer;  // a new one once a leader is followed
     std::vector<zmq::pollitem_t> items{{dealer.handle(), 0, ZMQ_POLLIN, 0}};
     if (socket_->monitored) {
-      items.push_back({socket_->handshake_events.handle(), 0, ZMQ_POLLIN, 0});
+      items.push_back({socket_->connection_events.handle(), 0, ZMQ_POLLIN, 0});
     }
-    if (left.count() <= 0 || zmq::poll(items, left) == 0) {
-      throw HubUnavailable(
-          "hub at " + endpoint_ + " did not answer within " + format_duration(timeout) +
-          (client_public_key_.empty()
-               ? ""
-               : " (if it is up: is the hub's public key right, and is the hub encrypted, "
-                 "not --insecure?)"));
-    }
+    if (left.count() <= 0 || zmq::poll(items, left) == 0) throw silent_hub(timeout);
     if (items.size() > 1 && (items[1].revents & ZMQ_POLLIN) != 0) {
-      const std::uint32_t status = refusal_status(socket_->handshake_events);
+      const MonitorEvent event = next_event(socket_->connection_events);
+      // libzmq retries after any lost connection too (a hub that dropped a
+      // handshake): only a socket that never connected found nobody there.
+      if (event.id == ZMQ_EVENT_CONNECTED) socket_->ever_connected = true;
+      if (event.id == ZMQ_EVENT_CONNECT_RETRIED && !socket_->ever_connected)
+        socket_->refused_connection = true;
+      if (event.id != ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) continue;
       throw HubUnavailable("hub at " + endpoint_ + " refused this client's key " +
-                           client_public_key_ + " (ZAP " + std::to_string(status) +
+                           client_public_key_ + " (ZAP " + std::to_string(event.value) +
                            "): ask the hub's admin to allow it in the hub's access.yaml");
     }
     if ((items[0].revents & ZMQ_POLLIN) == 0) continue;
@@ -176,6 +186,23 @@ bool HubClient::follow_leader(const protocol::ErrorReply& refusal) {
   send(frame);  // several hubs and no leader named: the socket takes turns
   followed_ = followed + 1;
   return true;
+}
+
+// No answer within `timeout`: why, as far as gantryctl can tell. A hub
+// gantryctl never reached (its connects were refused or failed, as kubectl's
+// "the connection to the server ... was refused") is told apart from one that
+// took the connection and said nothing.
+HubUnavailable HubClient::silent_hub(std::chrono::milliseconds timeout) const {
+  std::string why = "hub at " + endpoint_ + " did not answer within " + format_duration(timeout);
+  if (socket_->refused_connection)
+    return HubUnavailable(why +
+                          ": could not connect (nothing listens there, or it cannot be "
+                          "reached); is the hub running, and is --hub (or GANTRY_HUB) right?");
+  if (!client_public_key_.empty())
+    why +=
+        " (if it is up: is the hub's public key right, and is the hub encrypted, "
+        "not --insecure?)";
+  return HubUnavailable(why);
 }
 
 HubUnavailable HubClient::unreadable_reply(const protocol::DecodeError& error) const {

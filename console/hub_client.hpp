@@ -90,6 +90,7 @@ class HubClient {
   // A standby's "not_leader": true once the last request was sent on to the
   // hub it names (or the next listed), false when there is none left to try.
   bool follow_leader(const protocol::ErrorReply& refusal);
+  HubUnavailable silent_hub(std::chrono::milliseconds timeout) const;
   void open_socket(const std::vector<std::string>& endpoints);
 
   std::string endpoint_;

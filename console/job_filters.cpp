@@ -40,6 +40,10 @@ std::vector<protocol::JobInfo> filter_jobs(std::vector<protocol::JobInfo> jobs,
   const std::int64_t from = window_start(filter.since, now_ms);
   std::erase_if(jobs, [&](const protocol::JobInfo& job) {
     if (!filter.phase.empty() && job.phase != filter.phase) return true;
+    if (!filter.queue.empty() && job.queue != filter.queue) return true;
+    if (!filter.cluster.empty() &&
+        std::find(job.clusters.begin(), job.clusters.end(), filter.cluster) == job.clusters.end())
+      return true;
     return filter.since && ended(job) && job.finished_ms < from;
   });
   return jobs;

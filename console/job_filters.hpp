@@ -1,4 +1,4 @@
-// gantry get jobs --phase P --since D, and get usage --since D: which jobs
+// gantry get jobs --phase P --queue Q --cluster C --since D, and get usage --since D: which jobs
 // a listing keeps, and what each queue used over a window (what Slurm's
 // sacct --state/--starttime and sreport give its users).
 #pragma once
@@ -15,11 +15,14 @@ namespace gantry::console {
 
 struct JobFilter {
   std::string phase;                               // "" = any
+  std::string queue;                               // "" = any
+  std::string cluster;                             // "" = any; else one it runs or ran on
   std::optional<std::chrono::milliseconds> since;  // unset = any time
 };
 
-// Keeps the jobs in `phase` that were active in the window: not ended yet,
-// or ended within `since` of `now_ms`.
+// Keeps the jobs in `phase`, in `queue`, placed on `cluster` (now or before)
+// that were active in the window: not ended yet, or ended within `since` of
+// `now_ms`.
 std::vector<protocol::JobInfo> filter_jobs(std::vector<protocol::JobInfo> jobs,
                                            const JobFilter& filter, std::int64_t now_ms);
 

@@ -49,13 +49,27 @@ std::string readable_bytes(std::uint64_t milli) {
   return one_decimal(bytes, unit) + kUnits[index];
 }
 
+// Digits before the unit of hub::format_quantity's text ("2304Gi" -> 4).
+std::size_t leading_digits(const std::string& exact) {
+  std::size_t digits = 0;
+  while (digits < exact.size() && exact[digits] >= '0' && exact[digits] <= '9') ++digits;
+  return digits;
+}
+
 }  // namespace
 
+// The exact quantity (hub::format_quantity, as the spec was written) while it
+// is short, so a capacity reads the same in every view ("2304Gi", "1500m");
+// rounded only where the exact form is noise (a water-filled share).
 std::string format_quantity_readable(std::string_view resource, std::int64_t milli) {
   if (milli < 0) return "-" + format_quantity_readable(resource, -milli);
   const auto magnitude = static_cast<std::uint64_t>(milli);
-  if (resource == "memory" || resource == "ephemeral-storage") return readable_bytes(magnitude);
-  if (resource == "cpu" && magnitude < 1000) return std::to_string(magnitude) + "m";
+  const std::string exact = hub::format_quantity(resource, milli);
+  const bool bytes = resource == "memory" || resource == "ephemeral-storage";
+  // A GPU count reads whole or with one decimal, never in millis ("3200m").
+  const bool fractional_count = !bytes && resource != "cpu" && magnitude % 1000 != 0;
+  if (!fractional_count && leading_digits(exact) <= 4) return exact;
+  if (bytes) return readable_bytes(magnitude);
   return one_decimal(magnitude, 1000);
 }
 
@@ -81,8 +95,8 @@ std::int64_t value_or_zero(const protocol::ResourceList& resources, std::string_
 
 std::string format_usage(std::string_view resource, const protocol::ResourceList& allocated,
                          const protocol::ResourceList& capacity) {
-  return hub::format_quantity(resource, value_or_zero(allocated, resource)) + "/" +
-         hub::format_quantity(resource, value_or_zero(capacity, resource));
+  return format_quantity_readable(resource, value_or_zero(allocated, resource)) + "/" +
+         format_quantity_readable(resource, value_or_zero(capacity, resource));
 }
 
 bool is_gpu_resource(std::string_view name) {

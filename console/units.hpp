@@ -20,11 +20,12 @@ std::string milli_to_decimal(std::int64_t milli);
 std::string format_resources(const protocol::ResourceList& resources,
                              std::string_view separator = ",");
 
-// As people write quantities, rounded where an exact value would be noise (a
-// water-filled share of 614.4Gi, not 659706976665600m): memory and storage in
-// the largest binary unit with one decimal ("64Gi", "614.4Gi"), GPUs and other
-// counts whole or with one decimal, cpu in cores with one decimal (below one
-// core in millicores, "250m").
+// One style per resource for every table and description: the exact quantity
+// (hub::format_quantity: "2304Gi", "1500m", "250m", "8") while it has at most
+// four digits, else rounded where an exact value would be noise (a water-
+// filled share of 614.4Gi, not 659706976665600m): memory and storage in the
+// largest binary unit with one decimal, cpu in cores with one decimal
+// ("33.3"); GPUs and other counts whole, else with one decimal ("13.3").
 std::string format_quantity_readable(std::string_view resource, std::int64_t milli);
 // format_resources with format_quantity_readable per entry.
 std::string format_resources_readable(const protocol::ResourceList& resources,

@@ -46,4 +46,7 @@
   /* gantryctl logs: asked of the hub, which asks the agent running the replica */               \
   X(LogsRequest, 111, Direction::kConsoleToHub | Direction::kHubToAgent)                         \
   X(LogsChunk, 112, Direction::kAgentToHub | Direction::kHubToConsole)                           \
-  X(LogsStop, 113, Direction::kHubToAgent)
+  X(LogsStop, 113, Direction::kHubToAgent)                                                       \
+  /* gantryctl web: a one-time login to the web view */                                          \
+  X(WebLoginRequest, 114, Direction::kConsoleToHub)                                              \
+  X(WebLoginReply, 115, Direction::kHubToConsole)

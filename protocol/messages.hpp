@@ -798,6 +798,26 @@ struct LogsStop {
   GANTRY_WIRE_FIELDS(LogsStop, stream);
 };
 
+// gantryctl web: a one-time login to the hub's web view (docs/web.md) for
+// the key that asks, which a browser opens within a minute.
+struct WebLoginRequest {
+  std::string job;  // "": the page opens on the overview; else on this job's page
+  GANTRY_WIRE_FIELDS(WebLoginRequest, job);
+};
+
+struct WebLoginReply {
+  bool ok = false;
+  std::string error;
+  // http(s)://HOST:PORT/login?ticket=...: the hub's advertised HTTP address
+  // ("" with --insecure, where the page needs no login: then the page itself)
+  std::string url;
+  std::string key;             // the key the login is for
+  // The ticket works once, for this long after the answer (0: no ticket).
+  // A duration, not a time: gantryctl's clock need not agree with the hub's.
+  std::int64_t valid_ms = 0;
+  GANTRY_WIRE_FIELDS(WebLoginReply, ok, error, url, key, valid_ms);
+};
+
 // Generic answer for cancel / apply / delete / cluster actions.
 struct AdminResult {
   bool ok = false;

@@ -92,6 +92,8 @@ class StreamTarget {
  public:
   virtual ~StreamTarget() = default;
   virtual void queue(std::string text) = 0;
+  // After what was queued: the last chunk, then the connection closes.
+  virtual void finish() = 0;
 };
 
 class StreamRegistry;
@@ -109,6 +111,8 @@ class StreamLink final : public HttpStream {
     target_->queue(std::move(text));
     return true;
   }
+
+  void close() override;
 
   // Later sends answer false. Idempotent.
   void end();
@@ -168,6 +172,17 @@ class StreamRegistry {
   bool stopped_ = false;
 };
 
+void StreamLink::close() {
+  std::shared_ptr<StreamTarget> dropped;
+  {
+    const std::lock_guard lock(mutex_);
+    if (!target_) return;
+    target_->finish();  // under the lock: nothing is queued after it
+    dropped = std::move(target_);
+  }
+  registry_.closed(this);
+}
+
 void StreamLink::end() {
   std::shared_ptr<StreamTarget> dropped;
   {
@@ -201,6 +216,13 @@ class Session : public std::enable_shared_from_this<Session<Stream>>, public Str
     net::post(stream_.get_executor(), [self = this->shared_from_this(), text = std::move(text)] {
       self->pending_.push_back(std::move(text));
       if (!self->writing_) self->write_chunk();
+    });
+  }
+
+  void finish() override {
+    net::post(stream_.get_executor(), [self = this->shared_from_this()] {
+      self->closing_ = true;
+      self->write_chunk();
     });
   }
 
@@ -356,12 +378,18 @@ class Session : public std::enable_shared_from_this<Session<Stream>>, public Str
       link_->end();
       return false;
     }
-    if (!pending_.empty()) write_chunk();
+    write_chunk();
     return true;
   }
 
+  // The next text queued, or once none is left and the sender closed the
+  // stream, the last chunk.
   void write_chunk() {
-    if (!link_ || writing_ || pending_.empty()) return;  // text sent before the head waits
+    if (!link_ || writing_) return;  // text sent before the head waits
+    if (pending_.empty()) {
+      if (closing_) write_last_chunk();
+      return;
+    }
     chunk_ = std::move(pending_.front());
     pending_.pop_front();
     writing_ = true;
@@ -369,6 +397,18 @@ class Session : public std::enable_shared_from_this<Session<Stream>>, public Str
     net::async_write(stream_, http::make_chunk(net::buffer(chunk_)),
                      [self = this->shared_from_this()](error_code ec, std::size_t) {
                        self->stream_written(ec);
+                     });
+  }
+
+  void write_last_chunk() {
+    closing_ = false;
+    writing_ = true;
+    expire_later();
+    net::async_write(stream_, http::make_chunk_last(),
+                     [self = this->shared_from_this()](error_code ec, std::size_t) {
+                       self->writing_ = false;
+                       self->link_->end();
+                       if (!ec) self->shutdown();
                      });
   }
 
@@ -417,6 +457,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>>, public Str
   std::deque<std::string> pending_;
   std::string chunk_;  // being written
   bool writing_ = false;
+  bool closing_ = false;  // the sender closed the stream: the last chunk follows what is pending
 };
 
 // "host:port", "[v6]:port"; the port may be 0.

@@ -36,6 +36,10 @@ class HttpStream {
   // once the stream has ended (the client went away, a write failed or timed
   // out, the server stopped): the sender drops it then.
   virtual bool send(std::string text) = 0;
+  // Ends the stream from the sender's side: what was sent before is written,
+  // then the last chunk, and the connection closes. Later sends answer
+  // false. Idempotent.
+  virtual void close() = 0;
 };
 
 // Called once the reply's head is written, with the stream to send on.

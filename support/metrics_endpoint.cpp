@@ -63,8 +63,8 @@ std::string load_or_generate_token(const std::filesystem::path& file) {
 }
 
 struct MetricsEndpoint::State {
-  State(MetricsSources given, std::string secret, bool https)
-      : sources(std::move(given)), token(std::move(secret)), tls(https) {}
+  State(MetricsSources given, std::string secret)
+      : sources(std::move(given)), token(std::move(secret)) {}
 
   HttpReply route(const HttpRequest& request) const {
     const std::string& path = request.path;
@@ -77,21 +77,13 @@ struct MetricsEndpoint::State {
     return text_reply(503, *why_not);
   }
 
-  // The web view's paths: /login, then the token as /metrics wants it, or
-  // the cookie /login set.
+  // The web view's paths: it decides who may see them (a browser logs in
+  // there), told whether the request carries the token.
   HttpReply web(const HttpRequest& request) const {
     if (!sources.web)
       return text_reply(404, "no such path: " + request.path + " (/metrics, /healthz, /readyz)");
-    if (request.path == "/login") return login_reply(request, token, tls);
-    if (!token.empty() && !carries_token(request, token)) {
-      HttpReply refused = text_reply(
-          401,
-          "the web view needs the token of --metrics-token-file: open /login?token=TOKEN once, "
-          "or send Authorization: Bearer TOKEN");
-      refused.www_authenticate = "Bearer realm=\"gantry\"";
-      return refused;
-    }
-    return sources.web(request);
+    return sources.web(request,
+                       token.empty() || same_secret(request.authorization, "Bearer " + token));
   }
 
   HttpReply metrics(const HttpRequest& request) const {
@@ -110,7 +102,6 @@ struct MetricsEndpoint::State {
 
   MetricsSources sources;
   std::string token;  // "" when insecure: anyone may scrape
-  bool tls = false;   // HTTPS: the login cookie is Secure
   std::unique_ptr<HttpServer> server;
 };
 
@@ -128,8 +119,7 @@ MetricsEndpoint::MetricsEndpoint(const MetricsEndpointOptions& options, MetricsS
         "--http-listen {}: plain HTTP beyond loopback; the scrape token crosses the "
         "network in clear (--http-cert and --http-key serve HTTPS)",
         http.listen);
-  state_ =
-      std::make_unique<State>(std::move(sources), std::move(token), !http.cert_pem_file.empty());
+  state_ = std::make_unique<State>(std::move(sources), std::move(token));
   HttpServerOptions server;
   server.name = "http";
   server.listen = http.listen;

@@ -3,9 +3,10 @@
 //   GET /metrics  Prometheus text; needs "Authorization: Bearer TOKEN" unless insecure
 //   GET /healthz  200 "ok" while the process answers
 //   GET /readyz   200 "ok" when ready, else 503 and why not
-//   GET /login?token=TOKEN and any other path: the web view (docs/web.md),
-//                 when the process serves one; the same token, as a bearer
-//                 token or the cookie /login sets
+//   any other path: the web view (docs/web.md), when the process serves one,
+//                 told whether the request carries the same token (a program's
+//                 access); a browser's login is the web view's own
+//                 (actors/web_gate.hpp)
 // Over support/http_server (HTTPS with a certificate and key).
 #pragma once
 
@@ -39,9 +40,10 @@ struct MetricsSources {
   std::function<std::optional<std::string>()> metrics;
   // "" when ready, else why not.
   std::function<std::optional<std::string>()> not_ready;
-  // Every other path, asked only for a request that carries the token
-  // (support/web_login.hpp). Unset: those paths are 404.
-  std::function<HttpReply(const HttpRequest&)> web{};
+  // Every other path. `bearer`: the request carries the token as
+  // "Authorization: Bearer TOKEN" (always true when insecure). Unset: those
+  // paths are 404.
+  std::function<HttpReply(const HttpRequest&, bool bearer)> web{};
 };
 
 // Reads the scrape token (surrounding whitespace trimmed), or generates one

@@ -2,9 +2,6 @@
 
 #include <openssl/crypto.h>
 
-#include <algorithm>
-#include <cctype>
-
 namespace gantry::support {
 
 namespace {
@@ -38,38 +35,11 @@ std::string_view trimmed_spaces(std::string_view text) {
   return text;
 }
 
-// The cookie's value in a Cookie header ("a=1; gantry_token=T"); "" when absent.
-std::string_view cookie_value(std::string_view header, std::string_view name) {
-  while (!header.empty()) {
-    const auto semicolon = header.find(';');
-    const std::string_view pair = trimmed_spaces(header.substr(0, semicolon));
-    const auto equals = pair.find('=');
-    if (equals != std::string_view::npos && pair.substr(0, equals) == name)
-      return pair.substr(equals + 1);
-    if (semicolon == std::string_view::npos) break;
-    header.remove_prefix(semicolon + 1);
-  }
-  return {};
-}
-
-// RFC 6265 cookie-octets, so that the token travels in a cookie unchanged.
-bool cookie_safe(const std::string& token) {
-  return std::all_of(token.begin(), token.end(), [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return byte > 0x20 && byte < 0x7f && c != '"' && c != ',' && c != ';' && c != '\\';
-  });
-}
-
 }  // namespace
 
 bool same_secret(std::string_view given, std::string_view secret) {
   return given.size() == secret.size() &&
          CRYPTO_memcmp(given.data(), secret.data(), secret.size()) == 0;
-}
-
-bool carries_token(const HttpRequest& request, const std::string& token) {
-  return same_secret(request.authorization, "Bearer " + token) ||
-         same_secret(cookie_value(request.cookie, kTokenCookie), token);
 }
 
 std::string query_value(std::string_view query, std::string_view name) {
@@ -85,26 +55,43 @@ std::string query_value(std::string_view query, std::string_view name) {
   return "";
 }
 
-HttpReply login_reply(const HttpRequest& request, const std::string& token, bool secure) {
-  if (request.method != "GET") return method_not_allowed(request.method, request.path, "GET");
-  const std::string given = query_value(request.query, "token");
-  if (!token.empty() && !same_secret(given, token)) {
-    HttpReply refused =
-        text_reply(401, "/login?token=TOKEN needs the token of --metrics-token-file");
-    refused.www_authenticate = "Bearer realm=\"gantry\"";
-    return refused;
+std::string percent_encoded(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string encoded;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                            (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved) {
+      encoded += c;
+    } else {
+      encoded += '%';
+      encoded += kHex[byte >> 4];
+      encoded += kHex[byte & 0x0F];
+    }
   }
-  if (!cookie_safe(token)) {
-    return text_reply(500,
-                      "the token of --metrics-token-file holds characters a cookie cannot "
-                      "carry; use a token of letters and digits");
+  return encoded;
+}
+
+std::string_view cookie_value(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    const auto semicolon = header.find(';');
+    const std::string_view pair = trimmed_spaces(header.substr(0, semicolon));
+    const auto equals = pair.find('=');
+    if (equals != std::string_view::npos && pair.substr(0, equals) == name)
+      return pair.substr(equals + 1);
+    if (semicolon == std::string_view::npos) break;
+    header.remove_prefix(semicolon + 1);
   }
-  HttpReply reply = text_reply(303, "logged in: see /");
-  std::string cookie =
-      std::string(kTokenCookie) + "=" + token + "; Path=/; HttpOnly; SameSite=Strict";
+  return {};
+}
+
+std::string session_cookie(std::string_view value, std::chrono::seconds max_age, bool secure) {
+  std::string cookie = std::string(kSessionCookie) + "=" + std::string(value) +
+                       "; Path=/; Max-Age=" + std::to_string(max_age.count()) +
+                       "; HttpOnly; SameSite=Strict";
   if (secure) cookie += "; Secure";
-  reply.headers = {{"Location", "/"}, {"Set-Cookie", cookie}};
-  return reply;
+  return cookie;
 }
 
 }  // namespace gantry::support

@@ -591,7 +591,9 @@ TEST_F(HubActorsTest, AcceptedJobsThatHadNotEndedComeBackAfterARestart) {
   report(peer, done, "Completed");
   ASSERT_TRUE(submit(job_yaml("waiting", 2, 8)).ok);  // 2 nodes: cannot fit
   ASSERT_TRUE(submit(job_yaml("cancelled", 2, 8)).ok);
-  ASSERT_TRUE(ask<protocol::AdminResult>(protocol::CancelRequest{"job", "cancelled"}).ok);
+  const auto cancelled = ask<protocol::AdminResult>(protocol::CancelRequest{"job", "cancelled"});
+  ASSERT_TRUE(cancelled.ok) << cancelled.error;
+  EXPECT_EQ(cancelled.message, "job/cancelled cancelled");  // kubectl's KIND/NAME style
 
   stop();  // the hub goes away; a new one opens the same state directory
   start();

@@ -326,5 +326,48 @@ TEST_F(HubSecurityTest, EveryAdminActionAndRefusalIsOneAuditLine) {
       << entries[1];
 }
 
+TEST_F(HubSecurityTest, AViewerAsksForAWebLoginAndTheAuditLogRecordsItWithoutTheTicket) {
+  zmq::socket_t viewer = dealer(hub->admin_endpoint(), &victor, "victor");
+  const auto none = ask<protocol::WebLoginReply>(viewer, protocol::WebLoginRequest{});
+  EXPECT_FALSE(none.ok);
+  EXPECT_NE(none.error.find("--http-listen"), std::string::npos) << none.error;
+
+  hub.reset();  // again, serving HTTP: the URL names the port it bound
+  HubOptions options;
+  options.agents_endpoint = "tcp://127.0.0.1:*";
+  options.admin_endpoint = "tcp://127.0.0.1:*";
+  options.state_dir = dir.path() / "state";
+  options.access_file = dir.path() / "access.yaml";
+  options.http.listen = "127.0.0.1:0";
+  hub = std::make_unique<Hub>(options);
+  zmq::socket_t again = dealer(hub->admin_endpoint(), &victor, "victor-2");
+  const auto login = ask<protocol::WebLoginReply>(again, protocol::WebLoginRequest{"train"}, 2);
+  ASSERT_TRUE(login.ok) << login.error;
+  EXPECT_EQ(login.key, "victor");
+  EXPECT_EQ(login.valid_ms, 60'000);
+  const std::string base =
+      "http://127.0.0.1:" + std::to_string(hub->http_port()) + "/login?ticket=";
+  ASSERT_EQ(login.url.rfind(base, 0), 0u) << login.url;
+  const std::string ticket = login.url.substr(base.size(), 64);
+  EXPECT_EQ(login.url.substr(base.size() + 64), "&job=train");
+
+  const std::string audit = read_file(dir.path() / "state" / "audit.log");
+  EXPECT_EQ(audit.find(ticket), std::string::npos) << audit;
+  std::istringstream lines(audit);
+  std::vector<std::string> entries;
+  for (std::string line; std::getline(lines, line);) entries.push_back(line);
+  ASSERT_EQ(entries.size(), 2u) << audit;
+  EXPECT_NE(
+      entries[0].find(
+          R"("key":"victor","role":"viewer","action":"ticket","kind":"web","name":"","result":"refused","message":"this hub serves no web view)"),
+      std::string::npos)
+      << entries[0];
+  EXPECT_NE(
+      entries[1].find(
+          R"("action":"ticket","kind":"web","name":"","result":"ok","message":"a one-time web login ticket")"),
+      std::string::npos)
+      << entries[1];
+}
+
 }  // namespace
 }  // namespace gantry::actors

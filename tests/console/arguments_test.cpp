@@ -53,6 +53,14 @@ TEST(Arguments, ParsesEveryCommand) {
   EXPECT_EQ(parse({"submit", "-f", "-"}).file, "-");
   EXPECT_TRUE(parse({"get", "clusters", "-o", "json"}).json);
   EXPECT_EQ(parse({"get", "queue"}).kind, "queues");
+  const Invocation one =
+      parse({"get", "job", "llm", "-o", "yaml", "--queue", "q", "--cluster", "c"});
+  EXPECT_EQ(one.kind, "jobs");
+  EXPECT_EQ(one.name, "llm");
+  EXPECT_TRUE(one.yaml);
+  EXPECT_EQ(one.queue_filter, "q");
+  EXPECT_EQ(one.cluster_filter, "c");
+  EXPECT_TRUE(parse({"get", "clusters", "-o", "name"}).names_only);
   const Invocation describe = parse({"describe", "cluster", "east"});
   EXPECT_EQ(describe.kind, "cluster");
   EXPECT_EQ(describe.name, "east");
@@ -91,8 +99,8 @@ TEST(Arguments, ErrorsNameTheBadArgument) {
   EXPECT_NE(usage_error({"frobnicate"}).find("\"frobnicate\""), std::string::npos);
   EXPECT_NE(usage_error({"get", "pods"}).find("\"pods\""), std::string::npos);
   EXPECT_NE(usage_error({"get", "jobs", "--verbose"}).find("\"--verbose\""), std::string::npos);
-  EXPECT_NE(usage_error({"get", "jobs", "-o", "yaml"}).find("\"yaml\""), std::string::npos);
-  EXPECT_NE(usage_error({"get", "jobs", "extra"}).find("\"extra\""), std::string::npos);
+  EXPECT_NE(usage_error({"get", "jobs", "-o", "xml"}).find("\"xml\""), std::string::npos);
+  EXPECT_NE(usage_error({"get", "jobs", "one", "extra"}).find("\"extra\""), std::string::npos);
   EXPECT_NE(usage_error({"get"}).find("KIND is required"), std::string::npos);
   EXPECT_NE(usage_error({"submit"}).find("-f"), std::string::npos);
   EXPECT_NE(usage_error({"submit", "-f"}).find("--filename: 1 required FILE missing"),

@@ -37,13 +37,13 @@ protocol::ClusterInfo silent_west() {
 
 TEST(ClusterWideViews, WideTableAddsGpuUsageAndOcmScoresWithDashesForWhatIsNotReported) {
   EXPECT_EQ(render_clusters_wide_table({observed_east(), silent_west()}),
-            "NAME   STATUS     NODES   GPU(alloc/cap)   CPU          MEMORY      GPU-UTIL   "
+            "NAME   STATUS     NODES   GPU(alloc/cap)   CPU        MEMORY      GPU-UTIL   "
             "GPU-MEM       IDLE-GPUS   CPU-NODE   CPU-CLUS   MEM-NODE   MEM-CLUS   GPU-NODE   "
             "GPU-CLUS   FIT\n"
-            "east   Ready      4       8/32             12500m/256   128Gi/2Ti   37%        "
+            "east   Ready      4       8/32             12.5/256   128Gi/2Ti   37%        "
             "384Gi/2.5Ti   20          40         100        25         100        -20        "
             "60         per-node\n"
-            "west   NotReady   0       0/0              0/0          0/0         -          "
+            "west   NotReady   0       0/0              0/0        0/0         -          "
             "-             -           -          -          -          -          -          "
             "-          per-node\n");
 }
@@ -63,8 +63,8 @@ TEST(ClusterWideViews, FitColumnSaysWhyAClusterHasOnlyASummaryFit) {
 
 TEST(ClusterWideViews, PlainTableStaysWithoutTheObservedColumns) {
   EXPECT_EQ(render_clusters_table({observed_east()}),
-            "NAME   STATUS   NODES   GPU(alloc/cap)   CPU          MEMORY\n"
-            "east   Ready    4       8/32             12500m/256   128Gi/2Ti\n");
+            "NAME   STATUS   NODES   GPU(alloc/cap)   CPU        MEMORY\n"
+            "east   Ready    4       8/32             12.5/256   128Gi/2Ti\n");
 }
 
 TEST(ClusterWideViews, ScoresAreShownOnlyWhenTheAgentSentThem) {

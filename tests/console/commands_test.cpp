@@ -2,10 +2,13 @@
 // against a fake hub on a free loopback port.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <sstream>
+#include <tuple>
 
 #include "console/gantryctl.hpp"
+#include "console/job_phase.hpp"
 #include "support/temp_dir.hpp"
 #include "tests/console/fake_hub.hpp"
 
@@ -143,10 +146,10 @@ TEST(Describe, UnknownNameIsTheHubsErrorAndExit1) {
 
 TEST(Cancel, SuccessAndRefusalMapToExitStatus) {
   {
-    FakeHub hub(testing::always_reply(protocol::AdminResult{true, "job j1 cancelled", ""}));
+    FakeHub hub(testing::always_reply(protocol::AdminResult{true, "job/j1 cancelled", ""}));
     const Result result = gantryctl(hub, {"cancel", "job", "j1"});
     EXPECT_EQ(result.status, 0);
-    EXPECT_EQ(result.out, "job j1 cancelled\n");
+    EXPECT_EQ(result.out, "job/j1 cancelled\n");
     EXPECT_EQ(only_request<protocol::CancelRequest>(hub).name, "j1");
   }
   {
@@ -155,6 +158,26 @@ TEST(Cancel, SuccessAndRefusalMapToExitStatus) {
     EXPECT_EQ(result.status, 1);
     EXPECT_EQ(result.err, "error: job j1 already finished\n");
   }
+}
+
+TEST(Web, PrintsTheUrlAloneOnStdoutAndForWhomOnStderr) {
+  FakeHub hub(testing::always_reply(protocol::WebLoginReply{
+      true, "", "http://127.0.0.1:7802/login?ticket=ab12&job=j1", "alice", 60'000}));
+  const Result result = gantryctl(hub, {"web", "--job", "j1"});
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out, "http://127.0.0.1:7802/login?ticket=ab12&job=j1\n");
+  EXPECT_EQ(result.err, "open it within 1m: it logs a browser in once, as key \"alice\"\n");
+  EXPECT_EQ(only_request<protocol::WebLoginRequest>(hub).job, "j1");
+}
+
+TEST(Web, AHubWithoutAWebViewSaysSoAndExits1) {
+  FakeHub hub(testing::always_reply(
+      protocol::WebLoginReply{false, "this hub serves no web view", "", "", 0}));
+  const Result result = gantryctl(hub, {"web"});
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, "error: this hub serves no web view\n");
+  EXPECT_EQ(only_request<protocol::WebLoginRequest>(hub).job, "");
 }
 
 TEST(ApplyAndDelete, SendTheirRequests) {
@@ -170,7 +193,7 @@ TEST(ApplyAndDelete, SendTheirRequests) {
     FakeHub hub(testing::always_reply(protocol::AdminResult{true, "", ""}));
     const Result result = gantryctl(hub, {"delete", "queue", "research"});
     EXPECT_EQ(result.status, 0) << result.err;
-    EXPECT_EQ(result.out, "queue research deleted\n");
+    EXPECT_EQ(result.out, "queue/research deleted\n");
     const auto request = only_request<protocol::DeleteRequest>(hub);
     EXPECT_EQ(request.kind, "queue");
     EXPECT_EQ(request.name, "research");
@@ -193,9 +216,9 @@ TEST(ClusterActions, SendTheActionAndPrintTheHubsMessage) {
 
 TEST(ClusterActions, SayWhatWasDoneWhenTheHubDoesNot) {
   FakeHub hub(testing::always_reply(protocol::AdminResult{true, "", ""}));
-  EXPECT_EQ(gantryctl(hub, {"cordon", "cluster", "east"}).out, "cluster east cordoned\n");
-  EXPECT_EQ(gantryctl(hub, {"uncordon", "cluster", "east"}).out, "cluster east uncordoned\n");
-  EXPECT_EQ(gantryctl(hub, {"drain", "cluster", "east"}).out, "cluster east drained\n");
+  EXPECT_EQ(gantryctl(hub, {"cordon", "cluster", "east"}).out, "cluster/east cordoned\n");
+  EXPECT_EQ(gantryctl(hub, {"uncordon", "cluster", "east"}).out, "cluster/east uncordoned\n");
+  EXPECT_EQ(gantryctl(hub, {"drain", "cluster", "east"}).out, "cluster/east drained\n");
 }
 
 TEST(ClusterActions, RefusalPrintsTheHubsErrorAndExits1) {
@@ -270,11 +293,93 @@ TEST(Get, ClustersWideAddsGpuUsageAndOcmScores) {
             "per-node\n");
 }
 
+protocol::ListReply three_jobs() {
+  protocol::ListReply reply;
+  for (const auto& [name, queue, cluster] :
+       {std::tuple{"a", "research", "east"}, {"b", "prod", "west"}, {"c", "research", "west"}}) {
+    protocol::JobInfo job;
+    job.name = name;
+    job.queue = queue;
+    job.phase = "Running";
+    job.clusters = {cluster};
+    reply.jobs.push_back(job);
+  }
+  return reply;
+}
+
+// kubectl get KIND NAME: the one object (in -o json, not an array of one);
+// a name that is not there is an error, exit 1.
+TEST(Get, ANameShowsThatOneAndAMissingNameIsAnError) {
+  FakeHub hub(testing::always_reply(three_jobs()));
+  const Result one = gantryctl(hub, {"get", "job", "b", "-o", "json"});
+  EXPECT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(one.out.rfind("{\n  \"name\": \"b\",\n", 0), 0u) << one.out;
+  const Result table = gantryctl(hub, {"get", "jobs", "c"});
+  EXPECT_EQ(table.status, 0) << table.err;
+  ASSERT_EQ(std::count(table.out.begin(), table.out.end(), '\n'), 2) << table.out;
+  EXPECT_EQ(table.out.substr(table.out.find('\n') + 1, 2), "c ") << table.out;
+  const Result missing = gantryctl(hub, {"get", "job", "nope"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.out, "");
+  EXPECT_EQ(missing.err, "error: job \"nope\" not found\n");
+}
+
+TEST(Get, JobsAreFilteredByQueueAndByCluster) {
+  FakeHub hub(testing::always_reply(three_jobs()));
+  EXPECT_EQ(gantryctl(hub, {"get", "jobs", "--queue", "research", "-o", "name"}).out,
+            "job/a\njob/c\n");
+  EXPECT_EQ(gantryctl(hub, {"get", "jobs", "--cluster", "west", "-o", "name"}).out,
+            "job/b\njob/c\n");
+  EXPECT_EQ(
+      gantryctl(hub, {"get", "jobs", "--queue", "research", "--cluster", "west", "-o", "name"}).out,
+      "job/c\n");
+  const Result none = gantryctl(hub, {"get", "jobs", "--queue", "other"});
+  EXPECT_EQ(none.err, "No jobs found.\n");
+  const Result refused = gantryctl(hub, {"get", "queues", "--queue", "research"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("--queue: only get jobs takes it"), std::string::npos) << refused.err;
+}
+
+TEST(Get, NameOutputIsKindSlashNameAndYamlIsTheJsonObjectsAsYaml) {
+  protocol::ListReply reply;
+  protocol::PriorityClassInfo high;
+  high.name = "high";
+  high.value = 1000;
+  reply.priority_classes = {high};
+  FakeHub hub(testing::always_reply(reply));
+  EXPECT_EQ(gantryctl(hub, {"get", "priorityclasses", "-o", "name"}).out, "priorityclass/high\n");
+  const Result yaml = gantryctl(hub, {"get", "priorityclass", "high", "-o", "yaml"});
+  EXPECT_EQ(yaml.status, 0) << yaml.err;
+  EXPECT_EQ(yaml.out.rfind("name: high\nvalue: 1000\n", 0), 0u) << yaml.out;
+  const Result listed = gantryctl(hub, {"get", "priorityclasses", "-o", "yaml"});
+  EXPECT_EQ(listed.out.rfind("- name: high\n  value: 1000\n", 0), 0u) << listed.out;
+  const Result events = gantryctl(hub, {"get", "events", "-o", "name"});
+  EXPECT_EQ(events.status, 2);
+  EXPECT_NE(events.err.find("-o name: get events lists no named objects"), std::string::npos)
+      << events.err;
+}
+
+TEST(Get, ClustersAreListedByNameWhateverOrderTheHubKeeps) {
+  protocol::ListReply reply;
+  for (const char* name : {"west", "east", "north"}) {
+    protocol::ClusterInfo cluster;
+    cluster.name = name;
+    reply.clusters.push_back(cluster);
+  }
+  FakeHub hub(testing::always_reply(reply));
+  EXPECT_EQ(gantryctl(hub, {"get", "clusters", "-o", "name"}).out,
+            "cluster/east\ncluster/north\ncluster/west\n");
+  const std::string table = gantryctl(hub, {"get", "clusters"}).out;
+  EXPECT_LT(table.find("\neast "), table.find("\nnorth ")) << table;
+  EXPECT_LT(table.find("\nnorth "), table.find("\nwest ")) << table;
+}
+
 TEST(Get, UnknownOutputFormatNamesTheChoices) {
   FakeHub hub([](const std::string&) { return std::vector<std::string>{}; });
-  const Result result = gantryctl(hub, {"get", "clusters", "-o", "yaml"});
+  const Result result = gantryctl(hub, {"get", "clusters", "-o", "xml"});
   EXPECT_EQ(result.status, 2);
-  EXPECT_NE(result.err.find("-o: unknown output format \"yaml\" (expected json, table or wide)"),
+  EXPECT_NE(result.err.find(
+                "-o: unknown output format \"xml\" (expected table, wide, json, yaml or name)"),
             std::string::npos)
       << result.err;
   EXPECT_TRUE(hub.requests().empty());
@@ -298,7 +403,7 @@ TEST(Wait, ReachedPhaseExits0) {
   FakeHub hub(testing::always_reply(job_in_phase("Running")));
   const Result result = gantryctl(hub, {"wait", "job", "j1", "--for", "phase=Running"});
   EXPECT_EQ(result.status, 0) << result.err;
-  EXPECT_EQ(result.out, "job j1 reached phase Running\n");
+  EXPECT_EQ(result.out, "job/j1 reached phase Running\n");
 }
 
 TEST(Wait, KeepsAskingUntilThePhaseIsReached) {
@@ -319,7 +424,7 @@ TEST(Wait, DifferentTerminalPhaseExits1Early) {
   const Result result = gantryctl(hub, {"wait", "job", "j1", "--for", "phase=Completed"});
   EXPECT_EQ(result.status, 1);
   EXPECT_EQ(result.err,
-            "job j1 ended in phase Failed (waited for Completed): worker-3 exited 137\n");
+            "job/j1 ended in phase Failed (waited for Completed): worker-3 exited 137\n");
   EXPECT_EQ(hub.requests().size(), 1u);
 }
 
@@ -384,6 +489,21 @@ TEST(LocalCommands, HelpForOneCommandAndDashDashVersion) {
   std::ostringstream unknown;
   EXPECT_EQ(run_gantryctl({"help", "nope"}, nowhere, in, unknown, err), 2);
   EXPECT_NE(err.str().find("help: unknown command \"nope\""), std::string::npos) << err.str();
+}
+
+// Every phase --for accepts is one the help names (it listed six of ten).
+TEST(LocalCommands, WaitsHelpNamesEveryPhaseItAccepts) {
+  std::istringstream in;
+  std::ostringstream out, err;
+  Environment nowhere;
+  nowhere.hub = "tcp://127.0.0.1:1";
+  nowhere.home = "/nonexistent";
+  EXPECT_EQ(run_gantryctl({"help", "wait"}, nowhere, in, out, err), 0);
+  for (const char* phase : {"Pending", "Running", "Restarting", "Completing", "Aborting",
+                            "Terminating", "Completed", "Failed", "Aborted", "Terminated"}) {
+    EXPECT_NE(out.str().find(phase), std::string::npos) << phase << " in\n" << out.str();
+    EXPECT_EQ(canonical_job_phase("--for", phase), phase);
+  }
 }
 
 TEST(LocalCommands, VersionAndHelpNeedNoHub) {

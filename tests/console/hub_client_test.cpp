@@ -92,6 +92,34 @@ TEST(HubClient, HubThatNeverAnswersIsATimeoutNamingTheHub) {
   EXPECT_EQ(hub.requests().size(), 1u);  // the request did arrive
 }
 
+// kubectl's "the connection to the server ... was refused": an address where
+// nothing listens is told apart from a hub that is there but silent (above).
+TEST(HubClient, AnAddressWhereNothingListensIsNamedAsSuch) {
+  const std::string nobody = "tcp://127.0.0.1:" + std::to_string(support::free_loopback_port());
+  HubClient client(nobody, milliseconds(300), std::nullopt);
+  try {
+    client.call<protocol::ListReply>(protocol::ListRequest{"jobs"});
+    ADD_FAILURE() << "nothing listens, yet a reply came";
+  } catch (const HubUnavailable& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "hub at " + nobody +
+                  " did not answer within 300ms: could not connect (nothing listens there, or "
+                  "it cannot be reached); is the hub running, and is --hub (or GANTRY_HUB) "
+                  "right?");
+  }
+}
+
+TEST(HubClient, ASilentHubIsNotReportedAsUnreachable) {
+  FakeHub hub([](const std::string&) { return std::vector<std::string>{}; });
+  HubClient client(hub.endpoint(), milliseconds(300), hub.client_keys());
+  try {
+    client.call<protocol::ListReply>(protocol::ListRequest{"jobs"});
+    ADD_FAILURE() << "a silent hub produced a reply";
+  } catch (const HubUnavailable& e) {
+    EXPECT_EQ(std::string(e.what()).find("could not connect"), std::string::npos) << e.what();
+  }
+}
+
 TEST(HubClient, ErrorReplyIsARefusalWithTheHubsMessage) {
   FakeHub hub(testing::always_reply(protocol::ErrorReply{"bad_payload", "ListRequest: bad kind"}));
   HubClient client(hub.endpoint(), milliseconds(10000), hub.client_keys());

@@ -54,4 +54,20 @@ TEST(GpuResources, AreRecognisedAcrossVendorsAndSummed) {
 }
 
 }  // namespace
+// One style per resource in every view: a capacity reads as written (get
+// clusters said 2304Gi, get queues 2.3Ti, describe queue 2288Gi of one pool).
+TEST(ReadableQuantity, IsTheExactQuantityWhileShortAndRoundedOnlyWhenNot) {
+  constexpr std::int64_t kGi = 1024LL * 1024 * 1024 * 1000;
+  EXPECT_EQ(format_quantity_readable("memory", 2304 * kGi), "2304Gi");
+  EXPECT_EQ(format_quantity_readable("memory", 2288 * kGi), "2288Gi");
+  EXPECT_EQ(format_quantity_readable("memory", 10240 * kGi), "10Ti");
+  EXPECT_EQ(format_quantity_readable("memory", 10000 * kGi), "9.8Ti");
+  EXPECT_EQ(format_quantity_readable("cpu", 1500), "1500m");
+  EXPECT_EQ(format_quantity_readable("cpu", 288000), "288");
+  EXPECT_EQ(format_quantity_readable("cpu", 12500), "12.5");
+  EXPECT_EQ(format_quantity_readable("nvidia.com/gpu/A100", 3200), "3.2");
+  EXPECT_EQ(format_usage("memory", {{"memory", 2288 * kGi}}, {{"memory", 2304 * kGi}}),
+            "2288Gi/2304Gi");
+}
+
 }  // namespace gantry::console

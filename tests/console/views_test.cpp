@@ -167,9 +167,9 @@ TEST(ClusterViews, TableShowsAllocatedOverCapacity) {
   protocol::ClusterInfo west;
   west.name = "west";
   EXPECT_EQ(render_clusters_table({east(), west}),
-            "NAME   STATUS     NODES   GPU(alloc/cap)   CPU          MEMORY\n"
-            "east   Ready      4       8/32             12500m/256   128Gi/2Ti\n"
-            "west   NotReady   0       0/0              0/0          0/0\n");
+            "NAME   STATUS     NODES   GPU(alloc/cap)   CPU        MEMORY\n"
+            "east   Ready      4       8/32             12.5/256   128Gi/2Ti\n"
+            "west   NotReady   0       0/0              0/0        0/0\n");
 }
 
 TEST(ClusterViews, StatusNamesReadinessAndCordon) {

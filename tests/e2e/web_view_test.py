@@ -1,10 +1,14 @@
 """Acceptance (issue 30, the page): headless Chromium (Debian's) logs in to a real hub's web
-view with the hub's token, sees the agent's cluster, the queue and the jobs, follows a job's
-phase change as the hub streams it (no reload), shows that job's events, and leaves a screenshot
-in the test's output directory (GANTRY_TEST_OUTPUT_DIR). Without the token the page is refused."""
+view with the one-time URL `gantryctl web` prints for a viewer key, sees the agent's cluster, the
+queue and the jobs, follows a job's phase change as the hub streams it (no reload), shows that
+job's events, and leaves a screenshot in the test's output directory (GANTRY_TEST_OUTPUT_DIR).
+Without a login the page is refused; a login URL works once; a login is audited, never its
+ticket; a key taken out of access.yaml is logged out of the open page; log out ends a session."""
 
+import http.client
 import json
 import os
+import urllib.parse
 import unittest
 import urllib.error
 import urllib.request
@@ -29,6 +33,30 @@ class TheWebViewFollowsTheHub(unittest.TestCase):
         self.marks = os.path.join(self.gantry.workdir, "marks")
         os.makedirs(self.marks)
         os.chmod(self.marks, 0o777)
+        self.gantry.keys.add_admin("ann", "viewer")
+        self.gantry.reload_access()
+
+    def login_url(self, *args, key="ann"):
+        """The URL gantryctl web prints for `key`: alone on stdout."""
+        result = self.gantry.ctl("web", *args, key=key)
+        self.assertIn(f'it logs a browser in once, as key "{key}"', result.stderr)
+        (url,) = result.stdout.splitlines()
+        self.assertTrue(url.startswith(f"{self.url}/login?ticket="), url)
+        return url
+
+    def status_of(self, url):
+        """The status of GET `url`, redirects not followed."""
+        parts = urllib.parse.urlsplit(url)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+        try:
+            connection.request("GET", f"{parts.path}?{parts.query}" if parts.query else parts.path)
+            return connection.getresponse().status
+        finally:
+            connection.close()
+
+    def audit(self):
+        with open(os.path.join(self.gantry.state_dir, "audit.log")) as f:
+            return f.read()
 
     def status_without_token(self, path):
         try:
@@ -70,9 +98,12 @@ class TheWebViewFollowsTheHub(unittest.TestCase):
 
         self.browser = Chromium(self.gantry.workdir)
         self.addCleanup(self.browser.close)
-        self.browser.navigate(f"{self.url}/login?token={self.token}")
+        self.assertEqual(self.status_of(f"{self.url}/login?token={self.token}"), 401,
+                         "the scrape token is no login")
+        self.browser.navigate(self.login_url())
         self.assertEqual(self.dom("location.pathname"), "/", "the login redirects to the page")
         self.await_dom("document.getElementById('live').textContent", "live", "the event stream to open")
+        self.await_dom("document.getElementById('who').textContent", "ann (viewer)", "who is logged in")
 
         # What gantryctl shows, the page shows.
         (cluster,) = self.gantry.get("clusters")
@@ -137,6 +168,46 @@ class TheWebViewFollowsTheHub(unittest.TestCase):
         self.browser.screenshot(os.path.join(OUTPUT_DIR, "web_view_overview.png"))
         with open(screenshot, "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", "a PNG screenshot")
+
+    def test_a_login_works_once_is_audited_and_ends_with_its_key_or_on_log_out(self):
+        self.gantry.submit(job_yaml("hello", [("worker", 1, {"cpu": 1}, ["true"], None)]))
+        wait_until(lambda: self.gantry.job("hello")["phase"] == "Completed", "hello to complete")
+        self.browser = Chromium(self.gantry.workdir)
+        self.addCleanup(self.browser.close)
+
+        # On the job's page, as --job asks; the URL works once.
+        url = self.login_url("--job", "hello")
+        self.browser.navigate(url)
+        self.await_dom("location.hash", "#/jobs/hello", "the job's page")
+        self.await_dom("document.getElementById('job-phase')?.textContent ?? null", "Completed",
+                       "the job's page to show it")
+        self.assertEqual(self.status_of(url), 401, "a login URL used once")
+        ticket = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["ticket"][0]
+        audit = self.audit()
+        self.assertNotIn(ticket, audit, "the audit log never holds a ticket")
+        lines = [json.loads(line) for line in audit.splitlines()]
+        ann = [(line["action"], line["kind"], line["result"]) for line in lines if line["key"] == "ann"]
+        self.assertEqual(ann, [("ticket", "web", "ok"), ("login", "web", "ok")])
+
+        # ann is taken out of access.yaml: the open page's stream ends at its next write
+        # (a change here), and the page says it is logged out; its cookie opens nothing.
+        self.await_dom("document.getElementById('live').textContent", "live", "the event stream to open")
+        self.gantry.keys.remove("ann")
+        self.gantry.reload_access()
+        self.gantry.submit(job_yaml("after", [("worker", 1, {"cpu": 1}, ["true"], None)]))
+        self.await_dom("document.getElementById('live').textContent", "logged out",
+                       "the page to say it is logged out")
+        self.assertFalse(self.dom("document.getElementById('logged-out').hidden"))
+        self.assertEqual(self.dom("fetch('/api/overview').then(r => r.status)"), 401)
+        self.assertEqual(self.gantry.ctl("web", key="ann", check=False).returncode, 2,
+                         "the hub no longer lets ann's key in")
+
+        # Another key logs in, and out with the page's button.
+        self.browser.navigate(self.login_url(key="gantryctl"))
+        self.await_dom("document.getElementById('who').textContent", "gantryctl (admin)", "who is logged in")
+        self.dom("document.getElementById('logout').click()")
+        self.await_dom("document.getElementById('live').textContent", "logged out", "the log out")
+        self.assertEqual(self.dom("fetch('/api/overview').then(r => r.status)"), 401)
 
 
 if __name__ == "__main__":

@@ -357,6 +357,15 @@ inline LogsStop sample<LogsStop>() {
   return LogsStop{42};
 }
 template <>
+inline WebLoginRequest sample<WebLoginRequest>() {
+  return WebLoginRequest{"llm-pretrain"};
+}
+template <>
+inline WebLoginReply sample<WebLoginReply>() {
+  return WebLoginReply{true, "the hub serves no web view", "https://hub:7802/login?ticket=ab12",
+                       "alice", 60000};
+}
+template <>
 inline AdminResult sample<AdminResult>() {
   return AdminResult{true, "queue research configured", "spec.weight: must be 1..65535"};
 }

@@ -72,6 +72,8 @@ const std::vector<ExpectedMessage> kMessages = {
     {"LogsRequest", 111, {"job", "task", "replica", "follow", "tail_lines", "stream"}},
     {"LogsChunk", 112, {"stream", "data", "end", "error"}},
     {"LogsStop", 113, {"stream"}},
+    {"WebLoginRequest", 114, {"job"}},
+    {"WebLoginReply", 115, {"ok", "error", "url", "key", "valid_ms"}},
 };
 
 Keys map_keys(const std::string& payload) {
@@ -219,13 +221,13 @@ static_assert(std::is_same_v<MessagesSentIn<Direction::kAgentToHub>,
 static_assert(std::is_same_v<MessagesSentIn<Direction::kHubToAgent>,
                              MessageList<Welcome, Heartbeat, Cancel, ErrorReply, Prepare, Commit,
                                          Abort, Resize, LogsRequest, LogsStop>>);
-static_assert(
-    std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
-                   MessageList<SubmitJobRequest, ListRequest, DescribeRequest, CancelRequest,
-                               ApplyRequest, DeleteRequest, ClusterActionRequest, LogsRequest>>);
+static_assert(std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
+                             MessageList<SubmitJobRequest, ListRequest, DescribeRequest,
+                                         CancelRequest, ApplyRequest, DeleteRequest,
+                                         ClusterActionRequest, LogsRequest, WebLoginRequest>>);
 static_assert(std::is_same_v<MessagesSentIn<Direction::kHubToConsole>,
                              MessageList<ErrorReply, SubmitJobReply, ListReply, DescribeReply,
-                                         AdminResult, LogsChunk>>);
+                                         AdminResult, LogsChunk, WebLoginReply>>);
 static_assert(std::is_same_v<MessagesSentIn<Direction::kNodeToCluster>, MessageList<NodeReport>>);
 
 }  // namespace

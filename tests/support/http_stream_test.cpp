@@ -152,5 +152,23 @@ TEST(HttpStream, AClientThatLeavesEndsItsStreamAndFreesItsPlace) {
   EXPECT_NE(next.read_until("data: next"), "");
 }
 
+TEST(HttpStream, TheSenderClosesAStreamAfterWhatItSentAndFreesItsPlace) {
+  StreamServer server(1);
+  RawClient client(server.server().port(), "/stream");
+  const auto stream = server.next_stream();
+  ASSERT_TRUE(stream->send("data: last words\n\n"));
+  stream->close();
+  EXPECT_FALSE(stream->send("data: too late\n\n"));
+  const std::string received = client.read_until("\r\n0\r\n\r\n");  // the last chunk
+  EXPECT_NE(received.find("data: last words"), std::string::npos) << received;
+  EXPECT_EQ(received.find("too late"), std::string::npos) << received;
+  EXPECT_TRUE(client.ends());
+  EXPECT_EQ(server.server().open_streams(), 0u);
+  stream->close();  // again: nothing
+  RawClient next(server.server().port(), "/stream");
+  EXPECT_TRUE(server.next_stream()->send("data: next\n\n"));
+  EXPECT_NE(next.read_until("data: next"), "");
+}
+
 }  // namespace
 }  // namespace gantry::support

@@ -24,6 +24,7 @@ class FakeStream : public HttpStream {
     sent_.push_back(std::move(text));
     return true;
   }
+  void close() override { end(); }
   std::vector<std::string> sent() {
     const std::lock_guard lock(mutex_);
     return sent_;
