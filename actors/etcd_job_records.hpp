@@ -20,7 +20,7 @@
 #pragma once
 
 #include <cstdint>
-#include <msgpack.hpp>
+#include "protocol/wire_codec.hpp"  // msgpack, and the encoding of wire structs
 #include <string>
 #include <string_view>
 

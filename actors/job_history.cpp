@@ -1,6 +1,6 @@
 #include "actors/job_history.hpp"
 
-#include <msgpack.hpp>
+#include "protocol/wire_codec.hpp"  // msgpack, and the encoding of wire structs
 
 namespace gantry::actors {
 

@@ -1,7 +1,7 @@
 #include "actors/list_watch.hpp"
 
 #include <algorithm>
-#include <msgpack.hpp>
+#include "protocol/wire_codec.hpp"  // msgpack, and the encoding of wire structs
 
 #include "actors/core_views.hpp"
 #include "hub/scheduler.hpp"

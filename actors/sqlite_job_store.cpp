@@ -6,7 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
-#include <msgpack.hpp>
+#include "protocol/wire_codec.hpp"  // msgpack, and the encoding of wire structs
 #include <random>
 #include <stdexcept>
 #include <system_error>

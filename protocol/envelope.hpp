@@ -12,6 +12,7 @@
 
 #include "protocol/message_types.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/wire_codec.hpp"
 
 namespace gantry::protocol {
 

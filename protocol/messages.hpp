@@ -18,7 +18,6 @@
 
 #include <cstdint>
 #include <map>
-#include <msgpack.hpp>
 #include <string>
 #include <vector>
 

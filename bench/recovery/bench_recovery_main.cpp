@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <msgpack.hpp>
+#include "protocol/wire_codec.hpp"  // msgpack, and the encoding of wire structs
 #include <sstream>
 #include <string>
 #include <thread>

@@ -2,7 +2,7 @@
 // SQLite store in a state directory and the etcd store on a real etcd.
 #include <gtest/gtest.h>
 
-#include <msgpack.hpp>
+#include "protocol/wire_codec.hpp"  // msgpack, and the encoding of wire structs
 #include <set>
 
 #include "actors/job_history.hpp"
