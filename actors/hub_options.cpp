@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "actors/duration_text.hpp"
 #include "actors/etcd_job_store.hpp"
 #include "config/command_line.hpp"
 #include "config/http_endpoint_flags.hpp"
@@ -206,9 +205,8 @@ void define_security(CLI::App& app, HubOptions& options) {
       "who may connect: agents' keys bound to their clusters, gantryctl\n"
       "keys with a role (default STATE/access.yaml; reread on SIGHUP)")
       ->type_name("FILE");
-  cl::add_read<std::filesystem::path>(
-      app, "--audit-log", options.audit_log, cl::path,
-      "one JSON line per admin action (default STATE/audit.log)")
+  cl::add_read<std::filesystem::path>(app, "--audit-log", options.audit_log, cl::path,
+                                      "one JSON line per admin action (default STATE/audit.log)")
       ->type_name("FILE");
   cl::add_read<std::int64_t>(
       app, "--max-frame-bytes", options.max_frame_bytes,
@@ -350,8 +348,8 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "again (default: heartbeat x liveness)")
       ->type_name("N");
   cl::add_read<hub::PlacementPolicy>(app, "--placement", scheduling.placement, placement,
-                            "default placement policy: " + hub::placement_policy_names() +
-                                "\n(default binpack; a queue may name its own)")
+                                     "default placement policy: " + hub::placement_policy_names() +
+                                         "\n(default binpack; a queue may name its own)")
       ->type_name("POLICY");
   cl::add_read<std::chrono::milliseconds>(app, "--agent-lease", agents.agent_lease, duration,
                                           "an agent silent this long makes its cluster not ready;\n"
@@ -395,10 +393,9 @@ void define(CLI::App& app, HubCommandLine& parsed) {
       "60s with --karmada, where it re-suspends a release Karmada has just\n"
       "applied; else 0: any run may be evicted)")
       ->type_name("DURATION");
-  cl::add_read<hub::TimeMs>(
-      app, "--restart-backoff", scheduling.restart_backoff_ms, duration_ms,
-      "a job a lifecycle policy restarts (RestartJob, ...) is placed again\n"
-      "after this wait, doubled per retry up to 5 min (default 10s)")
+  cl::add_read<hub::TimeMs>(app, "--restart-backoff", scheduling.restart_backoff_ms, duration_ms,
+                            "a job a lifecycle policy restarts (RestartJob, ...) is placed again\n"
+                            "after this wait, doubled per retry up to 5 min (default 10s)")
       ->type_name("DURATION");
   cl::add_read<std::chrono::milliseconds>(
       app, "--keep-finished", settings.keep_finished, run_age,
@@ -423,26 +420,28 @@ HubCommandLine parse_hub_command_line(const std::vector<std::string>& args) {
   // A cluster is not ready before it is lost, never the other way round.
   if (agents.lost_grace < agents.agent_lease)
     throw std::invalid_argument("--lost-grace: must be at least --agent-lease (" +
-                                duration_text(agents.agent_lease.count()) + ") (got \"" +
-                                duration_text(agents.lost_grace.count()) + "\")");
+                                hub::format_duration(agents.agent_lease.count()) + ") (got \"" +
+                                hub::format_duration(agents.lost_grace.count()) + "\")");
   // Agents fence their runs after the lease: that must be over before the
   // hub places their jobs again (protocol/lease_timing.hpp).
   if (const std::string why = protocol::why_fence_unsafe(agents.agent_lease, agents.lost_grace);
       !why.empty())
     throw std::invalid_argument("--lost-grace: " + why + " (got \"" +
-                                duration_text(agents.lost_grace.count()) + "\")");
+                                hub::format_duration(agents.lost_grace.count()) + "\")");
   // Agents are told their fence timeout in heartbeats: at least one.
   if (const auto fence = protocol::fence_timeout(agents.lost_grace);
       agents.heartbeat_interval > fence)
     throw std::invalid_argument("--heartbeat-ms: must be at most the agents' fence timeout (" +
-                                duration_text(fence.count()) + ", from --lost-grace) (got \"" +
-                                duration_text(agents.heartbeat_interval.count()) + "\")");
+                                hub::format_duration(fence.count()) +
+                                ", from --lost-grace) (got \"" +
+                                hub::format_duration(agents.heartbeat_interval.count()) + "\")");
   // An agent says something every heartbeat: a shorter idle timeout would
   // close healthy agents' connections.
   if (options.idle_timeout <= 2 * agents.heartbeat_interval)
     throw std::invalid_argument("--idle-timeout: must be longer than twice --heartbeat-ms (" +
-                                duration_text(agents.heartbeat_interval.count()) + ") (got \"" +
-                                duration_text(options.idle_timeout.count()) + "\")");
+                                hub::format_duration(agents.heartbeat_interval.count()) +
+                                ") (got \"" + hub::format_duration(options.idle_timeout.count()) +
+                                "\")");
   const KarmadaOptions& karmada = parsed.karmada;
   parsed.options.settings.scheduling.min_runtime_ms =
       parsed.min_runtime

@@ -11,8 +11,8 @@
 #include "actors/admin_answer.hpp"
 #include "actors/agent_sessions.hpp"
 #include "actors/dispatch_tracker.hpp"
-#include "actors/duration_text.hpp"
 #include "actors/log_relay.hpp"
+#include "hub/duration.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/lease_timing.hpp"
 #include "support/log_fields.hpp"
@@ -140,8 +140,8 @@ class Registry {
 
   void on_heartbeat(const ReplyTo& from) {
     if (const AgentSessions::Session* session = touch(from)) {
-      sink_.send(agent_frame(from.peer, protocol::Heartbeat{session->cluster, hub_epoch_},
-                             from.seq));
+      sink_.send(
+          agent_frame(from.peer, protocol::Heartbeat{session->cluster, hub_epoch_}, from.seq));
     }
   }
 
@@ -201,13 +201,13 @@ class Registry {
     for (const AgentSessions::Session& silent : expired.silent) {
       const support::LogScope log_scope({.cluster = silent.cluster});
       spdlog::warn("cluster {}: nothing heard for {} ms (lease {}): not ready", silent.cluster,
-                   now - silent.last_seen_ms, duration_text(settings_.agent_lease.count()));
+                   now - silent.last_seen_ms, hub::format_duration(settings_.agent_lease.count()));
       self_->send(scheduler_, silent_atom_v, silent.cluster);
     }
     for (const AgentSessions::Session& lost : expired.lost) {
       const support::LogScope log_scope({.cluster = lost.cluster});
       spdlog::warn("cluster {}: nothing heard for {} ms (lost grace {}): lost", lost.cluster,
-                   now - lost.last_seen_ms, duration_text(settings_.lost_grace.count()));
+                   now - lost.last_seen_ms, hub::format_duration(settings_.lost_grace.count()));
       self_->send(dispatcher_, peer_atom_v, lost.cluster, std::string());
       self_->send(scheduler_, lost_atom_v, lost.cluster);
     }
@@ -230,9 +230,8 @@ struct RegistryState {
 };
 
 caf::behavior registry_actor(caf::stateful_actor<RegistryState>* self, OutboundSink* sink,
-                             Clock clock, AgentSessionSettings settings,
-                             std::uint64_t hub_epoch, caf::actor scheduler,
-                             caf::actor dispatcher) {
+                             Clock clock, AgentSessionSettings settings, std::uint64_t hub_epoch,
+                             caf::actor scheduler, caf::actor dispatcher) {
   self->state.registry =
       std::make_unique<Registry>(self, *sink, std::move(clock), settings, hub_epoch,
                                  std::move(scheduler), std::move(dispatcher));
@@ -392,10 +391,11 @@ class Dispatcher {
     expire_log_streams(now);
     std::vector<OutboundFrame> frames;
     for (DispatchTracker::Awaiting& late : tracker_.overdue(now)) {
-      const std::string reason =
-          late.phase == DispatchTracker::Phase::kPrepare
-              ? "agent did not answer the prepare within " + duration_text(answer_timeout_.count())
-              : "agent did not confirm the commit within " + duration_text(answer_timeout_.count());
+      const std::string reason = late.phase == DispatchTracker::Phase::kPrepare
+                                     ? "agent did not answer the prepare within " +
+                                           hub::format_duration(answer_timeout_.count())
+                                     : "agent did not confirm the commit within " +
+                                           hub::format_duration(answer_timeout_.count());
       if (const std::string* peer = tracker_.peer_of(late.cluster))
         frames.push_back(agent_frame(*peer, protocol::Abort{late.id, late.job, late.part, reason}));
       reject(late.cluster, late.id, late.job, late.part, reason);

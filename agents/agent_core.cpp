@@ -9,9 +9,9 @@
 #include "agents/dispatch_gang.hpp"
 #include "agents/job_plugins.hpp"
 #include "agents/task_dependencies.hpp"
+#include "hub/duration.hpp"
 #include "hub/field_error.hpp"
 #include "hub/job_request.hpp"
-#include "hub/time_limit.hpp"
 
 namespace gantry::agents {
 

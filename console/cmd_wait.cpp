@@ -4,8 +4,8 @@
 #include "console/command_line.hpp"
 #include "console/command_table.hpp"
 #include "console/commands.hpp"
-#include "console/duration.hpp"
 #include "console/job_phase.hpp"
+#include "hub/duration.hpp"
 
 namespace gantry::console {
 
@@ -78,7 +78,7 @@ int run_wait(CommandContext& context) {
     }
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) {
-      context.err << "timed out after " << format_duration(invocation.wait_timeout)
+      context.err << "timed out after " << hub::format_duration(invocation.wait_timeout.count())
                   << " waiting for " << job << " to reach phase " << invocation.wait_phase
                   << "; last seen phase: " << phase << "\n";
       return kExitFailed;

@@ -6,7 +6,7 @@
 #include "console/command_line.hpp"
 #include "console/command_table.hpp"
 #include "console/commands.hpp"
-#include "console/duration.hpp"
+#include "hub/duration.hpp"
 
 namespace gantry::console {
 
@@ -30,7 +30,7 @@ int run_web(CommandContext& context) {
   if (reply.valid_ms == 0) {
     context.err << "the hub runs --insecure: its web view needs no login\n";
   } else {
-    context.err << "open it within " << format_duration(std::chrono::milliseconds(reply.valid_ms))
+    context.err << "open it within " << hub::format_duration(reply.valid_ms)
                 << ": it logs a browser in once, as key \"" << reply.key << "\"\n";
   }
   return kExitOk;

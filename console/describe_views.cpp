@@ -12,8 +12,8 @@
 #include "console/queue_views.hpp"
 #include "console/table.hpp"
 #include "console/units.hpp"
+#include "hub/duration.hpp"
 #include "hub/quantity.hpp"
-#include "hub/time_limit.hpp"
 
 namespace gantry::console {
 
@@ -158,7 +158,7 @@ std::string render_job_description(const protocol::DescribeReply& reply, std::in
       {"Requeues", std::to_string(job.requeues)},
       {"Retries", std::to_string(job.retries) + "/" + std::to_string(spec.max_retry)},
       {"Last Event", format_last_event(job)},
-      {"Last Action", job.last_event.empty() ? "<none>"
+      {"Last Action", job.last_event.empty()    ? "<none>"
                       : job.last_action.empty() ? "none (default behaviour)"
                                                 : job.last_action},
       {"Requests", format_resources(job.requests, ", ")},

@@ -5,7 +5,7 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "console/duration.hpp"
+#include "hub/duration.hpp"
 #include "support/comma_list.hpp"
 
 namespace gantry::console {
@@ -122,7 +122,7 @@ void HubClient::send(const std::string& frame) {
     return;
   if (several_hubs_)
     throw HubUnavailable("none of the hubs at " + endpoint_ + " answered within " +
-                         format_duration(timeout_));
+                         hub::format_duration(timeout_.count()));
   throw HubUnavailable("cannot queue a request for hub at " + endpoint_);
 }
 
@@ -193,7 +193,8 @@ bool HubClient::follow_leader(const protocol::ErrorReply& refusal) {
 // "the connection to the server ... was refused") is told apart from one that
 // took the connection and said nothing.
 HubUnavailable HubClient::silent_hub(std::chrono::milliseconds timeout) const {
-  std::string why = "hub at " + endpoint_ + " did not answer within " + format_duration(timeout);
+  std::string why =
+      "hub at " + endpoint_ + " did not answer within " + hub::format_duration(timeout.count());
   if (socket_->refused_connection)
     return HubUnavailable(why +
                           ": could not connect (nothing listens there, or it cannot be "

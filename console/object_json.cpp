@@ -1,6 +1,6 @@
 #include "console/object_json.hpp"
 
-#include "hub/time_limit.hpp"
+#include "hub/duration.hpp"
 
 namespace gantry::console {
 

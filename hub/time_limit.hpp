@@ -20,7 +20,4 @@ inline constexpr const char* kMaxTimeLimitAnnotation = "gantry.io/max-time-limit
 std::int64_t resolve_time_limit(std::int64_t requested_ms, const QueueSpec& queue,
                                 const std::string& field = {});
 
-// "1h30m", "45s", "250ms": the shortest text parse_duration_ms reads back.
-std::string format_duration(std::int64_t ms);
-
 }  // namespace gantry::hub

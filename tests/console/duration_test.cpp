@@ -36,12 +36,24 @@ TEST(ParseDuration, RefusesBadTextNamingIt) {
   }
 }
 
-TEST(FormatDuration, IsTheShortHumanForm) {
-  EXPECT_EQ(format_duration(milliseconds(5000)), "5s");
-  EXPECT_EQ(format_duration(milliseconds(500)), "500ms");
-  EXPECT_EQ(format_duration(milliseconds(1500)), "1.5s");
-  EXPECT_EQ(format_duration(milliseconds(90000)), "1m30s");
-  EXPECT_EQ(format_duration(milliseconds(7200000)), "2h");
+TEST(ParseDuration, TakesDaysAndRefusesMoreThanACenturyShowingExamples) {
+  EXPECT_EQ(parse_duration("7d"), milliseconds(7 * 86'400'000LL));
+  try {
+    parse_duration("36501d");
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(
+        e.what(),
+        "invalid duration \"36501d\": more than a century (use e.g. 30s, 2m, 500ms, 1h30m, 7d)");
+  }
+  try {
+    parse_duration("5x");
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "invalid duration \"5x\": the unit must be ms, s, m, h or d (use e.g. 30s, 2m, "
+                 "500ms, 1h30m, 7d)");
+  }
 }
 
 TEST(FormatAge, FollowsKubectlGranularity) {

@@ -6,6 +6,7 @@
 #include <queue>
 #include <random>
 
+#include "hub/duration.hpp"
 #include "hub/field_error.hpp"
 #include "hub/runtime_estimate.hpp"
 #include "hub/time_limit.hpp"
@@ -374,12 +375,6 @@ TEST(TimeLimitTest, LimitAboveTheQueueMaximumIsRefusedNamingTheAnnotation) {
     EXPECT_EQ(e.value(), "1h30m");
     EXPECT_NE(std::string(e.what()).find("at most 1h"), std::string::npos) << e.what();
   }
-}
-
-TEST(TimeLimitTest, FormatDurationReadsBackAsTheSameDuration) {
-  EXPECT_EQ(format_duration(5'400'000), "1h30m");
-  EXPECT_EQ(format_duration(45'250), "45s250ms");
-  EXPECT_EQ(format_duration(0), "0s");
 }
 
 // ------------------------------------------------------------------ property

@@ -44,5 +44,37 @@ TEST(DurationTest, ADurationTooLongForMillisecondsIsRefusedNotWrapped) {
   EXPECT_GT(parse_duration_ms("2555555555555h"), 0) << "just under the 64-bit limit still reads";
 }
 
+TEST(DurationTest, DaysAreReadOnlyWhereAskedFor) {
+  EXPECT_EQ(parse_duration_ms("7d", DurationUnits::kGoAndDays), 7 * 86'400'000);
+  EXPECT_EQ(parse_duration_ms("1d12h", DurationUnits::kGoAndDays), 36 * 3'600'000);
+  try {
+    parse_duration_ms("3w", DurationUnits::kGoAndDays);
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "invalid duration \"3w\": the unit must be ms, s, m, h or d");
+  }
+}
+
+TEST(DurationTest, TheWriterIsShortAndHuman) {
+  EXPECT_EQ(format_duration(0), "0s");
+  EXPECT_EQ(format_duration(-5), "0s");
+  EXPECT_EQ(format_duration(500), "500ms");
+  EXPECT_EQ(format_duration(1500), "1.5s");
+  EXPECT_EQ(format_duration(45'250), "45.25s");
+  EXPECT_EQ(format_duration(90'000), "1m30s");
+  EXPECT_EQ(format_duration(5'400'000), "1h30m");
+  EXPECT_EQ(format_duration(7'200'000), "2h");
+  EXPECT_EQ(format_duration(3'723'004), "1h2m3.004s");
+}
+
+TEST(DurationTest, WhatTheWriterWritesTheReaderReadsBackExactly) {
+  for (const std::int64_t ms :
+       {1LL, 999LL, 1000LL, 1001LL, 59'999LL, 60'000LL, 61'010LL, 3'599'999LL, 3'600'000LL,
+        3'600'001LL, 86'400'000LL, 123'456'789LL}) {
+    SCOPED_TRACE(ms);
+    EXPECT_EQ(parse_duration_ms(format_duration(ms)), ms) << format_duration(ms);
+  }
+}
+
 }  // namespace
 }  // namespace gantry::hub
