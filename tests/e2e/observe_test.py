@@ -95,6 +95,13 @@ class Observe(unittest.TestCase):
                   f"while [ ! -e {release} ]; do sleep 0.05; done; echo last line; echo oops >&2")
         self.gantry.submit(job_yaml("talker", [("worker", 2, {"cpu": 1}, ["sh", "-c", script], None)]))
         wait_until(lambda: self.phase("talker") == "Running", "talker to run")
+        # Running says the gang has started, not that this replica's shell has
+        # written yet: until then the agent answers "has not written a log
+        # yet" (as kubectl logs does for a container still waiting), so the
+        # follow starts once the replica has something to show.
+        wait_until(lambda: "line 1" in self.gantry.ctl("logs", "job", "talker", "--replica", "1",
+                                                     check=False).stdout,
+                   "replica 1 to write its first line")
 
         follow = Streamed(self.gantry, "logs", "job", "talker", "--replica", "1", "-f")
         self.addCleanup(follow.stop)
