@@ -1,6 +1,7 @@
 // Why a job is pending: computed as numbers on a failed placement (no
 // allocation), rendered as text only when asked.
 #include <algorithm>
+#include <array>
 
 #include "hub/cluster_filters.hpp"
 #include "hub/quantity.hpp"
@@ -52,41 +53,93 @@ std::string no_eligible_cluster(const std::vector<ClusterState>& clusters, const
 
 }  // namespace
 
+namespace {
+
+// The resource a reason names: the one most of the eligible clusters are
+// short of (ties: GPUs, else the first by resource id), so one reason
+// compares clusters in one unit and does not change with the order the
+// clusters joined in.
+class ShortfallTally {
+ public:
+  void add(const ResourceVector& need, const ResourceVector& have) {
+    const ResourceId r = short_resource(need, have);
+    if (need.get(r) > have.get(r)) ++count_[r];
+  }
+  ResourceId most_short() const {
+    ResourceId best = kGpu;
+    for (ResourceId r = 0; r < kMaxResources; ++r)
+      if (count_[r] > count_[best]) best = r;
+    return best;
+  }
+
+ private:
+  std::array<std::size_t, kMaxResources> count_{};
+};
+
+// Of the eligible clusters short of `resource` in `amount` (allocatable or
+// free), or of all eligible ones when none is, the one with the most of it;
+// ties to the first by name, not by joining order.
+template <class Amount>
+ClusterIndex most_of(const std::vector<ClusterState>& clusters, const Job& job, ResourceId resource,
+                     Amount amount) {
+  const std::int64_t needed = job.minimum.get(resource);
+  bool any_short = false;
+  for (ClusterIndex c = 0; c < clusters.size(); ++c)
+    if (PlacementPolicy::eligible(clusters[c], c, job) &&
+        amount(clusters[c]).get(resource) < needed)
+      any_short = true;
+  ClusterIndex best = kNoCluster;
+  for (ClusterIndex c = 0; c < clusters.size(); ++c) {
+    if (!PlacementPolicy::eligible(clusters[c], c, job)) continue;
+    const std::int64_t here = amount(clusters[c]).get(resource);
+    if (any_short && here >= needed) continue;
+    if (best == kNoCluster) {
+      best = c;
+      continue;
+    }
+    const std::int64_t there = amount(clusters[best]).get(resource);
+    if (here > there || (here == there && clusters[c].name() < clusters[best].name())) best = c;
+  }
+  return best;
+}
+
+const ResourceVector& allocatable_of(const ClusterState& cluster) {
+  return cluster.total_allocatable();
+}
+const ResourceVector& free_of(const ClusterState& cluster) {
+  return cluster.total_free();
+}
+
+}  // namespace
+
 PendingReason SchedulerCore::why_unplaced(const Job& job, const Placement& placement) const {
   PendingReason reason;
   bool any_ready = false;
-  ClusterIndex biggest = kNoCluster;   // most allocatable of the short resource
-  ClusterIndex roomiest = kNoCluster;  // most free of the short resource
   bool fits_some_cluster = false;
+  ShortfallTally short_of_allocatable, short_of_free;
   for (ClusterIndex c = 0; c < clusters_.size(); ++c) {
     const ClusterState& cluster = clusters_[c];
     if (!PlacementPolicy::eligible(cluster, c, job)) continue;
     any_ready = true;
     if (job.minimum.fits_in(cluster.total_allocatable())) fits_some_cluster = true;
-    const ResourceId r = short_resource(job.minimum, cluster.total_allocatable());
-    if (biggest == kNoCluster ||
-        cluster.total_allocatable().get(r) > clusters_[biggest].total_allocatable().get(r))
-      biggest = c;
-    const ResourceId f = short_resource(job.minimum, cluster.total_free());
-    if (roomiest == kNoCluster ||
-        cluster.total_free().get(f) > clusters_[roomiest].total_free().get(f))
-      roomiest = c;
+    short_of_allocatable.add(job.minimum, cluster.total_allocatable());
+    short_of_free.add(job.minimum, cluster.total_free());
   }
   if (!any_ready) {
     const bool restricted = !job.allowed_clusters.empty() || job.cluster_selector() != nullptr;
     reason.kind = restricted ? Kind::kNoAllowedCluster : Kind::kNoReadyCluster;
   } else if (!fits_some_cluster) {
     reason.kind = Kind::kExceedsEveryCluster;
-    reason.cluster = biggest;
-    reason.resource = short_resource(job.minimum, clusters_[biggest].total_allocatable());
+    reason.resource = short_of_allocatable.most_short();
+    reason.cluster = most_of(clusters_, job, reason.resource, allocatable_of);
     reason.needed = job.minimum.get(reason.resource);
-    reason.available = clusters_[biggest].total_allocatable().get(reason.resource);
+    reason.available = clusters_[reason.cluster].total_allocatable().get(reason.resource);
   } else if (placement.closest_cluster == kNoCluster) {
     reason.kind = Kind::kInsufficientCapacity;
-    reason.cluster = roomiest;
-    reason.resource = short_resource(job.minimum, clusters_[roomiest].total_free());
+    reason.resource = short_of_free.most_short();
+    reason.cluster = most_of(clusters_, job, reason.resource, free_of);
     reason.needed = job.minimum.get(reason.resource);
-    reason.available = clusters_[roomiest].total_free().get(reason.resource);
+    reason.available = clusters_[reason.cluster].total_free().get(reason.resource);
   } else {
     // A hard topology's placed count is the best one domain held.
     reason.kind = job.gang.topology_hard() ? Kind::kTopologyDoesNotFit : Kind::kGangDoesNotFitNodes;
