@@ -163,6 +163,16 @@ protocol::ClusterInfo cluster_info(const hub::SchedulerCore& core, hub::ClusterI
 
 namespace {
 
+// The resources a queue file names, a declared 0 included.
+protocol::ResourceList declared_list(const hub::ResourceBound& bound) {
+  protocol::ResourceList list;
+  for (std::size_t i = 0; i < hub::kMaxResources; ++i) {
+    const auto id = static_cast<hub::ResourceId>(i);
+    if (bound.has(id)) list[hub::ResourceNames::name(id)] = bound.value.get(id);
+  }
+  return list;
+}
+
 // Drops the components nothing bounds, so "no limit" shows as absent.
 protocol::ResourceList bounded_list(const hub::ResourceVector& vector) {
   protocol::ResourceList list = vector.to_list();
@@ -191,6 +201,7 @@ protocol::QueueInfo queue_info(const hub::SchedulerCore& core, hub::QueueIndex i
   info.share = queue.share;
   info.extend_clusters = queue.spec.extend_clusters;
   info.affinity = queue.spec.affinity;
+  info.declared_deserved = declared_list(queue.spec.deserved);
   return info;
 }
 

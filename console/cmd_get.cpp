@@ -94,7 +94,10 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
     return listing_of(invocation, named(reply.priority_classes, name),
                       render_priority_classes_table, render_priority_classes_json);
   }
-  return listing_of(invocation, named(reply.queues, name), render_queues_table, render_queues_json);
+  const bool wide = invocation.wide;
+  return listing_of(
+      invocation, named(reply.queues, name),
+      [wide](const auto& queues) { return render_queues_table(queues, wide); }, render_queues_json);
 }
 
 void add_get(CLI::App& command, Invocation& invocation) {
@@ -126,8 +129,8 @@ void add_get(CLI::App& command, Invocation& invocation) {
       throw UsageError(std::string("--since: ") + e.what());
     }
   });
-  // As in kubectl, wide is accepted for every kind; jobs and queues have no
-  // extra columns yet and print their table.
+  // As in kubectl, wide is accepted for every kind; those with no extra
+  // columns (all but clusters and queues) print their table.
   add_value_flag(command, "-o,--output", "table|wide|json|yaml|name",
                  [&invocation](const std::string& value) {
                    if (value != "json" && value != "table" && value != "wide" && value != "yaml" &&

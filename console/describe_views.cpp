@@ -195,7 +195,8 @@ std::string render_queue_description(const protocol::QueueInfo& queue) {
   });
   text += "Resources:\n" + render_resource_columns({{"ALLOCATED", &queue.allocated},
                                                     {"PENDING", &queue.pending},
-                                                    {"DESERVED", &queue.deserved},
+                                                    {"DESERVED", &queue.declared_deserved},
+                                                    {"FAIR SHARE", &queue.deserved},
                                                     {"GUARANTEE", &queue.guarantee},
                                                     {"CAPABILITY", &queue.capability}});
   return text;

@@ -105,6 +105,7 @@ Json queue_json(const protocol::QueueInfo& queue) {
         std::pair{"pending", &queue.pending}}) {
     json[key] = resources_json(*resources);
   }
+  json["declaredDeserved"] = resources_json(queue.declared_deserved);
   json["share"] = queue.share;
   json["extendClusters"] = queue.extend_clusters;
   json["affinity"] = queue.affinity;

@@ -1,6 +1,7 @@
 #include "console/queue_views.hpp"
 
 #include <cstdio>
+#include <utility>
 
 #include "console/json_fields.hpp"
 #include "console/object_json.hpp"
@@ -15,24 +16,37 @@ std::string format_share(double share) {
   return text;
 }
 
-std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues) {
-  Table table(
-      {"NAME", "STATE", "WEIGHT", "PENDING", "ALLOCATED", "DESERVED", "CAPABILITY", "SHARE"});
+namespace {
+
+// "-" for none: no capability means nothing caps the queue but the pool, no
+// declared deserved that its share comes from its weight.
+std::string resources_or_dash(const protocol::ResourceList& resources) {
+  return resources.empty() ? "-" : format_resources_readable(resources);
+}
+
+}  // namespace
+
+std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues, bool wide) {
+  std::vector<std::string> header{"NAME",      "STATE",    "WEIGHT",     "PENDING",
+                                  "ALLOCATED", "DESERVED", "CAPABILITY", "SHARE"};
+  if (wide) header.push_back("FAIR SHARE");
+  Table table(std::move(header));
   for (const auto& queue : queues) {
-    // No capability means nothing caps the queue but the pool.
-    const std::string capability =
-        queue.capability.empty() ? "-" : format_resources_readable(queue.capability);
-    table.add_row({queue.name, queue.state, std::to_string(queue.weight),
-                   format_resources_readable(queue.pending),
-                   format_resources_readable(queue.allocated),
-                   format_resources_readable(queue.deserved), capability,
-                   format_share(queue.share)});
+    std::vector<std::string> row{queue.name,
+                                 queue.state,
+                                 std::to_string(queue.weight),
+                                 format_resources_readable(queue.pending),
+                                 format_resources_readable(queue.allocated),
+                                 resources_or_dash(queue.declared_deserved),
+                                 resources_or_dash(queue.capability),
+                                 format_share(queue.share)};
+    if (wide) row.push_back(format_resources_readable(queue.deserved));
+    table.add_row(std::move(row));
   }
   return table.render();
 }
 
-std::string render_priority_classes_table(
-    const std::vector<protocol::PriorityClassInfo>& classes) {
+std::string render_priority_classes_table(const std::vector<protocol::PriorityClassInfo>& classes) {
   Table table({"NAME", "VALUE", "GLOBAL-DEFAULT", "PREEMPTION-POLICY"});
   for (const auto& priority_class : classes)
     table.add_row({priority_class.name, std::to_string(priority_class.value),

@@ -8,8 +8,9 @@
 
 namespace gantry::console {
 
-// NAME STATE WEIGHT PENDING ALLOCATED DESERVED CAPABILITY SHARE.
-std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues);
+// NAME STATE WEIGHT PENDING ALLOCATED DESERVED CAPABILITY SHARE, DESERVED as the
+// queue declares it; wide adds FAIR SHARE, what the hub computes it deserves.
+std::string render_queues_table(const std::vector<protocol::QueueInfo>& queues, bool wide = false);
 std::string render_queues_json(const std::vector<protocol::QueueInfo>& queues);
 
 // NAME VALUE GLOBAL-DEFAULT PREEMPTION-POLICY, as kubectl get priorityclasses.

@@ -655,6 +655,8 @@ struct QueueInfo {
   std::string state;  // Open | Closing | Closed
   bool reclaimable = true;
   ResourceList allocated;
+  // What the hub computes the queue deserves now: its declared deserved
+  // where it has one, else its share by weight of what its parent deserves.
   ResourceList deserved;
   ResourceList capability;
   ResourceList guarantee;
@@ -664,8 +666,11 @@ struct QueueInfo {
   // summary): accepted and shown, not acted on.
   std::vector<std::string> extend_clusters;
   std::string affinity;
+  // spec.deserved as the queue file declares it (empty: none declared).
+  ResourceList declared_deserved;
   GANTRY_WIRE_FIELDS(QueueInfo, name, parent, weight, priority, state, reclaimable, allocated,
-                     deserved, capability, guarantee, pending, share, extend_clusters, affinity);
+                     deserved, capability, guarantee, pending, share, extend_clusters, affinity,
+                     declared_deserved);
 };
 
 // A scheduling.k8s.io/v1 PriorityClass as the hub knows it.

@@ -10,6 +10,7 @@
 
 #include "console/cluster_views.hpp"
 #include "console/describe_views.hpp"
+#include "console/queue_views.hpp"
 
 namespace gantry::console {
 namespace {
@@ -89,10 +90,40 @@ TEST(DocsExamples, DescribeQueueIsWhatGantryctlPrints) {
   research.share = 0.5;
   research.allocated = {{"cpu", 24000}, {"nvidia.com/gpu", 16000}};
   research.pending = {{"nvidia.com/gpu", 8000}};
+  research.declared_deserved = {{"nvidia.com/gpu", 24000}};
   research.deserved = {{"nvidia.com/gpu", 24000}};
   research.capability = {{"nvidia.com/gpu", 32000}};
   EXPECT_EQ(render_queue_description(research),
             documented_output("gantryctl describe queue research"));
+}
+
+// research declares what it deserves; batch declares nothing and gets its
+// share by weight, which only -o wide shows.
+std::vector<protocol::QueueInfo> research_and_batch() {
+  protocol::QueueInfo research;
+  research.name = "research";
+  research.state = "Open";
+  research.weight = 3;
+  research.share = 0.5;
+  research.allocated = {{"cpu", 24000}, {"nvidia.com/gpu", 16000}};
+  research.pending = {{"cpu", 4000}, {"nvidia.com/gpu", 8000}};
+  research.declared_deserved = {{"nvidia.com/gpu", 24000}};
+  research.deserved = {{"cpu", 192000}, {"memory", 1536 * kMilliPerGi}, {"nvidia.com/gpu", 24000}};
+  research.capability = {{"nvidia.com/gpu", 32000}};
+  protocol::QueueInfo batch;
+  batch.name = "batch";
+  batch.state = "Open";
+  batch.weight = 1;
+  batch.share = 0.25;
+  batch.allocated = {{"nvidia.com/gpu", 8000}};
+  batch.deserved = {{"cpu", 64000}, {"memory", 512 * kMilliPerGi}, {"nvidia.com/gpu", 8000}};
+  return {research, batch};
+}
+
+TEST(DocsExamples, GetQueuesIsWhatGantryctlPrints) {
+  EXPECT_EQ(render_queues_table(research_and_batch()), documented_output("gantryctl get queues"));
+  EXPECT_EQ(render_queues_table(research_and_batch(), true),
+            documented_output("gantryctl get queues -o wide"));
 }
 
 protocol::ClusterInfo cluster(const std::string& name, std::int32_t nodes, std::int64_t gpus,

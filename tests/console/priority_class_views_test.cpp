@@ -35,7 +35,7 @@ TEST(ReadableQuantities, QueuesTableShowsNoMilliUnits) {
   queue.name = "light";
   queue.state = "Open";
   queue.deserved = {{"memory", 659706976665600}, {"nvidia.com/gpu", 13333}};
-  const std::string table = render_queues_table({queue});
+  const std::string table = render_queues_table({queue}, /*wide=*/true);  // FAIR SHARE
   EXPECT_NE(table.find("memory=614.4Gi"), std::string::npos) << table;
   EXPECT_NE(table.find("nvidia.com/gpu=13.3"), std::string::npos) << table;
   EXPECT_EQ(table.find("659706976665600m"), std::string::npos) << table;

@@ -248,6 +248,7 @@ protocol::QueueInfo research() {
   queue.state = "Open";
   queue.allocated = {{"nvidia.com/gpu", 8000}};
   queue.pending = {{"cpu", 4000}, {"nvidia.com/gpu", 16000}};
+  queue.declared_deserved = {{"nvidia.com/gpu", 12000}};
   queue.deserved = {{"nvidia.com/gpu", 12000}};
   queue.share = 2.0 / 3.0;
   return queue;
@@ -274,7 +275,7 @@ TEST(QueueViews, JsonHasEveryField) {
   for (const char* expected :
        {R"("name": "research")", R"("parent": "root")", R"("weight": 3)", R"("state": "Open")",
         R"("capability": {})", R"("guarantee": {})", R"("share": 0.6666666666666666)",
-        R"("deserved": {)", R"("pending": {)", R"("allocated": {)"}) {
+        R"("deserved": {)", R"("declaredDeserved": {)", R"("pending": {)", R"("allocated": {)"}) {
     EXPECT_NE(json.find(expected), std::string::npos) << expected << " missing from\n" << json;
   }
 }
@@ -404,11 +405,14 @@ TEST(DescribeViews, PlacementShowsNothingForEmptyLists) {
 
 TEST(DescribeViews, QueueAndClusterListEveryResource) {
   const std::string queue = render_queue_description(research());
-  EXPECT_NE(queue.find("RESOURCE         ALLOCATED   PENDING   DESERVED   GUARANTEE   CAPABILITY"),
-            std::string::npos)
+  EXPECT_NE(
+      queue.find(
+          "RESOURCE         ALLOCATED   PENDING   DESERVED   FAIR SHARE   GUARANTEE   CAPABILITY"),
+      std::string::npos)
       << queue;
-  EXPECT_NE(queue.find("nvidia.com/gpu   8           16        12         -           -"),
-            std::string::npos)
+  EXPECT_NE(
+      queue.find("nvidia.com/gpu   8           16        12         12           -           -"),
+      std::string::npos)
       << queue;
   const std::string cluster = render_cluster_description(east(), kNow);
   EXPECT_NE(cluster.find("Ready:      True\n"), std::string::npos) << cluster;

@@ -175,7 +175,8 @@ inline QueueInfo sample_queue_info() {
                    sample_resources(5),
                    0.375,
                    {"east weight=2"},
-                   "clusterAffinity: east"};
+                   "clusterAffinity: east",
+                   sample_resources(6)};
 }
 
 inline PriorityClassInfo sample_priority_class_info() {

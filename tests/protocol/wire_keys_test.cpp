@@ -205,7 +205,7 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
                             "gpu_memory_total_bytes", "idle_gpus", "not_ready_reason", "fit_note"});
   expect_keys<QueueInfo>({"name", "parent", "weight", "priority", "state", "reclaimable",
                           "allocated", "deserved", "capability", "guarantee", "pending", "share",
-                          "extend_clusters", "affinity"});
+                          "extend_clusters", "affinity", "declared_deserved"});
   expect_keys<PriorityClassInfo>(
       {"name", "value", "global_default", "preemption_policy", "description", "built_in"});
   expect_keys<EventInfo>({"at_ms", "job", "queue", "message"});
