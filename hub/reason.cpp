@@ -83,24 +83,19 @@ template <class Amount>
 ClusterIndex most_of(const std::vector<ClusterState>& clusters, const Job& job, ResourceId resource,
                      Amount amount) {
   const std::int64_t needed = job.minimum.get(resource);
-  bool any_short = false;
-  for (ClusterIndex c = 0; c < clusters.size(); ++c)
-    if (PlacementPolicy::eligible(clusters[c], c, job) &&
-        amount(clusters[c]).get(resource) < needed)
-      any_short = true;
-  ClusterIndex best = kNoCluster;
+  const auto more = [&](ClusterIndex c, ClusterIndex best) {
+    if (best == kNoCluster) return true;
+    const std::int64_t here = amount(clusters[c]).get(resource);
+    const std::int64_t there = amount(clusters[best]).get(resource);
+    return here > there || (here == there && clusters[c].name() < clusters[best].name());
+  };
+  ClusterIndex best_short = kNoCluster, best_any = kNoCluster;
   for (ClusterIndex c = 0; c < clusters.size(); ++c) {
     if (!PlacementPolicy::eligible(clusters[c], c, job)) continue;
-    const std::int64_t here = amount(clusters[c]).get(resource);
-    if (any_short && here >= needed) continue;
-    if (best == kNoCluster) {
-      best = c;
-      continue;
-    }
-    const std::int64_t there = amount(clusters[best]).get(resource);
-    if (here > there || (here == there && clusters[c].name() < clusters[best].name())) best = c;
+    if (more(c, best_any)) best_any = c;
+    if (amount(clusters[c]).get(resource) < needed && more(c, best_short)) best_short = c;
   }
-  return best;
+  return best_short != kNoCluster ? best_short : best_any;
 }
 
 const ResourceVector& allocatable_of(const ClusterState& cluster) {
