@@ -4,7 +4,9 @@
 #pragma once
 
 #include <caf/all.hpp>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -53,6 +55,23 @@ struct StopOrder {
 struct DispatchRecord {
   std::int64_t row = 0;  // the job's row in the store
   StoredDispatch dispatch;
+};
+
+// A SubmitJobsRequest on its way: the queue actor validates its documents,
+// the store records the valid jobs (rows), the scheduler queues them and
+// answers once for all. Handed from one actor to the next inside this process
+// (never serialized); only the actor holding it touches it.
+struct SubmissionBatch {
+  ReplyTo to;
+  std::int64_t submitted_ms = 0;
+  // Every job's outcome, in document order; the valid jobs' are decided by
+  // the store (a refused write) and then the scheduler.
+  std::vector<protocol::SubmittedJob> results;
+  // The valid jobs: their place in `results`, request, YAML to keep and row.
+  std::vector<std::size_t> valid;
+  std::vector<hub::JobRequest> requests;
+  std::vector<std::string> yamls;
+  std::vector<std::int64_t> rows;  // 0: not recorded (its result says why)
 };
 
 template <class Inspector>
@@ -112,6 +131,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gantry::hub::JobRequest)
 // and a Volcano Queue as the queue actor parsed it.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<const gantry::protocol::JobSpec>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(gantry::hub::QueueSpec)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<gantry::actors::SubmissionBatch>)
 
 CAF_BEGIN_TYPE_ID_BLOCK(gantry_hub, caf::first_custom_type_id)
 CAF_ADD_TYPE_ID(gantry_hub, (gantry::actors::ReplyTo))

@@ -49,6 +49,7 @@ Role role_needed(const InboundBody& body) {
                       is<protocol::WebLoginRequest, Message>)
           return Role::kViewer;
         else if constexpr (is<protocol::SubmitJobRequest, Message> ||
+                           is<protocol::SubmitJobsRequest, Message> ||
                            is<protocol::CancelRequest, Message> ||
                            is<protocol::LogsRequest, Message>)  // what a job prints is its owner's
           return Role::kOperator;
@@ -77,7 +78,8 @@ std::optional<AuditedAction> audited_action(const InboundBody& body) {
   return std::visit(
       [](const auto& message) -> std::optional<AuditedAction> {
         using Message = std::decay_t<decltype(message)>;
-        if constexpr (is<protocol::SubmitJobRequest, Message>)
+        if constexpr (is<protocol::SubmitJobRequest, Message> ||
+                      is<protocol::SubmitJobsRequest, Message>)
           return AuditedAction{"submit", "job", ""};
         else if constexpr (is<protocol::CancelRequest, Message>)
           return AuditedAction{"cancel", message.kind, message.name};

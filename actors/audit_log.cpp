@@ -26,6 +26,25 @@ struct Outcome {
   std::string message;
 };
 
+// Many jobs in one answer: how many went in, and the first refusal's reason.
+// The names are in the hub's log and in get jobs; a line per batch stays short.
+Outcome batch_outcome(const protocol::SubmitJobsReply& reply) {
+  if (!reply.ok) return {true, "refused", "", reply.error};
+  std::size_t accepted = 0;
+  const protocol::SubmittedJob* first_refused = nullptr;
+  for (const protocol::SubmittedJob& job : reply.jobs) {
+    if (job.ok)
+      ++accepted;
+    else if (first_refused == nullptr)
+      first_refused = &job;
+  }
+  std::string message = std::to_string(accepted) + " job(s) submitted";
+  if (first_refused != nullptr)
+    message += ", " + std::to_string(reply.jobs.size() - accepted) + " refused (document " +
+               std::to_string(first_refused->document) + ": " + first_refused->error + ")";
+  return {true, first_refused == nullptr ? "ok" : "refused", "", message};
+}
+
 Outcome outcome_of(std::string_view frame) {
   Outcome outcome;
   protocol::DecodeError error;
@@ -36,6 +55,10 @@ Outcome outcome_of(std::string_view frame) {
       if (auto reply = protocol::decode_payload<protocol::SubmitJobReply>(*envelope, error)) {
         outcome = {true, reply->ok ? "ok" : "refused", reply->job, reply->error};
       }
+      break;
+    case protocol::MessageType::kSubmitJobsReply:
+      if (auto reply = protocol::decode_payload<protocol::SubmitJobsReply>(*envelope, error))
+        outcome = batch_outcome(*reply);
       break;
     case protocol::MessageType::kAdminResult:
       if (auto reply = protocol::decode_payload<protocol::AdminResult>(*envelope, error)) {

@@ -86,6 +86,7 @@ protocol::JobInfo job_info(const hub::SchedulerCore& core, hub::JobId id, hub::T
   protocol::JobInfo info;
   info.name = job.name;
   info.submitter = job.submitter;
+  if (job.spec) info.labels = job.spec->labels;
   info.queue = core.queue_name(job.queue);
   info.phase = std::string(hub::phase_name(job.phase));
   add_parts(core, job, info);

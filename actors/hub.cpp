@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 #include <utility>
 
 #include "actors/actor_spawn.hpp"
@@ -127,6 +128,10 @@ class InboundRoutes {
 
   // Submissions are validated in parallel, round-robin over the queue actors.
   void operator()(protocol::SubmitJobRequest& body) {
+    next_queue_ = (next_queue_ + 1) % actors_.queues.size();
+    to(actors_.queues[next_queue_], body);
+  }
+  void operator()(protocol::SubmitJobsRequest& body) {
     next_queue_ = (next_queue_ + 1) % actors_.queues.size();
     to(actors_.queues[next_queue_], body);
   }
@@ -269,6 +274,8 @@ struct Hub::Running {
     actors_config.hub_epoch = new_hub_epoch();
     actors_config.store = store;
     actors_config.detached_store = true;
+    // A validator per core: CAF runs as many workers, and parsing is most of a submission.
+    actors_config.submission_validators = std::max(2u, std::thread::hardware_concurrency());
     actors_config.io_metrics = io_metrics;
     actors_config.self = self;
     actors = spawn_hub_actors(system, actors_config);

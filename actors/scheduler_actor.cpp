@@ -53,6 +53,7 @@ class Scheduler {
                std::int64_t submitted_ms) {
           accept(&to, std::move(request), row, submitted_ms, nullptr);
         },
+        [this](const std::shared_ptr<SubmissionBatch>& batch) { accept_batch(*batch); },
         [this](restore_atom, hub::JobRequest& request, std::int64_t row, std::int64_t submitted_ms,
                const StoredDispatch& record) {
           accept(nullptr, std::move(request), row, submitted_ms, &record);
@@ -248,30 +249,63 @@ class Scheduler {
   // its last dispatch record.
   void accept(const ReplyTo* to, hub::JobRequest request, std::int64_t row,
               hub::TimeMs submitted_ms, const StoredDispatch* stored) {
+    if (to) {
+      protocol::SubmittedJob result = queue_new(std::move(request), row, submitted_ms);
+      ctx_.reply(*to, protocol::SubmitJobReply{result.ok, result.job, result.error});
+      if (result.ok) ctx_.request_pass();
+      return;
+    }
+    const std::string name = request.name;
+    hub::JobId id = 0;
+    try {
+      id = ctx_.core.submit(std::move(request), submitted_ms);
+    } catch (const std::exception& e) {
+      refuse_restored(name, row, e.what());
+      return;
+    }
+    ctx_.objects.accepted(id, row, submitted_ms);
+    restored(id, stored);
+    ctx_.request_pass();
+  }
+
+  // A SubmitJobsRequest's recorded jobs, queued in document order; one answer.
+  void accept_batch(SubmissionBatch& batch) {
+    for (std::size_t i = 0; i < batch.valid.size(); ++i) {
+      if (batch.rows[i] == 0) continue;  // not recorded: its result says why
+      protocol::SubmittedJob& result = batch.results[batch.valid[i]];
+      const std::int32_t document = result.document;
+      result = queue_new(std::move(batch.requests[i]), batch.rows[i], batch.submitted_ms);
+      result.document = document;
+    }
+    ctx_.reply(batch.to, protocol::SubmitJobsReply{true, "", std::move(batch.results)});
+    ctx_.request_pass();
+  }
+
+  // A new (recorded) submission into the core: accepted, or refused and its
+  // row forgotten.
+  protocol::SubmittedJob queue_new(hub::JobRequest request, std::int64_t row,
+                                   hub::TimeMs submitted_ms) {
     const std::string name = request.name;
     hub::JobId id = 0;
     try {
       // As Kubernetes keeps a finished Job's name until it is deleted.
-      if (to && !name.empty() && ctx_.holds_ended(name))
+      if (!name.empty() && ctx_.holds_ended(name))
         throw hub::FieldError("metadata.name", name,
                               "an ended job with this name exists (gantryctl delete job " + name +
                                   " frees the name)");
       id = ctx_.core.submit(std::move(request), submitted_ms);
     } catch (const std::exception& e) {
-      refuse(to, name, row, e.what());
-      return;
+      const support::LogScope log_scope({.job = name});
+      spdlog::info("job {} refused: {}", name, e.what());
+      if (row != 0) ctx_.self->send(ctx_.store, forget_atom_v, row);
+      return {0, false, name, e.what()};
     }
     ctx_.objects.accepted(id, row, submitted_ms);
-    if (to) {
-      const std::string& made = ctx_.core.job(id).name;  // the hub's, for a generateName
-      const support::LogScope log_scope({.job = made});
-      spdlog::info("job {} submitted", made);
-      if (made != name) ctx_.self->send(ctx_.store, persist_atom_v, row, made);
-      ctx_.reply(*to, protocol::SubmitJobReply{true, made, ""});
-    } else {
-      restored(id, stored);
-    }
-    ctx_.request_pass();
+    const std::string& made = ctx_.core.job(id).name;  // the hub's, for a generateName
+    const support::LogScope log_scope({.job = made});
+    spdlog::info("job {} submitted", made);
+    if (made != name) ctx_.self->send(ctx_.store, persist_atom_v, row, made);
+    return {0, true, made, ""};
   }
 
   void restored(hub::JobId id, const StoredDispatch* stored) {
@@ -285,18 +319,11 @@ class Scheduler {
     ctx_.reconcile(&hub::Reconciler::on_restored, id, &record);
   }
 
-  void refuse(const ReplyTo* to, const std::string& name, std::int64_t row,
-              const std::string& error) {
+  void refuse_restored(const std::string& name, std::int64_t row, const std::string& error) {
     const support::LogScope log_scope({.job = name});
-    if (to) {
-      spdlog::info("job {} refused: {}", name, error);
-      if (row != 0) ctx_.self->send(ctx_.store, forget_atom_v, row);
-      ctx_.reply(*to, protocol::SubmitJobReply{false, name, error});
-    } else {
-      spdlog::error("job {} from the store cannot be queued again: {}", name, error);
-      ctx_.self->send(ctx_.store, finish_atom_v, row, std::string(protocol::phase::kFailed),
-                      ctx_.now());
-    }
+    spdlog::error("job {} from the store cannot be queued again: {}", name, error);
+    ctx_.self->send(ctx_.store, finish_atom_v, row, std::string(protocol::phase::kFailed),
+                    ctx_.now());
   }
 
   SchedulerContext ctx_;

@@ -40,6 +40,10 @@ struct Write {
   // Its answer among StoreState::inserts or ::acks; -1: none.
   std::int32_t insert = -1;
   std::int32_t ack = -1;
+  // One job of a SubmissionBatch: its batch among StoreState::batches, and
+  // its place in the batch.
+  std::int32_t batch = -1;
+  std::int32_t batch_job = -1;
 };
 
 constexpr auto kFirstRetry = std::chrono::milliseconds(500);
@@ -71,6 +75,16 @@ struct StoreState {
   };
   std::vector<PendingInsert> inserts;  // answered (row, error) after the commit
   std::vector<caf::typed_response_promise<std::string>> acks;  // answered (error) after the commit
+  // A batch of submissions, answered (rows, errors) once each of its jobs is
+  // answered: with SQLite all in one transaction, with etcd in as many as
+  // its limits take (each job committed or refused on its own).
+  struct PendingBatch {
+    caf::typed_response_promise<std::vector<std::int64_t>, std::vector<std::string>> promise;
+    std::vector<std::int64_t> rows;
+    std::vector<std::string> errors;
+    std::size_t unanswered = 0;
+  };
+  std::vector<PendingBatch> batches;
   bool flush_queued = false;
   bool urgent_flush_queued = false;
   caf::actor told_of_health;  // hears (degraded_atom, why), "" once recovered
@@ -128,6 +142,16 @@ void schedule_retry(StoreActor* self, const std::string& error) {
   state.retry_delay = std::min<std::chrono::milliseconds>(state.retry_delay * 2, kLastRetry);
 }
 
+void answer_batch_job(StoreState& state, const Write& write, const std::string& error) {
+  StoreState::PendingBatch& batch = state.batches[static_cast<std::size_t>(write.batch)];
+  const auto job = static_cast<std::size_t>(write.batch_job);
+  if (!error.empty()) {
+    batch.rows[job] = 0;
+    batch.errors[job] = error;
+  }
+  if (--batch.unanswered == 0) batch.promise.deliver(batch.rows, batch.errors);
+}
+
 // Answers the writes in [first, last): their submissions and barriers with
 // `error` ("" once committed).
 void answer_writes(StoreState& state, std::size_t first, std::size_t last,
@@ -139,6 +163,7 @@ void answer_writes(StoreState& state, std::size_t first, std::size_t last,
       insert.promise.deliver(error.empty() ? insert.row : std::int64_t{0}, error);
     }
     if (write.ack >= 0) state.acks[static_cast<std::size_t>(write.ack)].deliver(error);
+    if (write.batch >= 0) answer_batch_job(state, write, error);
     if (error.empty() && write.committed) write.committed->deliver(true);
   }
 }
@@ -186,6 +211,7 @@ void flush(StoreActor* self) {
   if (!error.empty()) answer_writes(state, committed, state.writes.size(), error);
   state.inserts.clear();
   state.acks.clear();
+  state.batches.clear();
   state.writes.erase(state.writes.begin(),
                      state.writes.begin() + static_cast<std::ptrdiff_t>(committed));
   if (!error.empty()) {
@@ -297,6 +323,41 @@ void expire_ended(StoreActor* self, std::uint64_t wake) {
   wake_for_expiry(self, next && *next > now ? *next : now + kLongestExpiryWaitMs);
 }
 
+caf::typed_response_promise<std::vector<std::int64_t>, std::vector<std::string>> persist_batch(
+    StoreActor* self, const std::shared_ptr<SubmissionBatch>& batch) {
+  StoreState& state = self->state;
+  const std::size_t jobs = batch->requests.size();
+  const auto index = static_cast<std::int32_t>(state.batches.size());
+  state.batches.push_back(
+      {self->make_response_promise<std::vector<std::int64_t>, std::vector<std::string>>(),
+       std::vector<std::int64_t>(jobs, 0), std::vector<std::string>(jobs), jobs});
+  auto promise = state.batches.back().promise;
+  if (jobs == 0) {
+    promise.deliver(std::vector<std::int64_t>{}, std::vector<std::string>{});
+    state.batches.pop_back();
+    return promise;
+  }
+  for (std::size_t job = 0; job < jobs; ++job) {
+    Write write{[&state, index, job, batch](JobStore& store) {
+                  const hub::JobRequest& request = batch->requests[job];
+                  msgpack::sbuffer packed;
+                  if (request.spec) msgpack::pack(packed, *request.spec);
+                  state.batches[static_cast<std::size_t>(index)].rows[job] =
+                      store.add(request.name, batch->yamls[job], batch->submitted_ms,
+                                request.submitter, std::string_view(packed.data(), packed.size()));
+                },
+                true};
+    write.batch = index;
+    write.batch_job = static_cast<std::int32_t>(job);
+    state.writes.push_back(std::move(write));
+  }
+  if (!state.flush_queued) {
+    state.flush_queued = true;
+    self->send(self, flush_atom_v);
+  }
+  return promise;
+}
+
 caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, OutboundSink* sink,
                           Clock clock, std::chrono::milliseconds keep_finished,
                           std::shared_ptr<HubIoMetrics> metrics) {
@@ -325,6 +386,12 @@ caf::behavior store_actor(StoreActor* self, std::shared_ptr<JobStore> store, Out
             },
             true, std::nullopt, static_cast<std::int32_t>(index));
         return state.inserts.back().promise;
+      },
+      // A SubmitJobsRequest's valid jobs: a write each, queued together so
+      // that they share a transaction; answered (rows, errors) once all are
+      // committed or refused, a row 0 with its error for a refused one.
+      [self](persist_atom, const std::shared_ptr<SubmissionBatch>& batch) {
+        return persist_batch(self, batch);
       },
       // Commits: answers "" or the error once committed. Commit frames wait
       // on it, so its transaction does not wait behind queued writes: an

@@ -11,6 +11,7 @@
 #include "actors/actor_spawn.hpp"
 #include "actors/admin_answer.hpp"
 #include "actors/core_views.hpp"
+#include "config/job_array.hpp"
 #include "config/priority_class.hpp"
 #include "config/volcano_job.hpp"
 #include "config/volcano_queue.hpp"
@@ -36,8 +37,8 @@ std::string queue_refusal(const ReplyTo& to, const std::string& queue) {
 // Parses and checks a submission. Throws hub::FieldError (or another
 // std::exception) whose message names the field and value.
 // A job without spec.priorityClassName gets the globalDefault class.
-hub::JobRequest validate(const std::string& yaml, const config::PriorityClassRegistry& classes) {
-  protocol::JobSpec spec = config::parse_volcano_job(yaml, classes.values());
+hub::JobRequest resolved_request(protocol::JobSpec spec,
+                                 const config::PriorityClassRegistry& classes) {
   if (spec.queue.empty()) spec.queue = std::string(kDefaultQueue);
   const std::optional<config::ResolvedPriority> resolved = classes.resolve(spec.priority_class);
   // Whether the queue exists, is open and is a leaf is the core's to say.
@@ -47,12 +48,25 @@ hub::JobRequest validate(const std::string& yaml, const config::PriorityClassReg
   return request;
 }
 
+// One job's document. A job array is submitted with SubmitJobsRequest, which
+// answers for each of its elements.
+hub::JobRequest validate(const std::string& yaml, const config::PriorityClassRegistry& classes) {
+  protocol::JobSpec spec = config::parse_volcano_job(yaml, classes.values());
+  if (spec.annotations.count(config::kArrayAnnotation) != 0)
+    throw hub::FieldError(std::string("metadata.annotations.") + config::kArrayAnnotation,
+                          spec.annotations.at(config::kArrayAnnotation),
+                          "a job array is submitted with gantryctl submit (SubmitJobsRequest), "
+                          "which answers for each of its jobs");
+  return resolved_request(std::move(spec), classes);
+}
+
 // A stored job as it was validated at submission: from its packed spec
 // (its priority as resolved then, as Kubernetes keeps a pod's), else from
 // its YAML (a job stored before specs were).
 hub::JobRequest restored_request(const StoredJob& stored,
                                  const config::PriorityClassRegistry& classes) {
-  if (stored.spec.empty()) return validate(stored.yaml, classes);
+  if (stored.spec.empty())
+    return resolved_request(config::parse_volcano_job(stored.yaml, classes.values()), classes);
   auto spec = std::make_shared<protocol::JobSpec>();
   msgpack::unpack(stored.spec.data(), stored.spec.size()).get().convert(*spec);
   const std::optional<config::ResolvedPriority> resolved = classes.resolve(spec->priority_class);
@@ -87,6 +101,9 @@ class Queue {
     return {
         [this](const ReplyTo& to, const protocol::SubmitJobRequest& request) {
           on_submit(to, request.yaml);
+        },
+        [this](const ReplyTo& to, const protocol::SubmitJobsRequest& request) {
+          on_submit_many(to, request.yamls);
         },
         [this](const StoredJob& stored) { on_restore(stored); },
         [this](const ReplyTo& to, const protocol::ApplyRequest& request) { on_apply(to, request); },
@@ -148,6 +165,79 @@ class Queue {
                     protocol::SubmitJobReply{
                         false, name, "cannot record the job: " + self_->system().render(error)});
             });
+  }
+
+  // Each document validated on its own; the valid jobs recorded together
+  // (one transaction where the store takes them in one) and handed to the
+  // scheduler, which answers for all.
+  void on_submit_many(const ReplyTo& to, const std::vector<std::string>& yamls) {
+    if (yamls.size() > protocol::kMaxSubmitDocuments) {
+      reply(to, protocol::SubmitJobsReply{
+                    false,
+                    "yamls: " + std::to_string(yamls.size()) + " documents exceed the limit of " +
+                        std::to_string(protocol::kMaxSubmitDocuments) + " per request",
+                    {}});
+      return;
+    }
+    auto batch = std::make_shared<SubmissionBatch>();
+    batch->to = to;
+    for (std::size_t document = 0; document < yamls.size(); ++document)
+      add_document(*batch, static_cast<std::int32_t>(document), yamls[document]);
+    if (batch->valid.empty()) {
+      reply(to, protocol::SubmitJobsReply{true, "", std::move(batch->results)});
+      return;
+    }
+    batch->submitted_ms = clock_();
+    // Written before they are acknowledged, so accepted jobs survive a restart.
+    self_->request(store_, caf::infinite, persist_atom_v, batch)
+        .then(
+            [this, batch](std::vector<std::int64_t>& rows, std::vector<std::string>& errors) {
+              batch->rows = std::move(rows);
+              for (std::size_t i = 0; i < batch->valid.size(); ++i)
+                if (batch->rows[i] == 0) refuse(*batch, i, "cannot record the job: " + errors[i]);
+              self_->send(scheduler_, batch);
+            },
+            [this, batch](caf::error& error) {
+              batch->rows.assign(batch->valid.size(), 0);
+              for (std::size_t i = 0; i < batch->valid.size(); ++i)
+                refuse(*batch, i, "cannot record the job: " + self_->system().render(error));
+              reply(batch->to, protocol::SubmitJobsReply{true, "", std::move(batch->results)});
+            });
+  }
+
+  // The jobs of one document (an array's elements, or itself), each valid
+  // one among batch.valid; a refused document is one refused result.
+  void add_document(SubmissionBatch& batch, std::int32_t document, const std::string& yaml) {
+    std::vector<config::SubmittedDocumentJob> jobs;
+    std::vector<hub::JobRequest> requests;
+    try {
+      jobs = config::read_job_document(yaml, classes_->values(),
+                                       protocol::kMaxSubmitJobs - batch.results.size());
+      requests.reserve(jobs.size());
+      for (config::SubmittedDocumentJob& job : jobs)
+        requests.push_back(resolved_request(std::move(job.spec), *classes_));
+    } catch (const std::exception& e) {
+      spdlog::info("submission refused: {}", e.what());
+      batch.results.push_back({document, false, "", e.what()});
+      return;
+    }
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      hub::JobRequest& request = requests[i];
+      if (std::string refusal = queue_refusal(batch.to, request.queue); !refusal.empty()) {
+        batch.results.push_back({document, false, request.name, std::move(refusal)});
+        continue;
+      }
+      request.submitter = batch.to.key;
+      batch.results.push_back({document, false, request.name, ""});
+      batch.valid.push_back(batch.results.size() - 1);
+      batch.requests.push_back(std::move(request));
+      batch.yamls.push_back(std::move(jobs[i].yaml));
+    }
+  }
+
+  static void refuse(SubmissionBatch& batch, std::size_t valid, std::string error) {
+    batch.results[batch.valid[valid]].error = std::move(error);
+    batch.rows[valid] = 0;
   }
 
   void on_restore(const StoredJob& stored) {

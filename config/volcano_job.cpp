@@ -245,8 +245,11 @@ const PriorityClasses& default_priority_classes() {
   return classes;
 }
 
-protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses& classes) try {
-  const YAML::Node root = load_document(yaml);
+protocol::JobSpec parse_volcano_job(std::string_view yaml, const PriorityClasses& classes) {
+  return parse_volcano_job(load_document(yaml), classes);
+}
+
+protocol::JobSpec parse_volcano_job(const YAML::Node& root, const PriorityClasses& classes) try {
   reject_unknown(root, kTopFields, "");
   const std::string api_version = optional_string(root, "apiVersion", "");
   if (api_version != kApiVersion) throw FieldError("apiVersion", api_version, std::string("must be ") + kApiVersion);

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "console/label_selector.hpp"
+
 namespace gantry::console {
 
 inline constexpr const char* kDefaultHub = "tcp://127.0.0.1:7801";
@@ -32,7 +34,8 @@ struct Invocation {
   std::string help_topic;   // help: the command it is about ("" for all)
   std::string kind;         // get: jobs|clusters|queues; describe: job|queue|cluster; ...
   std::string name;         // describe / cancel / wait / delete; get: one object ("": all)
-  std::string file;         // -f FILE ("-" = stdin)
+  std::vector<std::string> files;  // -f FILE|DIR ("-" = stdin), repeatable
+  bool recursive = false;          // -R: -f DIR reads its subdirectories too
   bool json = false;        // -o json
   bool wide = false;        // -o wide: get clusters adds GPU usage and OCM score columns
   bool yaml = false;        // get -o yaml
@@ -43,6 +46,7 @@ struct Invocation {
   std::string phase_filter;                        // get jobs --phase PHASE, canonical case
   std::string queue_filter;                        // get jobs --queue QUEUE
   std::string cluster_filter;                      // get jobs --cluster CLUSTER
+  LabelSelector label_filter;                      // get jobs -l SELECTOR
   std::optional<std::chrono::milliseconds> since;  // get jobs|usage|events --since DURATION
   bool watch = false;                              // get -w: print changes as they happen
   std::string job;                                 // get events --job NAME

@@ -4,7 +4,6 @@
 #include "console/command_line.hpp"
 #include "console/command_table.hpp"
 #include "console/commands.hpp"
-#include "console/yaml_documents.hpp"
 
 namespace gantry::console {
 
@@ -16,7 +15,7 @@ void add_cancel(CLI::App& command, Invocation& invocation) {
 }
 
 void add_apply(CLI::App& command, Invocation& invocation) {
-  add_file_flag(command, invocation.file);
+  add_file_flags(command, invocation);
 }
 
 void add_delete(CLI::App& command, Invocation& invocation) {
@@ -31,16 +30,16 @@ int run_cancel(CommandContext& context) {
   return print_admin_result(context, result, "job/" + invocation.name + " cancelled");
 }
 
-// Each document of the file is applied on its own, as with kubectl apply -f.
+// Each document of the files is applied on its own, as with kubectl apply -f.
 int run_apply(CommandContext& context) {
-  const std::vector<std::string> documents = split_yaml_documents(read_input_file(context));
+  const std::vector<InputDocument> documents = read_input_documents(context);
   int status = kExitOk;
-  for (std::size_t i = 0; i < documents.size(); ++i) {
-    auto result = context.hub().call<protocol::AdminResult>(protocol::ApplyRequest{documents[i]});
-    if (!result.ok && documents.size() > 1) {
+  for (const InputDocument& document : documents) {
+    auto result = context.hub().call<protocol::AdminResult>(protocol::ApplyRequest{document.text});
+    if (!result.ok && !document.where.empty()) {
       std::string& error = result.error.empty() ? result.message : result.error;
-      error = "document " + std::to_string(i + 1) + " of " + std::to_string(documents.size()) +
-              ": " + error;
+      const std::string label = document.label();  // " (a.yaml, document 2 of 3)"
+      error = label.substr(2, label.size() - 3) + ": " + error;
     }
     if (print_admin_result(context, result, "applied") != kExitOk) status = kExitFailed;
   }
@@ -58,7 +57,7 @@ int run_delete(CommandContext& context) {
 
 extern const CommandSpec kCancelCommand{
     "cancel", "cancel job NAME", "stop a job on every cluster it runs on", add_cancel, run_cancel};
-extern const CommandSpec kApplyCommand{"apply", "apply -f FILE",
+extern const CommandSpec kApplyCommand{"apply", "apply -f FILE|DIR [-f ...] [-R]",
                                        "create or update a queue or a PriorityClass",
                                        add_apply, run_apply};
 extern const CommandSpec kDeleteCommand{

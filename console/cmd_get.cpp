@@ -65,7 +65,7 @@ Listing render_listing(const Invocation& invocation, const protocol::ListReply& 
   const std::string& name = invocation.name;
   if (invocation.kind == "jobs") {
     const JobFilter filter{invocation.phase_filter, invocation.queue_filter,
-                           invocation.cluster_filter, invocation.since};
+                           invocation.cluster_filter, invocation.since, invocation.label_filter};
     return listing_of(
         invocation, named(filter_jobs(reply.jobs, filter, now_ms), name),
         [now_ms](const auto& jobs) { return render_jobs_table(jobs, now_ms); }, render_jobs_json);
@@ -121,6 +121,9 @@ void add_get(CLI::App& command, Invocation& invocation) {
   add_value_flag(command, "--cluster", "CLUSTER", [&invocation](const std::string& value) {
     if (value.empty()) throw UsageError("--cluster: empty cluster name");
     invocation.cluster_filter = value;
+  });
+  add_value_flag(command, "-l,--selector", "SELECTOR", [&invocation](const std::string& value) {
+    invocation.label_filter = parse_label_selector(value);
   });
   add_value_flag(command, "--since", "DURATION", [&invocation](const std::string& value) {
     try {
@@ -197,6 +200,8 @@ int run_get(CommandContext& context) {
       invocation.kind != "jobs")
     throw UsageError(std::string(invocation.queue_filter.empty() ? "--cluster" : "--queue") +
                      ": only get jobs takes it");
+  if (!invocation.label_filter.empty() && invocation.kind != "jobs")
+    throw UsageError("-l: only get jobs takes it");
   const bool unnamed = invocation.kind == "events" || invocation.kind == "usage";
   if (unnamed && !invocation.name.empty())
     throw UsageError("get " + invocation.kind + " takes no NAME" +

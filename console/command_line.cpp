@@ -1,6 +1,7 @@
 #include "console/command_line.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -75,14 +76,20 @@ void add_name_operand(CLI::App& command, std::string& name) {
   add_operand(command, "NAME", [&name](const std::string& value) { name = value; });
 }
 
-void add_file_flag(CLI::App& command, std::string& file) {
-  add_value_flag(
-      command, "-f,--filename", "FILE",
-      [&file](const std::string& value) {
-        if (value.empty()) throw UsageError("-f: empty file name");
-        file = value;
-      },
-      /*required=*/true);
+void add_file_flags(CLI::App& command, Invocation& invocation) {
+  CLI::Option* flag = command.add_option_function<std::vector<std::string>>(
+      "-f,--filename", [&invocation](const std::vector<std::string>& values) {
+        for (const std::string& value : values) {
+          if (value.empty()) throw UsageError("-f: empty file name");
+          if (value == "-" && std::count(values.begin(), values.end(), "-") > 1)
+            throw UsageError("-f: \"-\" (stdin) is given twice");
+        }
+        invocation.files = values;
+      });
+  flag->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  flag->type_name("FILE|DIR")->required(true);
+  command.add_flag("-R,--recursive", invocation.recursive,
+                   "-f DIR also reads the directories below it");
 }
 
 void ignore_operands(CLI::App& command) {

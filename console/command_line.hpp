@@ -16,6 +16,8 @@ class App;
 
 namespace gantry::console {
 
+struct Invocation;
+
 using ApplyValue = std::function<void(const std::string& value)>;
 
 // A required positional argument, e.g. "NAME".
@@ -34,8 +36,9 @@ std::string singular_kind(std::string_view plural);
 void add_kind_operand(CLI::App& command, std::string& kind,
                       std::initializer_list<std::string_view> kinds);
 void add_name_operand(CLI::App& command, std::string& name);
-// -f FILE, required: "-" reads stdin.
-void add_file_flag(CLI::App& command, std::string& file);
+// -f FILE|DIR, required and repeatable ("-" reads stdin, once), and -R (a
+// directory's subdirectories too), as kubectl's -f and -R.
+void add_file_flags(CLI::App& command, Invocation& invocation);
 // Whatever follows the command is accepted and ignored ("help get" still helps).
 void ignore_operands(CLI::App& command);
 

@@ -4,13 +4,29 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "console/command_context.hpp"
 
 namespace gantry::console {
 
-// The text of -f FILE, or of stdin for "-". Throws UsageError naming the file.
+// The text of the first -f FILE, or of stdin for "-". Throws UsageError
+// naming the file.
 std::string read_input_file(CommandContext& context);
+
+// One document of the -f inputs, and where it came from.
+struct InputDocument {
+  std::string text;
+  std::vector<std::string> where;  // the file (when several), "document 2 of 3" (when several)
+  // " (jobs/a.yaml, document 2 of 3)" for a message about it, and `job` (an
+  // array's element) after the rest; "" when there is nothing to tell apart.
+  std::string label(const std::string& job = "") const;
+};
+
+// Every document of every -f FILE|DIR|- in order: a directory's .yaml, .yml
+// and .json files by name (-R: its subdirectories' too), each file split at
+// its "---" lines. Throws UsageError naming the file.
+std::vector<InputDocument> read_input_documents(CommandContext& context);
 
 // The hub's message (else `success_fallback`) on stdout and kExitOk, or its
 // error on stderr and kExitFailed.

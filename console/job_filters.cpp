@@ -44,6 +44,7 @@ std::vector<protocol::JobInfo> filter_jobs(std::vector<protocol::JobInfo> jobs,
     if (!filter.cluster.empty() &&
         std::find(job.clusters.begin(), job.clusters.end(), filter.cluster) == job.clusters.end())
       return true;
+    if (!matches(filter.labels, job.labels)) return true;
     return filter.since && ended(job) && job.finished_ms < from;
   });
   return jobs;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "console/label_selector.hpp"
 #include "protocol/messages.hpp"
 
 namespace gantry::console {
@@ -18,6 +19,7 @@ struct JobFilter {
   std::string queue;                               // "" = any
   std::string cluster;                             // "" = any; else one it runs or ran on
   std::optional<std::chrono::milliseconds> since;  // unset = any time
+  LabelSelector labels{};                          // -l; empty = any
 };
 
 // Keeps the jobs in `phase`, in `queue`, placed on `cluster` (now or before)

@@ -49,4 +49,7 @@
   X(LogsStop, 113, Direction::kHubToAgent)                                                       \
   /* gantryctl web: a one-time login to the web view */                                          \
   X(WebLoginRequest, 114, Direction::kConsoleToHub)                                              \
-  X(WebLoginReply, 115, Direction::kHubToConsole)
+  X(WebLoginReply, 115, Direction::kHubToConsole)                                                \
+  /* many jobs in one round trip (gantryctl submit -f DIR, job arrays) */                        \
+  X(SubmitJobsRequest, 116, Direction::kConsoleToHub)                                            \
+  X(SubmitJobsReply, 117, Direction::kHubToConsole)

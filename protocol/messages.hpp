@@ -16,6 +16,7 @@
 //   protocol/message_table.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -543,6 +544,41 @@ struct SubmitJobReply {
   GANTRY_WIRE_FIELDS(SubmitJobReply, ok, job, error);
 };
 
+// Many Volcano Job documents in one round trip: each is validated on its
+// own (one refused document does not refuse the others), the accepted ones
+// are recorded in one transaction and acknowledged together. A document with
+// the annotation gantry.io/array (a Slurm array spec, "0-999") stands for a
+// job per index, named NAME-INDEX (docs/job-arrays.md).
+struct SubmitJobsRequest {
+  std::vector<std::string> yamls;  // at most kMaxSubmitDocuments
+  GANTRY_WIRE_FIELDS(SubmitJobsRequest, yamls);
+};
+
+// One job's outcome in a SubmitJobsReply.
+struct SubmittedJob {
+  std::int32_t document = 0;  // its document's index in SubmitJobsRequest::yamls
+  bool ok = false;
+  std::string job;    // the name (for an array's element NAME-INDEX)
+  std::string error;  // names the field and value when refused
+  GANTRY_WIRE_FIELDS(SubmittedJob, document, ok, job, error);
+};
+
+// Every job's outcome, in document order (an array's elements in index
+// order); ok = false with `error` when the request as a whole was refused
+// (too many documents), and then `jobs` is empty.
+struct SubmitJobsReply {
+  bool ok = false;
+  std::string error;
+  std::vector<SubmittedJob> jobs;
+  GANTRY_WIRE_FIELDS(SubmitJobsReply, ok, error, jobs);
+};
+
+// Documents in one SubmitJobsRequest, and jobs one request may stand for
+// once its arrays are expanded: the reply and the one transaction stay
+// bounded. gantryctl sends larger sets in several requests.
+constexpr std::size_t kMaxSubmitDocuments = 1'000;
+constexpr std::size_t kMaxSubmitJobs = 10'000;
+
 // What gantryctl get ... lists.
 struct ListRequest {
   std::string kind;  // "jobs" | "clusters" | "queues" | "priorityclasses" | "events" | "hubs"
@@ -611,11 +647,13 @@ struct JobInfo {
   std::int32_t last_exit_code = 0;
   std::string last_action{};
   std::string submitter{};  // the name of the key that submitted it (docs/security.md)
+  Labels labels{};          // metadata.labels (gantryctl get jobs -l)
   GANTRY_WIRE_FIELDS(JobInfo, name, queue, phase, clusters, reason, priority, min_available,
                      replicas, requeues, requests, submitted_ms, started_ms, finished_ms, tasks,
                      parts, placement, scores, epoch, time_limit_ms, planned_start_ms,
                      planned_cluster, planned_nodes, retries, max_retry, last_event,
-                     last_event_task, last_event_replica, last_exit_code, last_action, submitter);
+                     last_event_task, last_event_replica, last_exit_code, last_action, submitter,
+                     labels);
 };
 
 struct ClusterInfo {

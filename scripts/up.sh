@@ -101,10 +101,9 @@ for _ in $(seq 1 150); do
 done
 "$bin/gantryctl" get clusters
 
-jobs=()
-for file in examples/jobs/*.yaml; do
-  jobs+=("$("$bin/gantryctl" submit -f "$file")")
-done
+# The directory in one round trip: every job's name on its own line.
+submitted=$("$bin/gantryctl" submit -f examples/jobs/)
+mapfile -t jobs <<<"$submitted"
 "$bin/gantryctl" get jobs
 
 if [ "$once" = 1 ]; then

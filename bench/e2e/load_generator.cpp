@@ -85,6 +85,26 @@ LoadResult LoadGenerator::run(const std::vector<std::string>& frames, const Load
   return result;
 }
 
+namespace {
+
+// A SubmitJobsReply's jobs into `result`; the first refusal ("" for none).
+std::string count_batch_reply(const protocol::Envelope& envelope, LoadResult& result) {
+  protocol::DecodeError error;
+  const auto reply = protocol::decode_payload<protocol::SubmitJobsReply>(envelope, error);
+  if (!reply) return error.code + ": " + error.message;
+  if (!reply->ok) return reply->error;
+  std::string refusal;
+  for (const protocol::SubmittedJob& job : reply->jobs) {
+    if (job.ok)
+      ++result.jobs_acked;
+    else if (refusal.empty())
+      refusal = job.job + ": " + job.error;
+  }
+  return refusal;
+}
+
+}  // namespace
+
 void LoadGenerator::receive_replies(Timeline& timeline, LoadResult& result,
                                     std::uint32_t& in_flight) {
   zmq::message_t frame;
@@ -95,16 +115,22 @@ void LoadGenerator::receive_replies(Timeline& timeline, LoadResult& result,
         protocol::decode_envelope(std::string_view(frame.data<char>(), frame.size()), error);
     if (!envelope || envelope->seq == 0 || envelope->seq > timeline.ack_ns.size()) continue;
     const std::size_t index = envelope->seq - 1;
-    const auto reply = protocol::decode_payload<protocol::SubmitJobReply>(*envelope, error);
     --in_flight;
-    if (reply && reply->ok) {
+    std::string refusal;
+    if (envelope->type == protocol::MessageType::kSubmitJobsReply) {
+      refusal = count_batch_reply(*envelope, result);
+    } else {
+      const auto reply = protocol::decode_payload<protocol::SubmitJobReply>(*envelope, error);
+      if (reply && reply->ok) ++result.jobs_acked;
+      if (!reply || !reply->ok)
+        refusal = reply ? reply->error : error.code + ": " + error.message;
+    }
+    if (refusal.empty()) {
       timeline.ack_ns[index] = now;
       ++result.acked;
     } else {
       ++result.refused;
-      if (result.first_error.empty()) {
-        result.first_error = reply ? reply->error : error.code + ": " + error.message;
-      }
+      if (result.first_error.empty()) result.first_error = refusal;
     }
   }
 }

@@ -21,10 +21,13 @@ struct LoadOptions {
 };
 
 struct LoadResult {
+  // Frames answered ok / refused / not at all. A SubmitJobsReply is ok when
+  // the request was taken; its jobs count on their own.
   std::uint32_t acked = 0;
   std::uint32_t refused = 0;
   std::uint32_t unanswered = 0;
   std::string first_error;
+  std::uint32_t jobs_acked = 0;  // jobs acknowledged, one per SubmitJobReply that is ok
 };
 
 class LoadGenerator {

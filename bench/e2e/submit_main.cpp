@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   try {
     const SubmitToolResult result = run_submit_tool(options);
     std::printf("%s\n", submit_tool_json(options, result).c_str());
-    return result.error.empty() && result.finished == options.jobs ? 0 : 1;
+    const std::uint32_t done = options.accept_only ? result.acked : result.finished;
+    return result.error.empty() && done == options.jobs ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gantry-bench-submit: %s\n", e.what());
     return 1;

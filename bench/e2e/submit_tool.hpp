@@ -14,13 +14,18 @@ struct SubmitToolOptions {
   std::uint32_t jobs = 1000;
   std::string prefix = "true";
   std::uint32_t window = 64;
-  std::uint32_t clusters = 1;  // wait for this many ready clusters first
+  std::uint32_t clusters = 1;  // wait for this many ready clusters first (0: none)
+  // Jobs per request: 1 sends a SubmitJobRequest each, more a
+  // SubmitJobsRequest of that many (gantryctl submit -f DIR's path).
+  std::uint32_t batch = 1;
+  bool accept_only = false;  // report the acknowledgements; do not wait for the runs
   double timeout_s = 300;
   bool help = false;
 };
 
 struct SubmitToolResult {
-  std::uint32_t acked = 0;
+  std::uint32_t acked = 0;  // jobs acknowledged (recorded and queued)
+  std::uint32_t requests = 0;
   std::uint32_t started = 0;
   std::uint32_t finished = 0;
   std::int64_t first_submit_ms = 0;  // Unix ms, this process's clock

@@ -73,6 +73,7 @@ class HubActorsTest : public ::testing::Test {
     config.settings.prepare_timeout = kHeartbeat * kAnswerTicks;
     config.settings.scheduling.placement = *hub::find_placement_policy(placement);
     config.store = std::make_shared<SqliteJobStore>(dir.path());
+    config.io_metrics = io_metrics;
     actors = spawn_hub_actors(system, config);
     router = std::make_unique<InboundRouter>(actors);
     if (run_now) sched.run();
@@ -228,6 +229,7 @@ class HubActorsTest : public ::testing::Test {
   testing::TempDir dir;
   testing::RecordingSink sink;        // outlives the actor system
   std::string placement = "binpack";  // the hub's --placement at the next start()
+  std::shared_ptr<HubIoMetrics> io_metrics;  // the store's commits counted here, when set
   caf::actor_system_config config_;
   caf::actor_system system{init(config_)};
   caf::scheduler::test_coordinator& sched =

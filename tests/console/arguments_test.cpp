@@ -49,8 +49,12 @@ TEST(Arguments, HubMayListSeveralEndpointsEachOfThemChecked) {
 
 TEST(Arguments, ParsesEveryCommand) {
   const Invocation submit = parse({"submit", "-f", "job.yaml"});
-  EXPECT_EQ(submit.file, "job.yaml");
-  EXPECT_EQ(parse({"submit", "-f", "-"}).file, "-");
+  EXPECT_EQ(submit.files, std::vector<std::string>{"job.yaml"});
+  EXPECT_EQ(parse({"submit", "-f", "-"}).files, std::vector<std::string>{"-"});
+  const Invocation several = parse({"submit", "-f", "a.yaml", "-R", "--filename", "jobs/"});
+  EXPECT_EQ(several.files, (std::vector<std::string>{"a.yaml", "jobs/"}));
+  EXPECT_TRUE(several.recursive);
+  EXPECT_EQ(parse({"get", "jobs", "-l", "team=vision,!gpu"}).label_filter.size(), 2u);
   EXPECT_TRUE(parse({"get", "clusters", "-o", "json"}).json);
   EXPECT_EQ(parse({"get", "queue"}).kind, "queues");
   const Invocation one =
@@ -65,7 +69,7 @@ TEST(Arguments, ParsesEveryCommand) {
   EXPECT_EQ(describe.kind, "cluster");
   EXPECT_EQ(describe.name, "east");
   EXPECT_EQ(parse({"cancel", "job", "j1"}).name, "j1");
-  EXPECT_EQ(parse({"apply", "--filename=q.yaml"}).file, "q.yaml");
+  EXPECT_EQ(parse({"apply", "--filename=q.yaml"}).files, std::vector<std::string>{"q.yaml"});
   const Invocation del = parse({"delete", "queue", "research"});
   EXPECT_EQ(del.kind, "queue");
   EXPECT_EQ(del.name, "research");
@@ -134,7 +138,7 @@ TEST(Arguments, ErrorsNameTheBadArgument) {
 
 TEST(Arguments, CommandFlagsMayComeBeforeTheCommand) {
   EXPECT_TRUE(parse({"-o", "json", "get", "jobs"}).json);
-  EXPECT_EQ(parse({"--filename=job.yaml", "submit"}).file, "job.yaml");
+  EXPECT_EQ(parse({"--filename=job.yaml", "submit"}).files, std::vector<std::string>{"job.yaml"});
   const Invocation wait = parse({"--timeout", "2m", "--for=phase=Running", "wait", "job", "j1"});
   EXPECT_EQ(wait.wait_phase, "Running");
   EXPECT_EQ(wait.wait_timeout, milliseconds(120000));

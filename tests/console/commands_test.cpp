@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <sstream>
 #include <tuple>
 
@@ -61,55 +62,161 @@ protocol::DescribeReply job_in_phase(const std::string& phase, const std::string
   return reply;
 }
 
+// A hub taking SubmitJobsRequests as the real one answers them: a job per
+// document named by its "name: " line, one per index for a document with
+// gantry.io/array (indices 0 and 1 here), and a refusal for a name starting "bad".
+FakeHub::Handler submitting_hub() {
+  return [](const std::string& frame) -> std::vector<std::string> {
+    protocol::DecodeError error;
+    const auto envelope = protocol::decode_envelope(frame, error);
+    const auto request = protocol::decode_payload<protocol::SubmitJobsRequest>(*envelope, error);
+    protocol::SubmitJobsReply reply{true, "", {}};
+    for (std::size_t i = 0; i < request->yamls.size(); ++i) {
+      const std::string& yaml = request->yamls[i];
+      const std::size_t at = yaml.find("name: ");
+      const std::string name =
+          at == std::string::npos ? "" : yaml.substr(at + 6, yaml.find('\n', at) - at - 6);
+      const auto document = static_cast<std::int32_t>(i);
+      if (name.rfind("bad", 0) == 0) {
+        reply.jobs.push_back({document, false, "", "metadata.name: bad"});
+      } else if (yaml.find("gantry.io/array") != std::string::npos) {
+        reply.jobs.push_back({document, true, name + "-0", ""});
+        reply.jobs.push_back({document, false, name + "-1", "a job with this name already exists"});
+      } else {
+        reply.jobs.push_back({document, true, name, ""});
+      }
+    }
+    return {protocol::encode(reply, envelope->seq)};
+  };
+}
+
+std::vector<std::vector<std::string>> sent_documents(const FakeHub& hub) {
+  std::vector<std::vector<std::string>> sent;
+  for (const protocol::Envelope& envelope : hub.requests()) {
+    protocol::DecodeError error;
+    const auto request = protocol::decode_payload<protocol::SubmitJobsRequest>(envelope, error);
+    EXPECT_TRUE(request) << error.code << ": " << error.message;
+    sent.push_back(request ? request->yamls : std::vector<std::string>{});
+  }
+  return sent;
+}
+
 TEST(Submit, SendsStdinAndPrintsTheJobName) {
-  FakeHub hub(testing::always_reply(protocol::SubmitJobReply{true, "llm-pretrain", ""}));
-  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "kind: Job\n");
+  FakeHub hub(submitting_hub());
+  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "name: llm-pretrain\n");
   EXPECT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(result.out, "llm-pretrain\n");
-  EXPECT_EQ(only_request<protocol::SubmitJobRequest>(hub).yaml, "kind: Job\n");
+  EXPECT_EQ(sent_documents(hub), (std::vector<std::vector<std::string>>{{"name: llm-pretrain\n"}}));
 }
 
 TEST(Submit, RefusalPrintsTheHubsErrorAndExits1) {
-  FakeHub hub(testing::always_reply(
-      protocol::SubmitJobReply{false, "", "spec.tasks[0].replicas: must be positive (got \"0\")"}));
-  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "kind: Job\n");
+  FakeHub hub(submitting_hub());
+  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "name: bad\n");
   EXPECT_EQ(result.status, 1);
   EXPECT_EQ(result.out, "");
-  EXPECT_NE(result.err.find("spec.tasks[0].replicas: must be positive"), std::string::npos)
-      << result.err;
+  EXPECT_EQ(result.err, "error: job refused: metadata.name: bad\n");
+}
+
+TEST(Submit, ARequestTheHubRefusesWholeIsSaidAndExits1) {
+  FakeHub hub(testing::always_reply(protocol::SubmitJobsReply{
+      false, "yamls: 1001 documents exceed the limit of 1000 per request", {}}));
+  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "name: a\n");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.err,
+            "error: jobs refused: yamls: 1001 documents exceed the limit of 1000 per request\n");
 }
 
 // A file of several jobs submits each, as kubectl create -f does, instead of
-// the hub silently keeping the first document.
-TEST(Submit, EachDocumentOfAFileIsItsOwnSubmission) {
-  FakeHub hub(testing::always_reply(protocol::SubmitJobReply{true, "j", ""}));
-  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "kind: Job\n---\nkind: Job\n");
+// the hub silently keeping the first document; they go in one request.
+TEST(Submit, EachDocumentOfAFileIsItsOwnJobAndAllGoInOneRequest) {
+  FakeHub hub(submitting_hub());
+  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "name: a\n---\nname: b\n");
   EXPECT_EQ(result.status, 0) << result.err;
-  EXPECT_EQ(result.out, "j\nj\n");
-  const auto requests = hub.requests();
-  ASSERT_EQ(requests.size(), 2u);
-  protocol::DecodeError error;
-  EXPECT_EQ(protocol::decode_payload<protocol::SubmitJobRequest>(requests[1], error)->yaml,
-            "---\nkind: Job\n");
+  EXPECT_EQ(result.out, "a\nb\n");
+  EXPECT_EQ(sent_documents(hub),
+            (std::vector<std::vector<std::string>>{{"name: a\n", "---\nname: b\n"}}));
 }
 
-TEST(Submit, ARefusedDocumentIsNamedAndTheOthersAreStillSent) {
-  FakeHub hub(testing::always_reply(protocol::SubmitJobReply{false, "", "metadata.name: bad"}));
-  const Result result = gantryctl(hub, {"submit", "-f", "-"}, "kind: Job\n---\nkind: Job\n");
+TEST(Submit, ARefusedDocumentIsNamedAndTheOthersAreStillSubmitted) {
+  FakeHub hub(submitting_hub());
+  const Result result =
+      gantryctl(hub, {"submit", "-f", "-"}, "name: bad-1\n---\nname: good\n---\nname: bad-2\n");
   EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, "good\n");
   EXPECT_EQ(result.err,
-            "error: job refused (document 1 of 2): metadata.name: bad\n"
-            "error: job refused (document 2 of 2): metadata.name: bad\n");
-  EXPECT_EQ(hub.requests().size(), 2u);
+            "error: job refused (document 1 of 3): metadata.name: bad\n"
+            "error: job refused (document 3 of 3): metadata.name: bad\n");
 }
 
-TEST(Submit, MissingFileIsAUsageErrorAndSendsNothing) {
-  FakeHub hub(testing::always_reply(protocol::SubmitJobReply{true, "x", ""}));
+TEST(Submit, ADirectoryIsItsManifestsInNameOrderAndSeveralFilesAreNamedInErrors) {
+  const support::TempDir dir("submit-dir");
+  dir.write("b.yaml", "name: bad\n");
+  dir.write("a.yml", "name: first\n---\nname: second\n");
+  dir.write("c.json", "name: third\n");
+  dir.write("README.md", "name: not-a-manifest\n");
+  std::filesystem::create_directory(dir.path() / "sub");
+  dir.write("sub/d.yaml", "name: below\n");
+  FakeHub hub(submitting_hub());
+  const Result result = gantryctl(hub, {"submit", "-f", dir.path().string()});
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, "first\nsecond\nthird\n");
+  EXPECT_EQ(result.err, "error: job refused (" + (dir.path() / "b.yaml").string() +
+                            "): metadata.name: bad\n");
+  EXPECT_EQ(sent_documents(hub).size(), 1u) << "one request for the directory";
+
+  FakeHub again(submitting_hub());
+  const Result recursive =
+      gantryctl(again, {"submit", "-R", "-f", dir.path().string(), "-f", "-"}, "name: piped\n");
+  EXPECT_EQ(recursive.out, "first\nsecond\nthird\nbelow\npiped\n");
+}
+
+TEST(Submit, AnArrayGoesInARequestOfItsOwnAndItsRefusedElementsAreNamed) {
+  FakeHub hub(submitting_hub());
+  const Result result = gantryctl(
+      hub, {"submit", "-f", "-"},
+      "name: a\n---\nname: sweep\n# gantry.io/array\n---\nname: b\n---\nname: c\n");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, "a\nsweep-0\nb\nc\n");
+  EXPECT_EQ(result.err,
+            "error: job refused (document 2 of 4, sweep-1): a job with this name already exists\n");
+  const auto sent = sent_documents(hub);
+  ASSERT_EQ(sent.size(), 3u);
+  EXPECT_EQ(sent[0].size(), 1u);
+  EXPECT_EQ(sent[1].size(), 1u);
+  EXPECT_EQ(sent[2].size(), 2u);
+}
+
+TEST(Submit, ManyDocumentsGoInRequestsOfAtMostTheHubsLimit) {
+  std::string documents;
+  for (std::size_t i = 0; i < protocol::kMaxSubmitDocuments + 5; ++i)
+    documents += "---\nname: job-" + std::to_string(i) + "\n";
+  FakeHub hub(submitting_hub());
+  const Result result = gantryctl(hub, {"submit", "-f", "-"}, documents);
+  EXPECT_EQ(result.status, 0) << result.err;
+  const auto sent = sent_documents(hub);
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].size(), protocol::kMaxSubmitDocuments);
+  EXPECT_EQ(sent[1].size(), 5u);
+  EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'),
+            static_cast<long>(protocol::kMaxSubmitDocuments + 5));
+}
+
+TEST(Submit, MissingFileOrEmptyDirectoryIsAUsageErrorAndSendsNothing) {
+  FakeHub hub(submitting_hub());
   const Result result = gantryctl(hub, {"submit", "-f", "/nonexistent/job.yaml"});
   EXPECT_EQ(result.status, 2);
   EXPECT_NE(result.err.find("\"/nonexistent/job.yaml\": No such file or directory"),
             std::string::npos)
       << result.err;
+  const support::TempDir empty("submit-empty");
+  const Result nothing = gantryctl(hub, {"submit", "-f", empty.path().string()});
+  EXPECT_EQ(nothing.status, 2);
+  EXPECT_NE(nothing.err.find("holds no .yaml, .yml or .json file (-R reads its subdirectories too)"),
+            std::string::npos)
+      << nothing.err;
+  const Result twice = gantryctl(hub, {"submit", "-f", "-", "-f", "-"});
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_NE(twice.err.find("-f: \"-\" (stdin) is given twice"), std::string::npos) << twice.err;
   EXPECT_TRUE(hub.requests().empty());
 }
 

@@ -367,6 +367,16 @@ inline WebLoginReply sample<WebLoginReply>() {
                        "alice", 60000};
 }
 template <>
+inline SubmitJobsRequest sample<SubmitJobsRequest>() {
+  return SubmitJobsRequest{{"apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\n", "kind: Job\n"}};
+}
+template <>
+inline SubmitJobsReply sample<SubmitJobsReply>() {
+  return SubmitJobsReply{true,
+                         "documents: 1001 exceeds the limit of 1000 per request",
+                         {{0, true, "sweep-0", ""}, {1, false, "", "metadata.name: is required"}}};
+}
+template <>
 inline AdminResult sample<AdminResult>() {
   return AdminResult{true, "queue research configured", "spec.weight: must be 1..65535"};
 }
