@@ -40,7 +40,7 @@ Json job_json(const protocol::JobInfo& job) {
   Json json;
   json["name"] = job.name;
   json["queue"] = job.queue;
-  json["labels"] = Json(job.labels);
+  if (!job.labels.empty()) json["labels"] = Json(job.labels);  // as kubectl omits none
   json["phase"] = job.phase;
   json["clusters"] = job.clusters;
   json["reason"] = job.reason;

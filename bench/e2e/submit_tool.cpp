@@ -1,6 +1,7 @@
 #include "bench/e2e/submit_tool.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -74,13 +75,13 @@ void define_submit_tool_options(CLI::App& app, SubmitToolOptions& options) {
   cl::add_read(app, "--window", options.window, count, "submissions in flight (default 64)")
       ->type_name("N");
   const auto any_count = [](const std::string& text) -> std::uint32_t {
-    std::size_t end = 0;
-    const unsigned long value = text.empty() || text[0] == '-' ? 0 : std::stoul(text, &end);
-    if (end != text.size() || value > UINT32_MAX)
+    std::uint32_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size())
       throw std::invalid_argument("expected a number, 0 or more");
-    return static_cast<std::uint32_t>(value);
+    return value;
   };
-  cl::add_read(app, "--clusters", options.clusters, any_count,
+  cl::add_read<std::uint32_t>(app, "--clusters", options.clusters, any_count,
                "wait for this many ready clusters first (default 1; 0: none)")
       ->type_name("N");
   cl::add_read(app, "--batch", options.batch, count,

@@ -159,15 +159,18 @@ TEST(JobDocument, AnArrayNeedsANameAndRoomInTheRequest) {
 }
 
 TEST(JobDocument, AnElementNameThatIsNotAValidNameRefusesTheDocument) {
-  std::string long_name = kArrayJob;  // 252 characters are a name; 254 are not
-  long_name.replace(long_name.find("name: sweep"), 11, "name: " + std::string(252, 'a'));
+  // 252 characters (DNS labels of at most 63) are a name; its element's 254 are not.
+  const std::string name = std::string(62, 'a') + "." + std::string(62, 'a') + "." +
+                           std::string(62, 'a') + "." + std::string(63, 'a');
+  std::string long_name = kArrayJob;
+  long_name.replace(long_name.find("name: sweep"), 11, "name: " + name);
   ASSERT_NO_THROW(parse_volcano_job(long_name)) << "the array's own name is valid";
   try {
     read_job_document(long_name, default_priority_classes());
-    FAIL() << "an element named " << std::string(252, 'a') << "-2 was accepted";
+    FAIL() << "an element named " << name << "-2 was accepted";
   } catch (const hub::FieldError& e) {
     EXPECT_EQ(e.field(), "metadata.name");
-    EXPECT_EQ(e.value(), std::string(252, 'a') + "-2");
+    EXPECT_EQ(e.value(), name + "-2");
   }
 }
 

@@ -107,7 +107,7 @@ TEST(Arguments, ErrorsNameTheBadArgument) {
   EXPECT_NE(usage_error({"get", "jobs", "one", "extra"}).find("\"extra\""), std::string::npos);
   EXPECT_NE(usage_error({"get"}).find("KIND is required"), std::string::npos);
   EXPECT_NE(usage_error({"submit"}).find("-f"), std::string::npos);
-  EXPECT_NE(usage_error({"submit", "-f"}).find("--filename: 1 required FILE missing"),
+  EXPECT_NE(usage_error({"submit", "-f"}).find("--filename: 1 required FILE|DIR missing"),
             std::string::npos);
   EXPECT_NE(usage_error({"get", "jobs", "-f", "x"}).find("get does not take -f"),
             std::string::npos);

@@ -131,7 +131,8 @@ inline JobInfo sample_job_info() {
       2,
       137,
       "RestartJob",
-      "alice"};
+      "alice",
+      {{"gantry.io/array-job", "sweep"}}};
 }
 
 inline PlacementScores sample_scores() {

@@ -74,6 +74,8 @@ const std::vector<ExpectedMessage> kMessages = {
     {"LogsStop", 113, {"stream"}},
     {"WebLoginRequest", 114, {"job"}},
     {"WebLoginReply", 115, {"ok", "error", "url", "key", "valid_ms"}},
+    {"SubmitJobsRequest", 116, {"yamls"}},
+    {"SubmitJobsReply", 117, {"ok", "error", "jobs"}},
 };
 
 Keys map_keys(const std::string& payload) {
@@ -198,7 +200,9 @@ TEST(WireKeys, EveryStructInsideAMessageKeepsItsKeys) {
                         "last_event_replica",
                         "last_exit_code",
                         "last_action",
-                        "submitter"});
+                        "submitter",
+                        "labels"});
+  expect_keys<SubmittedJob>({"document", "ok", "job", "error"});
   expect_keys<ClusterInfo>({"name", "ready", "nodes", "labels", "capacity", "allocated",
                             "last_seen_ms", "cordoned", "scores", "gpus_reporting",
                             "gpu_utilization_percent", "gpu_memory_used_bytes",
@@ -224,10 +228,11 @@ static_assert(std::is_same_v<MessagesSentIn<Direction::kHubToAgent>,
 static_assert(std::is_same_v<MessagesSentIn<Direction::kConsoleToHub>,
                              MessageList<SubmitJobRequest, ListRequest, DescribeRequest,
                                          CancelRequest, ApplyRequest, DeleteRequest,
-                                         ClusterActionRequest, LogsRequest, WebLoginRequest>>);
+                                         ClusterActionRequest, LogsRequest, WebLoginRequest,
+                                         SubmitJobsRequest>>);
 static_assert(std::is_same_v<MessagesSentIn<Direction::kHubToConsole>,
                              MessageList<ErrorReply, SubmitJobReply, ListReply, DescribeReply,
-                                         AdminResult, LogsChunk, WebLoginReply>>);
+                                         AdminResult, LogsChunk, WebLoginReply, SubmitJobsReply>>);
 static_assert(std::is_same_v<MessagesSentIn<Direction::kNodeToCluster>, MessageList<NodeReport>>);
 
 }  // namespace
