@@ -30,6 +30,10 @@ struct Outcome {
 // The names are in the hub's log and in get jobs; a line per batch stays short.
 Outcome batch_outcome(const protocol::SubmitJobsReply& reply) {
   if (!reply.ok) return {true, "refused", "", reply.error};
+  if (reply.jobs.size() == 1) {  // one job: the line a SubmitJobReply makes
+    const protocol::SubmittedJob& job = reply.jobs.front();
+    return {true, job.ok ? "ok" : "refused", job.job, job.error};
+  }
   std::size_t accepted = 0;
   const protocol::SubmittedJob* first_refused = nullptr;
   for (const protocol::SubmittedJob& job : reply.jobs) {

@@ -45,7 +45,7 @@ class JobArrays(unittest.TestCase):
         self.assertEqual(submitted.stdout.split(), ["sweep-1", "sweep-3", "sweep-5", "sweep-8", "single"])
         bad = os.path.join(self.manifests, "c-bad.yaml")
         self.assertEqual(submitted.stderr.strip(),
-                         f'error: job refused ({bad}): spec.tasks[0].replicas: must be positive (got "0")')
+                         f'error: job refused ({bad}): spec.tasks[0].replicas: must be at least 1 (got "0")')
 
         elements = ["sweep-1", "sweep-3", "sweep-5", "sweep-8"]
         for name in elements + ["single"]:

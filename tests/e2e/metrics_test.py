@@ -135,8 +135,8 @@ class PrometheusScrapesTheHub(unittest.TestCase):
             'gantry_agent_runs{cluster="east"}': 1,
             'gantry_agent_hub_connected{cluster="east"}': 1,
             # The four submissions, each answered ok on the admin socket and timed.
-            'gantry_admin_requests_total{command="SubmitJob",result="ok"}': 4,
-            'gantry_admin_request_duration_seconds_count{command="SubmitJob"}': 4,
+            'gantry_admin_requests_total{command="SubmitJobs",result="ok"}': 4,
+            'gantry_admin_request_duration_seconds_count{command="SubmitJobs"}': 4,
         }
         self.assertEqual(list(expected.values()), [1, 1, 3, 8, 16, 8, 1, 3, 3, 3, 1, 1, 4, 4], "the scene as set")
 
