@@ -302,13 +302,13 @@ class Queue {
             [this, to, name, created, done](const std::string& error) {
               if (error.empty()) return reply(to, protocol::AdminResult{true, done, ""});
               if (created) classes_->remove(name);
-              reply(to, protocol::AdminResult{false, "",
-                                              "cannot record the PriorityClass: " + error});
+              reply(to,
+                    protocol::AdminResult{false, "", "cannot record the PriorityClass: " + error});
             },
             [this, to](caf::error& error) {
-              reply(to, protocol::AdminResult{false, "",
-                                              "cannot record the PriorityClass: " +
-                                                  self_->system().render(error)});
+              reply(to, protocol::AdminResult{
+                            false, "",
+                            "cannot record the PriorityClass: " + self_->system().render(error)});
             });
   }
 
@@ -325,13 +325,13 @@ class Queue {
               if (error.empty())
                 return reply(to,
                              protocol::AdminResult{true, "priorityclass/" + name + " deleted", ""});
-              reply(to, protocol::AdminResult{false, "",
-                                              "cannot forget the PriorityClass: " + error});
+              reply(to,
+                    protocol::AdminResult{false, "", "cannot forget the PriorityClass: " + error});
             },
             [this, to](caf::error& error) {
-              reply(to, protocol::AdminResult{false, "",
-                                              "cannot forget the PriorityClass: " +
-                                                  self_->system().render(error)});
+              reply(to, protocol::AdminResult{
+                            false, "",
+                            "cannot forget the PriorityClass: " + self_->system().render(error)});
             });
   }
 

@@ -23,9 +23,9 @@ std::int64_t read_index(std::string_view text, std::string_view whole, const std
     throw FieldError(field, std::string(whole),
                      "must list indices and ranges such as \"0-999\", \"1,3,5-7\" or \"0-99:10\"");
   if (value > kMaxArrayIndex)
-    throw FieldError(field, std::string(whole),
-                     "index " + std::string(text) + " exceeds the limit " +
-                         std::to_string(kMaxArrayIndex));
+    throw FieldError(
+        field, std::string(whole),
+        "index " + std::string(text) + " exceeds the limit " + std::to_string(kMaxArrayIndex));
   return value;
 }
 

@@ -42,7 +42,8 @@ std::vector<std::string> manifests_in(const std::string& directory, bool recursi
   std::vector<std::string> found;
   std::error_code error;
   const auto add = [&found](const fs::directory_entry& entry) {
-    if (entry.is_regular_file() && is_manifest(entry.path())) found.push_back(entry.path().string());
+    if (entry.is_regular_file() && is_manifest(entry.path()))
+      found.push_back(entry.path().string());
   };
   if (recursive) {
     for (fs::recursive_directory_iterator it(directory, error), end; !error && it != end;

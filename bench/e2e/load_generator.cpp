@@ -122,8 +122,7 @@ void LoadGenerator::receive_replies(Timeline& timeline, LoadResult& result,
     } else {
       const auto reply = protocol::decode_payload<protocol::SubmitJobReply>(*envelope, error);
       if (reply && reply->ok) ++result.jobs_acked;
-      if (!reply || !reply->ok)
-        refusal = reply ? reply->error : error.code + ": " + error.message;
+      if (!reply || !reply->ok) refusal = reply ? reply->error : error.code + ": " + error.message;
     }
     if (refusal.empty()) {
       timeline.ack_ns[index] = now;

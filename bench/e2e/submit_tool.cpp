@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
-#include <cstdint>
 #include <string>
 #include <thread>
 
@@ -82,7 +82,7 @@ void define_submit_tool_options(CLI::App& app, SubmitToolOptions& options) {
     return value;
   };
   cl::add_read<std::uint32_t>(app, "--clusters", options.clusters, any_count,
-               "wait for this many ready clusters first (default 1; 0: none)")
+                              "wait for this many ready clusters first (default 1; 0: none)")
       ->type_name("N");
   cl::add_read(app, "--batch", options.batch, count,
                "jobs per request: 1 (the default) a SubmitJobRequest each, more a "

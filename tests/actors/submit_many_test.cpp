@@ -30,7 +30,8 @@ struct Outcome {
 
 std::vector<Outcome> outcomes(const protocol::SubmitJobsReply& reply) {
   std::vector<Outcome> out;
-  for (const protocol::SubmittedJob& job : reply.jobs) out.push_back({job.document, job.ok, job.job});
+  for (const protocol::SubmittedJob& job : reply.jobs)
+    out.push_back({job.document, job.ok, job.job});
   return out;
 }
 
@@ -57,8 +58,9 @@ class SubmitManyTest : public HubActorsTest {
 };
 
 TEST_F(SubmitManyTest, EachJobIsAnsweredInDocumentOrderAndARefusedDocumentStopsNoOther) {
-  const auto reply = submit_many({job_yaml("first", 1, 1), "kind: Job\n", array_yaml("sweep", "0-2"),
-                                  job_yaml("elsewhere", 1, 1, "nope"), job_yaml("last", 1, 1)});
+  const auto reply =
+      submit_many({job_yaml("first", 1, 1), "kind: Job\n", array_yaml("sweep", "0-2"),
+                   job_yaml("elsewhere", 1, 1, "nope"), job_yaml("last", 1, 1)});
   ASSERT_TRUE(reply.ok) << reply.error;
   EXPECT_EQ(outcomes(reply), (std::vector<Outcome>{{0, true, "first"},
                                                    {1, false, ""},
@@ -94,9 +96,11 @@ TEST_F(SubmitManyTest, TheValidJobsOfARequestAreRecordedInOneTransaction) {
 TEST_F(SubmitManyTest, AcknowledgedJobsAreThereAfterARestartAndRefusedOnesAreNot) {
   // The second "twin" is refused by the core (the name is taken) after it was
   // recorded: its row is forgotten, so no restart brings it back.
-  const auto reply = submit_many({job_yaml("twin", 1, 1), job_yaml("twin", 1, 2), array_yaml("a", "3,5")});
-  EXPECT_EQ(outcomes(reply), (std::vector<Outcome>{{0, true, "twin"}, {1, false, "twin"},
-                                                   {2, true, "a-3"}, {2, true, "a-5"}}));
+  const auto reply =
+      submit_many({job_yaml("twin", 1, 1), job_yaml("twin", 1, 2), array_yaml("a", "3,5")});
+  EXPECT_EQ(outcomes(reply),
+            (std::vector<Outcome>{
+                {0, true, "twin"}, {1, false, "twin"}, {2, true, "a-3"}, {2, true, "a-5"}}));
   stop();
   start();
   EXPECT_EQ(job("twin").requests.at("nvidia.com/gpu"), 1000) << "the first twin, not the second";

@@ -1,5 +1,7 @@
 // Job arrays (gantry.io/array): the index syntax, the limits and what each
 // element's spec, pod template and kept YAML hold.
+#include "config/job_array.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,7 +9,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "config/job_array.hpp"
 #include "hub/field_error.hpp"
 
 namespace gantry::config {
@@ -110,12 +111,10 @@ TEST(JobDocument, AnArrayIsAJobPerIndexNamedLabelledAndToldItsIndex) {
     EXPECT_EQ(spec.annotations.at(kArrayIndexAnnotation), index);
     EXPECT_EQ(spec.annotations.count(kArrayAnnotation), 0u) << "an element is not an array";
     EXPECT_EQ(spec.annotations.at("note"), "007");
-    const std::map<std::string, std::string> expected{{"GANTRY_ARRAY_JOB_NAME", "sweep"},
-                                                      {"GANTRY_ARRAY_TASK_ID", index},
-                                                      {"GANTRY_ARRAY_TASK_COUNT", "2"},
-                                                      {"GANTRY_ARRAY_TASK_MIN", "2"},
-                                                      {"GANTRY_ARRAY_TASK_MAX", "4"},
-                                                      {"LR", "0.1"}};
+    const std::map<std::string, std::string> expected{
+        {"GANTRY_ARRAY_JOB_NAME", "sweep"}, {"GANTRY_ARRAY_TASK_ID", index},
+        {"GANTRY_ARRAY_TASK_COUNT", "2"},   {"GANTRY_ARRAY_TASK_MIN", "2"},
+        {"GANTRY_ARRAY_TASK_MAX", "4"},     {"LR", "0.1"}};
     ASSERT_EQ(spec.tasks.size(), 1u);
     EXPECT_EQ(env_of(spec.tasks[0].containers.at(0)), expected);
     // The kubernetes executor starts pods from the template: it has them too, as strings.

@@ -1,8 +1,9 @@
 // emit_yaml writes a document that loads back to the same values, where
 // yaml-cpp's own Dump turns quoted "007" or "true" into a number or a boolean.
+#include "config/yaml_emit.hpp"
+
 #include <gtest/gtest.h>
 
-#include "config/yaml_emit.hpp"
 #include "config/yaml_fields.hpp"
 #include "config/yaml_json.hpp"
 

@@ -1,8 +1,9 @@
 // get jobs -l: kubectl's equality and existence requirements on labels.
+#include "console/label_selector.hpp"
+
 #include <gtest/gtest.h>
 
 #include "console/arguments.hpp"
-#include "console/label_selector.hpp"
 
 namespace gantry::console {
 namespace {
@@ -12,7 +13,8 @@ bool selects(const std::string& selector, const protocol::Labels& labels) {
 }
 
 TEST(LabelSelector, EveryRequirementMustHoldAsKubectlReadsThem) {
-  const protocol::Labels labels{{"gantry.io/array-job", "sweep"}, {"team", "vision"}, {"empty", ""}};
+  const protocol::Labels labels{
+      {"gantry.io/array-job", "sweep"}, {"team", "vision"}, {"empty", ""}};
   EXPECT_TRUE(selects("gantry.io/array-job=sweep", labels));
   EXPECT_TRUE(selects("team==vision", labels));
   EXPECT_TRUE(selects("team=vision,gantry.io/array-job=sweep", labels));
