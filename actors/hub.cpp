@@ -127,14 +127,8 @@ class InboundRoutes {
   void operator()(protocol::LogsChunk& body) { to(actors_.dispatcher, body); }
 
   // Submissions are validated in parallel, round-robin over the queue actors.
-  void operator()(protocol::SubmitJobRequest& body) {
-    next_queue_ = (next_queue_ + 1) % actors_.queues.size();
-    to(actors_.queues[next_queue_], body);
-  }
-  void operator()(protocol::SubmitJobsRequest& body) {
-    next_queue_ = (next_queue_ + 1) % actors_.queues.size();
-    to(actors_.queues[next_queue_], body);
-  }
+  void operator()(protocol::SubmitJobRequest& body) { to(next_queue(), body); }
+  void operator()(protocol::SubmitJobsRequest& body) { to(next_queue(), body); }
   // Queue changes go through one queue actor, so they apply in arrival order.
   void operator()(protocol::ApplyRequest& body) { to(actors_.queues.front(), body); }
   void operator()(protocol::DeleteRequest& body) { to(actors_.queues.front(), body); }
@@ -159,6 +153,11 @@ class InboundRoutes {
   }
 
  private:
+  const caf::actor& next_queue() {
+    next_queue_ = (next_queue_ + 1) % actors_.queues.size();
+    return actors_.queues[next_queue_];
+  }
+
   template <class Body>
   void to(const caf::actor& actor, Body& body) {
     caf::anon_send(actor, from_, std::move(body));
