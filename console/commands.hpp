@@ -10,10 +10,6 @@
 
 namespace gantry::console {
 
-// The text of the first -f FILE, or of stdin for "-". Throws UsageError
-// naming the file.
-std::string read_input_file(CommandContext& context);
-
 // One document of the -f inputs, and where it came from.
 struct InputDocument {
   std::string text;

@@ -78,10 +78,6 @@ std::vector<std::string> input_paths(const Invocation& invocation) {
 
 }  // namespace
 
-std::string read_input_file(CommandContext& context) {
-  return read_one(context, context.invocation.files.front());
-}
-
 std::vector<InputDocument> read_input_documents(CommandContext& context) {
   const std::vector<std::string> paths = input_paths(context.invocation);
   std::vector<InputDocument> documents;

@@ -66,9 +66,4 @@ std::vector<std::string> split_yaml_documents(std::string_view text) {
   return documents;
 }
 
-std::string document_label(std::size_t index, std::size_t count) {
-  if (count <= 1) return "";
-  return " (document " + std::to_string(index + 1) + " of " + std::to_string(count) + ")";
-}
-
 }  // namespace gantry::console

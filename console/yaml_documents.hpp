@@ -19,8 +19,4 @@ namespace gantry::console {
 // with at most one such document is returned whole and unchanged.
 std::vector<std::string> split_yaml_documents(std::string_view text);
 
-// " (document 2 of 3)" for error messages about one of several documents, ""
-// for a single one.
-std::string document_label(std::size_t index, std::size_t count);
-
 }  // namespace gantry::console
