@@ -116,7 +116,8 @@ bool SchedulerCore::note_part_waiting(DispatchId dispatch_id, ClusterIndex clust
 
 std::string SchedulerCore::waiting_text(const Dispatch& dispatch) const {
   for (const DispatchPart& part : dispatch.parts) {
-    if (!part.waiting.empty()) return "waiting on " + clusters_[part.cluster].name() + ": " + part.waiting;
+    if (!part.waiting.empty())
+      return "waiting on " + clusters_[part.cluster].name() + ": " + part.waiting;
   }
   return "";
 }

@@ -81,7 +81,7 @@ TEST(QueueWaterFill, AQueueAskingLessThanItsShareLeavesTheRestToOthers) {
   tree.apply(weighted("a", 1));
   tree.apply(weighted("b", 1));
   tree.add_allocation(*tree.find("a"), gpus(2));  // demand counts what runs...
-  wait_for(tree, "a", 2, 1);                       // ...and what waits: 4 in all
+  wait_for(tree, "a", 2, 1);                      // ...and what waits: 4 in all
   wait_for(tree, "b", 100, 2);
   tree.refresh(gpus(40));
   EXPECT_EQ(deserved_gpus(tree, "a"), 4);
