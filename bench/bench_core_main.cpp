@@ -23,6 +23,12 @@ struct Percentiles {
   double pass_p50_us, pass_p99_us, decision_p50_us, decision_p99_us, change_p99_ms;
 };
 
+double bytes_per_dispatch(const CoreBenchResult& r) {
+  return r.first_pass_decisions == 0 ? 0.0
+                                     : static_cast<double>(r.first_pass_memory_bytes) /
+                                           static_cast<double>(r.first_pass_decisions);
+}
+
 void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, const Percentiles& p) {
   std::printf(
       "gantry-bench-core: %u clusters x %u nodes x 8 GPUs, %u queues (%s), %u pending jobs "
@@ -55,6 +61,11 @@ void print_table(const CoreBenchOptions& options, const CoreBenchResult& r, cons
   std::printf("memory: %.0f bytes per pending job (resident +%.1f MiB over the backlog)\n",
               static_cast<double>(r.memory_bytes) / options.jobs,
               static_cast<double>(r.memory_bytes) / (1 << 20));
+  std::printf("memory: %.0f bytes per dispatch (resident +%.1f MiB over the first pass)\n",
+              bytes_per_dispatch(r), static_cast<double>(r.first_pass_memory_bytes) / (1 << 20));
+  std::printf("first pass CPU: user %.2f s, system %.2f s, %lld minor page faults\n",
+              r.first_pass_times.user_seconds, r.first_pass_times.system_seconds,
+              static_cast<long long>(r.first_pass_times.minor_faults));
 }
 
 }  // namespace
@@ -81,7 +92,7 @@ int main(int argc, char** argv) {
         "\"dispatches_per_s\":%.1f,\"first_pass_decisions_per_s\":%.1f,\"submits_per_s\":%.1f,"
         "\"events\":%zu,\"evictions\":%zu,\"clusters\":%u,\"nodes_per_cluster\":%u,\"queues\":%u,"
         "\"jobs\":%u,\"placement\":\"%s\",\"split\":%s,\"p99_change_to_decision_ms\":%.3f,"
-        "\"skip_failing_shapes\":%s}\n",
+        "\"skip_failing_shapes\":%s,\"bytes_per_dispatch\":%.1f}\n",
         per_second(static_cast<double>(r.attempts), r.schedule_seconds), p.decision_p50_us,
         p.decision_p99_us, static_cast<double>(r.memory_bytes) / options.jobs, p.pass_p50_us,
         p.pass_p99_us, per_second(static_cast<double>(r.decisions), r.schedule_seconds),
@@ -89,7 +100,7 @@ int main(int argc, char** argv) {
         per_second(options.jobs, r.submit_seconds), r.events, r.evictions, options.clusters,
         options.nodes, options.queues, options.jobs, options.placement.c_str(),
         options.split ? "true" : "false", p.change_p99_ms,
-        options.skip_failing_shapes ? "true" : "false");
+        options.skip_failing_shapes ? "true" : "false", bytes_per_dispatch(r));
     return 0;
   } catch (const std::exception& error) {
     std::cerr << "gantry-bench-core: " << error.what() << "\n";

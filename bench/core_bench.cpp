@@ -136,7 +136,13 @@ class CoreBench {
       running_.pop();
   }
 
-  void first_pass() { result_.first_pass_decisions = timed_pass(0, result_.first_pass_seconds); }
+  void first_pass() {
+    const std::int64_t before = resident_bytes();
+    const ProcessTimes times_before = process_times();
+    result_.first_pass_decisions = timed_pass(0, result_.first_pass_seconds);
+    result_.first_pass_times = process_times() - times_before;
+    result_.first_pass_memory_bytes = resident_bytes() - before;
+  }
 
   void steady_state() {
     while (result_.events < options_.events && result_.schedule_seconds < options_.max_seconds) {

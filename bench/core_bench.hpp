@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/process_memory.hpp"
 #include "hub/scheduler.hpp"
 
 namespace gantry::bench {
@@ -36,6 +37,9 @@ struct CoreBenchResult {
   std::int64_t memory_bytes = 0;  // resident growth while submitting the backlog
   std::size_t first_pass_decisions = 0;
   double first_pass_seconds = 0;
+  // Resident growth over the first pass: what the core keeps per dispatch.
+  std::int64_t first_pass_memory_bytes = 0;
+  ProcessTimes first_pass_times;  // its CPU time, user and kernel, and page faults
   // Steady state: each event ends one job, submits one, then runs one pass.
   std::size_t events = 0;
   std::size_t decisions = 0;  // dispatches
