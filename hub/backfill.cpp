@@ -53,7 +53,7 @@ TimeMs Backfill::plan_start_on(PassSession& session, ClusterIndex c, JobId id, T
   // first: what its reservation holds already stays in its plan.
   const ReplicaTiming timing{ReplicaTiming::kNoPlannedEnd, job.gang.total_replicas() > 1};
   const auto fits = [&] {
-    return job.minimum.fits_in(cluster.total_free()) &&
+    return job.minimum().fits_in(cluster.total_free()) &&
            session.fit(cluster, job.gang, id, policy, timing, plan_);
   };
   if (give_unreported_ends(cluster, c) && now <= horizon && fits()) found = now;
@@ -166,7 +166,7 @@ void Backfill::fill_reserved_nodes(Reservation& reservation) const {
 bool Backfill::plannable_on(PassSession& session, ClusterIndex c, const Job& job) const {
   const ClusterState& cluster = session.clusters()[c];
   return PlacementPolicy::eligible(cluster, c, job) && !backed_off(job, c, session.now()) &&
-         job.minimum.fits_in(cluster.total_allocatable()) &&
+         job.minimum().fits_in(cluster.total_allocatable()) &&
          !(ends_on_[c].empty() && ended_unreported_[c].empty());
 }
 

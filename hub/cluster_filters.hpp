@@ -85,7 +85,7 @@ inline bool not_backed_off(const FilterInput& input) {
 // Enough free in total for the job's minimum (a GPU product it selects
 // included): a node-level fit cannot succeed otherwise, so it is not tried.
 inline bool free_in_total(const FilterInput& input) {
-  return input.job.minimum.fits_in(input.cluster.total_free());
+  return input.job.minimum().fits_in(input.cluster.total_free());
 }
 
 using Scope = FilterScope;

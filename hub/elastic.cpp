@@ -164,7 +164,7 @@ bool SchedulerCore::shrink_on(JobId id, ClusterIndex c, Reclaim reclaim) {
       const NodeAssignment& entry = part.assignment[part.assignment.size() - 1 - given];
       cluster.give(entry.node, entry.amount);
       ++given;
-      fits = job.minimum.fits_in(cluster.total_free()) &&
+      fits = job.minimum().fits_in(cluster.total_free()) &&
              placer_.check(cluster, job.gang, id, &policy_for(job)).fits;
     }
     if (given > 0) taken.emplace_back(key.dispatch, given);

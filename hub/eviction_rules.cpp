@@ -20,13 +20,13 @@ EvictionSearch EvictionRules::search_for(const Job& job, bool queue_searched,
   const QueueNode& queue = queues.node(job.queue);
   // A queue taking back its guarantee may search again in the same pass: a
   // guarantee comes back within one pass of the demand, not one gang per pass.
-  const bool within_guarantee = (queue.allocated + job.minimum).fits_in(queue.guarantee);
+  const bool within_guarantee = (queue.allocated + job.minimum()).fits_in(queue.guarantee);
   if ((queue_searched && !within_guarantee) || searches_left == 0) return search;
   search.preempt = options.preemption && !queue.running.empty() &&
                    queue.running.begin()->priority < job.priority;
   // Taking back a guarantee may evict runs of any age; reclaiming toward the
   // deserved share spares old ones (SchedulerOptions::reclaim_spares_after_ms).
-  if (options.reclaim && queues.within_deserved(job.queue, job.minimum))
+  if (options.reclaim && queues.within_deserved(job.queue, job.minimum()))
     search.reclaim = within_guarantee ? Reclaim::kToGuarantee : Reclaim::kToDeserved;
   search.allowed = search.preempt || search.reclaim != Reclaim::kNo;
   return search;
@@ -50,7 +50,7 @@ bool EvictionRules::may_evict_for(const Job& job, const Dispatch& dispatch,
   // demand, a queue may hold exactly its share while the guaranteed GPUs left
   // free are too fragmented for the gang that claims them.
   const bool over =
-      reclaim == Reclaim::kToGuarantee || overused_after(owner, victim_allocated, job.minimum);
+      reclaim == Reclaim::kToGuarantee || overused_after(owner, victim_allocated, job.minimum());
   return owner.spec.reclaimable && over &&
          owner.guarantee.fits_in(victim_allocated - dispatch.amount);
 }

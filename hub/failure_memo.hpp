@@ -57,7 +57,7 @@ class FailureMemo {
       if (!failed.covers(job, policy, end)) continue;
       PendingReason reason = failed.reason;
       reason.replicas_needed = job.gang.min_available;
-      reason.needed = job.minimum.get(reason.resource);
+      reason.needed = job.minimum().get(reason.resource);
       return reason;
     }
     return std::nullopt;

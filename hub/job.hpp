@@ -207,8 +207,7 @@ struct Job : ResolvedJob {
   TimeMs submitted_ms = 0;
   TimeMs started_ms = 0;
   TimeMs finished_ms = 0;
-  ResourceVector total;                        // gang.total(), computed once at submit
-  ResourceVector minimum;                      // gang.minimum(), computed once at submit
+  ResourceVector total;  // gang.total(), computed once at submit (set_request)
   std::vector<ClusterIndex> allowed_clusters;  // empty: any
 
   JobPhase phase = JobPhase::kPending;
@@ -224,11 +223,25 @@ struct Job : ResolvedJob {
   ClusterIndex cluster = kNoCluster;                // where it runs / ran (its first part)
   std::vector<protocol::TaskStatus> tasks;          // summed over its parts
   std::unique_ptr<PlacementNotes> placement_notes;  // null until needed
-  std::unique_ptr<RunHistory> run_history;      // null until written
-  ShapeClassId shape_class = kIndividualShape;  // while pending
+  std::unique_ptr<RunHistory> run_history;          // null until written
+  std::unique_ptr<ResourceVector> minimum_;         // null: the same as total (set_request)
+  ShapeClassId shape_class = kIndividualShape;      // while pending
   std::uint32_t reason_pass = 0;  // the pass that last visited it (SchedulerCore::pending_reason)
   // The kind of reason last reported as an event (SchedulerCore::take_reason_changes).
   PendingReason::Kind reported_reason = PendingReason::Kind::kNotYetConsidered;
+
+  // gang.minimum(): what the min_available cheapest replicas ask.
+  const ResourceVector& minimum() const { return minimum_ ? *minimum_ : total; }
+  // Sets total and minimum, computed once at submit. Most gangs must start
+  // whole, so the minimum is kept apart only where it differs: a pending job
+  // costs 8 bytes for it, not 128.
+  void set_request(const ResourceVector& all, const ResourceVector& least) {
+    total = all;
+    if (least == all)
+      minimum_.reset();
+    else
+      minimum_ = std::make_unique<ResourceVector>(least);
+  }
 
   const Labels* cluster_selector() const {
     return placement_notes && !placement_notes->cluster_selector.empty()

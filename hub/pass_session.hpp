@@ -90,6 +90,8 @@ class PassSession {
   // Admits and places one pending job, evicting for it where its queue may
   // (reclaim, preemption): true when it got a dispatch and left its queue.
   bool attempt(JobId id);
+  // The same for a job whose entry in its queue the stage holds.
+  bool attempt(JobId id, PendingPosition at);
   // A backfill reservation from running jobs' planned ends: true when the
   // job got one now; false when backfill is off (no reservations), it holds
   // one from this pass already, or no cluster's plan frees enough.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <span>
 #include <vector>
@@ -47,7 +48,11 @@ struct PassState {
 
   FailureMemo failures;  // gangs that found no place, and the classes they cover
 
-  bool open = false;       // between begin and the end of schedule()
+  bool open = false;  // between begin and the end of schedule()
+  // The job the queue stage is attempting and its entry in its queue, so
+  // that placing it takes it out of the queue without a search.
+  std::optional<JobId> serving;
+  PendingPosition serving_at;
   QueueStage queue_stage;  // queues served in DRF order (hub/queue_stage.hpp)
 
   // Reused buffers.

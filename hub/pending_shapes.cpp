@@ -48,8 +48,7 @@ Job prototype_of(const Job& job) {
   prototype.priority = job.priority;
   prototype.may_preempt = job.may_preempt;
   prototype.gang = job.gang;
-  prototype.total = job.total;
-  prototype.minimum = job.minimum;
+  prototype.set_request(job.total, job.minimum());
   prototype.allowed_clusters = job.allowed_clusters;
   prototype.split_allowed = job.split_allowed;
   prototype.time_limit_ms = job.time_limit_ms;

@@ -19,7 +19,7 @@ std::int64_t whole_gpus_needed(const ResourceVector& request) {
 // else nvidia.com/gpu.
 ResourceId gpu_resource_of(const Job& job) {
   for (ResourceId r = kGpu + 1; r < kMaxResources; ++r)
-    if (job.minimum.get(r) > 0 && is_gpu_product(r)) return r;
+    if (job.minimum().get(r) > 0 && is_gpu_product(r)) return r;
   return kGpu;
 }
 
@@ -270,7 +270,7 @@ ClusterIndex PlacementPolicy::choose_hold_cluster(std::span<const ClusterState> 
   for (ClusterIndex c = 0; c < clusters.size(); ++c) {
     const ClusterState& cluster = clusters[c];
     if (!eligible(cluster, c, job) || cluster.fully_held() ||
-        !job.minimum.fits_in(cluster.total_allocatable()))
+        !job.minimum().fits_in(cluster.total_allocatable()))
       continue;
     if (chosen == kNoCluster ||
         cluster.total_free().get(kGpu) > clusters[chosen].total_free().get(kGpu))

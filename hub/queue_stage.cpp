@@ -26,7 +26,7 @@ void QueueStage::serve(PassSession& session) {
     const ShapeClassId shape = session.job(id).shape_class;
     session.note_visited(id);
     auto next = std::next(cursor);
-    if (session.attempt(id)) {  // the job left pending_jobs: its iterator is gone
+    if (session.attempt(id, cursor)) {  // the job left pending_jobs: its iterator is gone
       cursor = next;
       order_.reposition(queues, leaf);
     } else if (reserve_blocked(session, id)) {

@@ -387,10 +387,19 @@ bool QueueTree::dequeue(QueueIndex leaf, const PendingKey& job, const ResourceVe
   return true;
 }
 
+void QueueTree::dequeue_at(QueueIndex leaf, PendingPosition at, const ResourceVector& request) {
+  nodes_[leaf].pending_jobs.erase(at);
+  nodes_[leaf].pending -= request;
+}
+
+// A new dispatch is most often its queue's newest at the lowest priority,
+// first in eviction order: the hint makes that insert constant-time (a wrong
+// hint costs one comparison more than a plain insert).
 void QueueTree::add_running(QueueIndex leaf, const RunningKey& dispatch,
                             const ResourceVector& amount) {
   add_allocation(leaf, amount);
-  nodes_[leaf].running.insert(dispatch);
+  std::set<RunningKey>& running = nodes_[leaf].running;
+  running.insert(running.begin(), dispatch);
 }
 
 void QueueTree::remove_running(QueueIndex leaf, const RunningKey& dispatch,

@@ -60,6 +60,9 @@ struct QueueNode {
   double share = 0.0;  // weighted dominant share, refreshed by the pass
 };
 
+// Where a pending job sits in its leaf's pending_jobs.
+using PendingPosition = std::set<PendingKey>::const_iterator;
+
 class QueueTree {
  public:
   QueueTree();
@@ -87,6 +90,8 @@ class QueueTree {
   // nothing, when it was not waiting); `request` is what it asks in total.
   void enqueue(QueueIndex leaf, const PendingKey& job, const ResourceVector& request);
   bool dequeue(QueueIndex leaf, const PendingKey& job, const ResourceVector& request);
+  // The same for a job whose entry the caller holds: no search.
+  void dequeue_at(QueueIndex leaf, PendingPosition at, const ResourceVector& request);
   // A dispatch of `leaf` starts / stops holding `amount`: listed among the
   // queue's running jobs and charged to it and its ancestors.
   void add_running(QueueIndex leaf, const RunningKey& dispatch, const ResourceVector& amount);

@@ -82,7 +82,7 @@ class ShortfallTally {
 template <class Amount>
 ClusterIndex most_of(const std::vector<ClusterState>& clusters, const Job& job, ResourceId resource,
                      Amount amount) {
-  const std::int64_t needed = job.minimum.get(resource);
+  const std::int64_t needed = job.minimum().get(resource);
   const auto more = [&](ClusterIndex c, ClusterIndex best) {
     if (best == kNoCluster) return true;
     const std::int64_t here = amount(clusters[c]).get(resource);
@@ -116,9 +116,9 @@ PendingReason SchedulerCore::why_unplaced(const Job& job, const Placement& place
     const ClusterState& cluster = clusters_[c];
     if (!PlacementPolicy::eligible(cluster, c, job)) continue;
     any_ready = true;
-    if (job.minimum.fits_in(cluster.total_allocatable())) fits_some_cluster = true;
-    short_of_allocatable.add(job.minimum, cluster.total_allocatable());
-    short_of_free.add(job.minimum, cluster.total_free());
+    if (job.minimum().fits_in(cluster.total_allocatable())) fits_some_cluster = true;
+    short_of_allocatable.add(job.minimum(), cluster.total_allocatable());
+    short_of_free.add(job.minimum(), cluster.total_free());
   }
   if (!any_ready) {
     const bool restricted = !job.allowed_clusters.empty() || job.cluster_selector() != nullptr;
@@ -127,13 +127,13 @@ PendingReason SchedulerCore::why_unplaced(const Job& job, const Placement& place
     reason.kind = Kind::kExceedsEveryCluster;
     reason.resource = short_of_allocatable.most_short();
     reason.cluster = most_of(clusters_, job, reason.resource, allocatable_of);
-    reason.needed = job.minimum.get(reason.resource);
+    reason.needed = job.minimum().get(reason.resource);
     reason.available = clusters_[reason.cluster].total_allocatable().get(reason.resource);
   } else if (placement.closest_cluster == kNoCluster) {
     reason.kind = Kind::kInsufficientCapacity;
     reason.resource = short_of_free.most_short();
     reason.cluster = most_of(clusters_, job, reason.resource, free_of);
-    reason.needed = job.minimum.get(reason.resource);
+    reason.needed = job.minimum().get(reason.resource);
     reason.available = clusters_[reason.cluster].total_free().get(reason.resource);
   } else {
     // A hard topology's placed count is the best one domain held.
@@ -158,8 +158,8 @@ std::string SchedulerCore::free_per_cluster(const Job& job) const {
       ++unlisted;
       continue;
     }
-    const bool is_short = !job.minimum.fits_in(cluster.total_free());
-    const ResourceId short_of = short_resource(job.minimum, cluster.total_free());
+    const bool is_short = !job.minimum().fits_in(cluster.total_free());
+    const ResourceId short_of = short_resource(job.minimum(), cluster.total_free());
     text += (listed++ == 0 ? "" : ", ") + cluster.name() + " " +
             (is_short ? amount(short_of, cluster.total_free().get(short_of))
                       : std::string("fits by totals, not yet placed"));

@@ -247,8 +247,7 @@ JobId SchedulerCore::submit(JobRequest request, TimeMs now) {
   job.queue = *queue;
   job.sequence = next_sequence_++;
   job.submitted_ms = now;
-  job.total = job.gang.total();
-  job.minimum = job.gang.minimum();
+  job.set_request(job.gang.total(), job.gang.minimum());
   job.sla_waiting_ms = request.sla_waiting_ms >= 0 ? request.sla_waiting_ms
                                                    : queues_.node(*queue).spec.sla_waiting_ms;
   job.time_limit_ms = time_limit;
@@ -288,7 +287,12 @@ void SchedulerCore::enqueue(JobId id) {
 
 void SchedulerCore::dequeue(JobId id) {
   Job& job = jobs_[id];
-  if (!queues_.dequeue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total)) return;
+  if (pass_.serving == id) {  // the queue stage holds its entry
+    queues_.dequeue_at(job.queue, pass_.serving_at, job.total);
+    pass_.serving.reset();
+  } else if (!queues_.dequeue(job.queue, PendingKey{-job.priority, job.sequence, id}, job.total)) {
+    return;
+  }
   pending_shapes_.remove(job.queue, job.shape_class);
   job.shape_class = kIndividualShape;  // the class may be emptied and its id reused
   sla_watch_.remove(job, id);
@@ -350,7 +354,8 @@ Dispatch& SchedulerCore::install_dispatch(JobId id, DispatchId dispatch_id,
   const RunningKey running{job.priority, -static_cast<std::int64_t>(job.sequence), dispatch_id};
   queues_.add_running(job.queue, running, dispatch.amount);
   for (const DispatchPart& part : dispatch.parts) {
-    running_on_[part.cluster].insert(running);
+    // As QueueTree::add_running: most often first in eviction order.
+    running_on_[part.cluster].insert(running_on_[part.cluster].begin(), running);
     if (is_elastic(job.gang)) elastic_on_[part.cluster].insert(running);
   }
   job.dispatch = dispatch_id;

@@ -134,6 +134,14 @@ bool PassSession::attempt(JobId id) {
   return core_.attempt(id, now_);
 }
 
+bool PassSession::attempt(JobId id, PendingPosition at) {
+  core_.pass_.serving = id;
+  core_.pass_.serving_at = at;
+  const bool placed = core_.attempt(id, now_);
+  core_.pass_.serving.reset();
+  return placed;
+}
+
 bool PassSession::reserve(JobId id) {
   return core_.options_.reservations > 0 && !core_.backfill_.reserved(id) &&
          core_.backfill_.reserve(*this, id);
@@ -204,22 +212,22 @@ bool SchedulerCore::attempt(JobId id, TimeMs now) {
 std::optional<PendingReason> SchedulerCore::queue_limits_block(const Job& job) const {
   QueueIndex capped = 0;
   ResourceId resource = 0;
-  if (!queues_.within_capability(job.queue, job.minimum, capped, resource)) {
+  if (!queues_.within_capability(job.queue, job.minimum(), capped, resource)) {
     PendingReason reason{PendingReason::Kind::kQueueAtCapability};
     reason.queue = capped;
     reason.resource = resource;
-    reason.needed = queues_.node(capped).allocated.get(resource) + job.minimum.get(resource);
+    reason.needed = queues_.node(capped).allocated.get(resource) + job.minimum().get(resource);
     reason.available = queues_.node(capped).spec.capability.value.get(resource);
     return reason;
   }
   const ResourceVector usable = pass_.pool_free - queues_.unused_guarantees_of_others(job.queue);
-  if (!job.minimum.fits_in(usable)) {
+  if (!job.minimum().fits_in(usable)) {
     // Only a shortage caused by guarantees is reported here; a plain lack of
     // capacity is found, with per-cluster detail, by try_place.
-    if (!job.minimum.fits_in(pass_.pool_free)) return std::nullopt;
+    if (!job.minimum().fits_in(pass_.pool_free)) return std::nullopt;
     PendingReason reason{PendingReason::Kind::kGuaranteedToOthers};
-    job.minimum.first_excess(usable, reason.resource);
-    reason.needed = job.minimum.get(reason.resource);
+    job.minimum().first_excess(usable, reason.resource);
+    reason.needed = job.minimum().get(reason.resource);
     reason.available = std::max<std::int64_t>(0, usable.get(reason.resource));
     return reason;
   }

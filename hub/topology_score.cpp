@@ -28,7 +28,7 @@ std::int64_t best_domain_gpus(const ClusterState& cluster, const std::string& la
 std::int64_t gpus_in_one_domain(const ScoreInput& input) {
   const TopologyConstraint& wanted = input.job.gang.topology;
   if (!wanted.any()) return 0;
-  const std::int64_t needed = input.job.minimum.gpus();
+  const std::int64_t needed = input.job.minimum().gpus();
   std::int64_t score = 0;
   for (std::int32_t tier = 1; tier <= clamp_tier(wanted.highest_tier); ++tier)
     score += std::min(best_domain_gpus(input.cluster, input.tiers.label(tier)), needed);

@@ -32,7 +32,7 @@ VictimPlan VictimSearch::plan(JobId id, ClusterState& cluster, ClusterIndex c,
     *taken -= run.amount;
     release(cluster, placed_on(key.dispatch, c));
     released.push_back(key.dispatch);
-    if (job.minimum.fits_in(cluster.total_free()) && fits(id, cluster, policy)) {
+    if (job.minimum().fits_in(cluster.total_free()) && fits(id, cluster, policy)) {
       plan.cluster = c;
       plan.victims = released;
       break;

@@ -39,8 +39,7 @@ inline ClusterState ready_cluster(const std::string& name, const std::vector<Nod
 inline Job job_of(GangShape gang, std::vector<ClusterIndex> allowed = {}) {
   count_selected_gpu_products(gang);
   Job job;
-  job.minimum = gang.minimum();
-  job.total = gang.total();
+  job.set_request(gang.total(), gang.minimum());
   job.gang = std::move(gang);
   job.allowed_clusters = std::move(allowed);
   return job;

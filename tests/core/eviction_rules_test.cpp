@@ -29,10 +29,9 @@ class EvictionRulesTest : public ::testing::Test {
     jobs.resize(3);
     jobs[0].queue = b;
     jobs[0].started_ms = kStarted;
-    jobs[0].minimum = gpus(12);
+    jobs[0].set_request(ResourceVector{}, gpus(12));
     jobs[1].queue = a;
-    jobs[1].minimum = gpus(8);
-    jobs[1].total = gpus(8);
+    jobs[1].set_request(gpus(8), gpus(8));
     victim.id = kVictim;
     victim.job = 0;
     victim.amount = gpus(12);

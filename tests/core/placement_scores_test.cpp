@@ -37,8 +37,7 @@ ClusterState ready_cluster(const std::string& name, const std::vector<NodeSpec>&
 Job job_of(GangShape gang) {
   count_selected_gpu_products(gang);
   Job job;
-  job.minimum = gang.minimum();
-  job.total = gang.total();
+  job.set_request(gang.total(), gang.minimum());
   job.gang = std::move(gang);
   return job;
 }
@@ -224,7 +223,8 @@ TEST_F(PlacementScoresTest, AnUnknownPolicyIsRefusedNamingTheAnnotation) {
   } catch (const FieldError& e) {
     EXPECT_NE(std::string(e.what()).find("gantry.io/placement"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("tightest"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("binpack, spread, gpu-available, topology"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("binpack, spread, gpu-available, topology"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_FALSE(core.find_queue("q"));

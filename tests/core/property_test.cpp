@@ -142,7 +142,7 @@ class Workload {
     // (A job pinned to a GPU product may wait: the guarantee is on GPUs of any product.)
     for (const PendingKey& key : node.pending_jobs) {
       if (!core_.job(key.job).gang.tasks[0].node_selector.empty()) continue;
-      ASSERT_GT(core_.job(key.job).minimum.get(kGpu), kMilli)
+      ASSERT_GT(core_.job(key.job).minimum().get(kGpu), kMilli)
           << node.spec.name << " has unused guarantee but its 1-GPU job " << core_.job(key.job).name
           << " waits: " << core_.reason_text(core_.job(key.job));
     }
